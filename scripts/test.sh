@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The full test suite: type-check, then every test (unit tests beside the code, integration tests in tests/).
+# Needs PostgreSQL on 127.0.0.1:5432 and NATS JetStream on 127.0.0.1:4222 (see .ci/run for starting them).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-deps.sh
+
+out=$(mktemp)
+status=0
+echo "== type-check"
+if ! bunx tsc --noEmit -p .; then
+  echo "type-check failed"
+  status=1
+fi
+echo "== tests"
+bun test --timeout 60000 "$@" 2>&1 | tee "$out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+passed=$(grep -Eo '^ *[0-9]+ pass$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+failed=$(grep -Eo '^ *[0-9]+ fail$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+[ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+rm -f "$out"
+echo "tests: ${passed} passed, ${failed} failed"
+exit "$status"
