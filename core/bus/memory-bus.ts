@@ -1,0 +1,298 @@
+import { silentLogger, type Logger } from "../log.ts";
+import { TrackedDelivery } from "./delivery.ts";
+import { startBatchLoop, startJobLoop, type Puller } from "./loops.ts";
+import { MemoryConsumer, MemoryStream, type Claim, type ConsumerSettings } from "./memory-stream.ts";
+import { assertName, assertSubject, jobConsumerName, matchSubject, subjectsOverlap } from "./subjects.ts";
+import { assertCount, assertMessageId, resolveTopology, type Topology } from "./topology.ts";
+import type {
+  BatchHandler,
+  Bus,
+  BusOptions,
+  ConsumeJobsOptions,
+  ConsumeResultsOptions,
+  ConsumerHandle,
+  Delivery,
+  EventHandler,
+  EventSubject,
+  JobConsumerOptions,
+  JobHandler,
+  JobMessage,
+  JobSubject,
+  PublishAck,
+  PurgeJobsOptions,
+  ResultMessage,
+  ResultSubject,
+  TopologyOptions,
+} from "./types.ts";
+
+interface EventSubscription {
+  pattern: string;
+  deliver(subject: string, payload: string): void;
+}
+
+/** The in-process "server": streams and event subscriptions shared by every MemoryBus client on it. */
+export class MemoryBroker {
+  readonly streams = new Map<string, MemoryStream>();
+  readonly eventSubs = new Set<EventSubscription>();
+}
+
+export interface MemoryBusOptions extends BusOptions {
+  /** Share one broker between clients to model several processes; default a new one. */
+  broker?: MemoryBroker;
+}
+
+/** Results are kept 1 h here unless set (not 24 h): they live in this process's heap and die with it. */
+const MEMORY_RESULTS_MAX_AGE_MS = 3_600_000;
+
+export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
+  const results = { maxAgeMs: MEMORY_RESULTS_MAX_AGE_MS, ...opts.results };
+  return new MemoryBus(opts.broker ?? new MemoryBroker(), { ...opts, results });
+}
+
+const POLL_MS = 5000;
+
+/** Same semantics as the NATS bus (see types.ts); payloads go through JSON like on the wire. */
+class MemoryBus implements Bus {
+  readonly kind = "memory";
+  private readonly topo: Topology;
+  private readonly log: Logger;
+  private readonly handles = new Set<ConsumerHandle>();
+  private readonly subs = new Set<EventSubscription>();
+  private closed = false;
+
+  constructor(
+    private readonly broker: MemoryBroker,
+    opts: BusOptions,
+  ) {
+    this.topo = resolveTopology(opts);
+    this.log = opts.log ?? silentLogger;
+  }
+
+  async ensureTopology(opts: TopologyOptions = {}): Promise<void> {
+    const { jobsStream, resultsStream, jobs, results } = this.topo;
+    for (const [name, workQueue, settings] of [[jobsStream, true, jobs], [resultsStream, false, results]] as const) {
+      const existing = this.broker.streams.get(name);
+      if (existing) existing.settings = settings;
+      else this.broker.streams.set(name, new MemoryStream(name, workQueue, settings));
+    }
+    for (const subject of opts.jobSubjects ?? []) this.jobConsumer(subject, {});
+    for (const { name, filter } of opts.resultDurables ?? []) this.resultConsumer(name, { filter });
+  }
+
+  async publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck> {
+    return this.publish(this.topo.jobsStream, "jobs.", subject, job);
+  }
+
+  async consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle> {
+    assertCount("maxInFlight", opts.maxInFlight ?? 1);
+    const consumer = this.jobConsumer(subject, opts);
+    const ctx = { log: this.log, op: "bus.jobs", pollMs: POLL_MS };
+    return this.track(startJobLoop(this.puller<T>(consumer), opts.maxInFlight ?? 1, ctx, handler));
+  }
+
+  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: JobConsumerOptions = {}): Promise<Delivery<T>[]> {
+    assertCount("max", max);
+    const consumer = this.jobConsumer(subject, opts);
+    const out: Delivery<T>[] = [];
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        cancel();
+        resolve();
+      }, expiresMs);
+      const cancel = consumer.pull(max, true, (claim) => out.push(this.wrap<T>(claim)), () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return out;
+  }
+
+  ackJob(token: string): Promise<boolean> {
+    return this.settle(token, (c, seq) => c.ack(seq));
+  }
+
+  nakJob(token: string, delayMs?: number): Promise<boolean> {
+    return this.settle(token, (c, seq) => c.nak(seq, delayMs));
+  }
+
+  extendJob(token: string): Promise<boolean> {
+    return this.settle(token, (c, seq) => c.working(seq));
+  }
+
+  termJob(token: string): Promise<boolean> {
+    return this.settle(token, (c, seq) => c.term(seq));
+  }
+
+  async purgeJobs(subject: JobSubject, opts: PurgeJobsOptions = {}): Promise<number> {
+    assertSubject(subject, { wildcards: true });
+    const stream = this.stream(this.topo.jobsStream);
+    const purged = stream.purge(this.topo.prefix + subject);
+    const name = jobConsumerName(subject);
+    if (opts.dropConsumer) stream.consumers.get(name)?.close();
+    if (opts.dropConsumer) stream.consumers.delete(name);
+    return purged;
+  }
+
+  async pendingJobs(subject: JobSubject): Promise<number> {
+    assertSubject(subject, { wildcards: true });
+    return this.stream(this.topo.jobsStream).count(this.topo.prefix + subject);
+  }
+
+  async publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
+    return this.publish(this.topo.resultsStream, "results.", subject, result);
+  }
+
+  async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
+    const batching = { batchSize: opts.batchSize ?? 100, maxWaitMs: opts.maxWaitMs ?? 200 };
+    assertCount("batchSize", batching.batchSize);
+    const consumer = this.resultConsumer(durable, opts);
+    const ctx = { log: this.log, op: "bus.results", pollMs: POLL_MS };
+    return this.track(startBatchLoop(this.puller<T>(consumer), batching, ctx, handler));
+  }
+
+  publishEvent<T>(subject: EventSubject, event: T): void {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: false });
+    const actual = this.topo.prefix + subject;
+    const payload = JSON.stringify(event);
+    for (const sub of this.broker.eventSubs) if (matchSubject(sub.pattern, actual)) sub.deliver(actual, payload);
+  }
+
+  subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: true });
+    const prefix = this.topo.prefix;
+    const sub: EventSubscription = {
+      pattern: prefix + subject,
+      deliver: (actual, payload) =>
+        queueMicrotask(() => {
+          try {
+            handler(JSON.parse(payload) as T, actual.slice(prefix.length));
+          } catch (err) {
+            this.log.error({ op: "bus.events", err, subject: actual }, "event handler failed");
+          }
+        }),
+    };
+    this.broker.eventSubs.add(sub);
+    this.subs.add(sub);
+    return () => {
+      this.broker.eventSubs.delete(sub);
+      this.subs.delete(sub);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.handles].map((h) => h.stop()));
+    for (const sub of this.subs) this.broker.eventSubs.delete(sub);
+    this.subs.clear();
+  }
+
+  private async publish(streamName: string, root: string, subject: string, message: { id: string }): Promise<PublishAck> {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: false });
+    assertMessageId(message);
+    if (!subject.startsWith(root)) throw new Error(`subject "${subject}" is not under ${root}`);
+    return this.stream(streamName).publish(this.topo.prefix + subject, JSON.stringify(message), message.id);
+  }
+
+  private stream(name: string): MemoryStream {
+    const stream = this.broker.streams.get(name);
+    if (!stream) throw new Error(`stream ${name} not found; call ensureTopology() first`);
+    return stream;
+  }
+
+  private jobConsumer(subject: JobSubject, opts: JobConsumerOptions): MemoryConsumer {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: true });
+    const { jobs, prefix } = this.topo;
+    const filter = prefix + subject;
+    const settings = { filter, ackWaitMs: opts.ackWaitMs ?? jobs.ackWaitMs, maxDeliveries: opts.maxDeliveries ?? jobs.maxDeliveries };
+    const stream = this.stream(this.topo.jobsStream);
+    for (const other of stream.consumers.values()) {
+      if (other.settings.filter !== filter && subjectsOverlap(other.settings.filter, filter)) {
+        throw new Error(`filtered consumer not unique on workqueue stream: ${subject} overlaps ${other.settings.filter}`);
+      }
+    }
+    return this.upsertConsumer(stream, jobConsumerName(subject), settings);
+  }
+
+  private resultConsumer(durable: string, opts: ConsumeResultsOptions): MemoryConsumer {
+    this.assertOpen();
+    assertName("durable name", durable);
+    const filter = opts.filter ?? "results.>";
+    assertSubject(filter, { wildcards: true });
+    const { results, prefix } = this.topo;
+    const settings = {
+      filter: prefix + filter,
+      ackWaitMs: opts.ackWaitMs ?? results.ackWaitMs,
+      maxDeliveries: opts.maxDeliveries ?? results.maxDeliveries,
+    };
+    return this.upsertConsumer(this.stream(this.topo.resultsStream), durable, settings);
+  }
+
+  private upsertConsumer(stream: MemoryStream, name: string, settings: ConsumerSettings): MemoryConsumer {
+    const existing = stream.consumers.get(name);
+    if (existing) {
+      existing.settings = settings;
+      return existing;
+    }
+    const consumer = new MemoryConsumer(name, stream, settings);
+    stream.consumers.set(name, consumer);
+    return consumer;
+  }
+
+  /** Claims are handed over in a microtask so a handler that settles at once never re-enters the consumer. */
+  private puller<T>(consumer: MemoryConsumer): Puller<T> {
+    return (max, waitMs, onEach) => {
+      let resolveDone = () => {};
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      let stopPull = () => {};
+      const end = () => {
+        clearTimeout(timer);
+        stopPull();
+        queueMicrotask(resolveDone);
+      };
+      const timer = setTimeout(end, waitMs);
+      stopPull = consumer.pull(max, false, (claim) => queueMicrotask(() => onEach(this.wrap<T>(claim))), end);
+      return { done, cancel: end };
+    };
+  }
+
+  private wrap<T>(claim: Claim): TrackedDelivery<T> {
+    const { message: m, consumer, deliveryCount } = claim;
+    const token = `mem.${consumer.stream.name}.${consumer.name}.${m.seq}`;
+    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), JSON.parse(m.payload) as T, deliveryCount, m.publishedAt, token, {
+      ack: () => consumer.ack(m.seq),
+      nak: (delayMs) => consumer.nak(m.seq, delayMs),
+      working: () => consumer.working(m.seq),
+      term: () => consumer.term(m.seq),
+    });
+  }
+
+  private async settle(token: string, apply: (c: MemoryConsumer, seq: number) => void): Promise<boolean> {
+    const [kind, streamName, consumerName, seqText] = token.split(".");
+    if (kind !== "mem" || streamName !== this.topo.jobsStream || !consumerName || !/^\d+$/.test(seqText ?? "")) {
+      throw new Error("not a job token of this bus");
+    }
+    const consumer = this.broker.streams.get(streamName)?.consumers.get(consumerName);
+    if (!consumer) return false;
+    apply(consumer, Number(seqText));
+    return true;
+  }
+
+  private track(handle: ConsumerHandle): ConsumerHandle {
+    this.handles.add(handle);
+    return {
+      stop: async () => {
+        this.handles.delete(handle);
+        await handle.stop();
+      },
+    };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("bus is closed");
+  }
+}

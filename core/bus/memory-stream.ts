@@ -1,0 +1,225 @@
+import { matchSubject } from "./subjects.ts";
+import type { QueueSettings } from "./types.ts";
+
+/** In-process model of a JetStream stream with durable pull consumers (explicit ack). */
+
+export interface StoredMessage {
+  seq: number;
+  subject: string;
+  payload: string;
+  publishedAt: number;
+}
+
+/** A message handed to a pull, before the bus wraps it into a Delivery. */
+export interface Claim {
+  message: StoredMessage;
+  consumer: MemoryConsumer;
+  deliveryCount: number;
+}
+
+export interface ConsumerSettings {
+  filter: string;
+  ackWaitMs: number;
+  /** 0 = unlimited. */
+  maxDeliveries: number;
+}
+
+interface Waiter {
+  max: number;
+  /** Resolve once anything was claimed (long poll) rather than waiting for `max`. */
+  any: boolean;
+  count: number;
+  onClaim: (claim: Claim) => void;
+  finish: () => void;
+}
+
+export class MemoryStream {
+  readonly messages = new Map<number, StoredMessage>();
+  readonly consumers = new Map<string, MemoryConsumer>();
+  private lastSeq = 0;
+  private readonly recentIds = new Map<string, { seq: number; at: number }>();
+
+  constructor(
+    readonly name: string,
+    readonly workQueue: boolean,
+    public settings: QueueSettings,
+  ) {}
+
+  publish(subject: string, payload: string, msgId: string): { seq: number; duplicate: boolean } {
+    const now = Date.now();
+    this.prune(now);
+    const seen = this.recentIds.get(msgId);
+    if (seen) return { seq: seen.seq, duplicate: true };
+    const seq = ++this.lastSeq;
+    this.messages.set(seq, { seq, subject, payload, publishedAt: now });
+    this.recentIds.set(msgId, { seq, at: now });
+    for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
+    return { seq, duplicate: false };
+  }
+
+  /** Removes messages matching `filter`; returns how many. */
+  purge(filter: string): number {
+    let n = 0;
+    for (const m of this.messages.values()) {
+      if (matchSubject(filter, m.subject)) {
+        this.messages.delete(m.seq);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  count(filter: string): number {
+    this.prune(Date.now());
+    let n = 0;
+    for (const m of this.messages.values()) if (matchSubject(filter, m.subject)) n++;
+    return n;
+  }
+
+  /** Drops messages past max age and ids past the duplicate window (both maps are in time order). */
+  private prune(now: number): void {
+    for (const m of this.messages.values()) {
+      if (now - m.publishedAt < this.settings.maxAgeMs) break;
+      this.messages.delete(m.seq);
+    }
+    for (const [id, seen] of this.recentIds) {
+      if (now - seen.at < this.settings.duplicateWindowMs) break;
+      this.recentIds.delete(id);
+    }
+  }
+
+  get seqHigh(): number {
+    return this.lastSeq;
+  }
+}
+
+export class MemoryConsumer {
+  /** Highest stream sequence considered for a first delivery. */
+  private cursor = 0;
+  /** Outstanding messages (delivered, not yet acked or given up) and their delivery counts. */
+  private readonly deliveries = new Map<number, number>();
+  private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly delayed = new Map<number, ReturnType<typeof setTimeout>>();
+  /** Ready for redelivery, lowest sequence first. */
+  private readonly redeliver = new Set<number>();
+  private readonly waiters: Waiter[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly stream: MemoryStream,
+    public settings: ConsumerSettings,
+  ) {}
+
+  /** Claims up to `max` messages; calls `finish` when full, or at the first claim when `any`. */
+  pull(max: number, any: boolean, onClaim: (c: Claim) => void, finish: () => void): () => void {
+    const waiter: Waiter = { max, any, count: 0, onClaim, finish };
+    this.waiters.push(waiter);
+    this.pump();
+    return () => this.dropWaiter(waiter);
+  }
+
+  pump(): void {
+    while (this.waiters.length > 0) {
+      const seq = this.next();
+      if (seq === undefined) break;
+      const waiter = this.waiters[0];
+      const deliveryCount = (this.deliveries.get(seq) ?? 0) + 1;
+      this.deliveries.set(seq, deliveryCount);
+      this.armDeadline(seq);
+      waiter.count++;
+      if (waiter.count >= waiter.max) this.dropWaiter(waiter);
+      waiter.onClaim({ message: this.stream.messages.get(seq)!, consumer: this, deliveryCount });
+      if (waiter.count >= waiter.max) waiter.finish();
+    }
+    for (const w of this.waiters.filter((w) => w.any && w.count > 0)) {
+      this.dropWaiter(w);
+      w.finish();
+    }
+  }
+
+  ack(seq: number): void {
+    if (!this.forget(seq)) return;
+    if (this.stream.workQueue) this.stream.messages.delete(seq);
+  }
+
+  nak(seq: number, delayMs = 0): void {
+    if (!this.deadlines.has(seq)) return;
+    clearTimeout(this.deadlines.get(seq));
+    this.deadlines.delete(seq);
+    if (this.exhausted(seq)) return void this.deliveries.delete(seq);
+    if (delayMs <= 0) return this.requeue(seq);
+    const t = setTimeout(() => {
+      this.delayed.delete(seq);
+      this.requeue(seq);
+    }, delayMs);
+    t.unref?.();
+    this.delayed.set(seq, t);
+  }
+
+  working(seq: number): void {
+    if (this.deadlines.has(seq)) this.armDeadline(seq);
+  }
+
+  /** Like ack, but for a limits stream the message stays for other consumers. */
+  term(seq: number): void {
+    this.ack(seq);
+  }
+
+  close(): void {
+    for (const t of [...this.deadlines.values(), ...this.delayed.values()]) clearTimeout(t);
+    for (const w of this.waiters.splice(0)) w.finish();
+  }
+
+  private next(): number | undefined {
+    while (this.redeliver.size > 0) {
+      let seq = Infinity;
+      for (const s of this.redeliver) seq = Math.min(seq, s);
+      this.redeliver.delete(seq);
+      if (this.stream.messages.has(seq) && this.deliveries.has(seq)) return seq;
+      this.deliveries.delete(seq);
+    }
+    while (this.cursor < this.stream.seqHigh) {
+      const m = this.stream.messages.get(++this.cursor);
+      if (m && matchSubject(this.settings.filter, m.subject)) return m.seq;
+    }
+    return undefined;
+  }
+
+  private armDeadline(seq: number): void {
+    clearTimeout(this.deadlines.get(seq));
+    const t = setTimeout(() => {
+      this.deadlines.delete(seq);
+      if (this.exhausted(seq)) this.deliveries.delete(seq);
+      else this.requeue(seq);
+    }, this.settings.ackWaitMs);
+    t.unref?.();
+    this.deadlines.set(seq, t);
+  }
+
+  private requeue(seq: number): void {
+    this.redeliver.add(seq);
+    this.pump();
+  }
+
+  private exhausted(seq: number): boolean {
+    const max = this.settings.maxDeliveries;
+    return max > 0 && (this.deliveries.get(seq) ?? 0) >= max;
+  }
+
+  /** Stops tracking an outstanding message; false when it was not outstanding. */
+  private forget(seq: number): boolean {
+    if (!this.deliveries.has(seq)) return false;
+    clearTimeout(this.deadlines.get(seq));
+    clearTimeout(this.delayed.get(seq));
+    this.deadlines.delete(seq);
+    this.delayed.delete(seq);
+    this.redeliver.delete(seq);
+    this.deliveries.delete(seq);
+    return true;
+  }
+
+  private dropWaiter(w: Waiter): void {
+    const i = this.waiters.indexOf(w);
+    if (i >= 0) this.waiters.splice(i, 1);
+  }
+}

