@@ -1,0 +1,61 @@
+import type { Sql } from "../../core/db/client.ts";
+
+export interface SessionIdentityRow {
+  session_id: string;
+  csrf_token: string;
+  user_id: string;
+  email: string;
+  totp_enabled: boolean;
+  org_id: string | null;
+  role_id: string | null;
+  permissions: string[] | null;
+  require_2fa: boolean;
+  last_seen_at: Date;
+}
+
+/** The session's user and the organisation it acts in: `orgId` when given (membership required), else the default one. */
+export async function findSessionIdentity(sql: Sql, tokenHash: Buffer, orgId: string | null): Promise<SessionIdentityRow | undefined> {
+  const [row] = await sql<SessionIdentityRow[]>`
+    select s.id as session_id, s.csrf_token, s.last_seen_at, u.id as user_id, u.email, u.totp_enabled,
+           m.org_id, m.role_id, r.permissions, coalesce(p.require_2fa, false) as require_2fa
+    from sessions s
+    join users u on u.id = s.user_id
+    left join lateral (
+      select org_id, role_id from memberships
+      where user_id = u.id and (${orgId}::text is null or org_id = ${orgId})
+      order by is_default desc, created_at asc limit 1
+    ) m on true
+    left join roles r on r.id = m.role_id
+    left join org_security_policies p on p.org_id = m.org_id
+    where s.token_hash = ${tokenHash} and s.expires_at > now()`;
+  return row;
+}
+
+export async function touchSession(sql: Sql, sessionId: string): Promise<void> {
+  await sql`update sessions set last_seen_at = now() where id = ${sessionId}`;
+}
+
+export interface ApiKeyIdentityRow {
+  key_id: string;
+  org_id: string;
+  user_id: string;
+  scopes: string[];
+  role_id: string;
+  permissions: string[];
+  last_used_at: Date | null;
+}
+
+/** A live key whose creator is still a member; the creator's current role bounds what it grants. */
+export async function findApiKeyIdentity(sql: Sql, keyHash: Buffer): Promise<ApiKeyIdentityRow | undefined> {
+  const [row] = await sql<ApiKeyIdentityRow[]>`
+    select k.id as key_id, k.org_id, k.created_by as user_id, k.scopes, k.last_used_at, m.role_id, r.permissions
+    from api_keys k
+    join memberships m on m.org_id = k.org_id and m.user_id = k.created_by
+    join roles r on r.id = m.role_id
+    where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
+  return row;
+}
+
+export async function touchApiKey(sql: Sql, keyId: string): Promise<void> {
+  await sql`update api_keys set last_used_at = now() where id = ${keyId}`;
+}

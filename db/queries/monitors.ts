@@ -1,0 +1,170 @@
+import type { Sql } from "../../core/db/client.ts";
+
+export interface MonitorRow {
+  id: string;
+  org_id: string;
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  secrets_enc: string | null;
+  interval_seconds: number;
+  timeout_ms: number;
+  regions: string[];
+  runner_ids: string[];
+  tags: string[];
+  paused: boolean;
+  suspended: boolean;
+  status: string;
+  status_changed_at: Date | null;
+  last_checked_at: Date | null;
+  last_duration_ms: number | null;
+  heartbeat_token_enc: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MonitorWrite {
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  secretsEnc: string | null;
+  intervalSeconds: number;
+  timeoutMs: number;
+  regions: string[];
+  runnerIds: string[];
+  tags: string[];
+  paused: boolean;
+}
+
+const cols = (sql: Sql) => sql`
+  id, org_id, name, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags, paused, suspended,
+  status, status_changed_at, last_checked_at, last_duration_ms, heartbeat_token_enc, created_at, updated_at`;
+
+export async function insertMonitor(
+  sql: Sql,
+  orgId: string,
+  id: string,
+  m: MonitorWrite & { heartbeatTokenHash: Buffer | null; heartbeatTokenEnc: string | null },
+): Promise<MonitorRow> {
+  const [row] = await sql<MonitorRow[]>`
+    insert into monitors (id, org_id, name, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags, paused,
+                          heartbeat_token_hash, heartbeat_token_enc, status)
+    values (${id}, ${orgId}, ${m.name}, ${m.type}, ${sql.json(m.config as never)}, ${m.secretsEnc}, ${m.intervalSeconds}, ${m.timeoutMs},
+            ${m.regions}, ${m.runnerIds}, ${m.tags}, ${m.paused}, ${m.heartbeatTokenHash}, ${m.heartbeatTokenEnc}, 'pending')
+    returning ${cols(sql)}`;
+  return row!;
+}
+
+export async function findMonitor(sql: Sql, orgId: string, id: string): Promise<MonitorRow | undefined> {
+  const [row] = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where org_id = ${orgId} and id = ${id}`;
+  return row;
+}
+
+export async function updateMonitor(sql: Sql, orgId: string, id: string, m: MonitorWrite): Promise<MonitorRow | undefined> {
+  const [row] = await sql<MonitorRow[]>`
+    update monitors set name = ${m.name}, type = ${m.type}, config = ${sql.json(m.config as never)}, secrets_enc = ${m.secretsEnc},
+      interval_seconds = ${m.intervalSeconds}, timeout_ms = ${m.timeoutMs}, regions = ${m.regions}, runner_ids = ${m.runnerIds},
+      tags = ${m.tags}, paused = ${m.paused}, updated_at = now()
+    where org_id = ${orgId} and id = ${id} returning ${cols(sql)}`;
+  return row;
+}
+
+export async function deleteMonitors(sql: Sql, orgId: string, ids: string[]): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`delete from monitors where org_id = ${orgId} and id = any(${ids}) returning id`;
+  return rows.map((r) => r.id);
+}
+
+export async function setPaused(sql: Sql, orgId: string, target: { ids?: string[]; tag?: string }, paused: boolean): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    update monitors set paused = ${paused}, updated_at = now()
+    where org_id = ${orgId} and paused <> ${paused}
+      and (${target.ids ?? null}::text[] is null or id = any(${target.ids ?? null}::text[]))
+      and (${target.tag ?? null}::text is null or ${target.tag ?? null} = any(tags))
+    returning id`;
+  return rows.map((r) => r.id);
+}
+
+export async function idsMatching(sql: Sql, orgId: string, target: { ids?: string[]; tag?: string }): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from monitors where org_id = ${orgId}
+      and (${target.ids ?? null}::text[] is null or id = any(${target.ids ?? null}::text[]))
+      and (${target.tag ?? null}::text is null or ${target.tag ?? null} = any(tags))`;
+  return rows.map((r) => r.id);
+}
+
+export interface MonitorFilter {
+  type?: string;
+  status?: string;
+  tag?: string;
+  paused?: boolean;
+  search?: string;
+}
+
+export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, limit: number, offset: number): Promise<{ rows: MonitorRow[]; total: number }> {
+  const where = sql`
+    org_id = ${orgId}
+    and (${f.type ?? null}::text is null or type = ${f.type ?? null})
+    and (${f.status ?? null}::text is null or status = ${f.status ?? null})
+    and (${f.tag ?? null}::text is null or ${f.tag ?? null} = any(tags))
+    and (${f.paused ?? null}::boolean is null or paused = ${f.paused ?? null})
+    and (${f.search ?? null}::text is null or name ilike ${"%" + (f.search ?? "").replace(/[\\%_]/g, (c) => "\\" + c) + "%"})`;
+  const rows = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where ${where} order by created_at desc, id desc limit ${limit} offset ${offset}`;
+  const [c] = await sql<{ n: number }[]>`select count(*)::int as n from monitors where ${where}`;
+  return { rows, total: c!.n };
+}
+
+export async function countMonitors(sql: Sql, orgId: string, types: string[] | null, excludeTypes: string[] = []): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from monitors where org_id = ${orgId}
+      and (${types}::text[] is null or type = any(${types}::text[])) and not (type = any(${excludeTypes}::text[]))`;
+  return row!.n;
+}
+
+export async function findMonitorByHeartbeatHash(sql: Sql, hash: Buffer): Promise<MonitorRow | undefined> {
+  const [row] = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where heartbeat_token_hash = ${hash} and type = 'heartbeat'`;
+  return row;
+}
+
+export interface TagGroupRow {
+  tag: string;
+  monitors: number;
+  up: number;
+  down: number;
+  degraded: number;
+  timeout: number;
+  pending: number;
+  paused: number;
+}
+
+export async function listTagGroups(sql: Sql, orgId: string, tag: string | null = null): Promise<TagGroupRow[]> {
+  return sql<TagGroupRow[]>`
+    select t.tag, count(*)::int as monitors,
+      count(*) filter (where m.status = 'up' and not m.paused)::int as up,
+      count(*) filter (where m.status = 'down' and not m.paused)::int as down,
+      count(*) filter (where m.status = 'degraded' and not m.paused)::int as degraded,
+      count(*) filter (where m.status = 'timeout' and not m.paused)::int as timeout,
+      count(*) filter (where m.status = 'pending' and not m.paused)::int as pending,
+      count(*) filter (where m.paused)::int as paused
+    from monitors m cross join lateral unnest(m.tags) as t(tag)
+    where m.org_id = ${orgId} and (${tag}::text is null or t.tag = ${tag})
+    group by t.tag order by t.tag`;
+}
+
+export async function renameTag(sql: Sql, orgId: string, from: string, to: string): Promise<number> {
+  const rows = await sql`
+    update monitors set tags = array(select distinct unnest(array_replace(tags, ${from}, ${to}))), updated_at = now()
+    where org_id = ${orgId} and ${from} = any(tags) returning id`;
+  return rows.length;
+}
+
+export async function removeTag(sql: Sql, orgId: string, tag: string): Promise<number> {
+  const rows = await sql`update monitors set tags = array_remove(tags, ${tag}), updated_at = now() where org_id = ${orgId} and ${tag} = any(tags) returning id`;
+  return rows.length;
+}
+
+/** Which of these monitor ids still exist (results of deleted monitors are dropped at ingest). */
+export async function existingMonitorIds(sql: Sql, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`select id from monitors where id = any(${ids})`;
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,82 @@
+import type { Sql } from "../../core/db/client.ts";
+
+/** What the scheduler needs of a monitor. Reads span every organisation: the scheduler serves them all. */
+export interface SchedulableRow {
+  id: string;
+  org_id: string;
+  type: string;
+  config: Record<string, unknown>;
+  secrets_enc: string | null;
+  interval_seconds: number;
+  timeout_ms: number;
+  regions: string[];
+  runner_ids: string[];
+  tags: string[];
+  /** updated_at in ms; the reconcile compares it with what the schedule holds. */
+  version: number;
+}
+
+const schedulable = (sql: Sql) => sql`not paused and not suspended and type <> 'heartbeat'`;
+
+const cols = (sql: Sql) => sql`
+  id, org_id, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags,
+  (extract(epoch from updated_at) * 1000)::float8 as version`;
+
+/** Every monitor that should be checked now, across organisations, in pages by id. */
+export async function* allSchedulable(sql: Sql, pageSize = 5000): AsyncGenerator<SchedulableRow[]> {
+  let after = "";
+  for (;;) {
+    const rows = await sql<SchedulableRow[]>`
+      select ${cols(sql)} from monitors where ${schedulable(sql)} and id > ${after} order by id limit ${pageSize}`;
+    if (rows.length > 0) yield rows;
+    if (rows.length < pageSize) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** The given monitors that should be checked; ids not returned are deleted, paused, suspended or heartbeats. */
+export function schedulableByIds(sql: Sql, ids: string[]): Promise<SchedulableRow[]> {
+  return sql<SchedulableRow[]>`select ${cols(sql)} from monitors where id = any(${ids}) and ${schedulable(sql)}`;
+}
+
+/** id → version of every schedulable monitor: the cheap half of a full reconcile. */
+export async function schedulableVersions(sql: Sql): Promise<Map<string, number>> {
+  const rows = await sql<{ id: string; version: number }[]>`
+    select id, (extract(epoch from updated_at) * 1000)::float8 as version from monitors where ${schedulable(sql)}`;
+  return new Map(rows.map((r) => [r.id, r.version]));
+}
+
+/** Due times up to this instant (ms) have been handled by some leader; null before the first. */
+export async function readWatermark(sql: Sql): Promise<number | null> {
+  const [row] = await sql<{ ms: number | null }[]>`select (extract(epoch from published_through) * 1000)::float8 as ms from scheduler_state where id = 1`;
+  return row?.ms ?? null;
+}
+
+export async function writeWatermark(sql: Sql, throughMs: number, leaderId: string): Promise<void> {
+  await sql`
+    insert into scheduler_state (id, published_through, leader_id, updated_at) values (1, to_timestamp(${throughMs / 1000}), ${leaderId}, now())
+    on conflict (id) do update set published_through = greatest(scheduler_state.published_through, excluded.published_through),
+      leader_id = excluded.leader_id, updated_at = now()`;
+}
+
+/** Regions with a worker seen in the last `ttlSeconds` (by the database's clock). */
+export async function onlineRegions(sql: Sql, ttlSeconds: number): Promise<Set<string>> {
+  const rows = await sql<{ region: string }[]>`
+    select distinct region from region_workers where last_seen_at > now() - make_interval(secs => ${ttlSeconds})`;
+  return new Set(rows.map((r) => r.region));
+}
+
+/**
+ * Runners seen recently and neither revoked nor suspended, when the runners table exists (it arrives with
+ * self-hosted runners); null when it does not, so every runner counts as offline.
+ */
+export async function onlineRunners(sql: Sql, ttlSeconds: number): Promise<Set<string> | null> {
+  const [t] = await sql<{ exists: boolean }[]>`select to_regclass('runners') is not null as exists`;
+  if (!t?.exists) return null;
+  // Three missed heartbeats (at the runner's own interval) make it offline; ttlSeconds is the floor.
+  const rows = await sql<{ id: string }[]>`
+    select id from runners
+    where revoked_at is null and not suspended
+      and last_seen_at > now() - make_interval(secs => greatest(${ttlSeconds}::float8, coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0))`;
+  return new Set(rows.map((r) => r.id));
+}

@@ -1,0 +1,49 @@
+import type { Sql } from "../../core/db/client.ts";
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  totp_secret_enc: string | null;
+  totp_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertUser(sql: Sql, u: { id: string; email: string; name: string; passwordHash: string }): Promise<UserRow> {
+  const [row] = await sql<UserRow[]>`
+    insert into users (id, email, name, password_hash) values (${u.id}, ${u.email}, ${u.name}, ${u.passwordHash}) returning *`;
+  return row!;
+}
+
+export async function findUserByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
+  const [row] = await sql<UserRow[]>`select * from users where lower(email) = lower(${email})`;
+  return row;
+}
+
+export async function findUserById(sql: Sql, id: string): Promise<UserRow | undefined> {
+  const [row] = await sql<UserRow[]>`select * from users where id = ${id}`;
+  return row;
+}
+
+export async function updateUser(
+  sql: Sql,
+  id: string,
+  patch: { name?: string; email?: string; passwordHash?: string; totpSecretEnc?: string | null; totpEnabled?: boolean },
+): Promise<UserRow | undefined> {
+  const [row] = await sql<UserRow[]>`
+    update users set
+      name = coalesce(${patch.name ?? null}, name),
+      email = coalesce(${patch.email ?? null}, email),
+      password_hash = coalesce(${patch.passwordHash ?? null}, password_hash),
+      totp_secret_enc = case when ${patch.totpSecretEnc !== undefined} then ${patch.totpSecretEnc ?? null} else totp_secret_enc end,
+      totp_enabled = coalesce(${patch.totpEnabled ?? null}, totp_enabled),
+      updated_at = now()
+    where id = ${id} returning *`;
+  return row;
+}
+
+export async function deleteUser(sql: Sql, id: string): Promise<void> {
+  await sql`delete from users where id = ${id}`;
+}
