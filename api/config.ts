@@ -1,0 +1,40 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { commonEnv } from "../core/config/common.ts";
+import { EnvBool, parseEnv } from "../core/config/parse-env.ts";
+
+export const apiEnv = Type.Object({
+  ...commonEnv,
+  HOST: Type.String({ default: "127.0.0.1", description: "API listen address" }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: "API listen port, 0-65535" }),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "external URL of the API, e.g. https://watchpost.example.com" })),
+  TRUST_PROXY: EnvBool(false, "take the client address from X-Forwarded-For"),
+  RATE_LIMIT_PER_ORG: Type.Integer({ minimum: 1, default: 300, description: "authenticated requests per organisation per minute, at least 1" }),
+  RATE_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10, description: "unauthenticated requests per IP per minute, at least 1" }),
+  RATE_LIMIT_SIGNIN_PER_IP: Type.Integer({ minimum: 1, default: 5, description: "sign-in attempts per IP per minute, at least 1" }),
+  RATE_LIMIT_SIGNUP_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "sign-ups per IP per minute, at least 1" }),
+  RATE_LIMIT_RESET_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "password-reset requests per IP per minute, at least 1" }),
+  MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "largest accepted request body in bytes, at least 1024" }),
+  REGIONS: Type.String({
+    default: "local",
+    pattern: "^[a-z0-9-]+(,[a-z0-9-]+)*$",
+    description: "comma-separated cloud region names this deployment checks from; the first is the default",
+  }),
+  REGION_LOCATIONS: Type.String({
+    default: "local=Local",
+    pattern: "^([a-z0-9-]+=[^,=]+(,[a-z0-9-]+=[^,=]+)*)?$",
+    description: "display city of each region, e.g. eu-west=Frankfurt,us-east=Virginia",
+  }),
+  ALLOW_PRIVATE_IPS: EnvBool(false, "let the local region and run-now reach private, loopback and link-local targets (self-hosting)"),
+  BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting)"),
+  PADDLE_API_URL: Type.String({ pattern: "^https?://", default: "https://api.paddle.com", description: "payment provider API (Paddle Billing, its sandbox, or bun run billing-sim)" }),
+  PADDLE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "payment provider API key; billing writes are refused without it" })),
+  PADDLE_WEBHOOK_SECRETS: Type.Optional(Type.String({ minLength: 1, description: "webhook signing secrets, comma-separated (several while rotating)" })),
+  BILLING_WEBHOOK_WINDOW_SECONDS: Type.Integer({ minimum: 10, default: 300, description: "accepted age of a webhook signature timestamp in seconds, at least 10" }),
+  BILLING_SIMULATOR: EnvBool(false, "run the payment-provider simulator in-process instead of Paddle (development only)"),
+  BILLING_SIM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4010, description: "port of the in-process billing simulator, 0-65535" }),
+  SESSION_TTL_HOURS: Type.Integer({ minimum: 1, default: 720, description: "session lifetime in hours, at least 1" }),
+});
+
+export type ApiConfig = Static<typeof apiEnv>;
+
+export const loadApiConfig = (env: Record<string, string | undefined>): ApiConfig => parseEnv(apiEnv, env);

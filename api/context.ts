@@ -1,0 +1,37 @@
+import type { Identity } from "../core/access/identity.ts";
+import type { SecretBox } from "../core/crypto/secrets.ts";
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import type { ApiConfig } from "./config.ts";
+import type { RateLimiter } from "./edge/rate-limiter.ts";
+import type { IdentityCache } from "./edge/identity-cache.ts";
+import type { Mailer } from "../core/mail/mailer.ts";
+import type { Bus } from "../core/bus/index.ts";
+import type { EventHub } from "../core/events/hub.ts";
+
+/** Everything a route needs, built once per process and passed in. */
+export interface ApiDeps {
+  sql: Sql;
+  config: ApiConfig;
+  log: Logger;
+  box: SecretBox;
+  limiter: RateLimiter;
+  identityCache: IdentityCache;
+  mailer: Mailer;
+  /** The message bus (in-process or NATS); live events and job hand-off go through it. */
+  bus: Bus;
+  /** PUBLIC_BASE_URL, or the URL the server actually listens on; used in links. */
+  publicBaseUrl: string;
+  /** Recent live events of this process, for SSE resume. */
+  events: EventHub;
+  /** Whether the database answered recently; /readyz and the 503 path read it. */
+  isReady(): Promise<boolean>;
+}
+
+/** What the edge learnt about a request before routing: the caller and their address. */
+export interface RequestMeta {
+  identity: Identity | null;
+  ip: string;
+}
+
+export const requestMeta = new WeakMap<Request, RequestMeta>();

@@ -1,0 +1,129 @@
+import type { Server } from "bun";
+import { AppError, type ErrorBody, rateLimited } from "../../core/errors.ts";
+import type { ApiDeps, RequestMeta } from "../context.ts";
+import { requestMeta } from "../context.ts";
+import { mapError } from "../plugins/errors.ts";
+import { resolveIdentity } from "./identity.ts";
+import type { RateDecision } from "./rate-limiter.ts";
+
+/** Paths of the self-hosted runner protocol; authenticated by runner token, not by API key or cookie. */
+export const RUNNER_PROTOCOL_PREFIX = "/api/v1/runner/";
+
+/** Tighter per-IP limits on the credential endpoints, on top of the general one. */
+function credentialLimit(method: string, path: string, deps: ApiDeps): { key: string; limit: number } | null {
+  if (method !== "POST") return null;
+  if (path === "/api/v1/auth/signin") return { key: "signin", limit: deps.config.RATE_LIMIT_SIGNIN_PER_IP };
+  if (path === "/api/v1/auth/signup") return { key: "signup", limit: deps.config.RATE_LIMIT_SIGNUP_PER_IP };
+  if (path.startsWith("/api/v1/auth/password-reset")) return { key: "reset", limit: deps.config.RATE_LIMIT_RESET_PER_IP };
+  return null;
+}
+
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+const json = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+function rateHeaders(d: RateDecision): Record<string, string> {
+  return { "x-ratelimit-limit": String(d.limit), "x-ratelimit-remaining": String(d.remaining), "x-ratelimit-reset": String(d.resetSeconds) };
+}
+
+function clientIp(request: Request, server: Server<unknown> | null, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return server?.requestIP(request)?.address ?? "unknown";
+}
+
+/**
+ * Runs before routing for every /api/v1 request: refuses oversized bodies, resolves the caller
+ * once, applies the fixed-window rate limits and stamps the X-RateLimit-* headers on the answer.
+ */
+export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<Response> | Response) {
+  const maxBytes = deps.config.MAX_BODY_BYTES;
+  const tooLarge = (headers: Record<string, string> = {}) =>
+    json(413, { error: `Request body exceeds ${maxBytes} bytes`, code: "PAYLOAD_TOO_LARGE", details: { maxBytes } }, headers);
+  return async function fetch(request: Request, server: Server<unknown> | null): Promise<Response> {
+    const pathStart = request.url.indexOf("/", request.url.indexOf("//") + 2);
+    const queryStart = request.url.indexOf("?", pathStart);
+    const path = request.url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
+    const declared = request.headers.get("content-length");
+    // Public status pages and badges (outside /api/v1) need the client address for their IP allow-lists.
+    if (!path.startsWith("/api/v1/")) requestMeta.set(request, { identity: null, ip: clientIp(request, server, deps.config.TRUST_PROXY) });
+    if (!path.startsWith("/api/v1/") || path === "/api/v1/openapi.json") return Number(declared ?? 0) > maxBytes ? tooLarge() : handle(request);
+    // Provider webhooks carry their own signature and come from a few provider IPs: not limited like anonymous traffic.
+    if (path.startsWith("/api/v1/billing/webhooks/")) return Number(declared ?? 0) > maxBytes ? tooLarge() : handle(request);
+
+    const ip = clientIp(request, server, deps.config.TRUST_PROXY);
+    const meta: RequestMeta = { identity: null, ip };
+    // Runner-protocol routes read the rt_ token themselves and rate-limit per runner (api/routes/runner-protocol).
+    if (path.startsWith(RUNNER_PROTOCOL_PREFIX)) return capBody(request, declared, {}, (capped) => (requestMeta.set(capped, meta), handle(capped)));
+    let decision: RateDecision;
+    // A credential that resolves to a refusal (X-Org-Id of an organisation the user is not in) is still rate limited, by IP.
+    let refused: AppError | null = null;
+    try {
+      try {
+        meta.identity = await resolveIdentity(deps.sql, request, deps.identityCache);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        refused = err;
+      }
+      const id = meta.identity;
+      decision = id
+        ? await deps.limiter.take(id.orgId ? `org:${id.orgId}` : `user:${id.userId}`, deps.config.RATE_LIMIT_PER_ORG)
+        : await deps.limiter.take(`ip:${ip}`, deps.config.RATE_LIMIT_PER_IP);
+      const credential = credentialLimit(request.method, path, deps);
+      if (decision.allowed && credential) {
+        const tight = await deps.limiter.take(`${credential.key}:${ip}`, credential.limit);
+        if (!tight.allowed) decision = tight;
+      }
+    } catch (err) {
+      const { status, body } = mapError(err instanceof AppError ? "APP" : "UNKNOWN", err, deps.log);
+      return json(status, body, status === 503 ? { "retry-after": "5" } : {});
+    }
+    const headers = rateHeaders(decision);
+    if (!decision.allowed) {
+      const err = rateLimited(decision.resetSeconds);
+      return json(429, err.toBody(), { ...headers, "retry-after": String(decision.resetSeconds) });
+    }
+    if (refused) return json(refused.status, refused.toBody(), headers);
+    const response = await capBody(request, declared, headers, (capped) => (requestMeta.set(capped, meta), handle(capped)));
+    // The NOTIFY that invalidates cached callers arrives asynchronously: after a write by a caller
+    // (or to sessions and passwords) this process must not go on trusting what it cached before.
+    if (WRITES.has(request.method) && response.status < 400 && (meta.identity || path.startsWith("/api/v1/auth/"))) deps.identityCache.clear();
+    for (const [k, v] of Object.entries(headers)) response.headers.set(k, v);
+    return response;
+  };
+
+  /** Oversized bodies are refused unread: by Content-Length, or part-way through a chunked body. */
+  async function capBody(request: Request, declared: string | null, headers: Record<string, string>, next: (request: Request) => Promise<Response> | Response): Promise<Response> {
+    if (Number(declared ?? 0) > maxBytes) return tooLarge(headers);
+    if (declared === null && request.body) {
+      const body = await readCapped(request.body, maxBytes);
+      if (!body) return tooLarge(headers);
+      const copy = new Headers(request.headers);
+      copy.delete("transfer-encoding");
+      copy.set("content-length", String(body.size));
+      request = new Request(request.url, { method: request.method, headers: copy, body, signal: request.signal });
+    }
+    return next(request);
+  }
+}
+
+/** The whole body, or null as soon as it grows past `maxBytes`. */
+async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Blob | null> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new Blob(chunks as BlobPart[]);
+}

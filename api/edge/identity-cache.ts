@@ -1,0 +1,63 @@
+import type { Identity } from "../../core/access/identity.ts";
+import type { Sql } from "../../core/db/client.ts";
+import type { Logger } from "../../core/log.ts";
+
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Resolved callers, kept for at most 30 s. Database triggers NOTIFY `wp_identity` on every change
+ * that could alter a caller (revoked key, changed role, ended session), and every API process
+ * clears its cache when told, so revocation still takes effect at once across processes.
+ */
+export class IdentityCache {
+  private readonly entries = new Map<string, { identity: Identity; expires: number }>();
+  private listening = false;
+  private generation = 0;
+
+  get(key: string): Identity | undefined {
+    if (!this.listening) return undefined;
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.expires < Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return hit.identity;
+  }
+
+  /** Taken before reading the database: a resolution that raced an invalidation is then never stored. */
+  mark(): number {
+    return this.generation;
+  }
+
+  set(key: string, identity: Identity, mark = this.generation): void {
+    if (!this.listening || mark !== this.generation) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { identity, expires: Date.now() + TTL_MS });
+  }
+
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  /** Starts listening; until the LISTEN is in place (and after it drops) nothing is cached. */
+  async listen(sql: Sql, log: Logger): Promise<() => Promise<void>> {
+    const sub = await sql.listen(
+      "wp_identity",
+      () => this.clear(),
+      () => {
+        // (Re)connected: anything may have changed while we were not listening.
+        this.clear();
+        this.listening = true;
+      },
+    );
+    log.debug({ op: "identity-cache.listen" }, "listening for identity changes");
+    return async () => {
+      this.listening = false;
+      this.clear();
+      await sub.unlisten();
+    };
+  }
+}

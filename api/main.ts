@@ -1,0 +1,26 @@
+import { exitOnConfigError } from "../core/config/parse-env.ts";
+import { loadSecretKey } from "../core/crypto/secret-key.ts";
+import { openDatabase } from "../core/db/open.ts";
+import { createLogger } from "../core/log.ts";
+import { createBus } from "../core/bus/index.ts";
+import { onShutdown } from "../core/process/lifecycle.ts";
+import { loadApiConfig } from "./config.ts";
+import { buildApiDeps, startApiServer } from "./server.ts";
+import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
+
+/** `bun run api`: the API role alone (scaled mode) or, via scripts/start.ts, inside the all-in-one process. */
+export async function runApi(env: Record<string, string | undefined>) {
+  const config = loadApiConfig(env);
+  const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "api" });
+  const db = await openDatabase(config, log, { migrate: true, poolSize: 20 });
+  const secretKey = loadSecretKey(config.SECRET_KEY, config.DATA_DIR);
+  const bus = await createBus({ natsUrl: config.NATS_URL, log });
+  const sim = await maybeStartSimulator(config, db.sql, log);
+  const api = await startApiServer(buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus }));
+  sim.attach(api.url);
+  const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
+  onShutdown(log, [() => api.stop(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
+  return { api, db, log, bus, config, secretKey };
+}
+
+if (import.meta.main) await runApi(process.env).catch(exitOnConfigError);

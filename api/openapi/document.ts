@@ -1,0 +1,122 @@
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import type { AnyElysia } from "elysia";
+
+type Operation = {
+  operationId?: string;
+  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
+  requestBody?: { content?: Record<string, unknown> };
+  responses?: Record<string, unknown>;
+  security?: unknown[];
+  tags?: string[];
+  /** Error statuses a route answers beyond the usual ones (e.g. 401 on a public sign-in); removed from the output. */
+  "x-errors"?: string[];
+};
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  "400": "VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message }",
+  "401": "UNAUTHENTICATED: missing or invalid credentials",
+  "403": "PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement)",
+  "404": "NOT_FOUND: does not exist or belongs to another organisation",
+  "409": "CONFLICT with current state",
+  "413": "PAYLOAD_TOO_LARGE: body over the size limit",
+  "429": "RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait",
+  "500": "INTERNAL_ERROR; safe to retry with backoff",
+  "503": "SERVICE_UNAVAILABLE: the database is unreachable; retry",
+};
+
+const errorRef = (status: string) => ({
+  description: ERROR_DESCRIPTIONS[status],
+  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+});
+
+const RATE_HEADERS = {
+  "X-RateLimit-Limit": { description: "Requests allowed in the current one-minute window", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the window", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" } },
+};
+
+/**
+ * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
+ * common to every operation: error responses, rate-limit headers, security schemes.
+ */
+export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}): string {
+  const generated = toOpenAPISchema(app, { paths: [/^\/openapi\.json$/, /^\/api\/v1\/openapi\.json$/, /^\/metrics$/] }) as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  for (const [path, item] of Object.entries(generated.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      op.operationId ??= `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ? c.toUpperCase() : ""))}`;
+      for (const p of op.parameters ?? []) if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
+      const json = op.requestBody?.content?.["application/json"];
+      if (op.requestBody && json) op.requestBody.content = { "application/json": json };
+      const responses = (op.responses ??= {});
+      // Handlers that answer 204 declare no response schema; the document still names their success.
+      if (!Object.keys(responses).some((s) => s.startsWith("2"))) responses["204"] = { description: "No content" };
+      for (const [status, res] of Object.entries(responses)) {
+        if (path.startsWith("/api/v1")) (res as { headers?: unknown }).headers = RATE_HEADERS;
+        if (status === "204") delete (res as { content?: unknown }).content;
+      }
+      if (!path.startsWith("/api/v1")) continue;
+      const isPublic = Array.isArray(op.security) && op.security.length === 0;
+      const statuses = ["429", "500", "503", ...(op["x-errors"] ?? [])];
+      delete op["x-errors"];
+      if (op.parameters?.length || op.requestBody) statuses.push("400");
+      if (!isPublic) statuses.push("401", "403");
+      if (path.includes("{") || !isPublic) statuses.push("404");
+      if (["post", "patch", "put", "delete"].includes(method)) statuses.push("409");
+      if (op.requestBody) statuses.push("413");
+      for (const s of statuses) responses[s] ??= errorRef(s);
+    }
+  }
+  const document = {
+    openapi: "3.1.0",
+    info: {
+      title: "Watchpost API",
+      version: "1.0.0",
+      description: "Uptime monitoring. Every error uses the ErrorBody shape. Collections take page and limit and return { data, pagination }.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
+    tags: [
+      { name: "auth", description: "Sign-up, sign-in, sessions, password reset" },
+      { name: "user", description: "The signed-in user's own account" },
+      { name: "organisations", description: "Organisations you belong to" },
+      { name: "organisation", description: "The active organisation: settings, members, roles, invitations, audit log" },
+      { name: "api-keys", description: "Programmatic access" },
+      { name: "billing", description: "Plans, entitlements, subscription" },
+      { name: "system", description: "Health, readiness and the API description" },
+      { name: "runners", description: "Self-hosted runners: create (one-time rt_ token), list, status, rename, revoke" },
+      {
+        name: "runner",
+        description:
+          "Protocol a self-hosted runner speaks (docs/runners.md): Authorization: Bearer rt_…, HTTPS only; after POST /runner/session every body is a session payload { session_id, seq, nonce, ciphertext } (AES-256-GCM)",
+      },
+    ],
+    paths: generated.paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "API key wp_live_…" },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "wp_session", description: "Web app session; writes also need X-CSRF-Token" },
+        runnerToken: { type: "http", scheme: "bearer", description: "Runner token rt_… (runner protocol only); unknown or revoked → 401 RUNNER_TOKEN_INVALID" },
+      },
+      schemas: {
+        ...generated.components.schemas,
+        ...extraSchemas,
+        ErrorBody: {
+          type: "object",
+          required: ["error", "code"],
+          properties: {
+            error: { type: "string", description: "Human-readable message" },
+            code: {
+              type: "string",
+              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN"],
+            },
+            details: { type: "object", additionalProperties: true, description: "Present only with structured context" },
+          },
+        },
+      },
+    },
+  };
+  return JSON.stringify(document);
+}

@@ -1,0 +1,73 @@
+import { Elysia } from "elysia";
+import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
+import type { Logger } from "../../core/log.ts";
+
+const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
+
+/**
+ * Issue paths read `body.config.url`, `query.limit`. Elysia reports a bad single query value as
+ * type "property" without its name, so the name is found by its value in the URL.
+ */
+function validationIssues(error: { type?: string; all?: unknown; value?: unknown }, request?: Request): ValidationIssue[] {
+  let where = LOCATIONS.has(error.type ?? "") ? (error.type as string) : "request";
+  if (error.type === "property" && request) {
+    const params = new URL(request.url).searchParams;
+    const key = [...params.keys()].find((k) => params.get(k) === String(error.value));
+    where = key ? `query.${key}` : "query";
+  }
+  let all: (Parameters<typeof issueMessage>[0] & { path?: string })[] = [];
+  try {
+    all = (error.all as typeof all) ?? [];
+  } catch {
+    all = [];
+  }
+  const issues = all.map((e) => ({ path: `${where}${(e.path || "").replaceAll("/", ".")}`, message: issueMessage(e) }));
+  return issues.length > 0 ? issues : [{ path: where, message: "Invalid value" }];
+}
+
+type Schema = { const?: unknown; type?: string; format?: string; anyOf?: Schema[] };
+
+/** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
+function issueMessage(e: { message?: string; summary?: string; schema?: Schema }): string {
+  const options = e.schema?.anyOf;
+  if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
+  const numeric = options?.find((o) => o.type === "integer" || o.type === "number");
+  if (numeric && options!.every((o) => o === numeric || o.format === numeric.type)) return `Expected ${numeric.type}`;
+  return e.summary || e.message || "Invalid value";
+}
+
+/** Maps every failure, ours or Elysia's, to the spec's error body. A 500 never carries internals. */
+export function mapError(code: string | number, error: unknown, log: Logger, request?: Request): { status: number; body: ErrorBody } {
+  if (error instanceof AppError) return { status: error.status, body: error.toBody() };
+  switch (code) {
+    case "VALIDATION": {
+      const e = error as { type?: string };
+      if (e.type === "response") break;
+      return { status: 400, body: { error: "Request validation failed", code: "VALIDATION_ERROR", details: { issues: validationIssues(e as never, request) } } };
+    }
+    case "PARSE":
+      return { status: 400, body: { error: "Request body is not valid JSON", code: "VALIDATION_ERROR", details: { issues: [{ path: "body", message: "Malformed body" }] } } };
+    case "NOT_FOUND":
+      return { status: 404, body: { error: "Route not found", code: "NOT_FOUND" } };
+    case "INVALID_COOKIE_SIGNATURE":
+      return { status: 400, body: { error: "Invalid cookie", code: "VALIDATION_ERROR", details: { issues: [{ path: "cookie", message: "Invalid signature" }] } } };
+  }
+  if (isDatabaseDown(error)) {
+    return { status: 503, body: { error: "The database is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
+  }
+  log.error({ op: "api.error", code, err: error }, "unhandled error");
+  return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
+}
+
+function isDatabaseDown(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P03"].includes(code ?? "");
+}
+
+export const errorsPlugin = (log: Logger) =>
+  new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
+    const { status, body } = mapError(code, error, log, request);
+    set.status = status;
+    if (status === 503) set.headers["retry-after"] = "5";
+    return body;
+  });

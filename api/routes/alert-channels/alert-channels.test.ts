@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { startHttpReceiver, type HttpReceiver } from "../../../alerting/channels/testing.ts";
+import { client, makeOrg, startTestApi, type TestApi } from "../../../tests/support/api.ts";
+
+let api: TestApi;
+let receiver: HttpReceiver;
+
+beforeAll(async () => {
+  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" });
+  receiver = await startHttpReceiver();
+}, 60_000);
+afterAll(async () => {
+  await receiver.close();
+  await api.stop();
+}, 60_000);
+
+async function org(plan = "free") {
+  const o = await makeOrg(api.sql, plan);
+  return { ...o, call: client(api.url, { key: o.api_key }) };
+}
+
+const webhook = (secret = "a-very-long-signing-secret-1234") => ({ name: "Ops hook", type: "webhook", config: { url: `${receiver.url}/hook`, secret } });
+
+describe("/alert-channels", () => {
+  it("creates a channel, masks its secrets and stores them encrypted", async () => {
+    const { call, org_id } = await org();
+    const res = await call("POST", "/api/v1/alert-channels", webhook());
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: "Ops hook", type: "webhook", enabled: true, config: { url: `${receiver.url}/hook`, secret: "••••1234" } });
+    const [row] = await api.sql`select config_enc from alert_channels where org_id = ${org_id}`;
+    expect(row!.config_enc).not.toContain("signing-secret");
+    expect(row!.config_enc).not.toContain("/hook");
+    const got = await call("GET", `/api/v1/alert-channels/${res.body.id}`);
+    expect(got.body.config.secret).toBe("••••1234");
+  });
+
+  it("rejects an invalid config with the path of the problem", async () => {
+    const { call } = await org();
+    const res = await call("POST", "/api/v1/alert-channels", { name: "x", type: "webhook", config: { url: "not a url" } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.details)).toContain("body.config/url");
+    const unknown = await call("POST", "/api/v1/alert-channels", { name: "x", type: "carrier-pigeon", config: {} });
+    expect(unknown.status).toBe(400);
+  });
+
+  it("keeps a masked secret sent back in PATCH and replaces a new one", async () => {
+    const { call, org_id } = await org();
+    const { body: created } = await call("POST", "/api/v1/alert-channels", webhook());
+    const kept = await call("PATCH", `/api/v1/alert-channels/${created.id}`, { name: "Renamed", config: created.config });
+    expect(kept.status).toBe(200);
+    expect(kept.body.name).toBe("Renamed");
+    receiver.requests.length = 0;
+    const sent = await call("POST", `/api/v1/alert-channels/${created.id}/test`);
+    expect(sent.body.ok).toBe(true);
+    // The signature proves the real secret was kept, not the mask.
+    expect(receiver.last().headers.get("x-watchpost-signature")).toBeTruthy();
+    const { signWebhook } = await import("../../../alerting/channels/index.ts");
+    const r = receiver.last();
+    const ts = r.headers.get("x-watchpost-timestamp")!;
+    expect(r.headers.get("x-watchpost-signature")).toBe(signWebhook("a-very-long-signing-secret-1234", ts, r.body));
+    const changed = await call("PATCH", `/api/v1/alert-channels/${created.id}`, { config: { url: created.config.url, secret: "another-long-secret-abcd" } });
+    expect(changed.body.config.secret).toBe("••••abcd");
+    void org_id;
+  });
+
+  it("test-sends a test event and returns every attempt, including failures", async () => {
+    const { call } = await org();
+    const { body: created } = await call("POST", "/api/v1/alert-channels", webhook());
+    receiver.requests.length = 0;
+    const ok = await call("POST", `/api/v1/alert-channels/${created.id}/test`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ ok: true, attempts: [{ attempt: 1, ok: true, status: 200 }] });
+    expect(receiver.last().json().kind).toBe("test");
+    receiver.failNext("permanent");
+    const bad = await call("POST", `/api/v1/alert-channels/${created.id}/test`);
+    expect(bad.body.ok).toBe(false);
+    expect(bad.body.attempts).toHaveLength(1);
+    expect(bad.body.attempts[0]).toMatchObject({ ok: false, status: 400, permanent: true });
+    receiver.failNext("retryable");
+    const retried = await call("POST", `/api/v1/alert-channels/${created.id}/test`);
+    expect(retried.body.ok).toBe(true);
+    expect(retried.body.attempts.map((a: { ok: boolean }) => a.ok)).toEqual([false, true]);
+  });
+
+  it("enforces the plan's channel quota (Free 5)", async () => {
+    const { call } = await org("free");
+    for (let i = 0; i < 5; i++) expect((await call("POST", "/api/v1/alert-channels", webhook())).status).toBe(201);
+    const over = await call("POST", "/api/v1/alert-channels", webhook());
+    expect(over.status).toBe(403);
+    expect(over.body.code).toBe("ENTITLEMENT_REQUIRED");
+    expect(over.body.details).toMatchObject({ entitlement: "alert_channels", limit: 5 });
+  });
+
+  it("lists, deletes, and answers 404 for another organisation's channel", async () => {
+    const a = await org();
+    const b = await org();
+    const { body: created } = await a.call("POST", "/api/v1/alert-channels", webhook());
+    expect((await b.call("GET", `/api/v1/alert-channels/${created.id}`)).status).toBe(404);
+    expect((await b.call("DELETE", `/api/v1/alert-channels/${created.id}`)).status).toBe(404);
+    const list = await a.call("GET", "/api/v1/alert-channels?limit=10");
+    expect(list.body.pagination.total).toBe(1);
+    expect((await a.call("DELETE", `/api/v1/alert-channels/${created.id}`)).status).toBe(204);
+    expect((await a.call("GET", `/api/v1/alert-channels/${created.id}`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,82 @@
+import { t } from "elysia";
+import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+
+const Name = t.String({ minLength: 1, maxLength: 200 });
+const Scope = t.Object(
+  { type: t.String({ description: "monitor (with monitor_id), monitor_group (with tag) or all_monitors" }) },
+  { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}" },
+);
+const Condition = t.Object(
+  { type: t.String({ description: "status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable" }) },
+  {
+    additionalProperties: true,
+    description:
+      "status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable",
+  },
+);
+const Confirmation = Obj({
+  consecutive_failures: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: "Default 1" })),
+  confirmation_regions: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 32 }), t.Null()], { description: "Stored; no effect on evaluation" })),
+});
+const Notifications = Obj({
+  on_recovery: t.Optional(t.Boolean({ description: "Default true" })),
+  recurring: t.Optional(t.Boolean({ description: "Default false" })),
+  recurring_interval_minutes: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 10_080 }), t.Null()], { description: "At least 1; needed for recurring to take effect" })),
+});
+const Binding = Obj({ channel_id: Id, delay_minutes: t.Optional(t.Integer({ minimum: 0, maximum: 10_080, description: "Default 0 (immediately)" })) });
+
+const fields = {
+  name: Name,
+  description: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
+  enabled: t.Optional(t.Boolean()),
+  scope: Scope,
+  condition: Condition,
+  confirmation: t.Optional(Confirmation),
+  notifications: t.Optional(Notifications),
+  channels: t.Optional(t.Array(Binding, { maxItems: 50, description: "Required unless escalation_policy_id is given" })),
+  escalation_policy_id: t.Optional(t.Union([Id, t.Null()], { description: "Instead of channels: the policy's steps become the bindings" })),
+};
+
+export const RuleCreateBody = Obj(fields);
+export const RulePatchBody = Obj({ ...fields, name: t.Optional(Name), scope: t.Optional(Scope), condition: t.Optional(Condition) });
+
+export const RuleView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  description: t.Union([t.String(), t.Null()]),
+  enabled: t.Boolean(),
+  scope: t.Record(t.String(), t.Unknown()),
+  condition: t.Record(t.String(), t.Unknown()),
+  confirmation: t.Object({ consecutive_failures: t.Integer(), confirmation_regions: t.Union([t.Array(t.String()), t.Null()]) }),
+  notifications: t.Object({ on_recovery: t.Boolean(), recurring: t.Boolean(), recurring_interval_minutes: t.Union([t.Integer(), t.Null()]) }),
+  channels: t.Array(t.Object({ channel_id: t.String(), delay_minutes: t.Integer() })),
+  escalation_policy_id: t.Union([t.String(), t.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const RuleListQuery = Obj({
+  ...PaginationQuery,
+  enabled: t.Optional(t.Boolean()),
+  scope_type: t.Optional(t.Union([t.Literal("monitor"), t.Literal("monitor_group"), t.Literal("all_monitors")])),
+  monitor_id: t.Optional(Id),
+  channel_id: t.Optional(Id),
+});
+
+export const AckBody = Obj({ monitor_id: Id, region: t.Optional(t.String({ minLength: 1, maxLength: 64 })) });
+export const AckResult = t.Object({
+  acknowledged: t.Array(t.Object({ region: t.String(), already: t.Boolean() }), { description: "Firing regions now acknowledged; `already` when they were before" }),
+});
+
+export const ActiveAlertRow = t.Object({
+  rule_id: t.String(),
+  rule_name: t.String(),
+  monitor_id: t.String(),
+  monitor_name: t.String(),
+  region: t.String(),
+  acknowledged: t.Boolean(),
+  since: Timestamp,
+  last_notified_at: t.Union([Timestamp, t.Null()]),
+  consecutive: t.Integer({ description: "Consecutive checks the condition has held" }),
+});
+export const ActiveQuery = Obj({ ...PaginationQuery, rule_id: t.Optional(Id), monitor_id: t.Optional(Id), acknowledged: t.Optional(t.Boolean()) });

@@ -1,0 +1,70 @@
+import { Elysia, t } from "elysia";
+import { createApiKey, deleteApiKey, listOrgApiKeys } from "../../../core/accounts/api-keys.ts";
+import { SCOPES } from "../../../core/access/permissions.ts";
+import type { ApiKeyRow } from "../../../db/queries/api-keys.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+
+const ScopeName = t.Union(SCOPES.map((s) => t.Literal(s)));
+const ApiKeyView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  prefix: t.String({ description: "The first characters of the key, to recognise it" }),
+  scopes: t.Array(t.String()),
+  created_by: t.String(),
+  created_at: Timestamp,
+  last_used_at: t.Union([Timestamp, t.Null()]),
+  expires_at: t.Union([Timestamp, t.Null()]),
+});
+const toView = (k: ApiKeyRow) => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.display_prefix,
+  scopes: k.scopes,
+  created_by: k.created_by,
+  created_at: k.created_at.toISOString(),
+  last_used_at: k.last_used_at?.toISOString() ?? null,
+  expires_at: k.expires_at?.toISOString() ?? null,
+});
+
+/** API keys of the active organisation. Any member may mint keys up to their own role. */
+export const apiKeyRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/api-keys", detail: { tags: ["api-keys"] } })
+    .use(authPlugin)
+    .guard({ requires: "member" }, (app) =>
+      app
+        .post(
+          "",
+          async ({ actor, body, set }) => {
+            const { row, key } = await createApiKey({ sql: deps.sql, actor }, body);
+            set.status = 201;
+            return { ...toView(row), key };
+          },
+          {
+            body: Obj({
+              name: t.String({ minLength: 1, maxLength: 100 }),
+              scopes: t.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length }),
+              expires_at: t.Optional(t.String({ format: "date-time" })),
+            }),
+            response: { 201: t.Composite([ApiKeyView, t.Object({ key: t.String({ description: "wp_live_…; shown only in this response" }) })]) },
+            detail: { summary: "Create an API key (the key is shown once)" },
+          },
+        )
+        .get(
+          "",
+          async ({ actor, query }) => {
+            const { rows, total } = await listOrgApiKeys({ sql: deps.sql, actor }, query.limit, (query.page - 1) * query.limit);
+            return toPage(rows.map(toView), total, query.page, query.limit);
+          },
+          { query: Obj(PaginationQuery), response: { 200: paginated(ApiKeyView) }, detail: { summary: "Live API keys (never the keys themselves)" } },
+        )
+        .delete(
+          "/:id",
+          async ({ actor, params, set }) => {
+            await deleteApiKey({ sql: deps.sql, actor }, params.id);
+            set.status = 204;
+          },
+          { params: IdParams, detail: { summary: "Revoke an API key; it stops working at once" } },
+        ),
+    );

@@ -1,0 +1,92 @@
+import { Elysia, t } from "elysia";
+import { cancelLine, cancelOverlap, changePlan, checkout, dismissOverlap, resumeLine, type BillingDeps } from "../../../billing/lifecycle.ts";
+import { providerFromConfig } from "../../../billing/provider/from-config.ts";
+import { activeAddonLines, catalogue, lineView, openOverlaps, subscriptionView } from "../../../billing/views.ts";
+import { receiveWebhook } from "../../../billing/webhooks.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { IdParams } from "../../schemas/common.ts";
+import { CatalogueView, ChangePlanBody, CheckoutBody, CheckoutResult, LineView, OverlapView, PlanChangeView, SubscriptionView } from "./schemas.ts";
+
+const Done = t.Object({ ok: t.Literal(true) });
+
+/** Subscription state, checkout, plan changes, line cancellation, overlap notices and the provider's webhooks. */
+export const billingRoutes = (deps: ApiDeps) => {
+  const provider = providerFromConfig(deps.config);
+  const billing: BillingDeps = { sql: deps.sql, provider, log: deps.log, mailer: deps.mailer };
+  const names = async () => {
+    const c = await catalogue(deps.sql);
+    return new Map([...c.plans, ...c.addons].map((p) => [p.id, p.name] as const));
+  };
+  return new Elysia({ prefix: "/billing", detail: { tags: ["billing"] } })
+    .post(
+      "/webhooks/paddle",
+      async ({ request, set }) => {
+        // The signature covers the exact bytes, so the body is read raw, before any JSON parsing.
+        const result = await receiveWebhook(deps.sql, provider, deps.log, await request.text(), request.headers);
+        set.status = result.status;
+        return "error" in result ? { error: result.error, code: result.status === 404 ? "NOT_FOUND" : "UNAUTHENTICATED" } : { ok: true, outcome: result.outcome };
+      },
+      { parse: "none", detail: { summary: "Payment-provider webhooks (Paddle-Signature verified; unauthenticated)", security: [] as never[] } },
+    )
+    .use(authPlugin)
+    .guard({ requires: "member" }, (app) =>
+      app
+        .get("/plans", () => catalogue(deps.sql), { response: { 200: CatalogueView }, detail: { summary: "Plans with monthly and annual prices, and the add-ons" } })
+        .get("/subscription", ({ actor }) => subscriptionView(deps.sql, actor.orgId, provider, deps.log), {
+          response: { 200: SubscriptionView },
+          detail: { summary: "Subscription status, payment banner, plan row with included quotas, and every line" },
+        })
+        .get("/addons/active", async ({ actor }) => ({ data: await activeAddonLines(deps.sql, actor.orgId, provider, deps.log) }), {
+          response: { 200: t.Object({ data: t.Array(LineView) }) },
+          detail: { summary: "Active add-on lines (including those in grace or ending at the period end)" },
+        })
+        .get("/overlaps", async ({ actor }) => ({ data: await openOverlaps(deps.sql, actor.orgId) }), {
+          response: { 200: t.Object({ data: t.Array(OverlapView) }) },
+          detail: { summary: "Pending overlap notices" },
+        }),
+    )
+    .guard({ requires: "billing:manage" }, (app) =>
+      app
+        .post("/checkout", ({ actor, body }) => checkout(billing, actor, { ...body, cycle: body.cycle ?? "monthly" }), {
+          body: CheckoutBody,
+          response: { 200: CheckoutResult },
+          detail: { summary: "Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once" },
+        })
+        .post("/change-plan", ({ actor, body }) => changePlan(billing, actor, body), {
+          body: ChangePlanBody,
+          response: { 200: PlanChangeView },
+          detail: { summary: "Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes" },
+        })
+        .post("/lines/:id/cancel", async ({ actor, params }) => lineView(await cancelLine(billing, actor, params.id), await names(), null), {
+          params: IdParams,
+          response: { 200: LineView },
+          detail: { summary: "Cancel one line at the end of its period (pending_cancellation)" },
+        })
+        .post("/lines/:id/resume", async ({ actor, params }) => lineView(await resumeLine(billing, actor, params.id), await names(), null), {
+          params: IdParams,
+          response: { 200: LineView },
+          detail: { summary: "Undo a pending cancellation before the period ends" },
+        })
+        .post(
+          "/overlaps/:id/cancel",
+          async ({ actor, params }) => {
+            const { line, credit_cents } = await cancelOverlap(billing, actor, params.id);
+            return { line: lineView(line, await names(), null), credit_cents };
+          },
+          {
+            params: IdParams,
+            response: { 200: t.Object({ line: LineView, credit_cents: t.Integer({ description: "Unused balance credited to the next invoice" }) }) },
+            detail: { summary: "Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated" },
+          },
+        )
+        .post(
+          "/overlaps/:id/dismiss",
+          async ({ actor, params }) => {
+            await dismissOverlap(billing, actor, params.id);
+            return { ok: true as const };
+          },
+          { params: IdParams, response: { 200: Done }, detail: { summary: "Keep the add-on on top of the plan" } },
+        ),
+    );
+};

@@ -1,0 +1,101 @@
+import type { TSchema } from "@sinclair/typebox";
+import { t } from "elysia";
+
+/** `X or null` as a union: OpenAPI 3.1 has no `nullable`. */
+const OrNull = <S extends TSchema>(schema: S) => t.Union([schema, t.Null()]);
+
+const Cents = t.Integer({ description: "US dollar cents" });
+const Cycle = t.Union([t.Literal("monthly"), t.Literal("annual")]);
+const LineStatus = t.Union([t.Literal("active"), t.Literal("grace_period"), t.Literal("past_due"), t.Literal("pending_cancellation"), t.Literal("cancelled")]);
+
+export const LineView = t.Object({
+  id: t.String(),
+  kind: t.Union([t.Literal("plan"), t.Literal("addon")]),
+  product_id: t.String(),
+  product_name: t.String(),
+  quantity: t.Integer(),
+  unit_price_cents: Cents,
+  price_cents: Cents,
+  currency: t.String(),
+  cycle: Cycle,
+  status: LineStatus,
+  period_start: t.String({ format: "date-time" }),
+  period_end: t.String({ format: "date-time" }),
+  next_renewal_at: OrNull(t.String({ format: "date-time", description: "Null when the line is ending or ended" })),
+  cancel_at: OrNull(t.String({ format: "date-time" })),
+  grace_ends_at: OrNull(t.String({ format: "date-time" })),
+  invoice_url: OrNull(t.String({ description: "Hosted invoice of the current period at the payment provider" })),
+});
+
+export const SubscriptionView = t.Object({
+  billing_enabled: t.Boolean(),
+  status: t.String({ description: "active, grace_period, past_due, pending_cancellation, cancelled, or none (never subscribed)" }),
+  banner: OrNull(t.Object({ kind: t.Literal("payment_failed"), grace_ends_at: t.String({ format: "date-time" }) })),
+  plan: t.Object({ id: t.String(), name: t.String(), included_quotas: t.Record(t.String(), t.Number()), line_id: OrNull(t.String()) }),
+  lines: t.Array(LineView),
+});
+
+export const CatalogueView = t.Object({
+  currency: t.String(),
+  plans: t.Array(
+    t.Object({
+      id: t.String(),
+      name: t.String(),
+      monthly_price_cents: Cents,
+      annual_price_cents: Cents,
+      annual_monthly_equivalent_cents: Cents,
+      grace_days: t.Integer(),
+      quotas: t.Record(t.String(), t.Number()),
+    }),
+  ),
+  addons: t.Array(
+    t.Object({ id: t.String(), name: t.String(), monthly_price_cents: Cents, annual_price_cents: Cents, minimum_plan: t.String(), grants: t.Record(t.String(), t.Number()) }),
+  ),
+});
+
+export const CheckoutBody = t.Object(
+  {
+    plan: t.Optional(t.String({ description: "starter, pro or business" })),
+    addons: t.Optional(t.Array(t.Object({ id: t.String(), quantity: t.Integer({ minimum: 1, maximum: 100, default: 1 }) }, { additionalProperties: false }), { maxItems: 12 })),
+    cycle: t.Optional(Cycle),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckoutResult = t.Object({
+  checkout_url: OrNull(t.String({ description: "Hosted checkout to send the user to; null when add-ons were added to the existing subscription" })),
+  transaction_id: OrNull(t.String()),
+  applied: t.Boolean({ description: "True when the change was charged to the existing subscription at once" }),
+});
+
+export const ChangePlanBody = t.Object(
+  { plan: t.String(), preview: t.Optional(t.Boolean({ description: "Only compute the proration" })) },
+  { additionalProperties: false },
+);
+
+export const PlanChangeView = t.Object({
+  direction: t.Union([t.Literal("upgrade"), t.Literal("downgrade")]),
+  from: t.String(),
+  to: t.String(),
+  cycle: Cycle,
+  proration: t.Object({
+    old_price_cents: Cents,
+    new_price_cents: Cents,
+    period_seconds: t.Integer(),
+    remaining_seconds: t.Integer(),
+    amount_cents: t.Integer({ description: "round((new − old) × remaining / period); positive is charged now, negative credited" }),
+    charged_now_cents: Cents,
+    credited_next_invoice_cents: Cents,
+  }),
+  applied: t.Boolean(),
+});
+
+export const OverlapView = t.Object({
+  id: t.String(),
+  line_id: t.String(),
+  addon_id: t.String(),
+  addon_name: t.String(),
+  plan_id: t.String(),
+  overlapping_quotas: t.Array(t.String()),
+  created_at: t.String({ format: "date-time" }),
+});

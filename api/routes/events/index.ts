@@ -1,0 +1,69 @@
+import { Elysia, t } from "elysia";
+import type { LiveEvent } from "../../../core/events/types.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+
+const KEEPALIVE_MS = 15_000;
+const encoder = new TextEncoder();
+
+const frame = (e: LiveEvent) => encoder.encode(`id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+
+/**
+ * `GET /events`: Server-Sent Events of the caller's organisation. Every API process subscribes
+ * to `events.*` on the bus, so the stream works behind any number of API processes.
+ */
+export const eventRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/events", detail: { tags: ["events"] } }).use(authPlugin).get(
+    "",
+    ({ actor, request }) => {
+      const orgId = actor.orgId;
+      const lastEventId = request.headers.get("last-event-id");
+      let cleanup = () => {};
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const send = (chunk: Uint8Array) => {
+            try {
+              controller.enqueue(chunk);
+            } catch {
+              cleanup();
+            }
+          };
+          send(encoder.encode(`retry: 3000\n: connected\n\n`));
+          if (lastEventId) for (const e of deps.events.since(orgId, lastEventId)) send(frame(e));
+          const unsubscribe = deps.events.subscribe(orgId, (e) => send(frame(e)));
+          const keepalive = setInterval(() => send(encoder.encode(`: keepalive ${Date.now()}\n\n`)), KEEPALIVE_MS);
+          cleanup = () => {
+            clearInterval(keepalive);
+            unsubscribe();
+          };
+          request.signal.addEventListener("abort", () => {
+            cleanup();
+            try {
+              controller.close();
+            } catch {}
+          });
+        },
+        cancel() {
+          cleanup();
+        },
+      });
+      return new Response(stream, {
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" },
+      });
+    },
+    {
+      requires: "monitors:read",
+      headers: t.Object({ accept: t.Optional(t.String()), "last-event-id": t.Optional(t.String({ maxLength: 64 })) }),
+      detail: {
+        summary: "Live events of your organisation (Server-Sent Events)",
+        description:
+          "Send `Accept: text/event-stream`. Each message has `id`, `event` (check.result, monitor.status_changed, alert.fired, alert.recovered, alert.acknowledged, incident.created, incident.updated, incident.resolved) and `data` (a LiveEvent JSON object). Comment lines keep proxies open every 15 s. Reconnect with `Last-Event-ID` to replay what you missed from the last five minutes.",
+        responses: {
+          200: {
+            description: "An event stream",
+            content: { "text/event-stream": { schema: { $ref: "#/components/schemas/LiveEvent" } } },
+          },
+        },
+      },
+    },
+  );

@@ -1,0 +1,56 @@
+import { Elysia, t } from "elysia";
+import { deleteGroup, getGroup, groupStatus, listGroups, renameGroup } from "../../../core/monitors/groups.ts";
+import type { TagGroupRow } from "../../../db/queries/monitors.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { Obj } from "../../schemas/common.ts";
+
+const TagParams = Obj({ tag: t.String({ minLength: 1, maxLength: 64 }) });
+const GroupView = t.Object({
+  tag: t.String(),
+  status: t.Union(["down", "timeout", "degraded", "up", "pending", "paused"].map((s) => t.Literal(s)), {
+    description: "Worst status among the group's active monitors",
+  }),
+  monitors: t.Integer(),
+  counts: t.Object({ up: t.Integer(), down: t.Integer(), degraded: t.Integer(), timeout: t.Integer(), pending: t.Integer(), paused: t.Integer() }),
+});
+const toView = (g: TagGroupRow) => ({
+  tag: g.tag,
+  status: groupStatus(g) as never,
+  monitors: g.monitors,
+  counts: { up: g.up, down: g.down, degraded: g.degraded, timeout: g.timeout, pending: g.pending, paused: g.paused },
+});
+
+/** Monitor groups are tags: a group exists while a monitor carries its tag. */
+export const monitorGroupRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/monitor-groups", detail: { tags: ["monitors"] } })
+    .use(authPlugin)
+    .guard({ requires: "monitors:read" }, (app) =>
+      app
+        .get("", async ({ actor }) => ({ data: (await listGroups({ sql: deps.sql, actor })).map(toView) }), {
+          response: { 200: t.Object({ data: t.Array(GroupView) }) },
+          detail: { summary: "Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…)" },
+        })
+        .get("/:tag", async ({ actor, params }) => toView(await getGroup({ sql: deps.sql, actor }, params.tag)), {
+          params: TagParams,
+          response: { 200: GroupView },
+          detail: { summary: "One group" },
+        }),
+    )
+    .guard({ requires: "monitors:write" }, (app) =>
+      app
+        .patch("/:tag", async ({ actor, params, body }) => toView(await renameGroup({ sql: deps.sql, actor }, params.tag, body.tag, body.merge)), {
+          params: TagParams,
+          body: Obj({ tag: t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" }), merge: t.Optional(t.Boolean()) }),
+          response: { 200: GroupView },
+          detail: { summary: "Rename the tag on every monitor carrying it" },
+        })
+        .delete(
+          "/:tag",
+          async ({ actor, params, set }) => {
+            await deleteGroup({ sql: deps.sql, actor }, params.tag);
+            set.status = 204;
+          },
+          { params: TagParams, detail: { summary: "Remove the tag from every monitor (the monitors stay)" } },
+        ),
+    );

@@ -1,0 +1,92 @@
+import { t } from "elysia";
+import { CHECK_TYPES } from "../../../runner/checks/types.ts";
+import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+
+export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c)));
+export const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
+const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
+const Region = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9-]+$" });
+
+const ConfigField = t.Record(t.String(), t.Unknown(), {
+  description: "The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig).",
+});
+
+const common = {
+  name: t.String({ minLength: 1, maxLength: 200 }),
+  interval_seconds: t.Integer({ minimum: 10, maximum: 86_400, description: "Seconds between checks; the plan sets the minimum" }),
+  timeout_ms: t.Integer({ minimum: 100, maximum: 120_000, description: "At most the interval" }),
+  regions: t.Array(Region, { maxItems: 32, description: "Cloud regions to check from" }),
+  runner_ids: t.Array(Id, { maxItems: 32, description: "Self-hosted runners to check from" }),
+  tags: t.Array(Tag, { maxItems: 32, description: "Monitor groups" }),
+  paused: t.Boolean(),
+};
+
+export const MonitorCreateBody = Obj({
+  name: common.name,
+  type: CheckTypeName,
+  config: ConfigField,
+  interval_seconds: t.Optional(common.interval_seconds),
+  timeout_ms: t.Optional(common.timeout_ms),
+  regions: t.Optional(common.regions),
+  runner_ids: t.Optional(common.runner_ids),
+  tags: t.Optional(common.tags),
+  paused: t.Optional(common.paused),
+});
+
+export const MonitorPatchBody = Obj({
+  name: t.Optional(common.name),
+  type: t.Optional(CheckTypeName),
+  config: t.Optional(ConfigField),
+  interval_seconds: t.Optional(common.interval_seconds),
+  timeout_ms: t.Optional(common.timeout_ms),
+  regions: t.Optional(common.regions),
+  runner_ids: t.Optional(common.runner_ids),
+  tags: t.Optional(common.tags),
+  paused: t.Optional(common.paused),
+});
+
+export const MonitorView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  type: CheckTypeName,
+  config: t.Record(t.String(), t.Unknown(), { description: "Secrets (HTTP auth) appear as ••••••••; send that back to keep them" }),
+  interval_seconds: t.Integer(),
+  timeout_ms: t.Integer(),
+  regions: t.Array(t.String()),
+  runner_ids: t.Array(t.String()),
+  tags: t.Array(t.String()),
+  paused: t.Boolean(),
+  suspended: t.Boolean({ description: "Over the plan's quota after a downgrade: kept but not scheduled" }),
+  status: MonitorStatus,
+  status_changed_at: t.Union([Timestamp, t.Null()]),
+  last_checked_at: t.Union([Timestamp, t.Null()]),
+  last_duration_ms: t.Union([t.Integer(), t.Null()]),
+  heartbeat_url: t.Optional(t.String({ description: "Heartbeat monitors: GET or POST this URL to report in" })),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const MonitorListQuery = Obj({
+  ...PaginationQuery,
+  type: t.Optional(CheckTypeName),
+  status: t.Optional(MonitorStatus),
+  tag: t.Optional(Tag),
+  paused: t.Optional(t.Boolean()),
+  search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Part of the name, case-insensitive" })),
+});
+
+export const BulkBody = Obj({
+  ids: t.Optional(t.Array(Id, { minItems: 1, maxItems: 1000 })),
+  tag: t.Optional(Tag),
+});
+
+export const BulkResult = t.Object({ matched: t.Integer(), affected: t.Integer(), ids: t.Array(t.String()) });
+
+export const RunNowResult = t.Object({
+  status: t.Union([t.Literal("up"), t.Literal("down"), t.Literal("degraded"), t.Literal("timeout")]),
+  duration_ms: t.Number(),
+  error: t.Optional(t.String()),
+  data: t.Record(t.String(), t.Unknown()),
+  checked_at: Timestamp,
+  location: t.String(),
+});

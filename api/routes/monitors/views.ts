@@ -1,0 +1,25 @@
+import type { SecretBox } from "../../../core/crypto/secrets.ts";
+import type { MonitorRow } from "../../../db/queries/monitors.ts";
+
+export function toMonitorView(m: MonitorRow, box: SecretBox, baseUrl: string) {
+  return {
+    id: m.id,
+    name: m.name,
+    type: m.type as never,
+    config: m.config,
+    interval_seconds: m.interval_seconds,
+    timeout_ms: m.timeout_ms,
+    regions: m.regions,
+    runner_ids: m.runner_ids,
+    tags: m.tags,
+    paused: m.paused,
+    suspended: m.suspended,
+    status: m.status as never,
+    status_changed_at: m.status_changed_at?.toISOString() ?? null,
+    last_checked_at: m.last_checked_at?.toISOString() ?? null,
+    last_duration_ms: m.last_duration_ms,
+    ...(m.heartbeat_token_enc ? { heartbeat_url: `${baseUrl}/api/v1/heartbeat/${box.decrypt(m.heartbeat_token_enc)}` } : {}),
+    created_at: m.created_at.toISOString(),
+    updated_at: m.updated_at.toISOString(),
+  };
+}

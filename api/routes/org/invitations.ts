@@ -1,0 +1,45 @@
+import { Elysia, t } from "elysia";
+import { cancelInvitation, inviteMember, listInvitations } from "../../../core/accounts/invitations.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { Email } from "../auth/schemas.ts";
+import { Id, IdParams, Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { InvitationView, toInvitationView } from "./views.ts";
+
+/** Invitations sent by the active organisation (admins). The accept side is /invitations. */
+export const invitationRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/invitations" })
+    .use(authPlugin)
+    .guard({ requires: "org:admin" }, (app) =>
+      app
+        .post(
+          "",
+          async ({ actor, body, set }) => {
+            const base = deps.publicBaseUrl;
+            const { invitation, token } = await inviteMember({ sql: deps.sql, actor }, deps.mailer, base, body);
+            set.status = 201;
+            return { ...toInvitationView(invitation), token };
+          },
+          {
+            body: Obj({ email: Email, role_id: Id }),
+            response: { 201: t.Composite([InvitationView, t.Object({ token: t.String({ description: "Shown once; also emailed" }) })]) },
+            detail: { summary: "Invite someone by email (valid 7 days)" },
+          },
+        )
+        .get(
+          "",
+          async ({ actor, query }) => {
+            const { rows, total } = await listInvitations({ sql: deps.sql, actor }, query.limit, (query.page - 1) * query.limit);
+            return toPage(rows.map(toInvitationView), total, query.page, query.limit);
+          },
+          { query: Obj(PaginationQuery), response: { 200: paginated(InvitationView) }, detail: { summary: "Pending invitations" } },
+        )
+        .delete(
+          "/:id",
+          async ({ actor, params, set }) => {
+            await cancelInvitation({ sql: deps.sql, actor }, params.id);
+            set.status = 204;
+          },
+          { params: IdParams, detail: { summary: "Revoke a pending invitation" } },
+        ),
+    );

@@ -1,0 +1,38 @@
+import { Elysia, t } from "elysia";
+import { createOrgWithOwner, listMyOrgs } from "../../../core/accounts/orgs.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { Obj, Timestamp } from "../../schemas/common.ts";
+
+export const MyOrgView = t.Object({ id: t.String(), name: t.String(), plan: t.String(), role: t.String(), default: t.Boolean(), created_at: Timestamp });
+
+/** The organisations the signed-in user belongs to; creating one makes them its owner. */
+export const orgsRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/orgs", detail: { tags: ["organisations"] } })
+    .use(authPlugin)
+    .guard({ requires: "user" }, (app) =>
+      app
+        .get(
+          "",
+          async ({ actor }) => ({
+            data: (await listMyOrgs(deps.sql, actor.userId)).map((o) => ({
+              id: o.id,
+              name: o.name,
+              plan: o.plan_id,
+              role: o.role_id,
+              default: o.is_default,
+              created_at: o.created_at.toISOString(),
+            })),
+          }),
+          { response: { 200: t.Object({ data: t.Array(MyOrgView) }) }, detail: { summary: "Organisations you are a member of (select one with X-Org-Id)" } },
+        )
+        .post(
+          "",
+          async ({ actor, body, set }) => {
+            const org = await createOrgWithOwner(deps.sql, { name: body.name, userId: actor.userId });
+            set.status = 201;
+            return { id: org.id, name: org.name, plan: org.plan_id, role: "owner", default: false, created_at: org.created_at.toISOString() };
+          },
+          { body: Obj({ name: t.String({ minLength: 1, maxLength: 120 }) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
+        ),
+    );

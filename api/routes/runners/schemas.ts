@@ -1,0 +1,40 @@
+import { t } from "elysia";
+import { Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+
+const Name = t.String({ minLength: 1, maxLength: 200, description: "Display name" });
+const LocationLabel = t.String({ minLength: 1, maxLength: 200, description: "Where the runner runs, free text (e.g. \"Berlin office rack 2\")" });
+
+export const RunnerCreateBody = Obj({ name: Name, location_label: t.Optional(t.Union([LocationLabel, t.Null()])) });
+export const RunnerPatchBody = Obj({ name: t.Optional(Name), location_label: t.Optional(t.Union([LocationLabel, t.Null()])) });
+export const RunnerListQuery = Obj(PaginationQuery);
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+
+const viewFields = {
+  id: t.String(),
+  name: t.String(),
+  location_label: Nullable(t.String()),
+  status: t.Union([t.Literal("online"), t.Literal("offline"), t.Literal("revoked")], { description: "offline = no heartbeat within 3 × the runner's heartbeat interval" }),
+  suspended: t.Boolean({ description: "Over the plan's runner quota: keeps its token, receives no jobs" }),
+  last_seen_at: Nullable(Timestamp),
+  last_check_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  revoked_at: Nullable(Timestamp),
+};
+
+export const RunnerView = t.Object(viewFields, { title: "Runner" });
+export const RunnerCreated = t.Object({ ...viewFields, token: t.String({ description: "rt_… runner token; shown once, stored hashed" }) }, { title: "RunnerCreated" });
+export const RunnerStatusView = t.Object(
+  {
+    ...viewFields,
+    reported_name: Nullable(t.String({ description: "RUNNER_NAME as the runner reports it" })),
+    region: Nullable(t.String({ description: "RUNNER_REGION as the runner reports it" })),
+    version: Nullable(t.String()),
+    capabilities: t.Object({ browsers: t.Array(t.String()), concurrency: Nullable(t.Integer()) }),
+    heartbeat_interval_ms: Nullable(t.Integer()),
+    offline_after_ms: t.Integer(),
+    in_flight: t.Integer(),
+    encrypted: Nullable(t.Boolean({ description: "Whether the runner's current session encrypts payloads" })),
+  },
+  { title: "RunnerStatus" },
+);

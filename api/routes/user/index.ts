@@ -1,0 +1,121 @@
+import { Elysia, t } from "elysia";
+import {
+  deleteAccount,
+  disableTotp,
+  enableTotp,
+  exportUserData,
+  getProfile,
+  listSessions,
+  revokeSession,
+  setupTotp,
+  updateProfile,
+} from "../../../core/accounts/user.ts";
+import type { UserRow } from "../../../db/queries/users.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../plugins/auth.ts";
+import { Email, Password } from "../auth/schemas.ts";
+import { IdParams, Obj, Timestamp } from "../../schemas/common.ts";
+
+const UserView = t.Object({ id: t.String(), email: t.String(), name: t.String(), two_factor_enabled: t.Boolean(), created_at: Timestamp, updated_at: Timestamp });
+const toUserView = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  two_factor_enabled: u.totp_enabled,
+  created_at: u.created_at.toISOString(),
+  updated_at: u.updated_at.toISOString(),
+});
+const SessionView = t.Object({
+  id: t.String(),
+  current: t.Boolean(),
+  ip: t.Union([t.String(), t.Null()]),
+  user_agent: t.Union([t.String(), t.Null()]),
+  created_at: Timestamp,
+  last_seen_at: Timestamp,
+  expires_at: Timestamp,
+});
+const Code = Obj({ code: t.String({ pattern: "^[0-9 ]{6,8}$" }) });
+
+/** The signed-in user's own account: profile, sessions, 2FA, export and deletion. Sessions only. */
+export const userRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/user", detail: { tags: ["user"] } })
+    .use(authPlugin)
+    .guard({ requires: "user" }, (app) =>
+      app
+        .get("", async ({ actor }) => toUserView(await getProfile(deps.sql, actor.userId)), { response: { 200: UserView }, detail: { summary: "Your profile" } })
+        .patch(
+          "",
+          async ({ actor, body }) =>
+            toUserView(await updateProfile(deps.sql, actor.userId, actor.identity.kind === "session" ? actor.identity.sessionId : null, body)),
+          {
+            body: Obj({
+              name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+              email: t.Optional(Email),
+              password: t.Optional(Password),
+              current_password: t.Optional(t.String({ maxLength: 200 })),
+            }),
+            response: { 200: UserView },
+            detail: { summary: "Update your profile; email or password changes need current_password" },
+          },
+        )
+        .get(
+          "/sessions",
+          async ({ actor }) => {
+            const current = actor.identity.kind === "session" ? actor.identity.sessionId : "";
+            const rows = await listSessions(deps.sql, actor.userId);
+            return {
+              data: rows.map((s) => ({
+                id: s.id,
+                current: s.id === current,
+                ip: s.ip,
+                user_agent: s.user_agent,
+                created_at: s.created_at.toISOString(),
+                last_seen_at: s.last_seen_at.toISOString(),
+                expires_at: s.expires_at.toISOString(),
+              })),
+            };
+          },
+          { response: { 200: t.Object({ data: t.Array(SessionView) }) }, detail: { summary: "Your live sessions" } },
+        )
+        .delete(
+          "/sessions/:id",
+          async ({ actor, params, set }) => {
+            await revokeSession(deps.sql, actor.userId, params.id);
+            set.status = 204;
+          },
+          { params: IdParams, detail: { summary: "Sign one session out" } },
+        )
+        .post("/2fa/setup", ({ actor }) => setupTotp(deps.sql, deps.box, actor.userId), {
+          response: { 200: t.Object({ secret: t.String(), otpauth_url: t.String() }) },
+          detail: { summary: "Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code" },
+        })
+        .post(
+          "/2fa/enable",
+          async ({ actor, body }) => {
+            await enableTotp(deps.sql, deps.box, actor.userId, body.code);
+            return toUserView(await getProfile(deps.sql, actor.userId));
+          },
+          { body: Code, response: { 200: UserView }, detail: { summary: "Confirm a code from the authenticator and turn 2FA on" } },
+        )
+        .post(
+          "/2fa/disable",
+          async ({ actor, body }) => {
+            await disableTotp(deps.sql, deps.box, actor.userId, body.code);
+            return toUserView(await getProfile(deps.sql, actor.userId));
+          },
+          { body: Code, response: { 200: UserView }, detail: { summary: "Turn 2FA off with a current code" } },
+        )
+        .get("/export", ({ actor }) => exportUserData(deps.sql, actor.userId), {
+          response: { 200: t.Record(t.String(), t.Unknown()) },
+          detail: { summary: "JSON export of everything you own" },
+        })
+        .delete(
+          "",
+          async ({ actor, body }) => deleteAccount(deps.sql, actor.userId, body.password),
+          {
+            body: Obj({ password: t.String({ minLength: 1, maxLength: 200 }) }),
+            response: { 200: t.Object({ deleted_organisations: t.Array(t.String()) }) },
+            detail: { summary: "Delete your account; organisations you solely own are deleted when no one else is in them, otherwise 409" },
+          },
+        ),
+    );

@@ -1,0 +1,96 @@
+import type { Server } from "bun";
+import { SecretBox } from "../core/crypto/secrets.ts";
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
+import { createMetrics } from "../core/metrics.ts";
+import { createApp } from "./app.ts";
+import type { ApiConfig } from "./config.ts";
+import type { ApiDeps } from "./context.ts";
+import { createEdge } from "./edge/edge.ts";
+import { RateLimiter } from "./edge/rate-limiter.ts";
+import { IdentityCache } from "./edge/identity-cache.ts";
+import { type Bus, createMemoryBus } from "../core/bus/index.ts";
+import { EventHub } from "../core/events/hub.ts";
+import { setBillingEnabled } from "../db/queries/billing.ts";
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  server: Server<unknown>;
+  deps: ApiDeps;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus; mailer?: Mailer }): ApiDeps {
+  const { sql, config, log } = input;
+  let readyAt = 0;
+  return {
+    sql,
+    config,
+    log,
+    box: new SecretBox(input.secretKey),
+    limiter: new RateLimiter(sql),
+    identityCache: new IdentityCache(),
+    bus: input.bus ?? createMemoryBus(),
+    publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
+    events: new EventHub(),
+    mailer: input.mailer ?? createLogMailer(log),
+    async isReady() {
+      if (Date.now() - readyAt < 1000) return true;
+      try {
+        const [row] = await sql`select count(*)::int as n from schema_migrations`;
+        if (row!.n > 0) readyAt = Date.now();
+        return row!.n > 0;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: string; key: string } } = {}): Promise<ApiServer> {
+  const unlisten = await deps.identityCache.listen(deps.sql, deps.log).catch((err) => {
+    deps.log.warn({ op: "identity-cache.listen", err }, "identity cache disabled: LISTEN failed");
+    return async () => {};
+  });
+  deps.events.start(deps.bus);
+  // Every process reads the billing mode from the database (entitlement checks run outside the API too).
+  await setBillingEnabled(deps.sql, deps.config.BILLING).catch((err) => deps.log.warn({ op: "billing.mode", err }, "could not record the billing mode yet"));
+  const metrics = createMetrics("api");
+  const app = createApp(deps, metrics);
+  app.compile();
+  const fetch = createEdge(deps, (request) => app.handle(request));
+  const server = Bun.serve({
+    hostname: deps.config.HOST,
+    port: deps.config.PORT,
+    // The edge refuses oversized bodies with the error body before reading them; Bun's own bare 413 is only a backstop.
+    maxRequestBodySize: Math.max(deps.config.MAX_BODY_BYTES * 2, 1 << 30),
+    idleTimeout: 120,
+    tls: options.tls,
+    fetch: (request, srv) => fetch(request, srv),
+    error: (err) => {
+      deps.log.error({ op: "api.server", err }, "unhandled server error");
+      return new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } });
+    },
+  });
+  const scheme = options.tls ? "https" : "http";
+  const host = deps.config.HOST.includes(":") ? `[${deps.config.HOST}]` : deps.config.HOST;
+  const url = `${scheme}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${server.port}`;
+  deps.publicBaseUrl = deps.config.PUBLIC_BASE_URL ?? url;
+  deps.log.info({ op: "api.listen", url }, "API listening");
+  return {
+    url,
+    port: server.port!,
+    server,
+    deps,
+    async stop(graceMs = 10_000) {
+      const graceful = server.stop(false);
+      await Promise.race([graceful, Bun.sleep(graceMs)]);
+      await server.stop(true);
+      await unlisten().catch(() => {});
+      deps.events.stop();
+    },
+  };
+}
