@@ -1,0 +1,58 @@
+import { httpRequest, type HttpResponse } from "../shared/http-client.ts";
+import type { ProbeContext, ProbeOutcome } from "../types.ts";
+import { statusMatcher } from "./expected-status.ts";
+import { HTTP_DEFAULTS, type HttpConfig } from "./http-schema.ts";
+
+/** Data every HTTP-based check reports (http and keyword). */
+export const HTTP_DATA_FIELDS = {
+  status_code: "HTTP status code of the last response (after redirects were followed)",
+  dns_ms: "Time to resolve and check the host, ms (0 for an IP literal); summed over redirect hops",
+  connect_ms: "TCP connect time, ms; summed over redirect hops",
+  tls_ms: "TLS handshake time, ms; null for plain http; summed over redirect hops",
+  ttfb_ms: "From sending the request to receiving the response headers, ms; summed over redirect hops",
+  response_time: "Same as duration_ms: the whole check including reading the body, ms",
+  body_bytes: "Bytes of body read from the last response (at most 1 MiB are read)",
+  final_url: "URL of the last request made (differs from url after redirects)",
+  redirects: "Number of redirects followed",
+  ip: "Address connected to for the last request (after the private-address guard)",
+} as const;
+
+/** Runs the configured request; measurements land in ctx.data as they are taken. */
+export function requestForCheck(config: HttpConfig, ctx: ProbeContext, keepBody: boolean): Promise<HttpResponse> {
+  return httpRequest({
+    url: config.url,
+    method: config.method ?? HTTP_DEFAULTS.method,
+    headers: requestHeaders(config),
+    body: config.body,
+    followRedirects: config.follow_redirects ?? HTTP_DEFAULTS.follow_redirects,
+    maxRedirects: config.max_redirects ?? HTTP_DEFAULTS.max_redirects,
+    tlsVerify: config.tls_verify ?? HTTP_DEFAULTS.tls_verify,
+    keepBody,
+    extraCa: ctx.endpoints?.trustedCa,
+    guard: ctx.guardOptions,
+    measurements: ctx.data,
+  });
+}
+
+/** Status, redirect-limit and slowness rules shared by http and keyword checks. */
+export function judgeHttpResponse(config: HttpConfig, res: HttpResponse, elapsedMs: number): ProbeOutcome {
+  if (res.redirectLimitHit) {
+    return { status: "down", error: `too many redirects: stopped at ${res.statusCode} after ${res.redirects} (max_redirects is ${config.max_redirects ?? HTTP_DEFAULTS.max_redirects})` };
+  }
+  const expected = config.expected_status ?? HTTP_DEFAULTS.expected_status;
+  if (!statusMatcher(expected)(res.statusCode)) {
+    return { status: "down", error: `unexpected status ${res.statusCode} (expected ${expected.join(", ")})` };
+  }
+  if (config.degraded_above_ms !== undefined && elapsedMs > config.degraded_above_ms) {
+    return { status: "degraded", error: `response took ${Math.round(elapsedMs)} ms, above degraded_above_ms ${config.degraded_above_ms}` };
+  }
+  return { status: "up" };
+}
+
+function requestHeaders(config: HttpConfig): Record<string, string> {
+  const headers: Record<string, string> = { ...config.headers };
+  const auth = config.auth;
+  if (auth?.type === "basic") headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
+  else if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
+  return headers;
+}

@@ -1,0 +1,54 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { httpUrlSchema } from "../shared/schema-parts.ts";
+
+export const HTTP_DEFAULTS = {
+  method: "GET",
+  expected_status: ["200-399"],
+  follow_redirects: true,
+  max_redirects: 5,
+  tls_verify: true,
+} as const;
+
+/** A status code, a class like "2xx", or an inclusive range like "200-299". */
+export const statusMatcherSchema = Type.Union([
+  Type.Integer({ minimum: 100, maximum: 599 }),
+  Type.String({ pattern: "^([1-5]xx|[1-5][0-9]{2}(-[1-5][0-9]{2})?)$" }),
+]);
+
+export const httpAuthSchema = Type.Union([
+  Type.Object(
+    { type: Type.Literal("basic"), username: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 1024 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ type: Type.Literal("bearer"), token: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+]);
+
+/** The fields of an HTTP request check, shared by http and keyword. */
+export const httpConfigFields = {
+  url: httpUrlSchema,
+  method: Type.Optional(
+    Type.Union(
+      [
+        Type.Literal("GET"),
+        Type.Literal("HEAD"),
+        Type.Literal("POST"),
+        Type.Literal("PUT"),
+        Type.Literal("PATCH"),
+        Type.Literal("DELETE"),
+        Type.Literal("OPTIONS"),
+      ],
+      { default: HTTP_DEFAULTS.method },
+    ),
+  ),
+  headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }))),
+  body: Type.Optional(Type.String({ maxLength: 65536 })),
+  expected_status: Type.Optional(Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: HTTP_DEFAULTS.expected_status })),
+  follow_redirects: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.follow_redirects })),
+  max_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: HTTP_DEFAULTS.max_redirects })),
+  degraded_above_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+  auth: Type.Optional(httpAuthSchema),
+  tls_verify: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.tls_verify })),
+};
+
+export const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
+export type HttpConfig = Static<typeof httpConfigSchema>;

@@ -1,0 +1,28 @@
+import { HTTP_DATA_FIELDS, judgeHttpResponse, requestForCheck } from "../http/http-probe.ts";
+import { defineCheck } from "../shared/define-check.ts";
+import { KEYWORD_DEFAULTS, keywordConfigSchema } from "./keyword-schema.ts";
+
+export const keywordCheck = defineCheck({
+  type: "keyword",
+  configSchema: keywordConfigSchema,
+  dataFields: {
+    ...HTTP_DATA_FIELDS,
+    keyword_found: "Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8)",
+  },
+  reportsResponseTime: true,
+  async probe(config, ctx) {
+    const started = performance.now();
+    const res = await requestForCheck(config, ctx, true);
+    const text = res.body?.toString("utf8") ?? "";
+    const caseSensitive = config.case_sensitive ?? KEYWORD_DEFAULTS.case_sensitive;
+    const found = caseSensitive ? text.includes(config.keyword) : text.toLowerCase().includes(config.keyword.toLowerCase());
+    ctx.data.keyword_found = found;
+
+    const http = judgeHttpResponse(config, res, performance.now() - started);
+    if (http.status === "down") return http;
+    const mode = config.mode ?? KEYWORD_DEFAULTS.mode;
+    if (mode === "present" && !found) return { status: "down", error: `keyword "${config.keyword}" not found in the response body` };
+    if (mode === "absent" && found) return { status: "down", error: `keyword "${config.keyword}" found in the response body` };
+    return http;
+  },
+});

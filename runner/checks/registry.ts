@@ -1,0 +1,74 @@
+import type { TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import type { ConfigSchemas } from "./config-schemas.ts";
+import { dnsCheck } from "./dns/dns.ts";
+import { domainCheck } from "./domain/domain.ts";
+import { httpCheck } from "./http/http.ts";
+import { keywordCheck } from "./keyword/keyword.ts";
+import { pingCheck } from "./ping/ping.ts";
+import { sslCheck } from "./ssl/ssl.ts";
+import { tcpCheck } from "./tcp/tcp.ts";
+import {
+  EXECUTABLE_CHECK_TYPES,
+  InvalidCheckJobError,
+  type Check,
+  type CheckContext,
+  type CheckJob,
+  type CheckResult,
+  type ExecutableCheckType,
+} from "./types.ts";
+
+/** Every check type the engine runs. A type missing here fails type-checking. */
+export const checks = {
+  http: httpCheck,
+  keyword: keywordCheck,
+  ssl: sslCheck,
+  tcp: tcpCheck,
+  dns: dnsCheck,
+  ping: pingCheck,
+  domain: domainCheck,
+} satisfies { [T in ExecutableCheckType]: Check<ConfigSchemas[T]> & { type: T } };
+
+/** What the runner around the engine supplies; everything but the job itself. */
+export type RunCheckOptions = Omit<CheckContext, "timeoutMs" | "guard"> & Pick<Partial<CheckContext["guard"]>, "resolver">;
+
+export const MAX_TIMEOUT_MS = 120_000;
+
+const validators = new Map<ExecutableCheckType, TypeCheck<TSchema>>();
+
+function validatorFor(type: ExecutableCheckType): TypeCheck<TSchema> {
+  let validator = validators.get(type);
+  if (!validator) {
+    validator = TypeCompiler.Compile(checks[type].configSchema as TSchema);
+    validators.set(type, validator);
+  }
+  return validator;
+}
+
+export function isExecutableCheckType(type: unknown): type is ExecutableCheckType {
+  return typeof type === "string" && (EXECUTABLE_CHECK_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Runs one job. Resolves with a result for anything the target does (including timeouts);
+ * rejects with InvalidCheckJobError for a job that cannot run as given and with
+ * CheckAbortedError when options.signal fires.
+ */
+export async function runCheck(job: CheckJob, options: RunCheckOptions = {}): Promise<CheckResult> {
+  if (!isExecutableCheckType(job.type)) throw new InvalidCheckJobError(`check type ${String(job.type)} does not run on this engine`);
+  if (!Number.isFinite(job.timeoutMs) || job.timeoutMs <= 0 || job.timeoutMs > MAX_TIMEOUT_MS) {
+    throw new InvalidCheckJobError(`timeoutMs must be between 1 and ${MAX_TIMEOUT_MS}, got ${job.timeoutMs}`);
+  }
+  const validator = validatorFor(job.type);
+  if (!validator.Check(job.config)) {
+    const issues = [...validator.Errors(job.config)].slice(0, 10).map((e) => `${e.path || "/"}: ${e.message}`);
+    throw new InvalidCheckJobError(`invalid ${job.type} config`, issues);
+  }
+  const { resolver, ...rest } = options;
+  const check = checks[job.type] as Check;
+  return check.run(job.config, {
+    ...rest,
+    timeoutMs: job.timeoutMs,
+    guard: { allowPrivate: job.allowPrivate, ipv6: job.ipv6, resolver },
+  });
+}

@@ -1,0 +1,162 @@
+import { Client } from "undici/index.js";
+import type { GuardOptions } from "../../../core/net-guard/index.ts";
+import type { CheckDataValue } from "../types.ts";
+import { openConnection } from "./open-connection.ts";
+import { ms } from "./timing.ts";
+
+export const USER_AGENT = "Watchpost/1.0 (uptime check; +https://watchpost.dev/bot)";
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+
+/** Where the request writes what it has measured so far, so a timeout still reports it. */
+export type HttpMeasurements = Partial<
+  Record<"dns_ms" | "connect_ms" | "tls_ms" | "ttfb_ms" | "ip" | "status_code" | "final_url" | "redirects" | "body_bytes", CheckDataValue>
+>;
+
+export interface HttpRequestOptions {
+  url: string;
+  method: HttpMethod;
+  /** Header names in any case; sent as given plus a User-Agent when none is set. */
+  headers: Record<string, string>;
+  body?: string;
+  followRedirects: boolean;
+  maxRedirects: number;
+  tlsVerify: boolean;
+  /** Keep the body bytes (up to bodyLimit) in the response; otherwise only count them. */
+  keepBody: boolean;
+  bodyLimit?: number;
+  extraCa?: string[];
+  guard: GuardOptions & { signal: AbortSignal };
+  measurements?: HttpMeasurements;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Up to bodyLimit bytes, when keepBody was set. */
+  body: Buffer | null;
+  bodyBytes: number;
+  finalUrl: string;
+  redirects: number;
+  /** Set when the last response was a redirect that max_redirects did not allow to follow. */
+  redirectLimitHit: boolean;
+}
+
+/**
+ * One HTTP request over fresh connections, following redirects by hand so that every hop goes
+ * through the net guard. Phase times (dns, connect, tls, ttfb) are summed over the hops.
+ */
+export async function httpRequest(o: HttpRequestOptions): Promise<HttpResponse> {
+  const m: HttpMeasurements = o.measurements ?? {};
+  let url = parseHttpUrl(o.url);
+  let method = o.method;
+  let body = o.body;
+  let headers = withDefaults(o.headers);
+  for (let redirects = 0; ; redirects++) {
+    m.final_url = url.href;
+    m.redirects = redirects;
+    const hop = await exchange(url, method, headers, body, o, m);
+    const location = hop.headers.location;
+    if (!o.followRedirects || !REDIRECT_STATUSES.has(hop.statusCode) || typeof location !== "string") {
+      return { ...hop, finalUrl: url.href, redirects, redirectLimitHit: false };
+    }
+    if (redirects >= o.maxRedirects) return { ...hop, finalUrl: url.href, redirects, redirectLimitHit: true };
+    const next = parseHttpUrl(location, url);
+    if (hop.statusCode === 303 || ((hop.statusCode === 301 || hop.statusCode === 302) && method === "POST")) {
+      method = method === "HEAD" ? "HEAD" : "GET";
+      body = undefined;
+      headers = without(headers, ["content-type", "content-length"]);
+    }
+    // Credentials set for one origin are not handed to another one a redirect points at.
+    if (next.origin !== url.origin) headers = without(headers, CREDENTIAL_HEADERS);
+    url = next;
+  }
+}
+
+export function parseHttpUrl(text: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(text, base);
+  } catch {
+    throw new Error(`invalid URL: ${text}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`unsupported URL scheme ${url.protocol} in ${text}`);
+  return url;
+}
+
+type Hop = Pick<HttpResponse, "statusCode" | "headers" | "body" | "bodyBytes">;
+
+async function exchange(
+  url: URL,
+  method: HttpMethod,
+  headers: Record<string, string>,
+  body: string | undefined,
+  o: HttpRequestOptions,
+  m: HttpMeasurements,
+): Promise<Hop> {
+  const https = url.protocol === "https:";
+  const conn = await openConnection({
+    host: url.hostname,
+    port: url.port ? Number(url.port) : https ? 443 : 80,
+    guard: o.guard,
+    tls: https ? { rejectUnauthorized: o.tlsVerify, extraCa: o.extraCa } : undefined,
+  });
+  m.ip = conn.address;
+  m.dns_ms = add(m.dns_ms, conn.dns_ms);
+  m.connect_ms = add(m.connect_ms, conn.connect_ms);
+  if (conn.tls_ms !== null) m.tls_ms = add(m.tls_ms, conn.tls_ms);
+
+  let handedOver = false;
+  const client = new Client(url.origin, {
+    // The connection was opened (and guarded) above; undici gets exactly that one socket.
+    connect: (_opts, callback) => {
+      if (handedOver) return callback(new Error("the checked connection was closed"), null);
+      handedOver = true;
+      // undici expects the callback after connect() has returned, as with a real connector.
+      queueMicrotask(() => callback(null, conn.socket));
+    },
+    pipelining: 1,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  try {
+    const sent = performance.now();
+    const res = await client.request({ path: url.pathname + url.search, method, headers, body, signal: o.guard.signal, reset: true });
+    m.ttfb_ms = add(m.ttfb_ms, ms(performance.now() - sent));
+    m.status_code = res.statusCode;
+    const limit = o.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      const take = Math.min(chunk.length, limit - bytes);
+      if (o.keepBody) chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+      bytes += take;
+      if (bytes >= limit) break;
+    }
+    m.body_bytes = bytes;
+    return { statusCode: res.statusCode, headers: res.headers, body: o.keepBody ? Buffer.concat(chunks, bytes) : null, bodyBytes: bytes };
+  } finally {
+    client.destroy().catch(() => {});
+    conn.socket.destroy();
+  }
+}
+
+function add(previous: CheckDataValue | undefined, value: number): number {
+  return typeof previous === "number" ? ms(previous + value) : value;
+}
+
+function withDefaults(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  out["user-agent"] ??= USER_AGENT;
+  return out;
+}
+
+function without(headers: Record<string, string>, names: string[]): Record<string, string> {
+  const out = { ...headers };
+  for (const name of names) delete out[name];
+  return out;
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { runCheckContract } from "../contract.ts";
+import { startHttpTarget, type HttpTarget } from "../test-support/http-target.ts";
+import { closedPort, startSilentServer, type Stoppable } from "../test-support/loopback-servers.ts";
+import { createTestPki, type TestPki } from "../test-support/test-pki.ts";
+import type { CheckContext } from "../types.ts";
+import { sslCheck } from "./ssl.ts";
+import type { SslConfig } from "./ssl-schema.ts";
+
+let pki: TestPki;
+let valid: HttpTarget;
+let expiring: HttpTarget;
+let expired: HttpTarget;
+let selfSigned: HttpTarget;
+let silent: Stoppable;
+let refusedPort: number;
+
+beforeAll(async () => {
+  pki = createTestPki();
+  valid = startHttpTarget(pki.leaf(90));
+  expiring = startHttpTarget(pki.leaf(10));
+  expired = startHttpTarget(pki.leaf(-1));
+  selfSigned = startHttpTarget(pki.selfSigned(90));
+  silent = await startSilentServer();
+  refusedPort = await closedPort();
+});
+
+afterAll(async () => {
+  await Promise.all([valid.stop(), expiring.stop(), expired.stop(), selfSigned.stop(), silent.stop()]);
+  pki.cleanup();
+});
+
+const ctx = (): CheckContext => ({ timeoutMs: 5000, guard: { allowPrivate: true, ipv6: false }, endpoints: { trustedCa: [pki.caPem] } });
+const run = (config: SslConfig) => sslCheck.run(config, ctx());
+
+runCheckContract(sslCheck, {
+  context: () => ({ endpoints: { trustedCa: [pki.caPem] } }),
+  reachable: () => ({ host: "localhost", port: valid.port }),
+  failing: () => ({ host: "127.0.0.1", port: refusedPort }),
+  hanging: () => ({ host: "127.0.0.1", port: silent.port }),
+  invalid: [{ port: 443 }, { host: "example.com", warn_days: 0 }, { host: "example.com", sni: "a b" }],
+});
+
+describe("ssl check", () => {
+  it("reports up with the certificate's details for a valid certificate", async () => {
+    const result = await run({ host: "localhost", port: valid.port });
+    expect(result.status).toBe("up");
+    expect(result.data).toMatchObject({
+      issuer: "CN=Watchpost Test CA, O=Watchpost",
+      subject: "CN=localhost",
+      sans: ["localhost", "127.0.0.1"],
+      chain_valid: true,
+      hostname_valid: true,
+      ip: "127.0.0.1",
+    });
+    expect(result.data.ssl_days_remaining).toBeOneOf([89, 90]);
+    expect(result.data.fingerprint_sha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    expect(result.data.serial).toMatch(/^[0-9A-F]+$/);
+    expect(Date.parse(result.data.valid_to as string)).toBeGreaterThan(Date.now());
+    expect(Date.parse(result.data.valid_from as string)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("checks an IP address against the certificate's IP names", async () => {
+    const result = await run({ host: "127.0.0.1", port: valid.port });
+    expect(result.status).toBe("up");
+  });
+
+  it("reports degraded when the certificate expires within warn_days", async () => {
+    const result = await run({ host: "localhost", port: expiring.port });
+    expect(result.status).toBe("degraded");
+    expect(result.data.ssl_days_remaining).toBeOneOf([9, 10]);
+    expect(result.error).toContain("certificate expires in");
+    expect((await run({ host: "localhost", port: expiring.port, warn_days: 5 })).status).toBe("up");
+  });
+
+  it("reports down for an expired certificate and still reports its details", async () => {
+    const result = await run({ host: "localhost", port: expired.port });
+    expect(result.status).toBe("down");
+    expect(result.error).toContain("certificate expired on");
+    expect(result.data.ssl_days_remaining as number).toBeLessThan(0);
+    expect(result.data.chain_valid).toBe(false);
+    expect(result.data.subject).toBe("CN=localhost");
+  });
+
+  it("reports down when the chain is not trusted", async () => {
+    const result = await run({ host: "localhost", port: selfSigned.port });
+    expect(result.status).toBe("down");
+    expect(result.error).toContain("certificate chain is not trusted");
+    expect(result.data.chain_valid).toBe(false);
+    expect(result.data.hostname_valid).toBe(true);
+  });
+
+  it("reports down when the certificate does not cover the SNI name", async () => {
+    const result = await run({ host: "127.0.0.1", port: valid.port, sni: "shop.example.com" });
+    expect(result.status).toBe("down");
+    expect(result.error).toBe("certificate does not cover shop.example.com");
+    expect(result.data).toMatchObject({ chain_valid: true, hostname_valid: false });
+  });
+
+  it("reports down when the connection is refused", async () => {
+    const result = await run({ host: "127.0.0.1", port: refusedPort });
+    expect(result.status).toBe("down");
+    expect(result.error).toContain("connection refused");
+  });
+
+  it("reports timeout when the server never completes the handshake", async () => {
+    const result = await sslCheck.run({ host: "127.0.0.1", port: silent.port }, { ...ctx(), timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(result.data.ssl_days_remaining).toBeNull();
+  });
+});

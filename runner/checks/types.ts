@@ -1,0 +1,109 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { Logger } from "../../core/log.ts";
+import type { GuardOptions, HostResolver } from "../../core/net-guard/index.ts";
+
+export type CheckStatus = "up" | "down" | "degraded" | "timeout";
+export const CHECK_STATUSES: readonly CheckStatus[] = ["up", "down", "degraded", "timeout"];
+
+export type CheckDataValue = number | string | boolean | string[] | null;
+export type CheckData = Record<string, CheckDataValue>;
+
+export interface CheckResult {
+  status: CheckStatus;
+  /** Wall time of the whole check in milliseconds, two decimals. */
+  duration_ms: number;
+  /** What went wrong, in words, when status is not "up". */
+  error?: string;
+  /** Every field the check type documents in `dataFields`; null when not measured. */
+  data: CheckData;
+}
+
+/** Check types that run on the engine; heartbeat is inbound and browser checks run elsewhere. */
+export const EXECUTABLE_CHECK_TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain"] as const;
+export type ExecutableCheckType = (typeof EXECUTABLE_CHECK_TYPES)[number];
+export const CHECK_TYPES = [...EXECUTABLE_CHECK_TYPES, "heartbeat", "browser_lite", "browser_flow"] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+
+/** One job as the scheduler hands it to a runner. */
+export interface CheckJob {
+  type: ExecutableCheckType;
+  /** The monitor's `config`, validated against the type's configSchema before it runs. */
+  config: unknown;
+  timeoutMs: number;
+  /** ALLOW_PRIVATE_IPS of the runner; always false in cloud regions. */
+  allowPrivate: boolean;
+  /** Whether the runner may use IPv6; always false in cloud regions. */
+  ipv6: boolean;
+}
+
+/** Addresses of the outside services checks talk to, replaceable so tests can use loopback servers. */
+export interface CheckEndpoints {
+  /** IANA RDAP bootstrap registry for domains. Default https://data.iana.org/rdap/dns.json. */
+  rdapBootstrapUrl?: string;
+  /** WHOIS server to ask for every domain instead of discovering the TLD's server through IANA. */
+  whoisServer?: { host: string; port: number };
+  /** Server that names a TLD's WHOIS server. Default whois.iana.org:43. */
+  whoisIanaServer?: { host: string; port: number };
+  /** Port of the WHOIS servers IANA names. Default 43. */
+  whoisPort?: number;
+  /** DNS servers ("ip" or "ip:port") for dns checks whose config names no resolver. Default: the system's. */
+  dnsServers?: string[];
+  /** Extra trusted CA certificates (PEM), added to the system roots. */
+  trustedCa?: string[];
+  /** The ping binary. Default "ping" (iputils) from PATH. */
+  pingPath?: string;
+}
+
+export interface CheckContext {
+  timeoutMs: number;
+  /** Private-address guard options; also used for every connection a check opens. */
+  guard: { allowPrivate: boolean; ipv6: boolean; resolver?: HostResolver };
+  /** The caller's cancellation (runner shutdown). A check aborted this way rejects with CheckAbortedError. */
+  signal?: AbortSignal;
+  endpoints?: CheckEndpoints;
+  log?: Logger;
+}
+
+/** What a probe sees: the deadline and caller abort merged into one signal, and the data record to fill. */
+export interface ProbeContext extends CheckContext {
+  signal: AbortSignal;
+  /** Pre-filled with null for every documented field; a probe sets fields as it measures them. */
+  data: CheckData;
+  /** Guard options with the probe's signal, ready for resolveAndCheck/openConnection. */
+  guardOptions: GuardOptions & { signal: AbortSignal };
+}
+
+export interface ProbeOutcome {
+  status: CheckStatus;
+  error?: string;
+}
+
+/** One check type: a schema for the monitor's config, the data it reports and how to run it. */
+export interface Check<S extends TSchema = TSchema> {
+  readonly type: ExecutableCheckType;
+  readonly configSchema: S;
+  /** Field name → description of every key `run` puts in `data`. */
+  readonly dataFields: Readonly<Record<string, string>>;
+  /** Never rejects for anything the target does; rejects with CheckAbortedError when ctx.signal fires. */
+  run(config: Static<S>, ctx: CheckContext): Promise<CheckResult>;
+}
+
+/** The caller aborted the check (runner shutdown); there is no result to record. */
+export class CheckAbortedError extends Error {
+  override readonly name = "CheckAbortedError";
+  constructor(readonly type: string) {
+    super(`${type} check aborted by the caller`);
+  }
+}
+
+/** The job cannot run as given (unknown type, invalid config). Permanent: retrying gives the same answer. */
+export class InvalidCheckJobError extends Error {
+  override readonly name = "InvalidCheckJobError";
+  readonly permanent = true;
+  constructor(
+    message: string,
+    readonly issues: string[] = [],
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,62 @@
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../core/jobs/messages.ts";
+import { mergeSecrets } from "../../core/monitors/secrets.ts";
+import { isExecutableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
+import { InvalidCheckJobError } from "../checks/types.ts";
+
+export interface ExecuteOptions {
+  box: SecretBox;
+  allowPrivate: boolean;
+  now: () => number;
+  signal?: AbortSignal;
+  check?: Omit<RunCheckOptions, "signal">;
+}
+
+/**
+ * One job to one result. A job past its expiry, of a type this engine does not run, or that
+ * cannot run as given is recorded `unavailable` (a gap, not downtime). Rejects only with
+ * CheckAbortedError (shutdown): the job then goes back to the queue.
+ */
+export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promise<CheckResultMessage> {
+  const started = o.now();
+  if (started > job.expires_at) return unavailableResult(job, `job expired before a worker could run it (due ${new Date(job.due_at).toISOString()})`, started);
+  if (!isExecutableCheckType(job.type)) return unavailableResult(job, `no worker able to run ${job.type} checks in region ${job.location}`, started);
+  let config: Record<string, unknown>;
+  try {
+    config = mergeSecrets(job.config, job.secrets_enc, o.box);
+  } catch {
+    return unavailableResult(job, "cannot decrypt the monitor's secrets: this worker's SECRET_KEY differs from the API's", started);
+  }
+  try {
+    const result = await runCheck(
+      {
+        type: job.type,
+        config,
+        timeoutMs: job.timeout_ms,
+        // Cloud regions are IPv4 only and never reach private networks (unless self-hosted all-in-one).
+        allowPrivate: o.allowPrivate,
+        ipv6: false,
+      },
+      { ...o.check, signal: o.signal },
+    );
+    return {
+      id: job.id,
+      org_id: job.org_id,
+      monitor_id: job.monitor_id,
+      location: job.location,
+      location_type: job.location_type,
+      scheduled_at: job.due_at,
+      checked_at: started,
+      status: result.status,
+      duration_ms: result.duration_ms,
+      error: result.error ?? null,
+      data: result.data,
+    };
+  } catch (err) {
+    if (err instanceof InvalidCheckJobError) {
+      const detail = err.issues.length > 0 ? `: ${err.issues.join("; ")}` : "";
+      return unavailableResult(job, `check cannot run as configured: ${err.message}${detail}`, started);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+import { createBus } from "../../core/bus/index.ts";
+import { exitOnConfigError } from "../../core/config/parse-env.ts";
+import { loadSecretKey } from "../../core/crypto/secret-key.ts";
+import { SecretBox } from "../../core/crypto/secrets.ts";
+import { openDatabase } from "../../core/db/open.ts";
+import { createLogger } from "../../core/log.ts";
+import { createMetrics } from "../../core/metrics.ts";
+import { startMetricsServer } from "../../core/process/metrics-server.ts";
+import { onShutdown } from "../../core/process/lifecycle.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { loadWorkerConfig } from "./config.ts";
+import { startWorker } from "./worker.ts";
+
+/** `bun run worker --region <r>`: a cloud worker of one region (scaled mode). */
+export async function runWorker(env: Record<string, string | undefined>, argv: string[]) {
+  const config = loadWorkerConfig(env, argv);
+  const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "worker" });
+  const db = await openDatabase(config, log, { migrate: false, poolSize: 2 });
+  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
+  const metrics = createMetrics("worker");
+  const worker = await startWorker({
+    bus,
+    sql: db.sql,
+    box: new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR)),
+    log,
+    region: config.REGION,
+    concurrency: config.CONCURRENCY,
+    allowPrivate: config.ALLOW_PRIVATE_IPS,
+    ackWaitMs: config.JOB_ACK_WAIT_MS,
+    heartbeatMs: config.HEARTBEAT_INTERVAL_MS,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    workerId: config.WORKER_ID,
+    version: pkg.version,
+    registry: metrics.registry,
+  });
+  const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
+  onShutdown(log, [() => worker.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
+  return { worker, bus, db, log };
+}
+
+if (import.meta.main) await runWorker(process.env, process.argv.slice(2)).catch(exitOnConfigError);

@@ -1,0 +1,72 @@
+import { hostname } from "node:os";
+import type { Sql } from "../../core/db/client.ts";
+import type { Logger } from "../../core/log.ts";
+import { deleteWorker, upsertWorkerBeat } from "../../db/queries/region-workers.ts";
+
+/** Median of the last `size` check durations, cheap to update on every check. */
+export class RecentDurations {
+  private values: number[] = [];
+  private next = 0;
+
+  constructor(private readonly size = 200) {}
+
+  add(ms: number): void {
+    if (this.values.length < this.size) this.values.push(ms);
+    else this.values[this.next] = ms;
+    this.next = (this.next + 1) % this.size;
+  }
+
+  median(): number | null {
+    if (this.values.length === 0) return null;
+    const sorted = [...this.values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  }
+}
+
+export interface PresenceOptions {
+  sql: Sql;
+  log: Logger;
+  workerId: string;
+  region: string;
+  version: string;
+  concurrency: number;
+  intervalMs: number;
+  stats(): { inFlight: number; checksTotal: number; recentP50Ms: number | null };
+}
+
+/** Heartbeats into region_workers; the region counts as online while one of its workers beats. */
+export async function startPresence(o: PresenceOptions): Promise<{ stop(): Promise<void> }> {
+  const startedAt = new Date();
+  let failing = false;
+  const beat = async () => {
+    const s = o.stats();
+    try {
+      await upsertWorkerBeat(o.sql, {
+        workerId: o.workerId,
+        region: o.region,
+        hostname: hostname(),
+        version: o.version,
+        concurrency: o.concurrency,
+        inFlight: s.inFlight,
+        checksTotal: s.checksTotal,
+        recentP50Ms: s.recentP50Ms === null ? null : Math.round(s.recentP50Ms),
+        startedAt,
+      });
+      if (failing) o.log.info({ op: "worker.heartbeat" }, "heartbeat restored");
+      failing = false;
+    } catch (err) {
+      if (!failing) o.log.warn({ op: "worker.heartbeat", err }, "heartbeat failed; the region may show offline");
+      failing = true;
+    }
+  };
+  await beat();
+  const timer = setInterval(() => void beat(), o.intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      // Leaving at once lets the scheduler mark the region offline without waiting for the TTL.
+      await deleteWorker(o.sql, o.workerId).catch(() => {});
+    },
+  };
+}

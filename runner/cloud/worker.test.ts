@@ -1,0 +1,182 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
+import { connectNatsBus, createMemoryBus, type Bus } from "../../core/bus/index.ts";
+import { SecretBox } from "../../core/crypto/secrets.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../core/jobs/messages.ts";
+import { silentLogger } from "../../core/log.ts";
+import { SECRET_PLACEHOLDER } from "../../core/monitors/secrets.ts";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../../tests/support/scheduling.ts";
+import { startWorker, type WorkerHandle } from "./worker.ts";
+
+const box = new SecretBox("worker-test-secret-key-0123456789abcdef");
+let db: TestDatabase;
+let target: ReturnType<typeof Bun.serve>;
+let running = 0;
+let maxRunning = 0;
+let requests = 0;
+const authHeaders: string[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  target = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      requests++;
+      const url = new URL(req.url);
+      if (url.pathname === "/slow") {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await Bun.sleep(Number(url.searchParams.get("ms") ?? 300));
+        running--;
+      }
+      if (url.pathname === "/auth") authHeaders.push(req.headers.get("authorization") ?? "");
+      return new Response("ok");
+    },
+  });
+}, 30_000);
+const prefixes: string[] = [];
+afterAll(async () => {
+  target.stop(true);
+  await db.drop();
+  if (prefixes.length) await dropNatsStreams(prefixes);
+}, 30_000);
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+let seq = 0;
+function job(path: string, over: Partial<CheckJobMessage> = {}): CheckJobMessage {
+  const due = Date.now();
+  const monitor = `mon_w${seq++}`;
+  return {
+    id: jobId(monitor, "test-region", due),
+    org_id: "org_w",
+    monitor_id: monitor,
+    location: "test-region",
+    location_type: "region",
+    due_at: due,
+    expires_at: due + 30_000,
+    type: "http",
+    config: { url: `http://127.0.0.1:${target.port}${path}` },
+    secrets_enc: null,
+    timeout_ms: 5000,
+    ...over,
+  };
+}
+
+const makers: Record<string, () => Promise<Bus>> = {
+  memory: async () => createMemoryBus(),
+  nats: async () => {
+    const prefix = natsPrefix("wrk");
+    prefixes.push(prefix);
+    return connectNatsBus({ url: NATS_URL, prefix });
+  },
+};
+
+async function world(kind: string, opts: { concurrency?: number; region?: string } = {}) {
+  const bus = await makers[kind]!();
+  await bus.ensureTopology();
+  const results: CheckResultMessage[] = [];
+  const consumer = await bus.consumeResults<CheckResultMessage>("test", { maxWaitMs: 10 }, (batch) => {
+    for (const d of batch) results.push(d.data);
+  });
+  const region = opts.region ?? "test-region";
+  const worker: WorkerHandle = await startWorker({
+    bus,
+    sql: db.sql,
+    box,
+    log: silentLogger,
+    region,
+    concurrency: opts.concurrency ?? 4,
+    allowPrivate: true,
+    ackWaitMs: 2000,
+    heartbeatMs: 1000,
+    shutdownGraceMs: 5000,
+    workerId: `test-${kind}-${seq++}`,
+  });
+  let stopped = false;
+  const stopWorker = async () => {
+    if (!stopped) await worker.stop();
+    stopped = true;
+  };
+  cleanups.push(async () => {
+    await stopWorker();
+    await consumer.stop();
+    await bus.close();
+  });
+  return { bus, worker, results, stopWorker, publish: (j: CheckJobMessage) => bus.publishJob(regionSubject(region), j) };
+}
+
+for (const kind of ["memory", "nats"]) {
+  describe(`cloud worker on the ${kind} bus`, () => {
+    it("runs a job, publishes its result under the job's id and only then acks it", async () => {
+      const w = await world(kind);
+      const j = job("/");
+      await w.publish(j);
+      await until(() => w.results.length === 1);
+      expect(w.results[0]).toMatchObject({ id: j.id, org_id: "org_w", monitor_id: j.monitor_id, location: "test-region", scheduled_at: j.due_at, status: "up", error: null });
+      expect(w.results[0]!.checked_at).toBeGreaterThanOrEqual(j.due_at);
+      await until(async () => (await w.bus.pendingJobs(regionSubject("test-region"))) === 0);
+    });
+
+    it("records a job received after its expiry as unavailable without running it", async () => {
+      const w = await world(kind);
+      const before = requests;
+      const j = job("/", { due_at: Date.now() - 60_000, expires_at: Date.now() - 30_000 });
+      await w.publish(j);
+      await until(() => w.results.length === 1);
+      expect(w.results[0]).toMatchObject({ id: j.id, status: "unavailable", duration_ms: 0 });
+      expect(w.results[0]!.error).toStartWith("job expired before a worker could run it");
+      expect(requests).toBe(before);
+    });
+  });
+}
+
+describe("cloud worker", () => {
+  it("records a check type the engine does not run as unavailable", async () => {
+    const w = await world("memory");
+    await w.publish(job("/", { type: "browser_lite" }));
+    await until(() => w.results.length === 1);
+    expect(w.results[0]).toMatchObject({ status: "unavailable", error: "no worker able to run browser_lite checks in region test-region" });
+  });
+
+  it("never runs more checks at once than its concurrency", async () => {
+    maxRunning = 0;
+    const w = await world("memory", { concurrency: 2 });
+    for (let i = 0; i < 6; i++) await w.publish(job("/slow?ms=150"));
+    await until(() => w.results.length === 6, 5000);
+    expect(maxRunning).toBe(2);
+  });
+
+  it("decrypts the monitor's secrets for the check only", async () => {
+    const w = await world("memory");
+    const secret = box.encrypt(JSON.stringify({ auth: { type: "bearer", token: "s3cret" } }));
+    await w.publish(job("/auth", { config: { url: `http://127.0.0.1:${target.port}/auth`, auth: { type: "bearer", token: SECRET_PLACEHOLDER } }, secrets_enc: secret }));
+    await until(() => w.results.length === 1);
+    expect(authHeaders.at(-1)).toBe("Bearer s3cret");
+  });
+
+  it("reports itself in region_workers while running and leaves on stop", async () => {
+    const w = await world("memory", { region: "hb-region" });
+    const rows = await db.sql`select region, concurrency from region_workers where worker_id = ${w.worker.workerId}`;
+    expect([...rows]).toEqual([{ region: "hb-region", concurrency: 4 }]);
+    await w.stopWorker();
+    expect((await db.sql`select 1 from region_workers where worker_id = ${w.worker.workerId}`).length).toBe(0);
+  });
+
+  it("finishes a running check before stopping", async () => {
+    const w = await world("memory", { region: "stop-region" });
+    await w.publish(job("/slow?ms=400", { location: "stop-region" }));
+    await until(() => w.worker.stats().inFlight === 1);
+    const published = () => w.bus.pendingJobs(regionSubject("stop-region"));
+    await w.stopWorker();
+    // stop() returned after the check finished, its result went out and the job was acked.
+    expect(await published()).toBe(0);
+    await until(() => w.results.length === 1);
+    expect(w.results[0]!.status).toBe("up");
+  });
+});

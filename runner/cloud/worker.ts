@@ -1,0 +1,139 @@
+import { hostname } from "node:os";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
+import { type Clock, systemClock } from "../../core/clock.ts";
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import type { Sql } from "../../core/db/client.ts";
+import { type CheckJobMessage, regionSubject, resultSubject } from "../../core/jobs/messages.ts";
+import type { Logger } from "../../core/log.ts";
+import type { RunCheckOptions } from "../checks/registry.ts";
+import { CheckAbortedError } from "../checks/types.ts";
+import { executeJob } from "./execute.ts";
+import { RecentDurations, startPresence } from "./presence.ts";
+
+export interface WorkerDeps {
+  bus: Bus;
+  sql: Sql;
+  box: SecretBox;
+  log: Logger;
+  region: string;
+  /** Checks at once; default 50. */
+  concurrency?: number;
+  /** ALLOW_PRIVATE_IPS: only the all-in-one local region sets it. */
+  allowPrivate?: boolean;
+  /** Ack deadline of the region's job consumer; default 30 s. Long checks keep extending it. */
+  ackWaitMs?: number;
+  heartbeatMs?: number;
+  /** On stop, how long running checks may finish before they are aborted and handed back; default 30 s. */
+  shutdownGraceMs?: number;
+  workerId?: string;
+  version?: string;
+  clock?: Clock;
+  registry?: Registry;
+  /** Endpoints and logger for the checks (tests point them at loopback servers). */
+  check?: Omit<RunCheckOptions, "signal">;
+}
+
+export interface WorkerHandle {
+  readonly workerId: string;
+  stats(): { inFlight: number; checksTotal: number };
+  /** Stops taking jobs, lets running checks finish (up to the grace), hands back the rest, leaves the region. */
+  stop(): Promise<void>;
+}
+
+function workerMetrics(registry?: Registry) {
+  const registers = registry ? [registry] : [];
+  return {
+    checks: new Counter({ name: "watchpost_worker_checks_total", help: "Checks run, by result status", labelNames: ["region", "status"] as const, registers }),
+    inFlight: new Gauge({ name: "watchpost_worker_in_flight", help: "Checks running now", labelNames: ["region"] as const, registers }),
+    startLag: new Histogram({
+      name: "watchpost_worker_start_lag_seconds",
+      help: "From a check's due time until a worker started it",
+      labelNames: ["region"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+  };
+}
+
+/**
+ * A cloud worker: consumes `jobs.region.<region>` with bounded concurrency, runs each check
+ * and publishes its result, and only then acks the job. A worker that dies mid-check never
+ * acks, so the job is redelivered after the ack deadline; the result's id is the job's, so a
+ * re-run is stored once.
+ */
+export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
+  const { bus, log, region } = deps;
+  const clock = deps.clock ?? systemClock;
+  const concurrency = deps.concurrency ?? 50;
+  const ackWaitMs = deps.ackWaitMs ?? 30_000;
+  const workerId = deps.workerId ?? `${region}/${hostname()}/${process.pid}`;
+  const metrics = workerMetrics(deps.registry);
+  const durations = new RecentDurations();
+  const abort = new AbortController();
+  let inFlight = 0;
+  let checksTotal = 0;
+
+  const handle = async (d: Delivery<CheckJobMessage>) => {
+    const job = d.data;
+    inFlight++;
+    metrics.inFlight.set({ region }, inFlight);
+    // Keep the claim while the check runs, however long it takes.
+    const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    try {
+      metrics.startLag.observe({ region }, Math.max(0, clock.now() - job.due_at) / 1000);
+      const result = await executeJob(job, { box: deps.box, allowPrivate: deps.allowPrivate ?? false, now: () => clock.now(), signal: abort.signal, check: deps.check });
+      await bus.publishResult(resultSubject(job.org_id, job.monitor_id), result);
+      checksTotal++;
+      metrics.checks.inc({ region, status: result.status });
+      if (result.status !== "unavailable") durations.add(result.duration_ms);
+      // Returning acks the job: only now, after its result is on the bus.
+    } catch (err) {
+      if (err instanceof CheckAbortedError) {
+        d.nak();
+        return;
+      }
+      log.warn({ op: "worker.job", err, jobId: job.id, delivery: d.deliveryCount }, "job failed; it will be redelivered");
+      throw err;
+    } finally {
+      clearInterval(keepAlive);
+      inFlight--;
+      metrics.inFlight.set({ region }, inFlight);
+    }
+  };
+
+  const presence = await startPresence({
+    sql: deps.sql,
+    log,
+    workerId,
+    region,
+    version: deps.version ?? "dev",
+    concurrency,
+    intervalMs: deps.heartbeatMs ?? 5000,
+    stats: () => ({ inFlight, checksTotal, recentP50Ms: durations.median() }),
+  });
+  let consumer: ConsumerHandle;
+  try {
+    consumer = await bus.consumeJobs<CheckJobMessage>(regionSubject(region), { maxInFlight: concurrency, ackWaitMs }, handle);
+  } catch (err) {
+    await presence.stop();
+    throw err;
+  }
+  log.info({ op: "worker.start", workerId, region, concurrency, allowPrivate: deps.allowPrivate ?? false }, "worker consuming");
+
+  let stopping: Promise<void> | null = null;
+  return {
+    workerId,
+    stats: () => ({ inFlight, checksTotal }),
+    stop() {
+      stopping ??= (async () => {
+        const grace = setTimeout(() => abort.abort(), deps.shutdownGraceMs ?? 30_000);
+        await consumer.stop();
+        clearTimeout(grace);
+        await presence.stop();
+        log.info({ op: "worker.stop", workerId, checksTotal }, "worker stopped");
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { exitOnConfigError } from "../core/config/parse-env.ts";
+import { ApiError } from "./api-client.ts";
+import { RunnerAgent } from "./agent.ts";
+import { loadRunnerConfig } from "./config.ts";
+import { createRunnerLogger } from "./log.ts";
+
+/**
+ * `bun run runner`: the self-hosted runner. Outbound HTTPS only, no listening port, nothing
+ * written outside /tmp. Exit codes: 0 stopped, 78 bad configuration, 1 handshake failure, 2 token refused.
+ */
+let config;
+try {
+  config = loadRunnerConfig(process.env);
+} catch (err) {
+  exitOnConfigError(err);
+}
+const log = createRunnerLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+if (config.ALLOW_UNENCRYPTED_SESSION) log.warn({ op: "runner.config" }, "ALLOW_UNENCRYPTED_SESSION=true: payload encryption is OFF; local development only");
+
+const agent = new RunnerAgent({ config, log });
+try {
+  await agent.connect();
+} catch (err) {
+  const code = err instanceof ApiError && err.fatal ? 2 : 1;
+  log.fatal({ op: "runner.handshake", err: err instanceof Error ? err.message : String(err) }, "session handshake failed; refusing to start (exit code 1; 2 when the token is refused)");
+  await Bun.sleep(50);
+  process.exit(code);
+}
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void agent.stop());
+const code = await agent.run();
+await Bun.sleep(50);
+process.exit(code);
