@@ -1,0 +1,28 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+/** The scheduler's Prometheus metrics, registered on the process registry when one is given. */
+export function createSchedulerMetrics(registry?: Registry) {
+  const registers = registry ? [registry] : [];
+  return {
+    jobs: new Counter({ name: "watchpost_scheduler_jobs_published_total", help: "Check jobs published", labelNames: ["location_type"] as const, registers }),
+    unavailable: new Counter({
+      name: "watchpost_scheduler_unavailable_total",
+      help: "Due checks recorded as unavailable because their location could not run them",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
+    skipped: new Counter({ name: "watchpost_scheduler_maintenance_skipped_total", help: "Due checks not scheduled because a maintenance window paused the monitor", registers }),
+    publishErrors: new Counter({ name: "watchpost_scheduler_publish_errors_total", help: "Failed publish attempts (retried until the job expires)", registers }),
+    dropped: new Counter({ name: "watchpost_scheduler_dropped_total", help: "Due checks given up because the bus did not take them before they expired", registers }),
+    lag: new Histogram({
+      name: "watchpost_scheduler_publish_lag_seconds",
+      help: "From a check's due time until the bus confirmed its job",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    monitors: new Gauge({ name: "watchpost_scheduler_monitors", help: "Monitors in the schedule", registers }),
+    leader: new Gauge({ name: "watchpost_scheduler_leader", help: "1 while this instance is the active scheduler", registers }),
+  };
+}
+
+export type SchedulerMetrics = ReturnType<typeof createSchedulerMetrics>;

@@ -1,0 +1,48 @@
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import { REGION_ONLINE_TTL_SECONDS } from "../core/regions/catalog.ts";
+import { onlineRegions, onlineRunners } from "../db/queries/scheduler.ts";
+
+/** Whether a location can run a job now; answered from memory on the hot path. */
+export interface Placement {
+  regionOnline(region: string): boolean;
+  runnerOnline(runnerId: string): boolean;
+}
+
+export interface PlacementOptions {
+  refreshMs?: number;
+  regionTtlSeconds?: number;
+  /** Floor of the runner liveness window; each runner is also given three of its own heartbeat intervals. */
+  runnerTtlSeconds?: number;
+  /** Replaces the default runner answer (the `runners` table when it exists, else offline). */
+  isRunnerOnline?: (runnerId: string) => boolean;
+}
+
+/** Region and runner liveness from the database, refreshed in the background. */
+export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptions = {}): Promise<Placement & { refresh(): Promise<void>; stop(): void }> {
+  const refreshMs = opts.refreshMs ?? 2000;
+  let regions = new Set<string>();
+  let runners = new Set<string>();
+  let warned = false;
+
+  const refresh = async () => {
+    try {
+      regions = await onlineRegions(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      if (!opts.isRunnerOnline) runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Set();
+    } catch (err) {
+      // Keep the last answer: a short database hiccup should not mark every region offline.
+      if (!warned) log.warn({ op: "scheduler.placement", err }, "liveness refresh failed; keeping the last answer");
+      warned = true;
+      return;
+    }
+    warned = false;
+  };
+  await refresh();
+  const timer = setInterval(() => void refresh(), refreshMs);
+  return {
+    regionOnline: (region) => regions.has(region),
+    runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
+    refresh,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,288 @@
+import { afterAll, afterEach, describe, expect, it } from "bun:test";
+import { connectNatsBus, createMemoryBus, type Bus, type JobSubject, type ResultSubject } from "../core/bus/index.ts";
+import { ManualClock } from "../core/clock.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId } from "../core/jobs/messages.ts";
+import { silentLogger } from "../core/log.ts";
+import type { MaintenanceWindowRow } from "../db/queries/maintenance-windows.ts";
+import type { SchedulableRow } from "../db/queries/scheduler.ts";
+import { dropNatsStreams, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
+import { phaseOf } from "./grid.ts";
+import { MaintenanceGate } from "./maintenance-gate.ts";
+import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
+
+const T0 = Date.parse("2026-11-22T12:00:00Z");
+
+interface Sent {
+  at: number;
+  subject: string;
+  job?: CheckJobMessage;
+  result?: CheckResultMessage;
+}
+
+/** Delegates to a real bus and records what was published, with the (manual) time of publishing. */
+function recording(bus: Bus, clock: ManualClock) {
+  const sent: Sent[] = [];
+  const wrapped: Bus = Object.create(bus);
+  wrapped.publishJob = async (subject: JobSubject, job) => {
+    const at = clock.now();
+    const ack = await bus.publishJob(subject, job);
+    sent.push({ at, subject, job: job as unknown as CheckJobMessage });
+    return ack;
+  };
+  wrapped.publishResult = async (subject: ResultSubject, result) => {
+    const at = clock.now();
+    const ack = await bus.publishResult(subject, result);
+    sent.push({ at, subject, result: result as unknown as CheckResultMessage });
+    return ack;
+  };
+  return { bus: wrapped, sent };
+}
+
+let n = 0;
+function row(over: Partial<SchedulableRow> = {}): SchedulableRow {
+  return {
+    id: `mon_test${n++}`,
+    org_id: "org_a",
+    type: "http",
+    config: { url: "http://127.0.0.1:9/" },
+    secrets_enc: "v1.sealed",
+    interval_seconds: 30,
+    timeout_ms: 5000,
+    regions: ["eu-west"],
+    runner_ids: [],
+    tags: [],
+    version: 1,
+    ...over,
+  };
+}
+
+const prefixes: string[] = [];
+const openBuses: Bus[] = [];
+afterEach(async () => {
+  await Promise.all(openBuses.splice(0).map((b) => b.close()));
+});
+afterAll(async () => {
+  if (prefixes.length) await dropNatsStreams(prefixes);
+});
+
+const busMakers: Record<string, () => Promise<Bus>> = {
+  memory: async () => createMemoryBus(),
+  nats: async () => {
+    const prefix = natsPrefix("sch");
+    prefixes.push(prefix);
+    return connectNatsBus({ url: NATS_URL, prefix });
+  },
+};
+
+async function world(kind: keyof typeof busMakers, over: Partial<SchedulerOptions> & { offline?: string[]; runnersOnline?: string[] } = {}) {
+  const clock = new ManualClock(T0);
+  const real = await busMakers[kind]!();
+  await real.ensureTopology();
+  openBuses.push(real);
+  const { bus, sent } = recording(real, clock);
+  const offline = new Set(over.offline ?? []);
+  const runners = new Set(over.runnersOnline ?? []);
+  let leader = true;
+  const scheduler = new Scheduler({
+    bus,
+    clock,
+    log: silentLogger,
+    placement: { regionOnline: (r) => !offline.has(r), runnerOnline: (id) => runners.has(id) },
+    maintenance: new MaintenanceGate(),
+    isLeader: () => leader,
+    backfillMs: 60_000,
+    ...over,
+  });
+  /** Advances the clock in steps, letting each round of publishing reach the bus. */
+  const advance = async (ms: number, step = 1000) => {
+    let done = 0;
+    do {
+      await clock.advance(Math.min(step, ms - done));
+      await scheduler.idle();
+      done += step;
+    } while (done < ms);
+  };
+  return { clock, bus: real, sent, scheduler, advance, setLeader: (v: boolean) => (leader = v) };
+}
+
+for (const kind of ["memory", "nats"] as const) {
+  describe(`scheduler on the ${kind} bus`, () => {
+    it("publishes each due check on its grid at the due time, with no drift over many intervals", async () => {
+      const w = await world(kind);
+      const m = row();
+      w.scheduler.upsert(m);
+      w.scheduler.start(null);
+      await w.advance(10 * 30_000);
+      const jobs = w.sent.filter((s) => s.job).map((s) => s.job!);
+      expect(jobs.length).toBe(10);
+      const phase = phaseOf(m.id, 30_000);
+      for (const [i, j] of jobs.entries()) {
+        expect((j.due_at - phase) % 30_000).toBe(0);
+        if (i > 0) expect(j.due_at - jobs[i - 1]!.due_at).toBe(30_000);
+        expect(j).toMatchObject({ id: jobId(m.id, "eu-west", j.due_at), expires_at: j.due_at + 30_000, secrets_enc: "v1.sealed", location_type: "region", timeout_ms: 5000 });
+      }
+      // Published at the due time itself (the manual clock fires timers exactly).
+      for (const s of w.sent) expect(s.at).toBe(s.job!.due_at);
+    });
+
+    it("publishes one job per region and per runner, on each location's subject", async () => {
+      const w = await world(kind, { runnersOnline: ["run_1"] });
+      const m = row({ regions: ["eu-west", "us-east"], runner_ids: ["run_1"] });
+      w.scheduler.upsert(m);
+      w.scheduler.start(null);
+      await w.advance(30_000);
+      expect(w.sent.map((s) => s.subject).sort()).toEqual(["jobs.region.eu-west", "jobs.region.us-east", "jobs.runner.run_1"]);
+      expect(await w.bus.pendingJobs("jobs.region.us-east")).toBe(1);
+      expect(await w.bus.pendingJobs("jobs.runner.run_1")).toBe(1);
+    });
+
+    it("records unavailable instead of a job when no worker is online in the region or the runner is offline", async () => {
+      const w = await world(kind, { offline: ["eu-west"] });
+      const m = row({ regions: ["eu-west"], runner_ids: ["run_gone"] });
+      w.scheduler.upsert(m);
+      w.scheduler.start(null);
+      await w.advance(30_000);
+      expect(w.sent.filter((s) => s.job)).toEqual([]);
+      const results = w.sent.map((s) => s.result!).sort((a, b) => a.location.localeCompare(b.location));
+      expect(results.map((r) => [r.location, r.status, r.error])).toEqual([
+        ["eu-west", "unavailable", "no worker online in region eu-west"],
+        ["run_gone", "unavailable", "runner offline"],
+      ]);
+      expect(results[0]!.id).toBe(jobId(m.id, "eu-west", results[0]!.scheduled_at));
+      expect(w.sent[0]!.subject).toBe(`results.org_a.${m.id}`);
+      expect(await w.bus.pendingJobs("jobs.region.eu-west")).toBe(0);
+    });
+  });
+}
+
+describe("scheduler", () => {
+  it("spreads the monitors of one interval over the whole interval", async () => {
+    const w = await world("memory");
+    for (let i = 0; i < 600; i++) w.scheduler.upsert(row({ id: `mon_spread_${i}_${Math.random()}` }));
+    w.scheduler.start(null);
+    await w.advance(30_000);
+    const perSecond = new Map<number, number>();
+    for (const s of w.sent) perSecond.set(Math.floor((s.job!.due_at - T0) / 1000), (perSecond.get(Math.floor((s.job!.due_at - T0) / 1000)) ?? 0) + 1);
+    expect(w.sent.length).toBe(600);
+    expect(perSecond.size).toBe(30);
+    expect(Math.max(...perSecond.values())).toBeLessThan(45);
+  });
+
+  it("stops a removed monitor at once and applies a new interval from its next grid point", async () => {
+    const w = await world("memory");
+    const gone = row();
+    const edited = row();
+    w.scheduler.upsert(gone);
+    w.scheduler.upsert(edited);
+    w.scheduler.start(null);
+    await w.advance(30_000);
+    expect(w.sent.length).toBe(2);
+    w.scheduler.remove(gone.id);
+    w.scheduler.upsert({ ...edited, interval_seconds: 10, version: 2 });
+    await w.advance(60_000);
+    const after = w.sent.slice(2).map((s) => s.job!);
+    expect(after.every((j) => j.monitor_id === edited.id)).toBe(true);
+    expect(after.length).toBe(6);
+    for (const j of after) expect((j.due_at - phaseOf(edited.id, 10_000)) % 10_000).toBe(0);
+  });
+
+  it("uses a monitor's current config for its next run without moving it on the grid", async () => {
+    const w = await world("memory");
+    const m = row();
+    w.scheduler.upsert(m);
+    w.scheduler.start(null);
+    await w.advance(30_000);
+    w.scheduler.upsert({ ...m, config: { url: "http://127.0.0.1:10/" }, regions: ["us-east"], version: 2 });
+    await w.advance(30_000);
+    const [first, second] = w.sent.map((s) => s.job!);
+    expect(second!.due_at - first!.due_at).toBe(30_000);
+    expect(second).toMatchObject({ location: "us-east", config: { url: "http://127.0.0.1:10/" } });
+  });
+
+  it("skips due checks while a maintenance window pauses the monitor, and resumes after it", async () => {
+    const gate = new MaintenanceGate();
+    const w = await world("memory", { maintenance: gate });
+    const covered = row({ tags: ["db"] });
+    const other = row();
+    const window = {
+      id: "mw_1",
+      org_id: "org_a",
+      starts_at: new Date(T0 + 60_000),
+      ends_at: new Date(T0 + 150_000),
+      rrule: null,
+      cron: null,
+      duration_minutes: null,
+      timezone: "UTC",
+      monitor_ids: [],
+      tags: ["db"],
+      pause_monitors: true,
+    } as unknown as MaintenanceWindowRow;
+    gate.replaceAll([window]);
+    w.scheduler.upsert(covered);
+    w.scheduler.upsert(other);
+    w.scheduler.start(null);
+    await w.advance(240_000);
+    const dues = (id: string) => w.sent.filter((s) => s.job!.monitor_id === id).map((s) => s.job!.due_at);
+    expect(dues(other.id).length).toBe(8);
+    expect(dues(covered.id).length).toBe(5);
+    expect(dues(covered.id).every((d) => d < T0 + 60_000 || d >= T0 + 150_000)).toBe(true);
+  });
+
+  it("backfills the due times after the last leader's watermark, no further back than the backfill window", async () => {
+    const w = await world("memory", { backfillMs: 25_000 });
+    const m = row({ interval_seconds: 10 });
+    w.scheduler.upsert(m);
+    // The previous leader handled everything up to 100 s ago: only the last 25 s are replayed.
+    w.scheduler.start(T0 - 100_000);
+    await w.advance(0);
+    const dues = w.sent.map((s) => s.job!.due_at);
+    expect(dues.length).toBeGreaterThanOrEqual(2);
+    expect(dues.length).toBeLessThanOrEqual(3);
+    expect(Math.min(...dues)).toBeGreaterThan(T0 - 25_000);
+    expect(Math.max(...dues)).toBeLessThanOrEqual(T0);
+    expect(w.scheduler.handledThrough()).toBe(T0);
+  });
+
+  it("holds due checks while leadership is unconfirmed and publishes them once it is", async () => {
+    const w = await world("memory");
+    w.scheduler.upsert(row());
+    w.setLeader(false);
+    w.scheduler.start(null);
+    await w.advance(30_000, 100);
+    expect(w.sent.length).toBe(0);
+    expect(w.scheduler.handledThrough()).toBeLessThan(T0 + 30_000);
+    w.setLeader(true);
+    await w.advance(300, 100);
+    expect(w.sent.length).toBe(1);
+  });
+
+  it("retries a failed publish and gives up once the job would have expired", async () => {
+    const clock = new ManualClock(T0);
+    let failures = 0;
+    const bus = createMemoryBus();
+    await bus.ensureTopology();
+    const flaky: Bus = Object.create(bus);
+    flaky.publishJob = async () => {
+      failures++;
+      throw new Error("bus down");
+    };
+    const scheduler = new Scheduler({
+      bus: flaky,
+      clock,
+      log: silentLogger,
+      placement: { regionOnline: () => true, runnerOnline: () => false },
+      maintenance: new MaintenanceGate(),
+      isLeader: () => true,
+      backfillMs: 60_000,
+    });
+    scheduler.upsert(row({ interval_seconds: 10 }));
+    scheduler.start(null);
+    await clock.advance(10_000);
+    const firstDue = scheduler.handledThrough()! + 1;
+    for (let i = 0; i < 100; i++) await clock.advance(200);
+    expect(failures).toBeGreaterThan(3);
+    // The first job's expiry (due + 10 s) has passed: it is given up and the watermark moves on.
+    expect(scheduler.handledThrough()!).toBeGreaterThan(firstDue);
+    scheduler.stop();
+  });
+});

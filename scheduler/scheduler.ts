@@ -1,0 +1,319 @@
+import type { Bus } from "../core/bus/index.ts";
+import type { Clock } from "../core/clock.ts";
+import {
+  type CheckJobMessage,
+  type CheckResultMessage,
+  jobId,
+  type LocationType,
+  regionSubject,
+  resultSubject,
+  runnerSubject,
+  unavailableResult,
+} from "../core/jobs/messages.ts";
+import type { Logger } from "../core/log.ts";
+import type { SchedulableRow } from "../db/queries/scheduler.ts";
+import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
+import type { MaintenanceGate } from "./maintenance-gate.ts";
+import type { SchedulerMetrics } from "./metrics.ts";
+import { MinHeap } from "./min-heap.ts";
+import type { Placement } from "./placement.ts";
+
+/** One monitor as the schedule holds it. */
+interface Entry {
+  id: string;
+  orgId: string;
+  type: string;
+  config: Record<string, unknown>;
+  secretsEnc: string | null;
+  intervalMs: number;
+  timeoutMs: number;
+  regions: string[];
+  runnerIds: string[];
+  tags: string[];
+  version: number;
+  phase: number;
+  /** Bumped whenever the entry's heap slot is replaced; older slots are skipped (lazy deletion). */
+  gen: number;
+}
+
+interface Slot {
+  due: number;
+  id: string;
+  gen: number;
+}
+
+/** One message to hand to the bus for one (monitor, location, due time). */
+interface Outgoing {
+  due: number;
+  expiresAt: number;
+  locationType: LocationType;
+  send(): Promise<unknown>;
+  kind: "job" | "unavailable";
+  reason?: string;
+}
+
+export interface SchedulerOptions {
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  placement: Placement;
+  maintenance: MaintenanceGate;
+  metrics?: SchedulerMetrics;
+  /** Checked before every round of publishing; false pauses publishing until it is true again. */
+  isLeader(): boolean;
+  /** Due times older than this are not published (after a pause or at takeover). */
+  backfillMs: number;
+  /** Publishes in flight at once. */
+  publishConcurrency?: number;
+}
+
+/**
+ * The in-memory schedule: a min-heap of each monitor's next due time and one timer for the
+ * earliest. At a due time it publishes one job per location, or an `unavailable` result when
+ * the location cannot run it, or nothing when a maintenance window pauses the monitor.
+ */
+export class Scheduler {
+  private readonly entries = new Map<string, Entry>();
+  private readonly heap = new MinHeap<Slot>((s) => s.due);
+  private readonly queue: Outgoing[] = [];
+  /** Due time → messages not yet confirmed by the bus; holds the watermark back. */
+  private readonly inflight = new Map<number, number>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private timer: unknown = null;
+  private timerAt = Infinity;
+  private running = false;
+  private started = false;
+  private startFrom = 0;
+  private senders = 0;
+  /** Slot generations are unique across entries, so a removed-then-re-added monitor never matches an old slot. */
+  private genSeq = 0;
+
+  constructor(private readonly o: SchedulerOptions) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  versionOf(id: string): number | undefined {
+    return this.entries.get(id)?.version;
+  }
+
+  ids(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  /** Adds or updates a monitor; a new interval takes effect from the next grid point of that interval. */
+  upsert(row: SchedulableRow): void {
+    const intervalMs = row.interval_seconds * 1000;
+    const existing = this.entries.get(row.id);
+    const fields = {
+      orgId: row.org_id,
+      type: row.type,
+      config: row.config,
+      secretsEnc: row.secrets_enc,
+      intervalMs,
+      timeoutMs: row.timeout_ms,
+      regions: row.regions,
+      runnerIds: row.runner_ids,
+      tags: row.tags,
+      version: row.version,
+    };
+    if (existing && existing.intervalMs === intervalMs) {
+      Object.assign(existing, fields);
+      return;
+    }
+    const entry: Entry = { id: row.id, ...fields, phase: phaseOf(row.id, intervalMs), gen: ++this.genSeq };
+    this.entries.set(row.id, entry);
+    this.o.metrics?.monitors.set(this.entries.size);
+    if (this.started) this.place(entry, dueAtOrAfter(this.o.clock.now(), entry.phase, intervalMs));
+  }
+
+  /** Stops scheduling a monitor (deleted, paused, suspended). */
+  remove(id: string): void {
+    if (this.entries.delete(id)) this.o.metrics?.monitors.set(this.entries.size);
+  }
+
+  /**
+   * Starts firing. Due times after `fromMs` are published, so a new leader picks up where
+   * the last one's watermark stopped (bounded by backfillMs); null starts from now.
+   */
+  start(fromMs: number | null): void {
+    const now = this.o.clock.now();
+    // A watermark far ahead of this clock comes from a badly skewed host: start from now instead.
+    const trusted = fromMs !== null && fromMs <= now + this.o.backfillMs;
+    const from = trusted ? Math.max(fromMs!, now - this.o.backfillMs) : now - 1;
+    this.startFrom = from;
+    this.started = true;
+    this.running = true;
+    for (const e of this.entries.values()) this.place(e, dueAfter(from, e.phase, e.intervalMs), false);
+    this.arm();
+  }
+
+  /** Stops at once: no further publish starts; publishes already handed to the bus may still land. */
+  stop(): void {
+    this.running = false;
+    if (this.timer !== null) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+    this.queue.length = 0;
+    this.heap.clear();
+  }
+
+  /** Every due time up to this instant has been handled (published, recorded unavailable, skipped or given up). */
+  handledThrough(): number | null {
+    if (!this.started) return null;
+    let w = this.o.clock.now();
+    for (const [due, n] of this.inflight) if (n > 0 && due - 1 < w) w = due - 1;
+    const top = this.peekLive();
+    if (top && top.due - 1 < w) w = top.due - 1;
+    return Math.max(w, this.startFrom);
+  }
+
+  /** Resolves when nothing is queued or being published. */
+  idle(): Promise<void> {
+    if (this.queue.length === 0 && this.senders === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private place(e: Entry, due: number, rearm = true): void {
+    e.gen = ++this.genSeq;
+    this.heap.push({ due, id: e.id, gen: e.gen });
+    if (rearm && this.running && due < this.timerAt) this.arm();
+  }
+
+  private peekLive(): Slot | undefined {
+    for (;;) {
+      const top = this.heap.peek();
+      if (!top) return undefined;
+      const e = this.entries.get(top.id);
+      if (e && e.gen === top.gen) return top;
+      this.heap.pop();
+    }
+  }
+
+  private arm(): void {
+    if (!this.running) return;
+    const top = this.peekLive();
+    if (this.timer !== null) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+    if (!top) return;
+    this.timerAt = top.due;
+    this.timer = this.o.clock.setTimeout(() => this.fire(), Math.max(0, top.due - this.o.clock.now()));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    if (!this.running) return;
+    if (!this.o.isLeader()) {
+      // Leadership not confirmed lately: hold the due checks until it is (or until stop()).
+      this.timerAt = this.o.clock.now() + 200;
+      this.timer = this.o.clock.setTimeout(() => this.fire(), 200);
+      return;
+    }
+    const now = this.o.clock.now();
+    const floor = now - this.o.backfillMs;
+    for (let top = this.peekLive(); top && top.due <= now; top = this.peekLive()) {
+      this.heap.pop();
+      const e = this.entries.get(top.id)!;
+      this.plan(e, top.due, now);
+      // After a long stall, skip what is older than the backfill window instead of replaying it.
+      const next = top.due + e.intervalMs;
+      this.place(e, next >= floor ? next : dueAtOrAfter(floor, e.phase, e.intervalMs), false);
+    }
+    this.pump();
+    this.arm();
+  }
+
+  /** Builds the messages for one due check of one monitor. */
+  private plan(e: Entry, due: number, now: number): void {
+    if (this.o.maintenance.isPaused(e, due)) {
+      this.o.metrics?.skipped.inc();
+      return;
+    }
+    const expiresAt = expiryOf(due, e.intervalMs);
+    const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
+    const targets: [LocationType, string][] = [...e.regions.map((r) => ["region", r] as [LocationType, string]), ...e.runnerIds.map((r) => ["runner", r] as [LocationType, string])];
+    for (const [locationType, location] of targets) {
+      const id = jobId(e.id, location, due);
+      const online = locationType === "region" ? this.o.placement.regionOnline(location) : this.o.placement.runnerOnline(location);
+      if (!online) {
+        const reason = locationType === "region" ? `no worker online in region ${location}` : "runner offline";
+        const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
+        this.enqueue({ due, expiresAt, locationType, kind: "unavailable", reason: locationType === "region" ? "region_offline" : "runner_offline", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+        continue;
+      }
+      const job: CheckJobMessage = {
+        ...base,
+        id,
+        location,
+        location_type: locationType,
+        type: e.type,
+        config: e.config,
+        secrets_enc: e.secretsEnc,
+        timeout_ms: e.timeoutMs,
+      };
+      const subject = locationType === "region" ? regionSubject(location) : runnerSubject(location);
+      this.enqueue({ due, expiresAt, locationType, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+    }
+  }
+
+  private enqueue(item: Outgoing): void {
+    this.queue.push(item);
+    this.inflight.set(item.due, (this.inflight.get(item.due) ?? 0) + 1);
+  }
+
+  private pump(): void {
+    const limit = this.o.publishConcurrency ?? 64;
+    while (this.senders < limit && this.queue.length > 0) {
+      this.senders++;
+      void this.sendLoop();
+    }
+  }
+
+  private async sendLoop(): Promise<void> {
+    try {
+      for (let item = this.queue.shift(); item; item = this.running ? this.queue.shift() : undefined) {
+        await this.deliver(item);
+        const left = (this.inflight.get(item.due) ?? 1) - 1;
+        if (left > 0) this.inflight.set(item.due, left);
+        else this.inflight.delete(item.due);
+      }
+    } finally {
+      this.senders--;
+      if (this.senders === 0 && (this.queue.length === 0 || !this.running)) {
+        if (!this.running) this.inflight.clear();
+        for (const wake of this.idleWaiters.splice(0)) wake();
+      }
+    }
+  }
+
+  /** Publishes with retries until the job would have expired anyway. */
+  private async deliver(item: Outgoing): Promise<void> {
+    for (let attempt = 0; this.running; attempt++) {
+      try {
+        await item.send();
+        const m = this.o.metrics;
+        if (item.kind === "job") {
+          m?.jobs.inc({ location_type: item.locationType });
+          m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
+        } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
+        return;
+      } catch (err) {
+        this.o.metrics?.publishErrors.inc();
+        if (this.o.clock.now() >= item.expiresAt) {
+          this.o.metrics?.dropped.inc();
+          this.o.log.error({ op: "scheduler.publish", err, due: item.due }, "giving up a due check: the bus did not take it before it expired");
+          return;
+        }
+        if (attempt === 0) this.o.log.warn({ op: "scheduler.publish", err }, "publish failed; retrying");
+        await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
+import { createMemoryBus, type Bus, type JobSubject, type ResultSubject } from "../core/bus/index.ts";
+import { ManualClock } from "../core/clock.ts";
+import type { CheckJobMessage, CheckResultMessage } from "../core/jobs/messages.ts";
+import { silentLogger } from "../core/log.ts";
+import { readWatermark } from "../db/queries/scheduler.ts";
+import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
+import { insertMonitors, insertOrg, markRegionOnline, until } from "../tests/support/scheduling.ts";
+import { startScheduler, type SchedulerHandle } from "./start.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+}, 30_000);
+afterAll(async () => {
+  await db.drop();
+}, 30_000);
+
+let running: SchedulerHandle[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((s) => s.stop()));
+  running = [];
+});
+
+/** A scheduler on the test database with a manual clock and a bus that records what it is given. */
+async function scheduler() {
+  // Each test starts its own timeline: forget the previous test's watermark.
+  await db.sql`update scheduler_state set published_through = null`;
+  const clock = new ManualClock(Date.now());
+  const jobs: CheckJobMessage[] = [];
+  const results: CheckResultMessage[] = [];
+  const real = createMemoryBus();
+  await real.ensureTopology();
+  const bus: Bus = Object.create(real);
+  bus.publishJob = async (s: JobSubject, j) => (jobs.push(j as unknown as CheckJobMessage), real.publishJob(s, j));
+  bus.publishResult = async (s: ResultSubject, r) => (results.push(r as unknown as CheckResultMessage), real.publishResult(s, r));
+  const handle = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log: silentLogger, clock, lockRetryMs: 200 });
+  running.push(handle);
+  await until(() => handle.isLeader(), 5000, "leadership");
+  return { handle, clock, jobs, results };
+}
+
+describe("scheduler with the database", () => {
+  it("schedules active monitors of every type but heartbeat, and none that are paused or suspended", async () => {
+    const org = await insertOrg(db.sql);
+    await markRegionOnline(db.sql, "local");
+    const [http, , , , browser] = await insertMonitors(db.sql, org, [
+      { type: "http" },
+      { type: "http", paused: true },
+      { type: "http", suspended: true },
+      { type: "heartbeat", regions: [] },
+      { type: "browser_lite", config: { url: "https://example.test/" } },
+    ]);
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 2);
+    await s.clock.advance(30_000);
+    const ours = new Set(s.jobs.filter((j) => j.org_id === org).map((j) => j.monitor_id));
+    expect(ours).toEqual(new Set([http!, browser!]));
+  });
+
+  it("follows pauses, deletions and edits made in the database within a moment", async () => {
+    const org = await insertOrg(db.sql);
+    await markRegionOnline(db.sql, "local");
+    const [paused, deleted, edited] = await insertMonitors(db.sql, org, [{}, {}, {}]);
+    const s = await scheduler();
+    const mine = () => s.jobs.filter((j) => j.org_id === org);
+    await until(() => s.handle.size() >= 3);
+    await db.sql`update monitors set paused = true, updated_at = now() where id = ${paused!}`;
+    await db.sql`delete from monitors where id = ${deleted!}`;
+    await db.sql`update monitors set config = ${db.sql.json({ url: "http://127.0.0.1:10/" })}, updated_at = now() where id = ${edited!}`;
+    await until(async () => {
+      await s.clock.advance(30_000);
+      return mine().some((j) => j.monitor_id === edited && (j.config as { url: string }).url.endsWith(":10/"));
+    });
+    const before = mine().length;
+    await s.clock.advance(60_000);
+    const later = mine().slice(before);
+    expect(later.length).toBe(2);
+    expect(later.every((j) => j.monitor_id === edited)).toBe(true);
+  });
+
+  it("records unavailable for a region with no worker online", async () => {
+    const org = await insertOrg(db.sql);
+    const [m] = await insertMonitors(db.sql, org, [{ regions: ["nowhere-1"] }]);
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 1);
+    await s.clock.advance(30_000);
+    const r = s.results.find((x) => x.monitor_id === m);
+    expect(r).toMatchObject({ status: "unavailable", error: "no worker online in region nowhere-1", location: "nowhere-1", location_type: "region" });
+    expect(s.jobs.some((j) => j.monitor_id === m)).toBe(false);
+  });
+
+  it("stops scheduling monitors while a maintenance window that pauses them is active", async () => {
+    const org = await insertOrg(db.sql);
+    await markRegionOnline(db.sql, "local");
+    const [covered, free] = await insertMonitors(db.sql, org, [{ tags: ["db"] }, { tags: ["web"] }]);
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 2);
+    const now = s.clock.now();
+    await db.sql`
+      insert into maintenance_windows (id, org_id, name, starts_at, ends_at, tags, pause_monitors)
+      values ('mw_x', ${org}, 'db upgrade', ${new Date(now - 1000)}, ${new Date(now + 90_000)}, '{db}', true)`;
+    await Bun.sleep(300);
+    await s.clock.advance(90_000);
+    const count = (id: string) => s.jobs.filter((j) => j.monitor_id === id).length;
+    expect(count(free!)).toBe(3);
+    expect(count(covered!)).toBe(0);
+    await s.clock.advance(30_000);
+    expect(count(covered!)).toBe(1);
+  });
+
+  it("persists how far it has published, for the next leader to backfill from", async () => {
+    const s = await scheduler();
+    await s.clock.advance(5000);
+    await until(async () => ((await readWatermark(db.sql)) ?? 0) >= s.clock.now() - 1, 3000, "watermark");
+  });
+});

@@ -1,0 +1,130 @@
+import { hostname } from "node:os";
+import type { Registry } from "prom-client";
+import type { Bus } from "../core/bus/index.ts";
+import { type Clock, systemClock } from "../core/clock.ts";
+import type { Sql } from "../core/db/client.ts";
+import { newId } from "../core/ids.ts";
+import type { Logger } from "../core/log.ts";
+import { pruneWorkers } from "../db/queries/region-workers.ts";
+import { readWatermark, writeWatermark } from "../db/queries/scheduler.ts";
+import { startLeaderElection } from "./leader.ts";
+import { MaintenanceGate } from "./maintenance-gate.ts";
+import { createSchedulerMetrics } from "./metrics.ts";
+import { startPlacement } from "./placement.ts";
+import { Scheduler } from "./scheduler.ts";
+import { startSync } from "./sync.ts";
+
+export interface SchedulerDeps {
+  sql: Sql;
+  /** The same database as `sql`; the leader lock needs a connection of its own. */
+  databaseUrl: string;
+  bus: Bus;
+  log: Logger;
+  clock?: Clock;
+  /** Process registry to add the scheduler's metrics to. */
+  registry?: Registry;
+  /** Due checks missed while no leader ran are published up to this far back; default 60. */
+  backfillSeconds?: number;
+  /** Standby lock retry; default 1500 ms. */
+  lockRetryMs?: number;
+  /** Placement answer for self-hosted runners; default the `runners` table when it exists, else offline. */
+  isRunnerOnline?: (runnerId: string) => boolean;
+  /** Full reconcile period; default 30 s. */
+  reconcileMs?: number;
+}
+
+export interface SchedulerHandle {
+  isLeader(): boolean;
+  /** Monitors in the schedule (0 on a standby). */
+  size(): number;
+  stop(): Promise<void>;
+}
+
+const WATERMARK_EVERY_MS = 1000;
+
+/**
+ * Runs the scheduler role: competes for leadership and, while leader, keeps the schedule in
+ * sync with the database and publishes due checks. A standby only retries the lock.
+ */
+export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHandle> {
+  const { sql, log } = deps;
+  const clock = deps.clock ?? systemClock;
+  const instanceId = `${hostname()}/${process.pid}/${newId("sch").slice(-6)}`;
+  const metrics = createSchedulerMetrics(deps.registry);
+  let term: { stop(handOver: boolean): Promise<void>; scheduler: Scheduler } | null = null;
+
+  const election = startLeaderElection({
+    databaseUrl: deps.databaseUrl,
+    log,
+    retryMs: deps.lockRetryMs,
+    async onElected() {
+      metrics.leader.set(1);
+      term = await beginTerm();
+    },
+    async onDeposed(reason) {
+      metrics.leader.set(0);
+      const t = term;
+      term = null;
+      await t?.stop(reason === "stopping");
+    },
+  });
+
+  async function beginTerm() {
+    const gate = new MaintenanceGate((err, windowId) => log.error({ op: "scheduler.maintenance", err, windowId }, "maintenance window cannot be evaluated; ignored"));
+    const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline });
+    const scheduler = new Scheduler({
+      bus: deps.bus,
+      clock,
+      log,
+      placement,
+      maintenance: gate,
+      metrics,
+      isLeader: () => election.isLeader(),
+      backfillMs: (deps.backfillSeconds ?? 60) * 1000,
+    });
+    let sync: Awaited<ReturnType<typeof startSync>> | null = null;
+    try {
+      sync = await startSync({ sql, scheduler, gate, log, reconcileMs: deps.reconcileMs });
+      const watermark = await readWatermark(sql);
+      scheduler.start(watermark);
+      log.info({ op: "scheduler.start", monitors: scheduler.size, watermark: watermark && new Date(watermark).toISOString() }, "schedule running");
+    } catch (err) {
+      scheduler.stop();
+      placement.stop();
+      await sync?.stop();
+      throw err;
+    }
+
+    let lastWritten = 0;
+    const persist = async () => {
+      const through = scheduler.handledThrough();
+      if (through === null || through <= lastWritten || !election.isLeader()) return;
+      await writeWatermark(sql, through, instanceId);
+      lastWritten = through;
+    };
+    const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
+    const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
+    return {
+      scheduler,
+      /** handOver: a clean stop while still holding the lock; the successor then backfills from here. */
+      async stop(handOver: boolean) {
+        const through = scheduler.handledThrough();
+        // Stop publishing first (synchronously), then the rest.
+        scheduler.stop();
+        if (handOver && through !== null) await writeWatermark(sql, through, instanceId).catch(() => {});
+        clearInterval(watermarkTimer);
+        clearInterval(pruneTimer);
+        placement.stop();
+        await sync?.stop();
+      },
+    };
+  }
+
+  return {
+    isLeader: () => election.isLeader(),
+    size: () => (term as { scheduler: Scheduler } | null)?.scheduler.size ?? 0,
+    async stop() {
+      await election.stop();
+    },
+  };
+}
