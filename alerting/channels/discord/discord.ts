@@ -1,0 +1,54 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { clip, renderEvent } from "../format.ts";
+import { parseJson, postJson } from "../http.ts";
+import { HttpUrl, urlIssues } from "../schema.ts";
+import type { AlertEvent, Channel } from "../types.ts";
+
+export const discordConfig = Type.Object(
+  { url: HttpUrl("Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>") },
+  { additionalProperties: false },
+);
+export type DiscordConfig = Static<typeof discordConfig>;
+
+/**
+ * One embed coloured by kind. Webhook messages cannot carry buttons, so links go in the description.
+ * Cuts keep the embed under Discord's 6000-character total, past which it answers 400.
+ */
+export function discordPayload(event: AlertEvent) {
+  const r = renderEvent(event);
+  const links = r.links.map((l) => `[${l.text}](${l.url})`).join(" · ");
+  return {
+    username: "Watchpost",
+    // Monitor names and errors are user text: never let them ping @everyone or a role.
+    allowed_mentions: { parse: [] },
+    embeds: [
+      {
+        title: clip(r.title, 256),
+        description: clip(links ? `${r.headline}\n\n${links}` : r.headline, 1500),
+        ...(event.links.monitor ? { url: event.links.monitor } : {}),
+        color: r.color,
+        fields: r.facts.map((f) => {
+          const long = f.name === "Target" || f.name === "Error";
+          return { name: f.name, value: clip(f.value, long ? 1024 : 256), inline: !long };
+        }),
+        timestamp: event.occurredAt,
+        footer: { text: clip(`${event.org.name} · Watchpost`, 2048) },
+      },
+    ],
+  };
+}
+
+export const discord: Channel<DiscordConfig> = {
+  type: "discord",
+  configSchema: discordConfig,
+  secretFields: ["url"],
+  validate: (config) => urlIssues("/url", config.url),
+  async send(event, config, ctx) {
+    // wait=true makes Discord answer with the created message, whose id goes into alert history.
+    const url = new URL(config.url);
+    url.searchParams.set("wait", "true");
+    const res = await postJson(ctx, "Discord webhook", url.href, discordPayload(event));
+    const id = (parseJson(res.text) as { id?: string } | undefined)?.id;
+    return { status: res.status, providerId: id };
+  },
+};

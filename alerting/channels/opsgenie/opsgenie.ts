@@ -1,0 +1,59 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { clip, renderEvent } from "../format.ts";
+import { parseJson, postJson } from "../http.ts";
+import type { AlertEvent, Channel } from "../types.ts";
+
+export const opsgenieConfig = Type.Object(
+  {
+    api_key: Type.String({ minLength: 8, maxLength: 128, description: "API key of an Opsgenie API integration" }),
+    region: Type.Optional(Type.Union([Type.Literal("us"), Type.Literal("eu")], { default: "us", description: "Opsgenie instance: us or eu" })),
+    priority: Type.Optional(Type.Union(["P1", "P2", "P3", "P4", "P5"].map((p) => Type.Literal(p)), { description: "Priority of created alerts; Opsgenie's default (P3) when unset" })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20 })),
+  },
+  { additionalProperties: false },
+);
+export type OpsgenieConfig = Static<typeof opsgenieConfig>;
+
+/** Create-alert body; `alias` = dedupKey, so Opsgenie folds reminders and escalations into one alert. Limits from the Alert API. */
+export function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig) {
+  const r = renderEvent(event);
+  const description = [r.headline, "", ...r.facts.map((f) => `${f.name}: ${f.value}`), "", ...r.links.map((l) => `${l.text}: ${l.url}`)];
+  return {
+    message: clip(r.title, 130),
+    alias: event.dedupKey,
+    description: clip(description.join("\n"), 15000),
+    entity: clip(event.monitor.name, 512),
+    source: "Watchpost",
+    ...(event.kind === "test" ? { priority: "P5" } : config.priority ? { priority: config.priority } : {}),
+    tags: ["watchpost", event.kind, ...(config.tags ?? [])],
+    details: {
+      rule: event.rule.name,
+      region: event.region,
+      status: event.status,
+      condition: event.condition,
+      organisation: event.org.name,
+      ...(event.monitor.target ? { target: event.monitor.target } : {}),
+      ...(event.links.monitor ? { monitor_url: event.links.monitor } : {}),
+    },
+  };
+}
+
+export const opsgenie: Channel<OpsgenieConfig> = {
+  type: "opsgenie",
+  configSchema: opsgenieConfig,
+  secretFields: ["api_key"],
+  async send(event, config, ctx) {
+    const base = `${ctx.endpoints.opsgenie[config.region ?? "us"]}/v2/alerts`;
+    const headers = { authorization: `GenieKey ${config.api_key}` };
+    const note = { source: "Watchpost", user: "Watchpost", note: renderEvent(event).headline };
+    const alias = encodeURIComponent(event.dedupKey);
+    const res =
+      event.kind === "recovery"
+        ? await postJson(ctx, "Opsgenie close alert", `${base}/${alias}/close?identifierType=alias`, note, headers)
+        : event.kind === "acknowledgement"
+          ? await postJson(ctx, "Opsgenie acknowledge alert", `${base}/${alias}/acknowledge?identifierType=alias`, note, headers)
+          : await postJson(ctx, "Opsgenie create alert", base, opsgenieCreateBody(event, config), headers);
+    // Opsgenie processes requests asynchronously; the requestId is how its support finds one.
+    return { status: res.status, providerId: (parseJson(res.text) as { requestId?: string } | undefined)?.requestId };
+  },
+};

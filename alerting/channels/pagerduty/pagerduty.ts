@@ -1,0 +1,71 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { clip, renderEvent } from "../format.ts";
+import { parseJson, postJson } from "../http.ts";
+import type { AlertEvent, AlertEventKind, Channel, ChannelContext } from "../types.ts";
+
+const severities = ["critical", "error", "warning", "info"] as const;
+
+export const pagerdutyConfig = Type.Object(
+  {
+    routing_key: Type.String({ pattern: "^[A-Za-z0-9]{32}$", description: "Events API v2 integration (routing) key, 32 characters" }),
+    severity: Type.Optional(Type.Union(severities.map((s) => Type.Literal(s)), { default: "critical", description: "Severity of triggered incidents" })),
+  },
+  { additionalProperties: false },
+);
+export type PagerdutyConfig = Static<typeof pagerdutyConfig>;
+
+/** Paging follows our alert state: the incident is keyed on dedupKey, so reminders and escalations fold into it. */
+const actions: Record<AlertEventKind, "trigger" | "acknowledge" | "resolve"> = {
+  alert: "trigger",
+  escalation: "trigger",
+  reminder: "trigger",
+  test: "trigger",
+  acknowledgement: "acknowledge",
+  recovery: "resolve",
+};
+
+export function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: ChannelContext) {
+  const event_action = actions[event.kind];
+  const base = { routing_key: config.routing_key, event_action, dedup_key: event.dedupKey };
+  if (event_action !== "trigger") return base;
+  const r = renderEvent(event);
+  const severity = event.kind === "test" ? "info" : event.status === "degraded" ? "warning" : (config.severity ?? "critical");
+  return {
+    ...base,
+    payload: {
+      summary: clip(`${r.title}: ${r.headline}`, 1024),
+      source: event.monitor.target ?? event.monitor.name,
+      severity,
+      timestamp: event.occurredAt,
+      component: event.monitor.name,
+      group: event.region,
+      class: event.monitor.type,
+      custom_details: {
+        kind: event.kind,
+        rule: event.rule.name,
+        condition: event.condition,
+        status: event.status,
+        region: event.region,
+        organisation: event.org.name,
+        started_at: event.startedAt,
+        duration_ms: event.result.duration_ms,
+        ...(event.result.error ? { error: event.result.error } : {}),
+        ...(event.result.data ? { data: event.result.data } : {}),
+      },
+    },
+    client: "Watchpost",
+    client_url: event.links.monitor ?? ctx.publicBaseUrl,
+    links: r.links.map((l) => ({ href: l.url, text: l.text })),
+  };
+}
+
+export const pagerduty: Channel<PagerdutyConfig> = {
+  type: "pagerduty",
+  configSchema: pagerdutyConfig,
+  secretFields: ["routing_key"],
+  async send(event, config, ctx) {
+    const res = await postJson(ctx, "PagerDuty Events API", ctx.endpoints.pagerduty, pagerdutyPayload(event, config, ctx));
+    const dedup = (parseJson(res.text) as { dedup_key?: string } | undefined)?.dedup_key;
+    return { status: res.status, providerId: dedup ?? event.dedupKey };
+  },
+};

@@ -1,0 +1,59 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { renderEvent } from "../format.ts";
+import { postJson } from "../http.ts";
+import { HttpUrl, urlIssues } from "../schema.ts";
+import type { AlertEvent, AlertEventKind, Channel } from "../types.ts";
+
+export const teamsConfig = Type.Object(
+  { url: HttpUrl("Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL") },
+  { additionalProperties: false },
+);
+export type TeamsConfig = Static<typeof teamsConfig>;
+
+const titleColor: Record<AlertEventKind, string> = {
+  alert: "Attention",
+  escalation: "Attention",
+  reminder: "Warning",
+  recovery: "Good",
+  acknowledgement: "Accent",
+  test: "Default",
+};
+
+/** A message with one Adaptive Card 1.4 attachment: the shape both Workflows and legacy webhooks accept. */
+export function teamsPayload(event: AlertEvent) {
+  const r = renderEvent(event);
+  const color = event.kind === "alert" && event.status === "degraded" ? "Warning" : titleColor[event.kind];
+  return {
+    type: "message",
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          msteams: { width: "Full" },
+          body: [
+            { type: "TextBlock", text: r.title, weight: "Bolder", size: "Medium", color, wrap: true },
+            { type: "TextBlock", text: r.headline, spacing: "None", wrap: true },
+            { type: "FactSet", facts: r.facts.map((f) => ({ title: f.name, value: f.value })) },
+            { type: "TextBlock", text: `${event.org.name} · Watchpost`, size: "Small", isSubtle: true, wrap: true },
+          ],
+          actions: r.links.map((l) => ({ type: "Action.OpenUrl", title: l.text, url: l.url })),
+        },
+      },
+    ],
+  };
+}
+
+export const teams: Channel<TeamsConfig> = {
+  type: "teams",
+  configSchema: teamsConfig,
+  secretFields: ["url"],
+  validate: (config) => urlIssues("/url", config.url),
+  async send(event, config, ctx) {
+    const res = await postJson(ctx, "Teams webhook", config.url, teamsPayload(event));
+    return { status: res.status };
+  },
+};

@@ -1,0 +1,60 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { clip, escapeHtml, renderEvent } from "../format.ts";
+import { parseJson, postJson } from "../http.ts";
+import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
+
+export const telegramConfig = Type.Object(
+  {
+    bot_token: Type.String({ pattern: "^[0-9]+:[A-Za-z0-9_-]{20,}$", maxLength: 100, description: "Bot token from @BotFather, <id>:<secret>" }),
+    chat_id: Type.Union([Type.Integer(), Type.String({ pattern: "^(-?[0-9]+|@[A-Za-z0-9_]{5,32})$" })], {
+      description: "Numeric chat id (negative for groups) or @channelusername",
+    }),
+    message_thread_id: Type.Optional(Type.Integer({ minimum: 1, description: "Forum topic to post in" })),
+  },
+  { additionalProperties: false },
+);
+export type TelegramConfig = Static<typeof telegramConfig>;
+
+/** sendMessage text in Telegram's HTML mode; values are cut so the whole stays under the 4096-character limit. */
+export function telegramText(event: AlertEvent): string {
+  const r = renderEvent(event);
+  const lines = [
+    `<b>${escapeHtml(clip(r.title, 200))}</b>`,
+    escapeHtml(clip(r.headline, 400)),
+    "",
+    ...r.facts.map((f) => `<b>${f.name}:</b> ${escapeHtml(clip(f.value, f.name === "Error" ? 1000 : 200))}`),
+  ];
+  if (r.links.length) lines.push("", r.links.map((l) => `<a href="${escapeHtml(l.url)}">${l.text}</a>`).join(" · "));
+  return lines.join("\n");
+}
+
+export const telegram: Channel<TelegramConfig> = {
+  type: "telegram",
+  configSchema: telegramConfig,
+  secretFields: ["bot_token"],
+  async send(event, config, ctx) {
+    const body = {
+      chat_id: config.chat_id,
+      ...(config.message_thread_id ? { message_thread_id: config.message_thread_id } : {}),
+      text: telegramText(event),
+      parse_mode: "HTML",
+      link_preview_options: { is_disabled: true },
+    };
+    try {
+      // The token is in the path; `postJson` names only the host in errors, so it never leaks into history.
+      const res = await postJson(ctx, "Telegram sendMessage", `${ctx.endpoints.telegram}/bot${config.bot_token}/sendMessage`, body);
+      const id = (parseJson(res.text) as { result?: { message_id?: number } } | undefined)?.result?.message_id;
+      return { status: res.status, providerId: id === undefined ? undefined : String(id) };
+    } catch (err) {
+      throw withTelegramRetryAfter(err);
+    }
+  },
+};
+
+/** A 429 from Telegram says how long to wait in the body (parameters.retry_after), not in a header. */
+function withTelegramRetryAfter(err: unknown): unknown {
+  if (!(err instanceof ChannelError) || err.status !== 429 || err.retryAfterMs !== undefined) return err;
+  const seconds = (parseJson(err.body) as { parameters?: { retry_after?: number } } | undefined)?.parameters?.retry_after;
+  if (typeof seconds !== "number") return err;
+  return new ChannelError(err.message, { permanent: false, status: 429, body: err.body, retryAfterMs: seconds * 1000 });
+}

@@ -1,0 +1,61 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { alertEventKinds, type AlertEvent } from "../types.ts";
+
+/**
+ * Body of every generic webhook delivery (JSON, UTF-8). Version 1; fields may be added
+ * without a version change, never removed or retyped. Included in the OpenAPI document.
+ */
+export const WebhookPayload = Type.Object(
+  {
+    version: Type.Literal(1),
+    id: Type.String({ description: "Delivery id, the same on every retry of one delivery (also the X-Watchpost-Delivery header); use it to drop duplicates" }),
+    kind: Type.Union(alertEventKinds.map((k) => Type.Literal(k)), { description: "What happened (also the X-Watchpost-Event header)" }),
+    dedup_key: Type.String({ description: "Stable for one alert incarnation: the alert, its escalations, reminders, acknowledgement and recovery share it" }),
+    occurred_at: Type.String({ format: "date-time" }),
+    started_at: Type.String({ format: "date-time", description: "When the alert started firing" }),
+    org: Type.Object({ id: Type.String(), name: Type.String() }),
+    rule: Type.Object({ id: Type.String(), name: Type.String() }),
+    monitor: Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), target: Type.Optional(Type.String()) }),
+    region: Type.String(),
+    status: Type.String({ description: "Status of the check that caused this event: up, down, degraded, timeout, ..." }),
+    condition: Type.String({ description: "The rule's condition in words" }),
+    result: Type.Object({
+      duration_ms: Type.Number(),
+      error: Type.Optional(Type.String()),
+      data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Check-type specific result fields" })),
+    }),
+    links: Type.Object({
+      monitor: Type.Optional(Type.String({ format: "uri" })),
+      acknowledge: Type.Optional(Type.String({ format: "uri", description: "Signed link that acknowledges this alert" })),
+    }),
+  },
+  { $id: "WebhookPayload", title: "Webhook channel delivery", additionalProperties: false },
+);
+export type WebhookPayload = Static<typeof WebhookPayload>;
+
+export function toWebhookPayload(event: AlertEvent): WebhookPayload {
+  return {
+    version: 1,
+    id: event.idempotencyKey,
+    kind: event.kind,
+    dedup_key: event.dedupKey,
+    occurred_at: event.occurredAt,
+    started_at: event.startedAt,
+    org: { id: event.org.id, name: event.org.name },
+    rule: { id: event.rule.id, name: event.rule.name },
+    // Field by field, so nothing the caller happened to attach leaks into a customer's endpoint.
+    monitor: { id: event.monitor.id, name: event.monitor.name, type: event.monitor.type, ...(event.monitor.target ? { target: event.monitor.target } : {}) },
+    region: event.region,
+    status: event.status,
+    condition: event.condition,
+    result: {
+      duration_ms: event.result.duration_ms,
+      ...(event.result.error ? { error: event.result.error } : {}),
+      ...(event.result.data ? { data: event.result.data } : {}),
+    },
+    links: {
+      ...(event.links.monitor ? { monitor: event.links.monitor } : {}),
+      ...(event.links.ackUrl ? { acknowledge: event.links.ackUrl } : {}),
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { Actor } from "../../core/access/actor.ts";
+import { type Sql, withTx } from "../../core/db/client.ts";
+import { notFound, type ValidationIssue, validationError } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import { assertQuota } from "../../billing/entitlements.ts";
+import { findAlertChannels } from "../../db/queries/alert-channels.ts";
+import { findEscalationPolicy } from "../../db/queries/alert-escalation-policies.ts";
+import {
+  type AlertRuleFilter,
+  type AlertRuleRow,
+  deleteAlertRule,
+  findAlertRule,
+  insertAlertRule,
+  listAlertRules,
+  updateAlertRule,
+} from "../../db/queries/alert-rules.ts";
+import { findMonitor } from "../../db/queries/monitors.ts";
+import { normaliseRule, type RuleDefinition, type RuleInput } from "./rule-input.ts";
+
+export type RuleView = RuleDefinition & { id: string; created_at: string; updated_at: string };
+
+interface Ctx {
+  sql: Sql;
+  actor: Actor;
+}
+
+export function toRuleView(row: AlertRuleRow): RuleView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled,
+    scope: row.scope as RuleDefinition["scope"],
+    condition: row.condition as RuleDefinition["condition"],
+    confirmation: row.confirmation as RuleDefinition["confirmation"],
+    notifications: row.notifications as RuleDefinition["notifications"],
+    channels: row.channels,
+    escalation_policy_id: row.escalation_policy_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** References must exist in the caller's organisation; another organisation's id reads as unknown. */
+async function checkReferences(sql: Sql, orgId: string, def: RuleDefinition, issues: ValidationIssue[]): Promise<void> {
+  if (def.scope?.type === "monitor" && !(await findMonitor(sql, orgId, def.scope.monitor_id))) {
+    issues.push({ path: "body.scope.monitor_id", message: `no monitor ${def.scope.monitor_id} in this organisation` });
+  }
+  const found = new Set((await findAlertChannels(sql, orgId, def.channels.map((c) => c.channel_id))).map((c) => c.id));
+  def.channels.forEach((c, i) => {
+    if (!found.has(c.channel_id)) issues.push({ path: `body.channels.${i}.channel_id`, message: `no alert channel ${c.channel_id} in this organisation` });
+  });
+  if (def.escalation_policy_id && !(await findEscalationPolicy(sql, orgId, def.escalation_policy_id))) {
+    issues.push({ path: "body.escalation_policy_id", message: `no escalation policy ${def.escalation_policy_id} in this organisation` });
+  }
+}
+
+async function validated(sql: Sql, orgId: string, input: RuleInput): Promise<RuleDefinition> {
+  const issues: ValidationIssue[] = [];
+  const def = normaliseRule(input, issues);
+  if (issues.length === 0) await checkReferences(sql, orgId, def, issues);
+  if (issues.length > 0) throw validationError(issues);
+  return def;
+}
+
+export async function createRule(ctx: Ctx, input: RuleInput): Promise<RuleView> {
+  return withTx(ctx.sql, async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext(${`alert_rules:${ctx.actor.orgId}`}))`;
+    const def = await validated(tx, ctx.actor.orgId, input);
+    await assertQuota(tx, ctx.actor.orgId, "alert_rules", 1);
+    return toRuleView(await insertAlertRule(tx, ctx.actor.orgId, newId("rule"), def));
+  });
+}
+
+export async function getRuleRow(sql: Sql, orgId: string, id: string): Promise<AlertRuleRow> {
+  const row = await findAlertRule(sql, orgId, id);
+  if (!row) throw notFound("Alert rule");
+  return row;
+}
+
+export const getRule = async (ctx: Ctx, id: string) => toRuleView(await getRuleRow(ctx.sql, ctx.actor.orgId, id));
+
+export async function listRules(ctx: Ctx, filter: AlertRuleFilter, limit: number, offset: number): Promise<{ rows: RuleView[]; total: number }> {
+  const { rows, total } = await listAlertRules(ctx.sql, ctx.actor.orgId, filter, limit, offset);
+  return { rows: rows.map(toRuleView), total };
+}
+
+/**
+ * Top-level fields replace; confirmation and notifications merge field by field. Giving
+ * channels clears escalation_policy_id and the other way round, unless both are given.
+ */
+export async function patchRule(ctx: Ctx, id: string, patch: RuleInput): Promise<RuleView> {
+  return withTx(ctx.sql, async (tx) => {
+    const row = await findAlertRule(tx, ctx.actor.orgId, id, true);
+    if (!row) throw notFound("Alert rule");
+    const current = toRuleView(row);
+    const switchingToPolicy = patch.escalation_policy_id !== undefined && patch.escalation_policy_id !== null && patch.channels === undefined;
+    const switchingToChannels = patch.channels !== undefined && patch.escalation_policy_id === undefined;
+    const merged: RuleInput = {
+      name: patch.name ?? current.name,
+      description: patch.description !== undefined ? patch.description : current.description,
+      enabled: patch.enabled ?? current.enabled,
+      scope: patch.scope ?? current.scope,
+      condition: patch.condition ?? (current.condition as unknown as Record<string, unknown>),
+      confirmation: { ...current.confirmation, ...patch.confirmation },
+      notifications: { ...current.notifications, ...patch.notifications },
+      channels: switchingToPolicy ? [] : (patch.channels ?? current.channels),
+      escalation_policy_id: switchingToChannels ? null : patch.escalation_policy_id !== undefined ? patch.escalation_policy_id : current.escalation_policy_id,
+    };
+    const def = await validated(tx, ctx.actor.orgId, merged);
+    return toRuleView((await updateAlertRule(tx, ctx.actor.orgId, id, def))!);
+  });
+}
+
+export async function removeRule(ctx: Ctx, id: string): Promise<void> {
+  if (!(await deleteAlertRule(ctx.sql, ctx.actor.orgId, id))) throw notFound("Alert rule");
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
+import type { LiveEvent } from "../../core/events/types.ts";
+import { type CheckResultMessage, resultSubject } from "../../core/jobs/messages.ts";
+import { silentLogger } from "../../core/log.ts";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import { startIngest } from "./ingest.ts";
+
+let db: TestDatabase;
+let bus: Bus;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  bus = createMemoryBus();
+  const handle = await startIngest({ sql: db.sql, bus, log: silentLogger, maxWaitMs: 10 });
+  stop = () => handle.stop();
+});
+afterAll(async () => {
+  await stop();
+  await bus.close();
+  await db.drop();
+});
+
+async function monitor() {
+  const orgId = `org_${crypto.randomUUID().replaceAll("-", "")}`;
+  const monitorId = `mon_${crypto.randomUUID().replaceAll("-", "")}`;
+  await db.sql`insert into organisations (id, name) values (${orgId}, 'o')`;
+  await db.sql`insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms) values (${monitorId}, ${orgId}, 'm', 'http', '{}', 60, 1000)`;
+  return { orgId, monitorId };
+}
+
+const result = (orgId: string, monitorId: string, due: number, status: CheckResultMessage["status"]): CheckResultMessage => ({
+  id: `${monitorId}.local.${due}`,
+  org_id: orgId,
+  monitor_id: monitorId,
+  location: "local",
+  location_type: "region",
+  scheduled_at: due,
+  checked_at: due + 5,
+  status,
+  duration_ms: 12,
+  error: status === "up" ? null : "boom",
+  data: { status_code: status === "up" ? 200 : 500 },
+});
+
+async function until(check: () => Promise<boolean>, ms = 3000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(20);
+  }
+  throw new Error("condition not met in time");
+}
+
+describe("ingest", () => {
+  it("stores a result delivered twice once, updates the monitor and publishes events", async () => {
+    const { orgId, monitorId } = await monitor();
+    const events: LiveEvent[] = [];
+    const unsubscribe = bus.subscribeEvents<LiveEvent>(`events.${orgId}`, (e) => events.push(e));
+    const due = Date.now() - 1000;
+    const r = result(orgId, monitorId, due, "down");
+    await bus.publishResult(resultSubject(orgId, monitorId), r);
+    // A second copy after the bus de-dup window would be a new message: simulate with a new bus message id by the same job.
+    await bus.publishResult(resultSubject(orgId, monitorId), { ...r, id: r.id });
+    await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
+    await until(async () => events.length >= 2);
+    const [m] = await db.sql`select status, last_duration_ms from monitors where id = ${monitorId}`;
+    expect(m).toEqual({ status: "down", last_duration_ms: 12 });
+    expect(events.map((e) => e.type).sort()).toEqual(["check.result", "monitor.status_changed"]);
+    expect(events.find((e) => e.type === "monitor.status_changed")!.data).toMatchObject({ monitor_id: monitorId, from: "pending", to: "down" });
+    unsubscribe();
+  });
+
+  it("stores a job's result once even when it arrives again after the bus forgot it", async () => {
+    const { orgId, monitorId } = await monitor();
+    const due = Date.now() - 5000;
+    const a = result(orgId, monitorId, due, "up");
+    const other = createMemoryBus();
+    // Two buses stand in for a redelivery the bus no longer de-duplicates: only PostgreSQL can catch it.
+    await bus.publishResult(resultSubject(orgId, monitorId), a);
+    await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
+    await bus.publishResult(resultSubject(orgId, monitorId), { ...a, id: a.id, checked_at: a.checked_at + 1 } as CheckResultMessage);
+    await Bun.sleep(200);
+    expect((await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n).toBe(1);
+    await other.close();
+  });
+
+  it("drops malformed results and results of deleted monitors without blocking the rest", async () => {
+    const { orgId, monitorId } = await monitor();
+    const due = Date.now() - 2000;
+    await bus.publishResult(resultSubject(orgId, "mon_gone"), result(orgId, "mon_gone", due, "up"));
+    await bus.publishResult(resultSubject(orgId, monitorId), { id: "bad", status: "sideways" } as never);
+    await bus.publishResult(resultSubject(orgId, monitorId), result(orgId, monitorId, due, "up"));
+    await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
+    expect((await db.sql`select count(*)::int as n from check_results where monitor_id = 'mon_gone'`)[0]!.n).toBe(0);
+  });
+});

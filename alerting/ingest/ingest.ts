@@ -1,0 +1,86 @@
+import "../../core/formats.ts";
+import { Value } from "@sinclair/typebox/value";
+import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
+import type { Sql } from "../../core/db/client.ts";
+import { publishLiveEvent } from "../../core/events/publish.ts";
+import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import type { Logger } from "../../core/log.ts";
+import { storeResults } from "../../core/results/ingest.ts";
+import { type CheckResultInput, CheckResultInputSchema } from "../../core/results/types.ts";
+import { existingMonitorIds } from "../../db/queries/monitors.ts";
+
+export const INGEST_DURABLE = "ingest";
+
+export interface IngestDeps {
+  sql: Sql;
+  bus: Bus;
+  log: Logger;
+  batchSize?: number;
+  maxWaitMs?: number;
+}
+
+function toInput(m: CheckResultMessage): CheckResultInput | null {
+  if (!m || !Number.isFinite(m.scheduled_at) || !Number.isFinite(m.checked_at)) return null;
+  return {
+    job_id: m.id,
+    org_id: m.org_id,
+    monitor_id: m.monitor_id,
+    location: m.location,
+    location_type: m.location_type,
+    scheduled_at: new Date(m.scheduled_at).toISOString(),
+    checked_at: new Date(m.checked_at).toISOString(),
+    status: m.status,
+    duration_ms: m.duration_ms,
+    error: m.error,
+    data: m.data,
+  };
+}
+
+/**
+ * The durable RESULTS consumer that persists: each batch is stored in one transaction (once per
+ * job id, even when delivered twice), then acked, then `check.result` and `monitor.status_changed`
+ * events go out. Malformed results and results of deleted monitors are dropped (terminated).
+ */
+export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs = 50 }: IngestDeps): Promise<ConsumerHandle> {
+  await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }] });
+  return bus.consumeResults<CheckResultMessage>(INGEST_DURABLE, { batchSize, maxWaitMs, ackWaitMs: 60_000 }, async (batch) => {
+    const valid: { delivery: Delivery<CheckResultMessage>; input: CheckResultInput }[] = [];
+    for (const delivery of batch) {
+      const input = toInput(delivery.data);
+      if (input && Value.Check(CheckResultInputSchema, input)) valid.push({ delivery, input });
+      else {
+        log.warn({ op: "ingest.invalid", jobId: delivery.data?.id }, "dropping malformed result");
+        delivery.term();
+      }
+    }
+    const live = await existingMonitorIds(sql, [...new Set(valid.map((v) => v.input.monitor_id))]);
+    const keep = valid.filter((v) => {
+      if (live.has(v.input.monitor_id)) return true;
+      v.delivery.term();
+      return false;
+    });
+    const { inserted, statusChanges } = await storeResults(
+      sql,
+      keep.map((k) => k.input),
+    );
+    for (const k of keep) k.delivery.ack();
+    const byJob = new Map(keep.map((k) => [k.input.job_id, k.input]));
+    for (const r of inserted) {
+      const input = byJob.get(r.job_id);
+      publishLiveEvent(bus, r.org_id, "check.result", {
+        id: r.id,
+        monitor_id: r.monitor_id,
+        location: r.location,
+        status: r.status,
+        duration_ms: r.duration_ms,
+        error: input?.error ?? null,
+        checked_at: r.checked_at.toISOString(),
+        data: input?.data ?? {},
+      });
+    }
+    for (const c of statusChanges) {
+      publishLiveEvent(bus, c.org_id, "monitor.status_changed", { monitor_id: c.monitor_id, from: c.from, to: c.to, at: c.at.toISOString() });
+    }
+    log.debug({ op: "ingest.batch", received: batch.length, stored: inserted.length, statusChanges: statusChanges.length }, "batch stored");
+  });
+}

@@ -1,0 +1,168 @@
+import type { Bus } from "../../core/bus/index.ts";
+import type { Sql } from "../../core/db/client.ts";
+import { publishLiveEvent } from "../../core/events/publish.ts";
+import { newId } from "../../core/ids.ts";
+import type { AlertStateRow, StateWrite } from "../../db/queries/alert-states.ts";
+import type { DeliveryWrite } from "../../db/queries/alert-deliveries.ts";
+import type { NotificationWrite } from "../../db/queries/alert-notifications.ts";
+import type { AlertEvent } from "../channels/index.ts";
+import { type AlertState, initialState, type MachineInput, nextDueAt, step, type StepOutput } from "../engine/state-machine.ts";
+import type { CompiledRule } from "./compile.ts";
+
+export interface MonitorInfo {
+  id: string;
+  org_id: string;
+  name: string;
+  type: string;
+  tags: string[];
+  target: string | null;
+}
+
+/** A join on unnest, not `= any()`: with stale statistics `any` on a seq scan compares every row with every id. */
+export async function loadMonitors(sql: Sql, ids: string[]): Promise<Map<string, MonitorInfo>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<MonitorInfo[]>`
+    select m.id, m.org_id, m.name, m.type, m.tags, coalesce(m.config->>'url', m.config->>'host', m.config->>'hostname', m.config->>'domain') as target
+    from monitors m join unnest(${ids}::text[]) as i(id) using (id)`;
+  return new Map(rows.map((m) => [m.id, m]));
+}
+
+/** The last result the state saw, for the facts in messages sent later (escalations, reminders). */
+export interface ResultSummary {
+  status: string;
+  duration_ms: number;
+  error?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface StoredState {
+  machine: AlertState;
+  last?: ResultSummary;
+}
+
+export const readState = (row: Pick<AlertStateRow, "state">): StoredState => {
+  const s = row.state as Partial<StoredState>;
+  return { machine: s.machine ?? initialState(), last: s.last };
+};
+
+/** Puts alert events on the live stream (`events.<orgId>`, the LiveEvent envelope with these fields as data). */
+export function publishAlertEvents(bus: Bus, events: AlertBusEvent[]): void {
+  for (const { type, org_id, ...data } of events) publishLiveEvent(bus, org_id, type, data);
+}
+
+/** An alert event for the live stream (`events.<orgId>`). */
+export interface AlertBusEvent {
+  type: "alert.fired" | "alert.recovered" | "alert.acknowledged";
+  org_id: string;
+  rule_id: string;
+  rule_name: string;
+  monitor_id: string;
+  monitor_name: string;
+  region: string;
+  incarnation: number;
+  at: string;
+}
+
+export interface Decision {
+  write: StateWrite;
+  deliveries: DeliveryWrite[];
+  notifications: NotificationWrite[];
+  busEvents: AlertBusEvent[];
+}
+
+export interface DecideContext {
+  orgName: string;
+  publicBaseUrl: string;
+  /** Whether a maintenance window suppressing alerts covers the monitor at that time; asked only when something would be sent. */
+  isQuiet(monitor: MonitorInfo, at: number): Promise<boolean>;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Applies one input to one state row and turns what it says into rows to write in the same transaction. */
+export async function decide(
+  ctx: DecideContext,
+  rule: CompiledRule,
+  monitor: MonitorInfo,
+  row: AlertStateRow,
+  input: MachineInput,
+  last?: ResultSummary,
+): Promise<Decision> {
+  const stored = readState(row);
+  let out: StepOutput = step(rule.machine, stored.machine, input, { quiet: false });
+  if (out.notifications.length > 0 && (await ctx.isQuiet(monitor, input.at))) out = step(rule.machine, stored.machine, input, { quiet: true });
+  const s = out.state;
+  const summary = last ?? stored.last;
+  let due = nextDueAt(rule.machine, s);
+  // A withheld notice goes out when the window ends; look again each minute until then.
+  if (s.held && s.firing) due = Math.min(due ?? Infinity, input.at + 60_000);
+  const dedupKey = `${rule.id}:${monitor.id}:${row.region}:${s.incarnation}`;
+  const deliveries: DeliveryWrite[] = out.notifications.map((n) => {
+    const event: AlertEvent = {
+      kind: n.kind,
+      dedupKey,
+      idempotencyKey: `${dedupKey}:${n.channelId}:${n.kind}:${n.seq}`,
+      rule: { id: rule.id, name: rule.name },
+      monitor: { id: monitor.id, name: monitor.name, type: monitor.type, ...(monitor.target ? { target: monitor.target } : {}) },
+      region: row.region,
+      status: summary?.status ?? "unknown",
+      condition: rule.conditionText,
+      result: { duration_ms: summary?.duration_ms ?? 0, ...(summary?.error ? { error: summary.error } : {}), ...(summary?.data ? { data: summary.data } : {}) },
+      startedAt: iso(s.firedAt) ?? new Date(n.at).toISOString(),
+      occurredAt: new Date(n.at).toISOString(),
+      org: { id: rule.orgId, name: ctx.orgName },
+      links: { monitor: `${ctx.publicBaseUrl}/monitors/${monitor.id}` },
+    };
+    return {
+      id: newId("dlv"),
+      org_id: rule.orgId,
+      idempotency_key: event.idempotencyKey,
+      rule_id: rule.id,
+      monitor_id: monitor.id,
+      region: row.region,
+      channel_id: n.channelId,
+      kind: n.kind,
+      seq: n.seq,
+      event: event as unknown as Record<string, unknown>,
+    };
+  });
+  const at = new Date(input.at).toISOString();
+  const busEvents: AlertBusEvent[] = out.events.map((e) => ({
+    type: `alert.${e}` as AlertBusEvent["type"],
+    org_id: rule.orgId,
+    rule_id: rule.id,
+    rule_name: rule.name,
+    monitor_id: monitor.id,
+    monitor_name: monitor.name,
+    region: row.region,
+    incarnation: s.incarnation,
+    at,
+  }));
+  const notifications: NotificationWrite[] = out.events
+    .filter((e) => e !== "acknowledged")
+    .map((e) => ({
+      id: newId("ntf"),
+      org_id: rule.orgId,
+      type: e === "fired" ? "alert.fired" : "alert.recovered",
+      title: e === "fired" ? `Alert: ${monitor.name}` : `Recovered: ${monitor.name}`,
+      body: e === "fired" ? `${rule.name}: ${rule.conditionText} in ${row.region}` : `${rule.name} cleared in ${row.region}`,
+      data: { rule_id: rule.id, monitor_id: monitor.id, region: row.region, incarnation: s.incarnation },
+    }));
+  const write: StateWrite = {
+    rule_id: row.rule_id,
+    monitor_id: row.monitor_id,
+    region: row.region,
+    firing: s.firing,
+    acknowledged: s.acknowledged,
+    consecutive: s.consecutive,
+    incarnation: s.incarnation,
+    fired_at: iso(s.firedAt),
+    last_notified_at: iso(s.lastNotifiedAt),
+    last_result_at: iso(s.lastResultAt),
+    state: { machine: s, ...(summary ? { last: summary } : {}) } as unknown as Record<string, unknown>,
+    next_due_at: iso(due === Infinity ? null : due),
+  };
+  // The row carries the new state into the next input of the same batch.
+  row.state = write.state;
+  return { write, deliveries, notifications, busEvents };
+}

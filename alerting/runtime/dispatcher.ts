@@ -1,0 +1,135 @@
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import { type Sql, withTx } from "../../core/db/client.ts";
+import { newId } from "../../core/ids.ts";
+import type { Logger } from "../../core/log.ts";
+import { findAlertChannel } from "../../db/queries/alert-channels.ts";
+import { claimDeliveries, type DeliveryRow, insertDeliveries, insertHistory, markDelivery } from "../../db/queries/alert-deliveries.ts";
+import { insertNotifications } from "../../db/queries/alert-notifications.ts";
+import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
+import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
+import { decryptChannelConfig } from "../config/channels.ts";
+import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
+import type { RuleCache } from "./rule-cache.ts";
+
+export interface DispatcherDeps {
+  sql: Sql;
+  box: SecretBox;
+  log: Logger;
+  rules: RuleCache;
+  channelCtx: ChannelContext;
+  publicBaseUrl: string;
+  isQuiet(sql: Sql, monitor: MonitorInfo, at: number): Promise<boolean>;
+  /** How long a claimed delivery is ours; past it another dispatcher may send it (at-least-once window). */
+  leaseMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Test hook: runs after a delivery is claimed, before it is sent. */
+  beforeSend?: (d: DeliveryRow) => void;
+}
+
+/** Escalations and reminders that came due: claimed with SKIP LOCKED so each is applied by one process. */
+export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit = 200): Promise<{ applied: number; busEvents: AlertBusEvent[] }> {
+  return withTx(deps.sql, async (tx) => {
+    const due = await claimDueStates(tx, new Date(now), limit);
+    if (due.length === 0) return { applied: 0, busEvents: [] };
+    const monitors = await loadMonitors(tx, [...new Set(due.map((d) => d.monitor_id))]);
+    const writes = [];
+    const deliveries = [];
+    const notifications = [];
+    const busEvents: AlertBusEvent[] = [];
+    const skipped: StateKey[] = [];
+    for (const row of due) {
+      const org = await deps.rules.get(row.org_id);
+      const rule = org.byId.get(row.rule_id);
+      const monitor = monitors.get(row.monitor_id);
+      if (!rule || !monitor) {
+        // A rule newer than this process's cache: reload it and look again shortly, without spinning.
+        deps.rules.invalidate(row.org_id);
+        skipped.push({ rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region });
+        continue;
+      }
+      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, isQuiet: (m, at) => deps.isQuiet(tx, m, at) };
+      const d = await decide(ctx, rule, monitor, row, { type: "tick", at: now });
+      writes.push(d.write);
+      deliveries.push(...d.deliveries);
+      notifications.push(...d.notifications);
+      busEvents.push(...d.busEvents);
+    }
+    await saveStates(tx, writes);
+    await insertDeliveries(tx, deliveries);
+    await insertNotifications(tx, notifications);
+    await postponeStates(tx, skipped, new Date(now + 5_000));
+    return { applied: due.length - skipped.length, busEvents };
+  });
+}
+
+async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {
+  const event = d.event as unknown as AlertEvent;
+  const row = await findAlertChannel(deps.sql, d.org_id, d.channel_id);
+  const started = performance.now();
+  let outcome: { ok: true; status?: number } | { ok: false; error: ChannelError };
+  if (!row || !isChannelType(row.type)) outcome = { ok: false, error: new ChannelError("the channel no longer exists", { permanent: true }) };
+  else if (!row.enabled) outcome = { ok: false, error: new ChannelError("the channel is disabled", { permanent: true }) };
+  else {
+    deps.beforeSend?.(d);
+    try {
+      const receipt = await (channels[row.type] as Channel<unknown>).send(event, decryptChannelConfig(deps.box, row), deps.channelCtx);
+      outcome = { ok: true, status: receipt.status };
+    } catch (err) {
+      outcome = { ok: false, error: err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false }) };
+    }
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const gaveUp = !outcome.ok && (outcome.error.permanent || d.attempts >= deps.maxAttempts);
+  const log = { op: "alerting.dispatch", delivery: d.idempotency_key, channel: d.channel_id, kind: d.kind, attempt: d.attempts };
+  await withTx(deps.sql, async (tx) => {
+    if (outcome.ok) await markDelivery(tx, d.id, { status: "sent" });
+    else if (gaveUp) await markDelivery(tx, d.id, { status: "failed", error: outcome.error.message });
+    else {
+      const wait = backoffDelay(d.attempts, deps.retryBaseMs, deps.retryMaxMs, outcome.error.retryAfterMs);
+      await markDelivery(tx, d.id, { status: "pending", error: outcome.error.message, nextAttemptAt: new Date(Date.now() + wait) });
+    }
+    await insertHistory(tx, {
+      id: newId("ahi"),
+      org_id: d.org_id,
+      delivery_id: d.id,
+      rule_id: d.rule_id,
+      monitor_id: d.monitor_id,
+      region: d.region,
+      channel_id: d.channel_id,
+      channel_type: row?.type ?? null,
+      kind: d.kind,
+      attempt: d.attempts,
+      status: outcome.ok ? "sent" : gaveUp ? "failed" : "retrying",
+      http_status: outcome.ok ? (outcome.status ?? null) : (outcome.error.status ?? null),
+      error: outcome.ok ? null : outcome.error.message,
+      duration_ms: durationMs,
+    });
+    if (gaveUp && !outcome.ok) {
+      await insertNotifications(tx, [
+        {
+          id: newId("ntf"),
+          org_id: d.org_id,
+          type: "delivery.failed",
+          title: `Could not deliver ${d.kind} to ${row?.name ?? d.channel_id}`,
+          body: outcome.error.message,
+          data: { delivery_id: d.id, channel_id: d.channel_id, rule_id: d.rule_id, monitor_id: d.monitor_id, region: d.region, kind: d.kind },
+        },
+      ]);
+    }
+  });
+  if (outcome.ok) deps.log.info({ ...log, ms: durationMs }, "sent");
+  else deps.log.warn({ ...log, permanent: outcome.error.permanent, gaveUp, err: outcome.error.message }, "delivery failed");
+}
+
+/** Claims due deliveries and sends them; the deliveries of one (alert, channel) never overtake each other (see claimDeliveries). */
+export async function runDueDeliveries(deps: DispatcherDeps, limit = 100): Promise<number> {
+  const claimed = await claimDeliveries(deps.sql, new Date(), deps.leaseMs, limit);
+  await Promise.all(
+    claimed.map((d) =>
+      sendOne(deps, d).catch((err) => deps.log.error({ op: "alerting.dispatch", delivery: d.idempotency_key, err }, "dispatch failed; retried after the lease")),
+    ),
+  );
+  return claimed.length;
+}

@@ -1,0 +1,109 @@
+import type { Bus, ConsumerHandle } from "../../core/bus/index.ts";
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import type { Sql } from "../../core/db/client.ts";
+import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import type { Logger } from "../../core/log.ts";
+import { activeWindowsFor } from "../../core/maintenance/active.ts";
+import type { DeliveryRow } from "../../db/queries/alert-deliveries.ts";
+import type { ChannelContext } from "../channels/index.ts";
+import { type AlertBusEvent, type MonitorInfo, publishAlertEvents } from "./decide.ts";
+import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
+import { evaluateResults } from "./evaluate.ts";
+import { RuleCache } from "./rule-cache.ts";
+
+export interface AlertingOptions {
+  /** Durable consumer name; every alerting process shares it. */
+  durable?: string;
+  batchSize?: number;
+  maxWaitMs?: number;
+  /** How often the dispatcher looks for due timers and deliveries when nothing wakes it. */
+  pollMs?: number;
+  leaseMs?: number;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  beforeSend?: (d: DeliveryRow) => void;
+}
+
+export interface AlertingDeps {
+  sql: Sql;
+  bus: Bus;
+  box: SecretBox;
+  log: Logger;
+  channelCtx: ChannelContext;
+  publicBaseUrl: string;
+  options?: AlertingOptions;
+}
+
+/** Maintenance windows with suppress_alerts covering the monitor at that time (core/maintenance). */
+export async function suppressedByMaintenance(sql: Sql, monitor: MonitorInfo, at: number): Promise<boolean> {
+  const windows = await activeWindowsFor(sql, monitor.org_id, monitor.id, monitor.tags, new Date(at));
+  return windows.some((w) => w.suppress_alerts);
+}
+
+/** The alerting role: the `alerting` results consumer plus the dispatcher loop. */
+export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
+  const o = deps.options ?? {};
+  const rules = new RuleCache(deps.sql, deps.log);
+  await rules.listen();
+  const publish = (events: AlertBusEvent[]) => publishAlertEvents(deps.bus, events);
+  const dispatcher: DispatcherDeps = {
+    sql: deps.sql,
+    box: deps.box,
+    log: deps.log,
+    rules,
+    channelCtx: deps.channelCtx,
+    publicBaseUrl: deps.publicBaseUrl,
+    isQuiet: suppressedByMaintenance,
+    leaseMs: o.leaseMs ?? 60_000,
+    maxAttempts: o.maxAttempts ?? 6,
+    retryBaseMs: o.retryBaseMs ?? 2_000,
+    retryMaxMs: o.retryMaxMs ?? 300_000,
+    beforeSend: o.beforeSend,
+  };
+
+  let running = true;
+  let wakeUp: (() => void) | null = null;
+  const wake = () => wakeUp?.();
+  const loop = (async () => {
+    while (running) {
+      try {
+        const timers = await runDueTimers(dispatcher);
+        publish(timers.busEvents);
+        const sent = await runDueDeliveries(dispatcher);
+        if (timers.applied > 0 || sent > 0) continue;
+      } catch (err) {
+        deps.log.error({ op: "alerting.loop", err }, "dispatcher pass failed");
+      }
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, o.pollMs ?? 500);
+        wakeUp = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wakeUp = null;
+    }
+  })();
+
+  const consumer: ConsumerHandle = await deps.bus.consumeResults<CheckResultMessage>(
+    o.durable ?? "alerting",
+    { batchSize: o.batchSize ?? 500, maxWaitMs: o.maxWaitMs ?? 20 },
+    async (batch) => {
+      const out = await evaluateResults({ sql: deps.sql, rules, publicBaseUrl: deps.publicBaseUrl, isQuiet: suppressedByMaintenance }, batch.map((d) => d.data));
+      publish(out.busEvents);
+      if (out.deliveries > 0) wake();
+    },
+  );
+
+  return {
+    wake,
+    async stop() {
+      await consumer.stop();
+      running = false;
+      wake();
+      await loop;
+      await rules.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Actor } from "../../core/access/actor.ts";
+import type { Bus } from "../../core/bus/index.ts";
+import { type Sql, withTx } from "../../core/db/client.ts";
+import { notFound } from "../../core/errors.ts";
+import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
+import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policies.ts";
+import { findAlertRule } from "../../db/queries/alert-rules.ts";
+import { listActiveAlerts, lockFiringStates, saveStates } from "../../db/queries/alert-states.ts";
+import { findOrg } from "../../db/queries/orgs.ts";
+import { type ChannelInfo, compileRule } from "../runtime/compile.ts";
+import { type AlertBusEvent, decide, loadMonitors, publishAlertEvents } from "../runtime/decide.ts";
+import { suppressedByMaintenance } from "../runtime/start.ts";
+
+interface Ctx {
+  sql: Sql;
+  actor: Actor;
+  bus: Bus;
+  publicBaseUrl: string;
+}
+
+/**
+ * Acknowledges the firing alert of (rule, monitor) in one region, or, without a region, in
+ * every region where it fires (the monitor-wide state). Escalations and reminders stop; only
+ * paging tools already told about the alert hear of it. Repeating it changes nothing.
+ */
+export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monitor_id: string; region?: string }): Promise<{ acknowledged: { region: string; already: boolean }[] }> {
+  const orgId = ctx.actor.orgId;
+  const ruleRow = await findAlertRule(ctx.sql, orgId, ruleId);
+  if (!ruleRow) throw notFound("Alert rule");
+  const monitor = (await loadMonitors(ctx.sql, [input.monitor_id])).get(input.monitor_id);
+  if (!monitor || monitor.org_id !== orgId) throw notFound("Monitor");
+  const [policies, channels, org] = await Promise.all([
+    orgEscalationPolicies(ctx.sql, orgId),
+    ctx.sql<ChannelInfo[]>`select id, type, enabled from alert_channels where org_id = ${orgId}`,
+    findOrg(ctx.sql, orgId),
+  ]);
+  const rule = compileRule(ruleRow, new Map(policies.map((p) => [p.id, p])), new Map(channels.map((c) => [c.id, c])));
+  const busEvents: AlertBusEvent[] = [];
+  const acknowledged = await withTx(ctx.sql, async (tx) => {
+    const rows = await lockFiringStates(tx, orgId, ruleId, monitor.id, input.region ?? null);
+    const out: { region: string; already: boolean }[] = [];
+    const writes = [];
+    const deliveries = [];
+    for (const row of rows) {
+      const d = await decide(
+        { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, isQuiet: (m, at) => suppressedByMaintenance(tx, m, at) },
+        rule,
+        monitor,
+        row,
+        { type: "ack", at: Date.now() },
+      );
+      out.push({ region: row.region, already: row.acknowledged });
+      writes.push(d.write);
+      deliveries.push(...d.deliveries);
+      busEvents.push(...d.busEvents);
+    }
+    await saveStates(tx, writes);
+    await insertDeliveries(tx, deliveries);
+    return out;
+  });
+  publishAlertEvents(ctx.bus, busEvents);
+  return { acknowledged };
+}
+
+export async function listActive(ctx: { sql: Sql; actor: Actor }, f: { rule_id?: string; monitor_id?: string; acknowledged?: boolean }, limit: number, offset: number) {
+  const { rows, total } = await listActiveAlerts(ctx.sql, ctx.actor.orgId, f, limit, offset);
+  return {
+    total,
+    rows: rows.map((r) => ({
+      rule_id: r.rule_id,
+      rule_name: r.rule_name,
+      monitor_id: r.monitor_id,
+      monitor_name: r.monitor_name,
+      region: r.region,
+      acknowledged: r.acknowledged,
+      since: r.fired_at.toISOString(),
+      last_notified_at: r.last_notified_at?.toISOString() ?? null,
+      consecutive: r.consecutive,
+    })),
+  };
+}
