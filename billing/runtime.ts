@@ -1,0 +1,35 @@
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import type { Mailer } from "../core/mail/mailer.ts";
+import { startBillingJobs } from "./jobs.ts";
+import { type ProviderConfig, providerFromConfig } from "./provider/from-config.ts";
+import { simulatorPrices } from "./simulator/prices.ts";
+import { type BillingSimulator, startBillingSimulator } from "./simulator/server.ts";
+
+const SIM_SECRET = "sim-webhook-secret";
+
+/**
+ * With BILLING_SIMULATOR=on (development, all-in-one), starts the provider simulator in-process and
+ * returns the config pointing the Paddle adapter at it; `attach` sends its webhooks to the API once listening.
+ */
+export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_SIMULATOR: boolean; BILLING_SIM_PORT: number }>(
+  config: C,
+  sql: Sql,
+  log: Logger,
+): Promise<{ config: C; attach(apiUrl: string): void; stop(): Promise<void>; now?: () => Date }> {
+  if (!config.BILLING || !config.BILLING_SIMULATOR) return { config, attach() {}, async stop() {} };
+  const sim: BillingSimulator = startBillingSimulator({ port: config.BILLING_SIM_PORT, webhookUrl: "http://127.0.0.1:9/", secret: SIM_SECRET, prices: await simulatorPrices(sql) });
+  log.warn({ op: "billing.simulator", url: sim.url }, "payment provider SIMULATOR in use: no real payments (admin endpoints under /sim/)");
+  return {
+    config: { ...config, PADDLE_API_URL: sim.url, PADDLE_API_KEY: "sim", PADDLE_WEBHOOK_SECRETS: SIM_SECRET },
+    attach: (apiUrl) => sim.setWebhookUrl(`${apiUrl}/api/v1/billing/webhooks/paddle`),
+    stop: () => sim.stop(),
+    // Billing jobs follow the simulator's clock, so POST /sim/advance also moves grace periods and period ends.
+    now: () => sim.state.now(),
+  };
+}
+
+/** The billing job loop for a process that serves the API (safe to run in several: jobs are claimed with SKIP LOCKED). */
+export function startBillingRuntime(input: { sql: Sql; config: ProviderConfig; log: Logger; mailer: Mailer; now?: () => Date }) {
+  return startBillingJobs({ sql: input.sql, provider: providerFromConfig(input.config), mailer: input.mailer, log: input.log, now: input.now, intervalMs: input.now ? 2_000 : 30_000 });
+}

@@ -1,0 +1,111 @@
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import { billingEnabled, type LineRow, listAddons, listLines } from "../db/queries/billing.ts";
+import { listOpenOverlaps } from "../db/queries/billing-jobs.ts";
+import { findOrgPlan, listPlans } from "../db/queries/plans.ts";
+import type { BillingProvider } from "./provider/types.ts";
+
+export async function catalogue(sql: Sql) {
+  const plans = (await listPlans(sql)).filter((p) => p.public);
+  const addons = await listAddons(sql);
+  return {
+    currency: "USD",
+    plans: plans.map((p) => ({
+      id: p.id,
+      name: p.name,
+      monthly_price_cents: p.monthly_price_cents,
+      annual_price_cents: p.annual_price_cents,
+      annual_monthly_equivalent_cents: Math.round(p.annual_price_cents / 12),
+      grace_days: p.grace_days,
+      quotas: p.quotas,
+    })),
+    addons: addons.map((a) => ({ id: a.id, name: a.name, monthly_price_cents: a.price_cents, annual_price_cents: a.annual_price_cents, minimum_plan: a.min_plan_id, grants: a.grants })),
+  };
+}
+
+export function lineView(l: LineRow, names: Map<string, string>, invoiceUrl: string | null) {
+  return {
+    id: l.id,
+    kind: l.kind,
+    product_id: l.product_id,
+    product_name: names.get(l.product_id) ?? l.product_id,
+    quantity: l.quantity,
+    unit_price_cents: l.unit_price_cents,
+    price_cents: l.unit_price_cents * l.quantity,
+    currency: "USD",
+    cycle: l.cycle,
+    status: l.status,
+    period_start: l.period_start.toISOString(),
+    period_end: l.period_end.toISOString(),
+    next_renewal_at: l.status === "active" || l.status === "grace_period" ? l.period_end.toISOString() : null,
+    cancel_at: l.cancel_at?.toISOString() ?? null,
+    grace_ends_at: l.grace_ends_at?.toISOString() ?? null,
+    invoice_url: invoiceUrl,
+  };
+}
+
+async function productNames(sql: Sql): Promise<Map<string, string>> {
+  return new Map([...(await listPlans(sql)).map((p) => [p.id, p.name] as const), ...(await listAddons(sql)).map((a) => [a.id, a.name] as const)]);
+}
+
+/** Hosted invoice of each subscription's latest transaction; a provider outage only hides the links. */
+async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger): Promise<Map<string, string | null>> {
+  const subs = await sql<{ id: string; last_transaction_id: string | null }[]>`select id, last_transaction_id from billing_subscriptions where org_id = ${orgId}`;
+  const out = new Map<string, string | null>();
+  await Promise.all(
+    subs.map(async (s) => {
+      if (!provider || !s.last_transaction_id) return out.set(s.id, null);
+      const url = await provider.invoiceUrl(s.last_transaction_id).catch((err) => {
+        log.warn({ op: "billing.invoice", orgId, err }, "invoice link unavailable");
+        return null;
+      });
+      out.set(s.id, url);
+    }),
+  );
+  return out;
+}
+
+/** Subscription state for the web app: overall status, the banner, the plan row and every line. */
+export async function subscriptionView(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger) {
+  const enabled = await billingEnabled(sql);
+  const plan = (await findOrgPlan(sql, orgId))!;
+  const lines = await listLines(sql, orgId);
+  const names = await productNames(sql);
+  const invoices = await invoiceLinks(sql, orgId, provider, log);
+  const live = lines.filter((l) => ["active", "grace_period", "pending_cancellation"].includes(l.status));
+  const grace = live.filter((l) => l.status === "grace_period");
+  const planLine = live.find((l) => l.kind === "plan") ?? lines.filter((l) => l.kind === "plan").at(-1);
+  const status = !enabled
+    ? "active"
+    : grace.length > 0
+      ? "grace_period"
+      : planLine?.status ?? (live.length > 0 ? "active" : "none");
+  const graceEnds = grace.map((l) => l.grace_ends_at!).sort((a, b) => a.getTime() - b.getTime())[0];
+  return {
+    billing_enabled: enabled,
+    status,
+    banner: graceEnds ? { kind: "payment_failed" as const, grace_ends_at: graceEnds.toISOString() } : null,
+    plan: { id: enabled ? plan.id : "unlimited", name: enabled ? plan.name : "Self-hosted (unlimited)", included_quotas: plan.quotas, line_id: live.find((l) => l.kind === "plan")?.id ?? null },
+    lines: lines.filter((l) => l.status !== "cancelled" || l.kind === "plan").slice(-50).map((l) => lineView(l, names, invoices.get(l.subscription_id) ?? null)),
+  };
+}
+
+export async function activeAddonLines(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger) {
+  const names = await productNames(sql);
+  const invoices = await invoiceLinks(sql, orgId, provider, log);
+  const lines = await listLines(sql, orgId, ["active", "grace_period", "pending_cancellation"]);
+  return lines.filter((l) => l.kind === "addon").map((l) => lineView(l, names, invoices.get(l.subscription_id) ?? null));
+}
+
+export async function openOverlaps(sql: Sql, orgId: string) {
+  const names = await productNames(sql);
+  return (await listOpenOverlaps(sql, orgId)).map((o) => ({
+    id: o.id,
+    line_id: o.line_id,
+    addon_id: o.product_id,
+    addon_name: names.get(o.product_id) ?? o.product_id,
+    plan_id: o.plan_id,
+    overlapping_quotas: o.quotas,
+    created_at: o.created_at.toISOString(),
+  }));
+}
