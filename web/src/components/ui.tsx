@@ -1,0 +1,81 @@
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
+import { ApiError } from "../api/client";
+
+/** The API's own message (and the field issues of a VALIDATION_ERROR), read out to screen readers. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const issues = error instanceof ApiError ? Object.entries(error.issues) : [];
+  return (
+    <div role="alert" className="error">
+      <strong>{message}</strong>
+      {issues.length > 0 && (
+        <ul>
+          {issues.map(([path, msg]) => (
+            <li key={path}>
+              <code>{path.replace(/^body\./, "")}</code>: {msg}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Field({ label, hint, error, ...input }: { label: string; hint?: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = input.id ?? `f-${input.name ?? label.replace(/\W+/g, "-").toLowerCase()}`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      {error && <small className="field-error">{error}</small>}
+    </div>
+  );
+}
+
+export function Select({ label, children, ...rest }: { label: string; children: ReactNode } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = rest.id ?? `s-${label.replace(/\W+/g, "-").toLowerCase()}`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} {...rest}>
+        {children}
+      </select>
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="empty">
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function StatusBadge({ status, paused }: { status: string; paused?: boolean }) {
+  const s = paused ? "paused" : status;
+  return (
+    <span className={`badge badge-${s}`} data-status={s}>
+      {s}
+    </span>
+  );
+}
+
+export const fmtPct = (v: number | null | undefined) => (v == null ? "—" : `${v >= 99.995 ? 100 : v.toFixed(2)}%`);
+export const fmtMs = (v: unknown) => (v == null ? "—" : `${Math.round(Number(v))} ms`);
+export const fmtTime = (v: string | null | undefined) => (v ? new Date(v).toLocaleString() : "—");

@@ -1,0 +1,91 @@
+import { useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { authHeaders } from "../api/client";
+
+export interface LiveEvent {
+  id: string;
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Reads `/api/v1/events` with fetch rather than EventSource, because EventSource cannot send
+ * X-Org-Id (the organisation switcher) — it resumes with Last-Event-ID the same way.
+ */
+export function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: boolean) => void): () => void {
+  let stopped = false;
+  let lastId: string | null = null;
+  const ctrl = new AbortController();
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const headers: Record<string, string> = { accept: "text/event-stream", ...authHeaders() };
+        if (lastId) headers["last-event-id"] = lastId;
+        const res = await fetch("/api/v1/events", { headers, credentials: "include", signal: ctrl.signal });
+        if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
+        onState(true);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value;
+          let cut: number;
+          while ((cut = buf.indexOf("\n\n")) >= 0) {
+            const frame = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            const dataLine = frame.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+            if (!dataLine) continue;
+            const e = JSON.parse(dataLine) as LiveEvent;
+            lastId = e.id;
+            onEvent(e);
+          }
+        }
+      } catch {
+        if (stopped) return;
+      }
+      onState(false);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  };
+  void run();
+  return () => {
+    stopped = true;
+    ctrl.abort();
+  };
+}
+
+type MonitorPage = { data: Record<string, unknown>[] };
+
+/** Applies a live event to the cached queries: monitor rows in place, alert lists refetched. */
+export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
+  const monitorId = e.data.monitor_id as string | undefined;
+  if (e.type === "check.result" || e.type === "monitor.status_changed") {
+    const patch =
+      e.type === "check.result"
+        ? { last_duration_ms: e.data.duration_ms, last_checked_at: e.data.checked_at }
+        : { status: e.data.to, status_changed_at: e.data.at };
+    qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) =>
+      old?.pages ? { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) } : old,
+    );
+    if (monitorId) {
+      qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
+      if (e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-results", monitorId] });
+    }
+  }
+  if (e.type.startsWith("alert.")) {
+    void qc.invalidateQueries({ queryKey: ["alerts"] });
+    void qc.invalidateQueries({ queryKey: ["notifications"] });
+  }
+}
+
+export function useLiveEvents(enabled: boolean, orgId: string | null) {
+  const qc = useQueryClient();
+  const [live, setLive] = useState(false);
+  useEffect(() => {
+    if (!enabled || !orgId) return;
+    return subscribeLive((e) => applyLiveEvent(qc, e), setLive);
+  }, [enabled, orgId, qc]);
+  return live;
+}

@@ -1,0 +1,74 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { createContext, useContext, useState, type ReactNode } from "react";
+import { api, ApiError, csrfToken, data, ORG_KEY, selectedOrg } from "../api/client";
+
+type User = { id: string; email: string; name: string; two_factor_enabled: boolean };
+type Org = { id: string; name: string; plan: string; role: string; default: boolean };
+
+interface Session {
+  user: User | null;
+  orgs: Org[];
+  orgId: string | null;
+  loading: boolean;
+  switchOrg(id: string): void;
+  signedIn(orgId: string | null): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const qc = useQueryClient();
+  // Held in state (and mirrored to localStorage for the request headers) so a switch re-renders at once.
+  const [stored, setStored] = useState(selectedOrg);
+  const me = useQuery({
+    queryKey: ["session"],
+    queryFn: async () => {
+      // No wp_csrf cookie means no session: skip the request rather than log a 401 in the console.
+      if (!csrfToken()) return { user: null, orgs: [] };
+      try {
+        const [user, orgs] = await Promise.all([api.GET("/api/v1/user").then(data), api.GET("/api/v1/orgs").then(data)]);
+        return { user: user as unknown as User, orgs: orgs.data as Org[] };
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return { user: null, orgs: [] };
+        throw err;
+      }
+    },
+    retry: false,
+    staleTime: 60_000,
+  });
+  const orgs = me.data?.orgs ?? [];
+  const orgId = orgs.find((o) => o.id === stored)?.id ?? orgs.find((o) => o.default)?.id ?? orgs[0]?.id ?? null;
+  if (orgId && orgId !== stored) localStorage.setItem(ORG_KEY, orgId);
+
+  const value: Session = {
+    user: me.data?.user ?? null,
+    orgs,
+    orgId,
+    loading: me.isPending,
+    switchOrg(id) {
+      localStorage.setItem(ORG_KEY, id);
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
+      setStored(id);
+    },
+    async signedIn(id) {
+      if (id) localStorage.setItem(ORG_KEY, id);
+      setStored(id);
+      await qc.invalidateQueries({ queryKey: ["session"] });
+    },
+    async signOut() {
+      await api.POST("/api/v1/auth/signout").catch(() => {});
+      localStorage.removeItem(ORG_KEY);
+      setStored(null);
+      qc.clear();
+      await qc.invalidateQueries({ queryKey: ["session"] });
+    },
+  };
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error("useSession outside SessionProvider");
+  return s;
+}
