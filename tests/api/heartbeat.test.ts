@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { startIngest } from "../../alerting/ingest/ingest.ts";
+import type { ConsumerHandle } from "../../core/bus/index.ts";
+import { silentLogger } from "../../core/log.ts";
+import { sweepHeartbeats } from "../../core/monitors/heartbeat.ts";
+import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+
+let api: TestApi;
+let ingest: ConsumerHandle;
+beforeAll(async () => {
+  api = await startTestApi();
+  ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
+});
+afterAll(async () => {
+  await ingest.stop();
+  await api.stop();
+});
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await Bun.sleep(20);
+  }
+}
+
+describe("heartbeat monitors", () => {
+  it("records an up result for a GET or POST ping, with the token as the only credential", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "nightly backup", type: "heartbeat", config: { period_seconds: 3600, grace_seconds: 600 } });
+    const get = await fetch(m.heartbeat_url);
+    expect(get.status).toBe(200);
+    expect(await get.json()).toEqual({ ok: true, monitor_id: m.id, recorded: true });
+    const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "up");
+    expect(monitor.body.status).toBe("up");
+    await Bun.sleep(5);
+    expect((await fetch(m.heartbeat_url, { method: "POST", body: "job output" })).status).toBe(200);
+    const rows = await until(() => api.sql`select status, location from check_results where monitor_id = ${m.id}`, (r) => r.length === 2);
+    expect(rows.map((r) => r.status)).toEqual(["up", "up"]);
+  });
+
+  it("answers 404 with the error body to a wrong or malformed token", async () => {
+    for (const token of ["hb_" + "x".repeat(32), "nope"]) {
+      const res = await fetch(`${api.url}/api/v1/heartbeat/${token}`);
+      expect(res.status).toBe(404);
+      expect((await res.json()).code).toBe("NOT_FOUND");
+    }
+  });
+
+  it("records one down result per missed period after the grace time, once even when swept twice", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 30 } });
+    await fetch(m.heartbeat_url);
+    const pinged = (await api.sql`select last_ping_at from monitors where id = ${m.id}`)[0]!.last_ping_at as Date;
+    const later = new Date(pinged.getTime() + 60_000 + 30_000 + 60_000 + 1000); // two deadlines passed
+    expect(await sweepHeartbeats(api.sql, api.bus, later)).toBe(2);
+    await sweepHeartbeats(api.sql, api.bus, later);
+    const rows = await until(
+      () => api.sql`select status, error from check_results where monitor_id = ${m.id} order by scheduled_at`,
+      (r) => r.length === 3,
+    );
+    await Bun.sleep(100);
+    expect((await api.sql`select count(*)::int as n from check_results where monitor_id = ${m.id}`)[0]!.n).toBe(3);
+    expect(rows.map((r) => r.status)).toEqual(["up", "down", "down"]);
+    expect(rows[1]!.error).toContain("no ping since");
+    const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "down");
+    expect(monitor.body.status).toBe("down");
+  });
+
+  it("accepts but does not record pings of a paused monitor", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "paused", type: "heartbeat", config: { period_seconds: 60 }, paused: true });
+    expect(await (await fetch(m.heartbeat_url)).json()).toMatchObject({ recorded: false });
+  });
+});

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { makeOrg } from "../support/api.ts";
+import { usageCounters } from "../../billing/usage.ts";
+import { runnerSubject } from "../../core/jobs/messages.ts";
+import { caClient, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
+
+let api: TlsApi;
+const caFetch = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: api.caPem } } as RequestInit);
+
+beforeAll(async () => {
+  api = await startTlsApi();
+});
+afterAll(() => api.stop());
+
+describe("runners API", () => {
+  it("creates a runner with a one-time rt_ token stored only as its SHA-256", async () => {
+    const { runner, call } = await orgWithRunner(api);
+    expect(runner.token).toMatch(/^rt_[A-Za-z0-9_-]{40,}$/);
+    const [row] = await api.db.sql`select token_hash from runners where id = ${runner.id}`;
+    expect(Buffer.from(row!.token_hash).toString("hex")).toBe(new Bun.CryptoHasher("sha256").update(runner.token).digest("hex"));
+    const again = await call("GET", `/api/v1/runners/${runner.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.token).toBeUndefined();
+    expect(again.body).toMatchObject({ name: "rack-1", location_label: "Berlin office", status: "offline", last_seen_at: null });
+  });
+
+  it("refuses a runner on the Free plan with ENTITLEMENT_REQUIRED runners", async () => {
+    const org = await makeOrg(api.db.sql, "free");
+    const res = await caClient(api, org.api_key)("POST", "/api/v1/runners", { name: "x" });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("ENTITLEMENT_REQUIRED");
+    expect(res.body.details.entitlement).toBe("runners");
+  });
+
+  it("allows one runner on Starter and frees the slot on revoke", async () => {
+    const org = await makeOrg(api.db.sql, "starter");
+    const call = caClient(api, org.api_key);
+    const first = await call("POST", "/api/v1/runners", { name: "a" });
+    expect(first.status).toBe(201);
+    expect((await call("POST", "/api/v1/runners", { name: "b" })).status).toBe(403);
+    expect((await call("DELETE", `/api/v1/runners/${first.body.id}`)).status).toBe(204);
+    expect((await call("POST", "/api/v1/runners", { name: "b" })).status).toBe(201);
+  });
+
+  it("validates the body: name required, unknown fields refused", async () => {
+    const { call } = await orgWithRunner(api);
+    expect((await call("POST", "/api/v1/runners", {})).body.code).toBe("VALIDATION_ERROR");
+    expect((await call("POST", "/api/v1/runners", { name: "x", token: "rt_mine" })).status).toBe(400);
+  });
+
+  it("lists with the pagination envelope, renames, and hides other organisations' runners", async () => {
+    const { call, runner } = await orgWithRunner(api);
+    await call("POST", "/api/v1/runners", { name: "rack-2" });
+    const list = await call("GET", "/api/v1/runners?limit=1&page=2");
+    expect(list.status).toBe(200);
+    expect(list.body.pagination).toEqual({ page: 2, limit: 1, total: 2, totalPages: 2, hasMore: false });
+    expect(list.body.data[0].id).toBe(runner.id);
+    const renamed = await call("PATCH", `/api/v1/runners/${runner.id}`, { name: "rack-9", location_label: null });
+    expect(renamed.body).toMatchObject({ name: "rack-9", location_label: null });
+    const other = await orgWithRunner(api);
+    expect((await other.call("GET", `/api/v1/runners/${runner.id}`)).status).toBe(404);
+    expect((await other.call("GET", `/api/v1/runners/${runner.id}/status`)).status).toBe(404);
+    expect((await other.call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(404);
+  });
+
+  it("revoking purges the runner's queue and answers status revoked", async () => {
+    const { org, call, runner } = await orgWithRunner(api);
+    await publishHttpJob(api.bus, org.org_id, runner.id, "mon_x", "http://127.0.0.1:1/");
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(1);
+    expect((await call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(204);
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(0);
+    const status = await call("GET", `/api/v1/runners/${runner.id}/status`);
+    expect(status.body.status).toBe("revoked");
+    expect((await call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(204);
+  });
+
+  it("counts live runners in the runners usage counter", async () => {
+    const { org, call, runner } = await orgWithRunner(api);
+    await call("POST", "/api/v1/runners", { name: "second" });
+    expect(await usageCounters.runners!(api.db.sql, org.org_id)).toBe(2);
+    await call("DELETE", `/api/v1/runners/${runner.id}`);
+    expect(await usageCounters.runners!(api.db.sql, org.org_id)).toBe(1);
+  });
+
+  it("answers an unknown runner token with 401 RUNNER_TOKEN_INVALID, not as an anonymous caller", async () => {
+    const res = await caFetch(`${api.url}/api/v1/runner/session`, { method: "POST", headers: { authorization: "Bearer rt_unknown", "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe("RUNNER_TOKEN_INVALID");
+  });
+
+  it("documents the runner protocol under the OpenAPI tag runner", async () => {
+    const doc = (await (await caFetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    for (const p of ["/api/v1/runner/session", "/api/v1/runner/heartbeat", "/api/v1/runner/jobs/claim", "/api/v1/runner/results", "/api/v1/runner/jobs/release"]) {
+      expect(doc.paths[p]?.post?.tags).toEqual(["runner"]);
+    }
+    expect(doc.paths["/api/v1/runners"]?.post?.tags).toEqual(["runners"]);
+  });
+});
+
+describe("runner traffic over plain HTTP", () => {
+  it("is refused with RUNNER_HTTPS_REQUIRED", async () => {
+    const plain = await startTlsApi({ tls: false });
+    try {
+      const { runner } = await orgWithRunner(plain);
+      const res = await fetch(`${plain.url}/api/v1/runner/session`, { method: "POST", headers: { authorization: `Bearer ${runner.token}`, "content-type": "application/json" }, body: "{}" });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { code: string }).code).toBe("RUNNER_HTTPS_REQUIRED");
+    } finally {
+      await plain.stop();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { loadApiConfig } from "../../api/config.ts";
+import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
+import { provisionOrg, type Provisioned } from "../../core/accounts/provision.ts";
+import type { Sql } from "../../core/db/client.ts";
+import { silentLogger } from "../../core/log.ts";
+import { createMemoryMailer } from "../../core/mail/mailer.ts";
+import { createTestDatabase, type TestDatabase } from "./db.ts";
+import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
+
+export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
+
+export interface TestApi {
+  url: string;
+  sql: Sql;
+  db: TestDatabase;
+  server: ApiServer;
+  mailer: ReturnType<typeof createMemoryMailer>;
+  bus: Bus;
+  stop(): Promise<void>;
+}
+
+/** A real API listening on a loopback port, on its own database. Rate limits are generous unless set. */
+export async function startTestApi(env: Record<string, string> = {}, db?: TestDatabase, sharedBus?: Bus): Promise<TestApi> {
+  const database = db ?? (await createTestDatabase());
+  const config = loadApiConfig({
+    DATABASE_URL: database.url,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_ORG: "100000",
+    RATE_LIMIT_PER_IP: "100000",
+    RATE_LIMIT_SIGNIN_PER_IP: "100000",
+    RATE_LIMIT_SIGNUP_PER_IP: "100000",
+    RATE_LIMIT_RESET_PER_IP: "100000",
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const mailer = createMemoryMailer();
+  const bus = sharedBus ?? createMemoryBus();
+  const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
+  return {
+    url: server.url,
+    sql: database.sql,
+    db: database,
+    server,
+    mailer,
+    bus,
+    async stop() {
+      await server.stop(1000);
+      if (!sharedBus) await bus.close();
+      if (!db) await database.drop();
+    },
+  };
+}
+
+let counter = 0;
+
+/** A new organisation with its owner and an org:admin key; each test makes its own. */
+export function makeOrg(sql: Sql, planId = "free"): Promise<Provisioned & { email: string; password: string }> {
+  const n = `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const email = `owner-${n}@example.test`;
+  const password = "correct horse battery";
+  return provisionOrg(sql, { name: `Org ${n}`, email, password, planId }).then((p) => ({ ...p, email, password }));
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A tiny client: JSON in, JSON out, bearer key or cookies. */
+export function client(baseUrl: string, auth: { key?: string; cookie?: string; csrf?: string; headers?: Record<string, string> } = {}) {
+  return async function call<T = any>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<CallResult<T>> {
+    const headers: Record<string, string> = { ...auth.headers, ...extraHeaders };
+    if (auth.key) headers.authorization = `Bearer ${auth.key}`;
+    if (auth.cookie) headers.cookie = auth.cookie;
+    if (auth.csrf) headers["x-csrf-token"] = auth.csrf;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+}
+
+/** Signs up through the API and returns a cookie-authenticated client. */
+export async function signUp(baseUrl: string, email?: string, password = "long enough password") {
+  const addr = email ?? `user-${Date.now().toString(36)}${(counter++).toString(36)}@example.test`;
+  const res = await fetch(`${baseUrl}/api/v1/auth/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: addr, password, name: "Test User" }),
+  });
+  if (res.status !== 201) throw new Error(`signup failed ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { user: { id: string }; org_id: string; csrf_token: string };
+  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return { email: addr, password, userId: body.user.id, orgId: body.org_id, csrf: body.csrf_token, cookie, call: client(baseUrl, { cookie, csrf: body.csrf_token }) };
+}

@@ -1,0 +1,82 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import type { Sql } from "../../core/db/client.ts";
+import { newId } from "../../core/ids.ts";
+
+export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+
+/** An organisation row without users (scheduling tests need only the id). */
+export async function insertOrg(sql: Sql, planId = "unlimited"): Promise<string> {
+  const id = newId("org");
+  await sql`insert into organisations (id, name, plan_id) values (${id}, ${"Org " + id.slice(-6)}, ${planId})`;
+  return id;
+}
+
+export interface TestMonitor {
+  type?: string;
+  config?: Record<string, unknown>;
+  interval_seconds?: number;
+  timeout_ms?: number;
+  regions?: string[];
+  runner_ids?: string[];
+  tags?: string[];
+  paused?: boolean;
+  suspended?: boolean;
+}
+
+/** Inserts monitors straight into the table (bulk, one statement), returning their ids in order. */
+export async function insertMonitors(sql: Sql, orgId: string, specs: TestMonitor[]): Promise<string[]> {
+  const rows = specs.map((s) => ({
+    id: newId("mon"),
+    org_id: orgId,
+    name: "m",
+    type: s.type ?? "http",
+    config: JSON.stringify(s.config ?? { url: "http://127.0.0.1:9/" }),
+    interval_seconds: s.interval_seconds ?? 30,
+    timeout_ms: s.timeout_ms ?? 5000,
+    regions: `{${(s.regions ?? ["local"]).join(",")}}`,
+    runner_ids: `{${(s.runner_ids ?? []).join(",")}}`,
+    tags: `{${(s.tags ?? []).join(",")}}`,
+    paused: s.paused ?? false,
+    suspended: s.suspended ?? false,
+  }));
+  for (let i = 0; i < rows.length; i += 2000) {
+    const chunk = rows.slice(i, i + 2000);
+    await sql`
+      insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, regions, runner_ids, tags, paused, suspended)
+      select id, org_id, name, type, config::jsonb, interval_seconds, timeout_ms, regions::text[], runner_ids::text[], tags::text[], paused, suspended
+      from jsonb_to_recordset(${sql.json(chunk as never)}) as x(id text, org_id text, name text, type text, config text, interval_seconds int,
+        timeout_ms int, regions text, runner_ids text, tags text, paused boolean, suspended boolean)`;
+  }
+  return rows.map((r) => r.id);
+}
+
+/** Marks a region online, as a worker heartbeat would. */
+export async function markRegionOnline(sql: Sql, region: string, workerId = `test-${region}`): Promise<void> {
+  await sql`
+    insert into region_workers (worker_id, region, version, concurrency, started_at, last_seen_at)
+    values (${workerId}, ${region}, 'test', 1, now(), now())
+    on conflict (worker_id) do update set last_seen_at = now()`;
+}
+
+/** A bus prefix of its own per test run, so runs sharing one NATS server never collide. */
+export const natsPrefix = (tag: string) => `t${tag}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}_`;
+
+/** Deletes the streams of these prefixes. */
+export async function dropNatsStreams(prefixes: string[]): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await Promise.all(prefixes.flatMap((p) => [`${p}JOBS`, `${p}RESULTS`]).map((n) => jsm.streams.delete(n).catch(() => false)));
+  } finally {
+    await nc.close();
+  }
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000, what = "condition"): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await Bun.sleep(20);
+  }
+}

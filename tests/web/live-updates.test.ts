@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Page } from "playwright-core";
+import { publishLiveEvent } from "../../core/events/publish.ts";
+import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { launchChromium, screenshot, watchConsole } from "./browser.ts";
+
+let api: TestApi;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+let consoleErrors: string[];
+let orgId: string;
+const ids: string[] = [];
+const monitorListCalls: string[] = [];
+
+beforeAll(async () => {
+  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" });
+  const org = await makeOrg(api.sql, "business");
+  orgId = org.org_id;
+  const call = client(api.url, { key: org.api_key });
+  for (const name of ["Alpha", "Bravo", "Charlie"]) ids.push((await call("POST", "/api/v1/monitors", { name, type: "http", config: { url: "http://127.0.0.1:9/" }, interval_seconds: 60 })).body.id);
+  chromium = await launchChromium();
+  page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
+  consoleErrors = watchConsole(page);
+  page.on("request", (r) => {
+    if (new URL(r.url()).pathname === "/api/v1/monitors") monitorListCalls.push(r.url());
+  });
+  const signin = await chromium.context.request.post(`${api.url}/api/v1/auth/signin`, { data: { email: org.email, password: org.password } });
+  expect(signin.status()).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await api?.stop();
+}, 30_000);
+
+const row = (id: string) => page.locator(`[data-monitor-id="${id}"]`);
+
+describe("live updates from /events", () => {
+  it("changes a row's status and response time in place, without reloading the list", async () => {
+    await page.goto(`${api.url}/monitors`);
+    await row(ids[0]!).waitFor();
+    await page.locator(".live.on").waitFor();
+    const before = monitorListCalls.length;
+    publishLiveEvent(api.bus, orgId, "monitor.status_changed", { monitor_id: ids[0], from: "pending", to: "down", at: new Date().toISOString() });
+    publishLiveEvent(api.bus, orgId, "check.result", { monitor_id: ids[0], location: "local", status: "down", duration_ms: 123, error: "connection refused", checked_at: new Date().toISOString(), data: {} });
+    await row(ids[0]!).locator("[data-status=down]").waitFor({ timeout: 5000 });
+    await row(ids[0]!).getByText("123 ms").waitFor({ timeout: 5000 });
+    expect(monitorListCalls.length).toBe(before);
+    await screenshot(page, "live-overview");
+    expect(consoleErrors).toEqual([]);
+  }, 30_000);
+
+  it("fills the monitor page's checks table and response-time chart as results arrive", async () => {
+    await row(ids[1]!).getByRole("link", { name: "Bravo" }).click();
+    await page.getByRole("heading", { name: "Bravo" }).waitFor();
+    await page.locator(".live.on").waitFor();
+    await Bun.sleep(300); // the page's own stream subscribes right after the layout's
+    const t = Date.now();
+    for (let i = 0; i < 3; i++) {
+      publishLiveEvent(api.bus, orgId, "check.result", {
+        monitor_id: ids[1],
+        location: "local",
+        status: "up",
+        duration_ms: 40 + i * 10,
+        error: null,
+        checked_at: new Date(t + i * 1000).toISOString(),
+        data: { timings: { dns_ms: 1, connect_ms: 2, tls_ms: 0, ttfb_ms: 30 } },
+      });
+    }
+    await page.getByTestId("checks-body").locator("tr").nth(2).waitFor({ timeout: 5000 });
+    await page.locator(".chart canvas").waitFor();
+    await screenshot(page, "live-detail");
+    expect(consoleErrors).toEqual([]);
+  }, 30_000);
+});
