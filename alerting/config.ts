@@ -6,7 +6,6 @@ export const alertingEnv = Type.Object({
   ...commonEnv,
   PUBLIC_BASE_URL: Type.String({ default: "http://127.0.0.1:3000", pattern: "^https?://", description: "external URL of the dashboard, for links in alerts" }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let alert channels reach private and loopback addresses (self-hosting)"),
-  NATS_PREFIX: Type.String({ default: "", pattern: "^[A-Za-z0-9_-]*$", description: "namespace of streams and subjects on a shared NATS server" }),
   ALERTING_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500, description: "dispatcher poll interval in ms, 10-60000" }),
   ALERTING_LEASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000, description: "how long a claimed delivery is held before another dispatcher may retry it, in ms" }),
   ALERTING_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 6, description: "delivery attempts before a delivery is marked failed, 1-50" }),

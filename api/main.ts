@@ -14,7 +14,7 @@ export async function runApi(env: Record<string, string | undefined>) {
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "api" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 20 });
   const secretKey = loadSecretKey(config.SECRET_KEY, config.DATA_DIR);
-  const bus = await createBus({ natsUrl: config.NATS_URL, log });
+  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
   const sim = await maybeStartSimulator(config, db.sql, log);
   const api = await startApiServer(buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus }));
   sim.attach(api.url);

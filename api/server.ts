@@ -3,7 +3,7 @@ import { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
-import { createMetrics } from "../core/metrics.ts";
+import { createMetrics, type Metrics } from "../core/metrics.ts";
 import { createApp } from "./app.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
@@ -50,7 +50,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
   };
 }
 
-export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: string; key: string } } = {}): Promise<ApiServer> {
+export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: string; key: string }; metrics?: Metrics } = {}): Promise<ApiServer> {
   const unlisten = await deps.identityCache.listen(deps.sql, deps.log).catch((err) => {
     deps.log.warn({ op: "identity-cache.listen", err }, "identity cache disabled: LISTEN failed");
     return async () => {};
@@ -58,7 +58,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   deps.events.start(deps.bus);
   // Every process reads the billing mode from the database (entitlement checks run outside the API too).
   await setBillingEnabled(deps.sql, deps.config.BILLING).catch((err) => deps.log.warn({ op: "billing.mode", err }, "could not record the billing mode yet"));
-  const metrics = createMetrics("api");
+  const metrics = options.metrics ?? createMetrics("api");
   const app = createApp(deps, metrics);
   app.compile();
   const fetch = createEdge(deps, (request) => app.handle(request));

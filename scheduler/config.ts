@@ -11,7 +11,6 @@ export const schedulerEnv = Type.Object({
     description: "how far back a new leader publishes due checks the previous one missed, 0-600 seconds",
   }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
-  NATS_PREFIX: Type.String({ default: "", pattern: "^[A-Za-z0-9_-]*$", description: "namespace of the bus streams and subjects; letters, digits, _ and -" }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics and /healthz on this port, 0-65535; unset serves none" })),
   METRICS_HOST: Type.String({ default: "127.0.0.1", description: "listen address of the metrics server" }),
 });

@@ -7,6 +7,7 @@ import { newId } from "../core/ids.ts";
 import type { Logger } from "../core/log.ts";
 import { pruneWorkers } from "../db/queries/region-workers.ts";
 import { readWatermark, writeWatermark } from "../db/queries/scheduler.ts";
+import { type HousekeepingOptions, startHousekeeping } from "./housekeeping.ts";
 import { startLeaderElection } from "./leader.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
@@ -31,6 +32,8 @@ export interface SchedulerDeps {
   isRunnerOnline?: (runnerId: string) => boolean;
   /** Full reconcile period; default 30 s. */
   reconcileMs?: number;
+  /** Heartbeat sweep and result-storage periods of the leader. */
+  housekeeping?: HousekeepingOptions;
 }
 
 export interface SchedulerHandle {
@@ -104,6 +107,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     };
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
+    const housekeeping = startHousekeeping(sql, deps.bus, log, deps.housekeeping);
     return {
       scheduler,
       /** handOver: a clean stop while still holding the lock; the successor then backfills from here. */
@@ -114,6 +118,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
         if (handOver && through !== null) await writeWatermark(sql, through, instanceId).catch(() => {});
         clearInterval(watermarkTimer);
         clearInterval(pruneTimer);
+        await housekeeping.stop();
         placement.stop();
         await sync?.stop();
       },

@@ -1,8 +1,5 @@
-import { runApi } from "../api/main.ts";
 import { exitOnConfigError } from "../core/config/parse-env.ts";
+import { runAllInOne } from "./all-in-one.ts";
 
-/**
- * `bun run start`: the all-in-one mode. Every role in one process on the embedded PostgreSQL
- * (unless DATABASE_URL is set) and the in-process bus (unless NATS_URL is set).
- */
-await runApi(process.env).catch(exitOnConfigError);
+/** `bun run start`: every role in one process (see all-in-one.ts). */
+await runAllInOne(process.env).catch(exitOnConfigError);

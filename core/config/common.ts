@@ -4,6 +4,7 @@ import { Type } from "@sinclair/typebox";
 export const commonEnv = {
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://", description: "PostgreSQL URL; unset starts the embedded database" })),
   NATS_URL: Type.Optional(Type.String({ pattern: "^(nats|tls)://", description: "NATS URL; unset uses the in-process bus" })),
+  NATS_PREFIX: Type.String({ default: "", pattern: "^[A-Za-z0-9_-]*$", description: "namespace of the bus streams and subjects on a shared NATS server; letters, digits, _ and -" }),
   DATA_DIR: Type.String({ default: "./.data", description: "embedded database and local state" }),
   LOG_LEVEL: Type.Union(
     [

@@ -3,6 +3,7 @@ import { startIngest } from "../../alerting/ingest/ingest.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
 import { sweepHeartbeats } from "../../core/monitors/heartbeat.ts";
+import { startHousekeeping } from "../../scheduler/housekeeping.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
@@ -68,6 +69,20 @@ describe("heartbeat monitors", () => {
     expect(rows[1]!.error).toContain("no ping since");
     const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "down");
     expect(monitor.body.status).toBe("down");
+  });
+
+  it("is swept by the scheduler's housekeeping without anybody calling the sweep", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "silent cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 30 } });
+    const created = new Date(m.created_at).getTime();
+    const housekeeping = startHousekeeping(api.sql, api.bus, silentLogger, { heartbeatSweepMs: 20, now: () => new Date(created + 91_000) });
+    try {
+      const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "down");
+      expect(monitor.body.status).toBe("down");
+    } finally {
+      await housekeeping.stop();
+    }
   });
 
   it("accepts but does not record pings of a paused monitor", async () => {

@@ -1,15 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { startIngest } from "../../alerting/ingest/ingest.ts";
+import type { ConsumerHandle } from "../../core/bus/index.ts";
+import { silentLogger } from "../../core/log.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { until } from "../support/scheduling.ts";
 
 let api: TestApi;
 let target: ReturnType<typeof Bun.serve>;
+let ingest: ConsumerHandle;
 
 beforeAll(async () => {
   api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", REGIONS: "local,eu-west" });
+  ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
   target = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(new URL(req.url).pathname === "/ok" ? "all good" : "nope", { status: new URL(req.url).pathname === "/ok" ? 200 : 500 }) });
 });
 afterAll(async () => {
   target.stop(true);
+  await ingest.stop();
   await api.stop();
 });
 
@@ -168,6 +175,20 @@ describe("monitors", () => {
     expect(hb.heartbeat_url).toContain("/api/v1/heartbeat/hb_");
     expect(hb.regions).toEqual([]);
     expect((await call("POST", `/api/v1/monitors/${hb.id}/run`)).status).toBe(409);
+  });
+
+  it("records a run-now result like a scheduled check, but not for a paused monitor", async () => {
+    const { call } = await org();
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "fixed", type: "http", config: http() });
+    expect((await call("POST", `/api/v1/monitors/${m.id}/run`)).body).toMatchObject({ status: "up", recorded: true });
+    await until(async () => (await call("GET", `/api/v1/monitors/${m.id}`)).body.status === "up", 5000, "status up");
+    const [{ n }] = await api.sql`select count(*)::int as n from check_results where monitor_id = ${m.id}`;
+    expect(n).toBe(1);
+    await call("POST", `/api/v1/monitors/${m.id}/pause`);
+    expect((await call("POST", `/api/v1/monitors/${m.id}/run`)).body).toMatchObject({ status: "up", recorded: false });
+    await Bun.sleep(200);
+    const [{ n: after }] = await api.sql`select count(*)::int as n from check_results where monitor_id = ${m.id}`;
+    expect(after).toBe(1);
   });
 
   it("groups monitors by tag with counts and the worst status", async () => {

@@ -192,10 +192,7 @@ describe("dashboard journey", () => {
     expect(consoleErrors).toEqual([]);
   }, 30_000);
 
-  // scripts/start.ts runs the API alone for now (no scheduler, worker, ingest or alerting in the
-  // all-in-one process), so no check ever runs. `bun test --todo tests/web` runs this body; turn it
-  // into `it(...)` once those roles are wired into scripts/start.ts.
-  it.todo("sees the monitor go up live, then down with an alert when the target fails, acknowledges it, and sees it recover", async () => {
+  it("sees the monitor go up live, then down with an alert when the target fails, acknowledges it, and sees it recover", async () => {
     await page.getByRole("link", { name: "Loopback site" }).click();
     await page.getByRole("button", { name: "Run now" }).click();
     await page.locator("h1 + [data-status=up]").waitFor({ timeout: 20_000 });

@@ -78,16 +78,16 @@ export const monitorRoutes = (deps: ApiDeps) => {
         .post(
           "/:id/run",
           async ({ actor, params }) => {
-            const r = await runMonitorNow(await getMonitor({ sql: deps.sql, actor }, params.id), deps.box, {
+            const r = await runMonitorNow(await getMonitor({ sql: deps.sql, actor }, params.id), deps.box, deps.bus, {
               allowPrivate: deps.config.ALLOW_PRIVATE_IPS,
               location: settings.regions[0]!,
             });
-            return { status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location };
+            return { status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
           },
           {
             params: IdParams,
             response: { 200: RunNowResult },
-            detail: { summary: "Run the check now from the local region and return the result (not stored; does not count toward uptime)" },
+            detail: { summary: "Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended" },
           },
         )
         .post("/bulk/pause", ({ actor, body }) => bulkMonitors({ sql: deps.sql, actor }, "pause", body), {

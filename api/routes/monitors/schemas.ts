@@ -89,4 +89,5 @@ export const RunNowResult = t.Object({
   data: t.Record(t.String(), t.Unknown()),
   checked_at: Timestamp,
   location: t.String(),
+  recorded: t.Boolean({ description: "true when the result was stored like a scheduled check (false for a paused or suspended monitor)" }),
 });

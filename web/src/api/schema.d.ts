@@ -856,7 +856,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run the check now from the local region and return the result (not stored; does not count toward uptime) */
+        /** Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended */
         post: operations["postApiV1MonitorsByIdRun"];
         delete?: never;
         options?: never;
@@ -8501,6 +8501,8 @@ export interface operations {
                         /** Format: date-time */
                         checked_at: string;
                         location: string;
+                        /** @description true when the result was stored like a scheduled check (false for a paused or suspended monitor) */
+                        recorded: boolean;
                     };
                 };
             };

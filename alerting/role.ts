@@ -1,0 +1,45 @@
+import type { Bus } from "../core/bus/index.ts";
+import type { SecretBox } from "../core/crypto/secrets.ts";
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import { createChannelContext } from "./channels/index.ts";
+import type { AlertingConfig } from "./config.ts";
+import { startIngest } from "./ingest/ingest.ts";
+import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
+
+/**
+ * The alerting role: result ingest (persist, roll up, publish live events) and rule evaluation with
+ * its dispatcher, each on its own durable RESULTS consumer. Several processes may run it at once.
+ */
+export async function startAlertingRole(input: { config: AlertingConfig; sql: Sql; bus: Bus; box: SecretBox; log: Logger; options?: AlertingOptions }) {
+  const { config, sql, bus, box, log } = input;
+  const ingest = await startIngest({ sql, bus, log });
+  const channelCtx = createChannelContext({
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    allowPrivateAddresses: config.ALLOW_PRIVATE_IPS,
+    timeoutMs: config.ALERTING_CHANNEL_TIMEOUT_MS,
+    log,
+  });
+  const alerting = await startAlerting({
+    sql,
+    bus,
+    box,
+    log,
+    channelCtx,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    options: {
+      pollMs: config.ALERTING_POLL_MS,
+      leaseMs: config.ALERTING_LEASE_MS,
+      maxAttempts: config.ALERTING_MAX_ATTEMPTS,
+      retryBaseMs: config.ALERTING_RETRY_BASE_MS,
+      ...input.options,
+    },
+  });
+  log.info({ op: "alerting.start" }, "ingest and alerting started");
+  return {
+    async stop() {
+      await alerting.stop();
+      await ingest.stop();
+    },
+  };
+}

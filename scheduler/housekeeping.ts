@@ -1,0 +1,49 @@
+import type { Bus } from "../core/bus/index.ts";
+import type { Sql } from "../core/db/client.ts";
+import type { Logger } from "../core/log.ts";
+import { sweepHeartbeats } from "../core/monitors/heartbeat.ts";
+import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
+import { enforceRetention, maintainPartitions } from "../core/results/retention.ts";
+
+export interface HousekeepingOptions {
+  /** How often missed heartbeats are recorded as down; default 5 s. */
+  heartbeatSweepMs?: number;
+  /** How often result partitions are created ahead and retention is enforced; default 1 h. */
+  storageMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * The leader's periodic duties besides publishing jobs: down results for missed heartbeats, and the
+ * storage of check results (daily partitions ahead, drops and deletes past each plan's retention).
+ * Both are idempotent, so a leader change mid-run does no harm.
+ */
+export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: HousekeepingOptions = {}): { stop(): Promise<void> } {
+  const now = o.now ?? (() => new Date());
+  const tasks: PeriodicTask[] = [
+    runPeriodically(
+      "scheduler.heartbeats",
+      o.heartbeatSweepMs ?? 5_000,
+      async () => {
+        const missed = await sweepHeartbeats(sql, bus, now());
+        if (missed > 0) log.info({ op: "scheduler.heartbeats", missed }, "recorded missed heartbeats");
+      },
+      log,
+    ),
+    runPeriodically(
+      "scheduler.storage",
+      o.storageMs ?? 3_600_000,
+      async () => {
+        const partitions = await maintainPartitions(sql, now());
+        const retention = await enforceRetention(sql, now());
+        log.info({ op: "scheduler.storage", ...partitions, ...retention }, "result storage maintained");
+      },
+      log,
+    ),
+  ];
+  return {
+    async stop() {
+      await Promise.all(tasks.map((t) => t.stop()));
+    },
+  };
+}

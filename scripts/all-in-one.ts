@@ -1,0 +1,84 @@
+import { loadAlertingConfig } from "../alerting/config.ts";
+import { startAlertingRole } from "../alerting/role.ts";
+import { loadApiConfig } from "../api/config.ts";
+import { buildApiDeps, startApiServer } from "../api/server.ts";
+import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
+import { createBus } from "../core/bus/index.ts";
+import { loadSecretKey } from "../core/crypto/secret-key.ts";
+import { SecretBox } from "../core/crypto/secrets.ts";
+import { openDatabase } from "../core/db/open.ts";
+import { createLogger } from "../core/log.ts";
+import { createMetrics } from "../core/metrics.ts";
+import { onShutdown } from "../core/process/lifecycle.ts";
+import pkg from "../package.json" with { type: "json" };
+import { loadWorkerConfig } from "../runner/cloud/config.ts";
+import { startWorker } from "../runner/cloud/worker.ts";
+import { loadSchedulerConfig } from "../scheduler/config.ts";
+import { startScheduler } from "../scheduler/start.ts";
+
+/**
+ * The all-in-one mode (`bun run start`): API, scheduler, a cloud worker for the local region, ingest
+ * and alerting, and the billing jobs, in one process sharing one database pool and one bus. With no
+ * configuration that is the embedded PostgreSQL and the in-process bus; DATABASE_URL and NATS_URL
+ * switch either to a real server. Every role's variables apply as in the scaled mode.
+ */
+export async function runAllInOne(input: Record<string, string | undefined>) {
+  // Without a payment provider configured, billing runs against the local simulator (no real payments).
+  const env = { ...input, BILLING_SIMULATOR: input.BILLING_SIMULATOR ?? (input.PADDLE_API_KEY ? "false" : "true") };
+  const apiConfig = loadApiConfig(env);
+  const publicBaseUrl = apiConfig.PUBLIC_BASE_URL ?? `http://${apiConfig.HOST.includes(":") ? `[${apiConfig.HOST}]` : apiConfig.HOST}:${apiConfig.PORT}`;
+  const alertingConfig = loadAlertingConfig({ ...env, PUBLIC_BASE_URL: publicBaseUrl });
+  const schedulerConfig = loadSchedulerConfig(env);
+  const workerConfig = loadWorkerConfig({ ...env, REGION: apiConfig.REGIONS.split(",")[0] });
+
+  const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
+  const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30 });
+  const secretKey = loadSecretKey(apiConfig.SECRET_KEY, apiConfig.DATA_DIR);
+  const box = new SecretBox(secretKey);
+  const bus = await createBus({ natsUrl: apiConfig.NATS_URL, prefix: apiConfig.NATS_PREFIX, log });
+  const metrics = createMetrics("all-in-one");
+
+  const sim = await maybeStartSimulator(apiConfig, db.sql, log);
+  const api = await startApiServer(buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus }), { metrics });
+  sim.attach(api.url);
+  const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log });
+  const worker = await startWorker({
+    bus,
+    sql: db.sql,
+    box,
+    log,
+    region: workerConfig.REGION,
+    concurrency: workerConfig.CONCURRENCY,
+    allowPrivate: apiConfig.ALLOW_PRIVATE_IPS,
+    ackWaitMs: workerConfig.JOB_ACK_WAIT_MS,
+    heartbeatMs: workerConfig.HEARTBEAT_INTERVAL_MS,
+    shutdownGraceMs: workerConfig.SHUTDOWN_GRACE_MS,
+    workerId: workerConfig.WORKER_ID,
+    version: pkg.version,
+    registry: metrics.registry,
+  });
+  const scheduler = await startScheduler({
+    sql: db.sql,
+    databaseUrl: db.url,
+    bus,
+    log,
+    registry: metrics.registry,
+    backfillSeconds: schedulerConfig.SCHEDULER_BACKFILL_SECONDS,
+    lockRetryMs: schedulerConfig.SCHEDULER_LOCK_RETRY_MS,
+  });
+  log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, "Watchpost running (all-in-one)");
+
+  // Stop taking work first, then let the running checks report, then drain results, then close.
+  onShutdown(log, [
+    () => api.stop(),
+    () => scheduler.stop(),
+    () => worker.stop(),
+    () => alerting.stop(),
+    () => billing.stop(),
+    () => sim.stop(),
+    () => bus.close(),
+    () => db.close(),
+  ]);
+  return { api, db, bus, log, scheduler, worker, alerting };
+}
