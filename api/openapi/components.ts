@@ -1,12 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { configSchemas } from "../../runner/checks/config-schemas.ts";
+import { dataSchemas } from "../../runner/checks/data-schemas.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
 
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
-/** Schemas the routes reference by name rather than inline: per-type monitor configs, events, webhook payload. */
+/** Schemas the routes reference by name rather than inline: per-type monitor configs and result data, events, webhook payload. */
 export const openApiComponents: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
+  ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, schema])),
   LiveEvent: Type.Object(
     {
       id: Type.String({ description: "<ms>-<seq>-<process>; send back as Last-Event-ID to resume" }),

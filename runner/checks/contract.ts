@@ -1,6 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "bun:test";
+import { dataSchemas } from "./data-schemas.ts";
 import { CHECK_STATUSES, CheckAbortedError, type Check, type CheckContext, type CheckResult } from "./types.ts";
 
 export interface ContractFixtures<S extends TSchema> {
@@ -18,8 +19,8 @@ export interface ContractFixtures<S extends TSchema> {
   timeoutMs?: number;
 }
 
-/** Checks the shape every CheckResult must have, and that every data field is documented. */
-export function expectWellFormed(check: Pick<Check, "dataFields" | "type">, result: CheckResult): void {
+/** Checks the shape every CheckResult must have, and that `data` matches the type's documented data schema. */
+export function expectWellFormed(check: Pick<Check, "dataFields" | "dataSchema" | "type">, result: CheckResult): void {
   expect(CHECK_STATUSES).toContain(result.status);
   expect(Number.isFinite(result.duration_ms)).toBe(true);
   expect(result.duration_ms).toBeGreaterThanOrEqual(0);
@@ -36,6 +37,7 @@ export function expectWellFormed(check: Pick<Check, "dataFields" | "type">, resu
     expect(ok, `data.${key} has an unsupported type`).toBe(true);
   }
   for (const key of Object.keys(check.dataFields)) expect(result.data).toHaveProperty(key);
+  expect([...Value.Errors(check.dataSchema, result.data)].map((e) => `data${e.path.replaceAll("/", ".")}: ${e.message}`)).toEqual([]);
 }
 
 /** The behaviour every check type promises; each type's own test calls this. */
@@ -98,6 +100,7 @@ export function runCheckContract<S extends TSchema>(check: Check<S>, fixtures: C
     });
 
     it("documents every data field it reports", () => {
+      expect(check.dataSchema).toBe(dataSchemas[check.type]);
       expect(Object.keys(check.dataFields).length).toBeGreaterThan(0);
       for (const description of Object.values(check.dataFields)) expect(description.length).toBeGreaterThan(10);
     });

@@ -1,4 +1,4 @@
-import type { Static, TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Logger } from "../../core/log.ts";
 import type { GuardOptions, HostResolver } from "../../core/net-guard/index.ts";
 
@@ -82,7 +82,9 @@ export interface ProbeOutcome {
 export interface Check<S extends TSchema = TSchema> {
   readonly type: ExecutableCheckType;
   readonly configSchema: S;
-  /** Field name → description of every key `run` puts in `data`. */
+  /** Schema of the `data` every result carries (runner/checks/data-schemas.ts). */
+  readonly dataSchema: TObject;
+  /** Field name → description of every key `run` puts in `data` (from dataSchema). */
   readonly dataFields: Readonly<Record<string, string>>;
   /** Never rejects for anything the target does; rejects with CheckAbortedError when ctx.signal fires. */
   run(config: Static<S>, ctx: CheckContext): Promise<CheckResult>;

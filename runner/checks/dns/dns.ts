@@ -2,6 +2,7 @@ import { getServers } from "node:dns";
 import type * as packet from "dns-packet";
 import { checkAddress, classifyAddress, type GuardOptions } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
+import { dnsDataSchema } from "./dns-data.ts";
 import { ms } from "../shared/timing.ts";
 import { queryDns, type DnsServer } from "./dns-client.ts";
 import { dnsConfigSchema, type DnsRecordType } from "./dns-schema.ts";
@@ -24,12 +25,7 @@ const FORMATS: Readonly<Record<DnsRecordType, (data: never) => string>> = {
 export const dnsCheck = defineCheck({
   type: "dns",
   configSchema: dnsConfigSchema,
-  dataFields: {
-    answers: "Answer records as strings: A/AAAA address, CNAME/NS name, MX \"pref host\", TXT joined text, SOA \"mname rname serial refresh retry expire minimum\", CAA \"flags tag value\", SRV \"priority weight port target\"",
-    rcode: "DNS response code as named in RFC 1035/6895: NOERROR, NXDOMAIN, SERVFAIL, REFUSED...; null when no answer came",
-    dns_ms: "Query time, ms",
-    resolver: "DNS server asked (\"ip:port\"), or \"system\" for the runner's own resolver",
-  },
+  dataSchema: dnsDataSchema,
   async probe(config, ctx) {
     const servers = config.resolver
       ? [parseServer(config.resolver, ctx.guardOptions)]

@@ -1,4 +1,5 @@
 import { defineCheck } from "../shared/define-check.ts";
+import { domainDataSchema } from "./domain-data.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { daysUntil } from "../shared/timing.ts";
 import { DOMAIN_DEFAULTS, domainConfigSchema } from "./domain-schema.ts";
@@ -9,12 +10,7 @@ import { whoisLookup } from "./whois.ts";
 export const domainCheck = defineCheck({
   type: "domain",
   configSchema: domainConfigSchema,
-  dataFields: {
-    domain_days_remaining: "Whole days until the registration expires (negative once expired)",
-    expiry_date: "Registration expiry, ISO 8601",
-    registrar: "Registrar's name as the registry gives it",
-    source: "Where the expiry came from: \"rdap\" or \"whois\"",
-  },
+  dataSchema: domainDataSchema,
   async probe(config, ctx) {
     const domain = config.domain.toLowerCase().replace(/\.$/, "");
     const problems: string[] = [];

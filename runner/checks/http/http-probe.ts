@@ -3,20 +3,6 @@ import type { ProbeContext, ProbeOutcome } from "../types.ts";
 import { statusMatcher } from "./expected-status.ts";
 import { HTTP_DEFAULTS, type HttpConfig } from "./http-schema.ts";
 
-/** Data every HTTP-based check reports (http and keyword). */
-export const HTTP_DATA_FIELDS = {
-  status_code: "HTTP status code of the last response (after redirects were followed)",
-  dns_ms: "Time to resolve and check the host, ms (0 for an IP literal); summed over redirect hops",
-  connect_ms: "TCP connect time, ms; summed over redirect hops",
-  tls_ms: "TLS handshake time, ms; null for plain http; summed over redirect hops",
-  ttfb_ms: "From sending the request to receiving the response headers, ms; summed over redirect hops",
-  response_time: "Same as duration_ms: the whole check including reading the body, ms",
-  body_bytes: "Bytes of body read from the last response (at most 1 MiB are read)",
-  final_url: "URL of the last request made (differs from url after redirects)",
-  redirects: "Number of redirects followed",
-  ip: "Address connected to for the last request (after the private-address guard)",
-} as const;
-
 /** Runs the configured request; measurements land in ctx.data as they are taken. */
 export function requestForCheck(config: HttpConfig, ctx: ProbeContext, keepBody: boolean): Promise<HttpResponse> {
   return httpRequest({

@@ -1,11 +1,12 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { HTTP_DATA_FIELDS, judgeHttpResponse, requestForCheck } from "./http-probe.ts";
+import { httpDataSchema } from "./http-data.ts";
+import { judgeHttpResponse, requestForCheck } from "./http-probe.ts";
 import { httpConfigSchema } from "./http-schema.ts";
 
 export const httpCheck = defineCheck({
   type: "http",
   configSchema: httpConfigSchema,
-  dataFields: HTTP_DATA_FIELDS,
+  dataSchema: httpDataSchema,
   reportsResponseTime: true,
   async probe(config, ctx) {
     const started = performance.now();

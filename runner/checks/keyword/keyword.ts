@@ -1,14 +1,12 @@
-import { HTTP_DATA_FIELDS, judgeHttpResponse, requestForCheck } from "../http/http-probe.ts";
+import { judgeHttpResponse, requestForCheck } from "../http/http-probe.ts";
 import { defineCheck } from "../shared/define-check.ts";
+import { keywordDataSchema } from "./keyword-data.ts";
 import { KEYWORD_DEFAULTS, keywordConfigSchema } from "./keyword-schema.ts";
 
 export const keywordCheck = defineCheck({
   type: "keyword",
   configSchema: keywordConfigSchema,
-  dataFields: {
-    ...HTTP_DATA_FIELDS,
-    keyword_found: "Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8)",
-  },
+  dataSchema: keywordDataSchema,
   reportsResponseTime: true,
   async probe(config, ctx) {
     const started = performance.now();

@@ -1,5 +1,6 @@
 import { resolveAndCheck } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
+import { pingDataSchema } from "./ping-data.ts";
 import { parsePingOutput } from "./parse-ping-output.ts";
 import { PING_DEFAULTS, pingConfigSchema } from "./ping-schema.ts";
 
@@ -10,15 +11,7 @@ const INTERVAL_S = "0.2";
 export const pingCheck = defineCheck({
   type: "ping",
   configSchema: pingConfigSchema,
-  dataFields: {
-    packets_sent: "ICMP echo requests sent",
-    packets_received: "Echo replies received",
-    packet_loss_pct: "Lost requests in percent (0-100)",
-    rtt_min_ms: "Fastest round trip, ms; null without replies",
-    rtt_avg_ms: "Average round trip, ms; null without replies",
-    rtt_max_ms: "Slowest round trip, ms; null without replies",
-    ip: "Address pinged (after the private-address guard)",
-  },
+  dataSchema: pingDataSchema,
   async probe(config, ctx) {
     const { address, family } = await resolveAndCheck(config.host, ctx.guardOptions);
     ctx.data.ip = address;

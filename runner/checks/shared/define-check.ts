@@ -1,4 +1,5 @@
-import type { Static, TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { describeFields } from "./data-fields.ts";
 import { describeError } from "./describe-error.ts";
 import { ms } from "./timing.ts";
 import {
@@ -15,7 +16,8 @@ import {
 export interface CheckDefinition<T extends ExecutableCheckType, S extends TSchema> {
   type: T;
   configSchema: S;
-  dataFields: Readonly<Record<string, string>>;
+  /** The result data (runner/checks/data-schemas.ts); `dataFields` is derived from it. */
+  dataSchema: TObject;
   /** When true, data.response_time is set to the check's duration_ms. */
   reportsResponseTime?: boolean;
   /**
@@ -33,11 +35,13 @@ export type DefinedCheck<T extends ExecutableCheckType, S extends TSchema> = Che
  * turned into "down" results, and duration_ms.
  */
 export function defineCheck<T extends ExecutableCheckType, S extends TSchema>(def: CheckDefinition<T, S>): DefinedCheck<T, S> {
-  const fieldNames = Object.keys(def.dataFields);
+  const dataFields = describeFields(def.dataSchema);
+  const fieldNames = Object.keys(dataFields);
   return {
     type: def.type,
     configSchema: def.configSchema,
-    dataFields: def.dataFields,
+    dataSchema: def.dataSchema,
+    dataFields,
     run: (config, ctx) => runProbe(def, fieldNames, config, ctx),
   };
 }

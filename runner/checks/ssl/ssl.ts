@@ -1,6 +1,7 @@
 import tls, { type PeerCertificate, type TLSSocket } from "node:tls";
 import { isIpLiteral, stripBrackets } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
+import { sslDataSchema } from "./ssl-data.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { daysUntil } from "../shared/timing.ts";
 import type { ProbeOutcome } from "../types.ts";
@@ -11,20 +12,7 @@ const ALTNAME_INVALID = "ERR_TLS_CERT_ALTNAME_INVALID";
 export const sslCheck = defineCheck({
   type: "ssl",
   configSchema: sslConfigSchema,
-  dataFields: {
-    ssl_days_remaining: "Whole days until the leaf certificate's notAfter (negative once expired)",
-    valid_from: "Leaf certificate notBefore, ISO 8601",
-    valid_to: "Leaf certificate notAfter, ISO 8601",
-    issuer: "Issuer distinguished name of the leaf certificate, e.g. \"CN=R11, O=Let's Encrypt, C=US\"",
-    subject: "Subject distinguished name of the leaf certificate",
-    sans: "Subject alternative names (DNS names and IP addresses) of the leaf certificate",
-    fingerprint_sha256: "SHA-256 fingerprint of the leaf certificate, colon-separated hex",
-    serial: "Serial number of the leaf certificate, hex",
-    chain_valid: "Whether the chain verifies against the trusted roots (hostname aside)",
-    hostname_valid: "Whether the certificate covers the SNI name (or the host)",
-    tls_ms: "TLS handshake time, ms",
-    ip: "Address connected to (after the private-address guard)",
-  },
+  dataSchema: sslDataSchema,
   async probe(config, ctx) {
     const host = stripBrackets(config.host);
     const name = config.sni ?? host;

@@ -1,15 +1,12 @@
 import { defineCheck } from "../shared/define-check.ts";
+import { tcpDataSchema } from "./tcp-data.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { tcpConfigSchema } from "./tcp-schema.ts";
 
 export const tcpCheck = defineCheck({
   type: "tcp",
   configSchema: tcpConfigSchema,
-  dataFields: {
-    dns_ms: "Time to resolve and check the host, ms (0 for an IP literal)",
-    connect_ms: "TCP connect time (SYN to established), ms",
-    ip: "Address connected to (after the private-address guard)",
-  },
+  dataSchema: tcpDataSchema,
   async probe(config, ctx) {
     const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions });
     conn.socket.destroy();

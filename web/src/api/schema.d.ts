@@ -1876,6 +1876,148 @@ export interface components {
             };
             degraded_above_ms?: number;
         };
+        /** HttpData */
+        HttpData: {
+            /** @description HTTP status code of the last response (after redirects were followed) */
+            status_code: number | null;
+            /** @description Time to resolve and check the host, ms (0 for an IP literal); summed over redirect hops */
+            dns_ms: number | null;
+            /** @description TCP connect time, ms; summed over redirect hops */
+            connect_ms: number | null;
+            /** @description TLS handshake time, ms; null for plain http; summed over redirect hops */
+            tls_ms: number | null;
+            /** @description From sending the request to receiving the response headers, ms; summed over redirect hops */
+            ttfb_ms: number | null;
+            /** @description Same as duration_ms: the whole check including reading the body, ms */
+            response_time: number | null;
+            /** @description Bytes of body read from the last response (at most 1 MiB are read) */
+            body_bytes: number | null;
+            /** @description URL of the last request made (differs from url after redirects) */
+            final_url: string | null;
+            /** @description Number of redirects followed */
+            redirects: number | null;
+            /** @description Address connected to for the last request (after the private-address guard) */
+            ip: string | null;
+        };
+        /** KeywordData */
+        KeywordData: {
+            /** @description HTTP status code of the last response (after redirects were followed) */
+            status_code: number | null;
+            /** @description Time to resolve and check the host, ms (0 for an IP literal); summed over redirect hops */
+            dns_ms: number | null;
+            /** @description TCP connect time, ms; summed over redirect hops */
+            connect_ms: number | null;
+            /** @description TLS handshake time, ms; null for plain http; summed over redirect hops */
+            tls_ms: number | null;
+            /** @description From sending the request to receiving the response headers, ms; summed over redirect hops */
+            ttfb_ms: number | null;
+            /** @description Same as duration_ms: the whole check including reading the body, ms */
+            response_time: number | null;
+            /** @description Bytes of body read from the last response (at most 1 MiB are read) */
+            body_bytes: number | null;
+            /** @description URL of the last request made (differs from url after redirects) */
+            final_url: string | null;
+            /** @description Number of redirects followed */
+            redirects: number | null;
+            /** @description Address connected to for the last request (after the private-address guard) */
+            ip: string | null;
+            /** @description Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8) */
+            keyword_found: boolean | null;
+        };
+        /** SslData */
+        SslData: {
+            /** @description Whole days until the leaf certificate's notAfter (negative once expired) */
+            ssl_days_remaining: number | null;
+            /** @description Leaf certificate notBefore, ISO 8601 */
+            valid_from: string | null;
+            /** @description Leaf certificate notAfter, ISO 8601 */
+            valid_to: string | null;
+            /** @description Issuer distinguished name of the leaf certificate, e.g. "CN=R11, O=Let's Encrypt, C=US" */
+            issuer: string | null;
+            /** @description Subject distinguished name of the leaf certificate */
+            subject: string | null;
+            /** @description Subject alternative names (DNS names and IP addresses) of the leaf certificate */
+            sans: string[] | null;
+            /** @description SHA-256 fingerprint of the leaf certificate, colon-separated hex */
+            fingerprint_sha256: string | null;
+            /** @description Serial number of the leaf certificate, hex */
+            serial: string | null;
+            /** @description Whether the chain verifies against the trusted roots (hostname aside) */
+            chain_valid: boolean | null;
+            /** @description Whether the certificate covers the SNI name (or the host) */
+            hostname_valid: boolean | null;
+            /** @description TLS handshake time, ms */
+            tls_ms: number | null;
+            /** @description Address connected to (after the private-address guard) */
+            ip: string | null;
+        };
+        /** TcpData */
+        TcpData: {
+            /** @description Time to resolve and check the host, ms (0 for an IP literal) */
+            dns_ms: number | null;
+            /** @description TCP connect time (SYN to established), ms */
+            connect_ms: number | null;
+            /** @description Address connected to (after the private-address guard) */
+            ip: string | null;
+        };
+        /** DnsData */
+        DnsData: {
+            /** @description Answer records as strings: A/AAAA address, CNAME/NS name, MX "pref host", TXT joined text, SOA "mname rname serial refresh retry expire minimum", CAA "flags tag value", SRV "priority weight port target" */
+            answers: string[] | null;
+            /** @description DNS response code as named in RFC 1035/6895: NOERROR, NXDOMAIN, SERVFAIL, REFUSED...; null when no answer came */
+            rcode: string | null;
+            /** @description Query time, ms */
+            dns_ms: number | null;
+            /** @description DNS server asked ("ip:port"), or "system" for the runner's own resolver */
+            resolver: string | null;
+        };
+        /** PingData */
+        PingData: {
+            /** @description ICMP echo requests sent */
+            packets_sent: number | null;
+            /** @description Echo replies received */
+            packets_received: number | null;
+            /** @description Lost requests in percent (0-100) */
+            packet_loss_pct: number | null;
+            /** @description Fastest round trip, ms; null without replies */
+            rtt_min_ms: number | null;
+            /** @description Average round trip, ms; null without replies */
+            rtt_avg_ms: number | null;
+            /** @description Slowest round trip, ms; null without replies */
+            rtt_max_ms: number | null;
+            /** @description Address pinged (after the private-address guard) */
+            ip: string | null;
+        };
+        /** DomainData */
+        DomainData: {
+            /** @description Whole days until the registration expires (negative once expired) */
+            domain_days_remaining: number | null;
+            /** @description Registration expiry, ISO 8601 */
+            expiry_date: string | null;
+            /** @description Registrar's name as the registry gives it */
+            registrar: string | null;
+            /** @description Where the expiry came from: "rdap" or "whois" */
+            source: ("rdap" | "whois") | null;
+        };
+        /** HeartbeatData */
+        HeartbeatData: {
+            /** @description Time of the latest ping, ISO 8601; null when none arrived yet */
+            last_ping_at: string | null;
+        };
+        /**
+         * BrowserLiteData
+         * @description Fields reported by the browser check engine (see docs/check-types.md)
+         */
+        BrowserLiteData: {
+            [key: string]: unknown;
+        };
+        /**
+         * BrowserFlowData
+         * @description Fields reported by the browser check engine (see docs/check-types.md)
+         */
+        BrowserFlowData: {
+            [key: string]: unknown;
+        };
         /** LiveEvent */
         LiveEvent: {
             /** @description <ms>-<seq>-<process>; send back as Last-Event-ID to resume */
