@@ -2,21 +2,25 @@ import type { Bus } from "../core/bus/index.ts";
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { sweepHeartbeats } from "../core/monitors/heartbeat.ts";
+import { sweepStaleRunnerQueues } from "../core/runners/queue.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../core/results/retention.ts";
 
 export interface HousekeepingOptions {
   /** How often missed heartbeats are recorded as down; default 5 s. */
   heartbeatSweepMs?: number;
+  /** How often the queues of offline, revoked and suspended runners are recorded as unavailable; default 10 s. */
+  runnerSweepMs?: number;
   /** How often result partitions are created ahead and retention is enforced; default 1 h. */
   storageMs?: number;
   now?: () => Date;
 }
 
 /**
- * The leader's periodic duties besides publishing jobs: down results for missed heartbeats, and the
+ * The leader's periodic duties besides publishing jobs: down results for missed heartbeats, the
+ * stale jobs of runners that went offline (re-queued by their ack deadline, recorded unavailable), and the
  * storage of check results (daily partitions ahead, drops and deletes past each plan's retention).
- * Both are idempotent, so a leader change mid-run does no harm.
+ * All are idempotent, so a leader change mid-run does no harm.
  */
 export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: HousekeepingOptions = {}): { stop(): Promise<void> } {
   const now = o.now ?? (() => new Date());
@@ -27,6 +31,14 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       async () => {
         const missed = await sweepHeartbeats(sql, bus, now());
         if (missed > 0) log.info({ op: "scheduler.heartbeats", missed }, "recorded missed heartbeats");
+      },
+      log,
+    ),
+    runPeriodically(
+      "scheduler.runner-queues",
+      o.runnerSweepMs ?? 10_000,
+      async () => {
+        await sweepStaleRunnerQueues(sql, bus, log);
       },
       log,
     ),

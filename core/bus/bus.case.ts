@@ -177,6 +177,19 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       expect((await bus.fetchJobs<Job>("jobs.runner.r1", 5, 1000)).map((d) => d.data.id)).toEqual(["5"]);
     });
 
+    it("resetting a subject's consumer hands its unsettled jobs out again at once and keeps the rest", async () => {
+      const [bus] = await world();
+      for (const id of ["1", "2", "3"]) await bus.publishJob("jobs.runner.r1", { id });
+      const claimed = await bus.fetchJobs<Job>("jobs.runner.r1", 2, 1000, { ackWaitMs: 60_000 });
+      expect(claimed).toHaveLength(2);
+      await bus.resetJobConsumer("jobs.runner.r1");
+      expect(await bus.ackJob(claimed[0]!.token)).toBe(false);
+      expect(await bus.pendingJobs("jobs.runner.r1")).toBe(3);
+      const again = await bus.fetchJobs<Job>("jobs.runner.r1", 5, 1000);
+      expect(again.map((d) => d.data.id).sort()).toEqual(["1", "2", "3"]);
+      await bus.resetJobConsumer("jobs.runner.r9");
+    });
+
     it("refuses a job consumer whose subject overlaps another's", async () => {
       const [bus] = await world();
       await bus.ensureTopology({ jobSubjects: ["jobs.region.eu"] });

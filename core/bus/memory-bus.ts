@@ -133,6 +133,15 @@ class MemoryBus implements Bus {
     return purged;
   }
 
+  async resetJobConsumer(subject: JobSubject): Promise<void> {
+    assertSubject(subject, { wildcards: false });
+    const stream = this.stream(this.topo.jobsStream);
+    const name = jobConsumerName(subject);
+    // A new consumer starts from the first stored message, so unacked jobs are delivered again.
+    stream.consumers.get(name)?.close();
+    stream.consumers.delete(name);
+  }
+
   async pendingJobs(subject: JobSubject): Promise<number> {
     assertSubject(subject, { wildcards: true });
     return this.stream(this.topo.jobsStream).count(this.topo.prefix + subject);

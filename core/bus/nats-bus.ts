@@ -132,6 +132,16 @@ class NatsBus implements Bus {
     return purged;
   }
 
+  async resetJobConsumer(subject: JobSubject): Promise<void> {
+    assertSubject(subject, { wildcards: false });
+    const name = jobConsumerName(subject);
+    this.consumers.forget(this.topo.jobsStream, name);
+    // On a work-queue stream only an ack removes a message, so the unacked ones stay for the next consumer.
+    await this.jsm.consumers.delete(this.topo.jobsStream, name).catch((err) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+
   async pendingJobs(subject: JobSubject): Promise<number> {
     assertSubject(subject, { wildcards: true });
     const info = await this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + subject });

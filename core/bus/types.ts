@@ -119,6 +119,11 @@ export interface Bus {
   termJob(token: string): Promise<boolean>;
   /** Removes the subject's queued jobs; returns how many. */
   purgeJobs(subject: JobSubject, opts?: PurgeJobsOptions): Promise<number>;
+  /**
+   * Deletes the subject's consumer but keeps its jobs: every job it had handed out and not
+   * settled is ready again at once (a revoked runner's claims). Old tokens no longer settle.
+   */
+  resetJobConsumer(subject: JobSubject): Promise<void>;
   /** Jobs stored for the subject: waiting, in flight, or given up until they age out. */
   pendingJobs(subject: JobSubject): Promise<number>;
 

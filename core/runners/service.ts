@@ -9,6 +9,7 @@ import { runnerSubject } from "../jobs/messages.ts";
 import type { Logger } from "../log.ts";
 import * as q from "../../db/queries/runners.ts";
 import { OFFLINE_AFTER_BEATS, RUNNER_TOKEN_PREFIX } from "./protocol.ts";
+import { drainRunnerQueue, STALE_REASONS } from "./queue.ts";
 
 export type RunnerStatus = "online" | "offline" | "revoked";
 
@@ -110,12 +111,15 @@ export async function patchRunner({ sql, actor }: Ctx, id: string, patch: { name
 }
 
 /**
- * Revokes: the token stops working at once (auth reads the row on every request), sessions are
- * dropped and the runner's queue is purged with its consumer, so claimed jobs cannot be acked later.
+ * Revokes: the token stops working at once (auth reads the row on every request) and sessions are
+ * dropped. The runner's consumer is reset, so the jobs it had claimed go back to its queue at once
+ * (its old claims can no longer be acked); no other runner may take them, so every job on the queue
+ * is recorded as an `unavailable` result (monitoring_unavailable) and removed.
  */
 export async function revokeRunner({ sql, actor }: Ctx, bus: Bus, log: Logger, id: string): Promise<void> {
   const row = await q.revokeRunner(sql, actor.orgId, id);
   if (!row) throw notFound("Runner");
-  const purged = await bus.purgeJobs(runnerSubject(id), { dropConsumer: true });
-  log.info({ op: "runners.revoke", orgId: actor.orgId, runnerId: id, purged }, "runner revoked");
+  await bus.resetJobConsumer(runnerSubject(id));
+  const recorded = await drainRunnerQueue(bus, id, STALE_REASONS.revoked);
+  log.info({ op: "runners.revoke", orgId: actor.orgId, runnerId: id, recorded }, "runner revoked");
 }

@@ -162,3 +162,17 @@ export async function nextOutboundSeq(sql: Sql, sessionId: string): Promise<numb
   const [row] = await sql<{ seq: number }[]>`update runner_sessions set seq_out = seq_out + 1 where id = ${sessionId} returning seq_out as seq`;
   return row ? Number(row.seq) : null;
 }
+
+/**
+ * Runners whose queue may hold jobs nobody will run: revoked, suspended, or offline (no heartbeat
+ * within 3 × their interval, at least `ttlSeconds`). Only those active within the jobs' 1 h
+ * lifetime can still have any.
+ */
+export async function staleRunnerQueues(sql: Sql, ttlSeconds: number): Promise<{ id: string; state: "revoked" | "suspended" | "offline" }[]> {
+  return sql<{ id: string; state: "revoked" | "suspended" | "offline" }[]>`
+    select id, case when revoked_at is not null then 'revoked' when suspended then 'suspended' else 'offline' end as state
+    from runners
+    where last_seen_at > now() - interval '2 hours'
+      and (revoked_at is not null or suspended
+        or last_seen_at <= now() - make_interval(secs => greatest(${ttlSeconds}::float8, coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)))`;
+}

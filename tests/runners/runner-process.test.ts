@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { runnerSubject } from "../../core/jobs/messages.ts";
+import { silentLogger } from "../../core/log.ts";
+import { sweepStaleRunnerQueues } from "../../core/runners/queue.ts";
 import { newX25519 } from "../../core/runners/session-crypto.ts";
 import { collectResults, orgWithRunner, publishHttpJob, spawnRunner, startTarget, startTlsApi, type TlsApi } from "./support.ts";
 
@@ -70,20 +72,20 @@ describe("runner process", () => {
     expect(proc.output().match(/exiting without retry/g)).toHaveLength(1);
   }, 30_000);
 
-  it("after SIGKILL its claimed job is redelivered once the ack deadline passes, and it shows offline", async () => {
+  it("after SIGKILL it shows offline after three missed heartbeats, and its claimed job comes back and is recorded unavailable", async () => {
     const { org, runner, call } = await orgWithRunner(api);
+    const results = await collectResults(api.bus, org.org_id);
     const proc = spawnRunner(runnerEnv(runner.token));
     await proc.waitForOutput("runner connected");
-    await publishHttpJob(api.bus, org.org_id, runner.id, "mon_k", `${target.url}/slow`, { timeout_ms: 30_000 });
+    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_k", `${target.url}/slow`, { timeout_ms: 30_000 });
     // The check is running once the target sees it: the job is claimed.
     for (let i = 0; i < 200 && !target.hits.includes("/slow"); i++) await Bun.sleep(25);
     expect(target.hits).toContain("/slow");
     proc.proc.kill("SIGKILL");
     await proc.exited;
-    const deliveries = await api.bus.fetchJobs<{ id: string }>(runnerSubject(runner.id), 1, 8000, { ackWaitMs: 2000 });
-    expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]!.deliveryCount).toBe(2);
-    deliveries[0]!.ack();
+    // While it still counts as online, the leader's sweep leaves its queue alone.
+    await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger);
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(1);
     // Offline = no heartbeat within 3 × 5 s.
     const end = Date.now() + 25_000;
     let status = "online";
@@ -92,6 +94,14 @@ describe("runner process", () => {
       status = (await call("GET", `/api/v1/runners/${runner.id}/status`)).body.status;
     }
     expect(status).toBe("offline");
+    // The claim was never acked: past its ack deadline the job is back on the runner's queue, and
+    // since no other runner may take it the sweep records it as monitoring_unavailable.
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger)).toBeGreaterThanOrEqual(1);
+    const r = await results.waitFor((x) => x.id === job.id, 5000);
+    expect(r).toMatchObject({ status: "unavailable", location: runner.id, location_type: "runner" });
+    expect(r.error).toContain("runner offline");
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(0);
+    await results.stop();
   }, 60_000);
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { makeOrg } from "../support/api.ts";
 import { usageCounters } from "../../billing/usage.ts";
 import { runnerSubject } from "../../core/jobs/messages.ts";
-import { caClient, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
+import { caClient, collectResults, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
 
 let api: TlsApi;
 const caFetch = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: api.caPem } } as RequestInit);
@@ -63,15 +63,26 @@ describe("runners API", () => {
     expect((await other.call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(404);
   });
 
-  it("revoking purges the runner's queue and answers status revoked", async () => {
+  it("revoking puts the runner's claimed jobs back on its queue at once and records every queued job as unavailable", async () => {
     const { org, call, runner } = await orgWithRunner(api);
-    await publishHttpJob(api.bus, org.org_id, runner.id, "mon_x", "http://127.0.0.1:1/");
-    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(1);
+    const results = await collectResults(api.bus, org.org_id);
+    const waiting = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_x", "http://127.0.0.1:1/");
+    const held = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_y", "http://127.0.0.1:1/");
+    // A claim the runner holds, with an ack deadline far away: only the revoke can bring it back.
+    const claimed = await api.bus.fetchJobs(runnerSubject(runner.id), 1, 1000, { ackWaitMs: 600_000 });
+    expect(claimed).toHaveLength(1);
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(2);
     expect((await call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(204);
     expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(0);
+    for (const job of [waiting, held]) {
+      const r = await results.waitFor((x) => x.id === job.id, 5000);
+      expect(r).toMatchObject({ status: "unavailable", location: runner.id, location_type: "runner", scheduled_at: job.due_at });
+      expect(r.error).toContain("runner revoked");
+    }
     const status = await call("GET", `/api/v1/runners/${runner.id}/status`);
     expect(status.body.status).toBe("revoked");
     expect((await call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(204);
+    await results.stop();
   });
 
   it("counts live runners in the runners usage counter", async () => {
