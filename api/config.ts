@@ -14,6 +14,7 @@ export const apiEnv = Type.Object({
   RATE_LIMIT_SIGNUP_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "sign-ups per IP per minute, at least 1" }),
   RATE_LIMIT_RESET_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "password-reset requests per IP per minute, at least 1" }),
   MAX_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "largest accepted request body in bytes, at least 1024" }),
+  SSE_KEEPALIVE_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 15, description: "how often GET /api/v1/events sends a comment line to keep proxies from closing the stream, 1-300 seconds" }),
   REGIONS: Type.String({
     default: "local",
     pattern: "^[a-z0-9-]+(,[a-z0-9-]+)*$",
@@ -33,6 +34,14 @@ export const apiEnv = Type.Object({
   BILLING_SIMULATOR: EnvBool(false, "run the payment-provider simulator in-process instead of Paddle (development only)"),
   BILLING_SIM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4010, description: "port of the in-process billing simulator, 0-65535" }),
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, default: 720, description: "session lifetime in hours, at least 1" }),
+  RUNNER_IMAGE_REGISTRY: Type.String({
+    minLength: 1,
+    default: "registry.example.com/watchpost",
+    description: "registry path of the runner images (<registry>/runner-<variant>:latest), shown in the dashboard's docker run lines",
+  }),
+  STATUS_PAGE_DNS_SERVERS: Type.Optional(
+    Type.String({ pattern: "^[^,\\s]+(,[^,\\s]+)*$", description: "DNS servers (address or address:port, comma-separated) asked for custom-domain TXT records; the system's when unset" }),
+  ),
 });
 
 export type ApiConfig = Static<typeof apiEnv>;

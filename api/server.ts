@@ -13,6 +13,7 @@ import { IdentityCache } from "./edge/identity-cache.ts";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
 import { EventHub } from "../core/events/hub.ts";
 import { setBillingEnabled } from "../db/queries/billing.ts";
+import { domainResolver } from "../core/status-pages/domain.ts";
 
 export interface ApiServer {
   url: string;
@@ -26,6 +27,7 @@ export interface ApiServer {
 export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus; mailer?: Mailer }): ApiDeps {
   const { sql, config, log } = input;
   let readyAt = 0;
+  if (config.STATUS_PAGE_DNS_SERVERS) domainResolver.servers = config.STATUS_PAGE_DNS_SERVERS.split(",");
   return {
     sql,
     config,
@@ -35,7 +37,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     identityCache: new IdentityCache(),
     bus: input.bus ?? createMemoryBus(),
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
-    events: new EventHub(),
+    events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
     mailer: input.mailer ?? createLogMailer(log),
     async isReady() {
       if (Date.now() - readyAt < 1000) return true;
@@ -86,11 +88,13 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     server,
     deps,
     async stop(graceMs = 10_000) {
+      // Stop accepting, end the live streams (they never finish on their own; clients reconnect
+      // elsewhere), then let the other in-flight requests finish.
       const graceful = server.stop(false);
+      deps.events.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
       await unlisten().catch(() => {});
-      deps.events.stop();
     },
   };
 }

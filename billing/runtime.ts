@@ -12,7 +12,7 @@ const SIM_SECRET = "sim-webhook-secret";
  * With BILLING_SIMULATOR=on (development, all-in-one), starts the provider simulator in-process and
  * returns the config pointing the Paddle adapter at it; `attach` sends its webhooks to the API once listening.
  */
-export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_SIMULATOR: boolean; BILLING_SIM_PORT: number }>(
+export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_SIMULATOR: boolean; BILLING_SIM_PORT: number; PUBLIC_BASE_URL?: string }>(
   config: C,
   sql: Sql,
   log: Logger,
@@ -22,7 +22,11 @@ export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_S
   log.warn({ op: "billing.simulator", url: sim.url }, "payment provider SIMULATOR in use: no real payments (admin endpoints under /sim/)");
   return {
     config: { ...config, PADDLE_API_URL: sim.url, PADDLE_API_KEY: "sim", PADDLE_WEBHOOK_SECRETS: SIM_SECRET },
-    attach: (apiUrl) => sim.setWebhookUrl(`${apiUrl}/api/v1/billing/webhooks/paddle`),
+    attach: (apiUrl) => {
+      sim.setWebhookUrl(`${apiUrl}/api/v1/billing/webhooks/paddle`);
+      // After Pay on the simulated hosted checkout, the browser comes back to the dashboard's billing screen.
+      sim.setReturnUrl(`${config.PUBLIC_BASE_URL ?? apiUrl}/billing`);
+    },
     stop: () => sim.stop(),
     // Billing jobs follow the simulator's clock, so POST /sim/advance also moves grace periods and period ends.
     now: () => sim.state.now(),

@@ -27,11 +27,15 @@ export interface BillingSimulator {
   events: SentEvent[];
   /** Points webhooks elsewhere (the API may start after the simulator). */
   setWebhookUrl(url: string): void;
+  /** Where the hosted checkout page sends the browser after Pay (like Paddle's success URL); `?checkout=<txn>` is added. */
+  setReturnUrl(url: string | null): void;
   /** Waits until every queued webhook was delivered (or failed). */
   drain(): Promise<void>;
   stop(): Promise<void>;
 }
 
+const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const err = (status: number, code: string, detail: string) => json({ error: { type: "request_error", code, detail } }, status);
 
@@ -42,6 +46,7 @@ const err = (status: number, code: string, detail: string) => json({ error: { ty
 export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator {
   const state = new SimState(opts.prices);
   let webhookUrl = opts.webhookUrl;
+  let returnUrl: string | null = null;
   const events: SentEvent[] = [];
   let queue: Promise<void> = Promise.resolve();
   let hold = false;
@@ -125,7 +130,11 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     if ((r = m(/^\/checkout\/([^/]+)$/)) && req.method === "GET") {
       const t = state.transactions.get(r[1]!);
       if (!t) return err(404, "not_found", "no such checkout");
-      return new Response(`<!doctype html><title>Checkout</title><h1>Simulated checkout</h1><p>${t.items.map((i) => `${i.quantity} × ${i.priceId}`).join("<br>")}</p><form method="post" action="/checkout/${t.id}/pay"><button>Pay</button></form>`, { headers: { "content-type": "text/html" } });
+      const rows = t.items.map((i) => `<li>${i.quantity} × ${escapeHtml(i.priceId)}: ${money(state.price(i.priceId) * i.quantity)}</li>`).join("");
+      return new Response(
+        `<!doctype html><html lang="en"><meta charset="utf-8"><title>Checkout</title><main><h1>Simulated checkout</h1><p>No real payment is taken.</p><ul>${rows}</ul><p>Total per ${t.cycle === "annual" ? "year" : "month"}: <strong>${money(state.total(t.items))}</strong></p><form method="post" action="/checkout/${t.id}/pay"><button>Pay</button></form></main></html>`,
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      );
     }
     if ((r = m(/^\/(?:checkout|sim\/checkouts)\/([^/]+)\/(?:pay|complete)$/)) && req.method === "POST") {
       const t = state.transactions.get(r[1]!);
@@ -133,6 +142,13 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
       const s = state.completeCheckout(t);
       subEvent("subscription.created", s);
       emit("transaction.completed", txnData(t));
+      // A browser's form post goes back to the app once the webhooks landed, so it shows the new plan.
+      if (returnUrl && req.headers.get("content-type")?.startsWith("application/x-www-form-urlencoded")) {
+        await queue;
+        const back = new URL(returnUrl);
+        back.searchParams.set("checkout", t.id);
+        return new Response(null, { status: 303, headers: { location: back.toString() } });
+      }
       return json({ data: { transaction_id: t.id, subscription_id: s.id } });
     }
     if (p.startsWith("/sim/")) return admin(req, p);
@@ -282,6 +298,9 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     events,
     setWebhookUrl(url) {
       webhookUrl = url;
+    },
+    setReturnUrl(url) {
+      returnUrl = url;
     },
     drain: async () => {
       await queue;

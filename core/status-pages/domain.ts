@@ -9,8 +9,8 @@ import { markDomainVerified, setDomain, type StatusPageRow } from "../../db/quer
 import { type Ctx, getPage } from "./service.ts";
 
 /**
- * DNS servers asked for the verification TXT record: the system's unless set. The API config has
- * no setting for it yet; tests point it at a loopback DNS server.
+ * DNS servers asked for the verification TXT record: the system's unless set
+ * (STATUS_PAGE_DNS_SERVERS in the API config; tests point it at a loopback DNS server).
  */
 export const domainResolver: { servers: string[] | null } = { servers: null };
 

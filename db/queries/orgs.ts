@@ -11,6 +11,7 @@ export interface OrgRow {
 export interface MyOrgRow extends OrgRow {
   role_id: string;
   is_default: boolean;
+  require_2fa: boolean;
 }
 
 export async function insertOrg(sql: Sql, o: { id: string; name: string; planId: string }): Promise<OrgRow> {
@@ -35,7 +36,8 @@ export async function deleteOrg(sql: Sql, orgId: string): Promise<void> {
 
 export async function listUserOrgs(sql: Sql, userId: string): Promise<MyOrgRow[]> {
   return sql<MyOrgRow[]>`
-    select o.*, m.role_id, m.is_default from memberships m join organisations o on o.id = m.org_id
+    select o.*, m.role_id, m.is_default, coalesce(p.require_2fa, false) as require_2fa
+    from memberships m join organisations o on o.id = m.org_id left join org_security_policies p on p.org_id = o.id
     where m.user_id = ${userId} order by m.is_default desc, m.created_at asc`;
 }
 

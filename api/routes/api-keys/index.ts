@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { createApiKey, deleteApiKey, listOrgApiKeys } from "../../../core/accounts/api-keys.ts";
+import { can } from "../../../core/access/identity.ts";
 import { SCOPES } from "../../../core/access/permissions.ts";
 import type { ApiKeyRow } from "../../../db/queries/api-keys.ts";
 import type { ApiDeps } from "../../context.ts";
@@ -51,6 +52,10 @@ export const apiKeyRoutes = (deps: ApiDeps) =>
             detail: { summary: "Create an API key (the key is shown once)" },
           },
         )
+        .get("/scopes", ({ actor }) => ({ data: SCOPES.filter((s) => can(actor.identity, s)), all: [...SCOPES] }), {
+          response: { 200: t.Object({ data: t.Array(t.String(), { description: "Scopes you may put on a new key (never beyond your role)" }), all: t.Array(t.String()) }) },
+          detail: { summary: "The scopes you may grant a new key, and every scope" },
+        })
         .get(
           "",
           async ({ actor, query }) => {

@@ -4,7 +4,15 @@ import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { Obj, Timestamp } from "../../schemas/common.ts";
 
-export const MyOrgView = t.Object({ id: t.String(), name: t.String(), plan: t.String(), role: t.String(), default: t.Boolean(), created_at: Timestamp });
+export const MyOrgView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  plan: t.String(),
+  role: t.String(),
+  default: t.Boolean(),
+  two_factor_required: t.Boolean({ description: "The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required)" }),
+  created_at: Timestamp,
+});
 
 /** The organisations the signed-in user belongs to; creating one makes them its owner. */
 export const orgsRoutes = (deps: ApiDeps) =>
@@ -21,6 +29,7 @@ export const orgsRoutes = (deps: ApiDeps) =>
               plan: o.plan_id,
               role: o.role_id,
               default: o.is_default,
+              two_factor_required: o.require_2fa,
               created_at: o.created_at.toISOString(),
             })),
           }),
@@ -31,7 +40,7 @@ export const orgsRoutes = (deps: ApiDeps) =>
           async ({ actor, body, set }) => {
             const org = await createOrgWithOwner(deps.sql, { name: body.name, userId: actor.userId });
             set.status = 201;
-            return { id: org.id, name: org.name, plan: org.plan_id, role: "owner", default: false, created_at: org.created_at.toISOString() };
+            return { id: org.id, name: org.name, plan: org.plan_id, role: "owner", default: false, two_factor_required: false, created_at: org.created_at.toISOString() };
           },
           { body: Obj({ name: t.String({ minLength: 1, maxLength: 120 }) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
         ),

@@ -4,7 +4,16 @@ import { createRunner, getRunner, listRunners, patchRunner, revokeRunner, toRunn
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { RunnerCreateBody, RunnerCreated, RunnerListQuery, RunnerPatchBody, RunnerStatusView, RunnerView } from "./schemas.ts";
+import { RunnerCreateBody, RunnerCreated, RunnerListQuery, RunnerPatchBody, RunnerSetupView, RunnerStatusView, RunnerView } from "./schemas.ts";
+
+/** The spec's image variants and the BROWSERS value each runs with. */
+const RUNNER_VARIANTS = [
+  { id: "standard", browsers: "none" },
+  { id: "chromium", browsers: "chromium" },
+  { id: "firefox", browsers: "firefox" },
+  { id: "webkit", browsers: "webkit" },
+  { id: "full", browsers: "all" },
+];
 
 /** Self-hosted runners: create (quota runners, one-time token), list, status, rename, revoke. */
 export const runnerRoutes = (deps: ApiDeps) => {
@@ -21,6 +30,10 @@ export const runnerRoutes = (deps: ApiDeps) => {
           },
           { query: RunnerListQuery, response: { 200: paginated(RunnerView) }, detail: { summary: "List runners, newest first (revoked ones included, status revoked)" } },
         )
+        .get("/setup", () => ({ api_url: deps.publicBaseUrl, image_registry: deps.config.RUNNER_IMAGE_REGISTRY, variants: RUNNER_VARIANTS }), {
+          response: { 200: RunnerSetupView },
+          detail: { summary: "What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md)" },
+        })
         .get("/:id", async ({ actor, params }) => toRunnerView(await getRunner(ctx(actor), params.id)), {
           params: IdParams,
           response: { 200: RunnerView },

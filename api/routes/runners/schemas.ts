@@ -38,3 +38,12 @@ export const RunnerStatusView = t.Object(
   },
   { title: "RunnerStatus" },
 );
+
+export const RunnerSetupView = t.Object(
+  {
+    api_url: t.String({ description: "SERVICE_API_URL for runners: this deployment's PUBLIC_BASE_URL (runners refuse it unless it is https)" }),
+    image_registry: t.String({ description: "RUNNER_IMAGE_REGISTRY: images are <image_registry>/runner-<variant>:latest" }),
+    variants: t.Array(t.Object({ id: t.String(), browsers: t.String({ description: "The BROWSERS value the variant runs with" }) }), { description: "Image variants, standard first" }),
+  },
+  { title: "RunnerSetup" },
+);

@@ -521,6 +521,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The scopes you may grant a new key, and every scope */
+        get: operations["getApiV1Api-keysScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -776,6 +793,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitors/{id}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Raw check results, newest first by due time
+         * @description Filters: status, location (region name or runner id) and [from, to) by due time. Without `from` the range starts at the retention window (GET /retention); `to` defaults to now.
+         */
+        get: operations["getApiV1MonitorsByIdChecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/checks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export check results as CSV or JSON, streamed
+         * @description Every result matching the filters in due-time order (oldest first), streamed from a database cursor a batch at a time. CSV columns: id, scheduled_at, checked_at, status, duration_ms, location, location_type, error, job_id, then `data.<field>` for each data field of the monitor's check type, then `data` (the whole object as JSON). Text cells starting with = + - @ are prefixed with ' (spreadsheet formula injection). JSON: an array of CheckResult.
+         */
+        get: operations["getApiV1MonitorsByIdChecksExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/checks/{checkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One check result with all its data */
+        get: operations["getApiV1MonitorsByIdChecksByCheckId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Uptime over the last 24 h, 7, 30 and 90 days and an optional custom range, overall and per region or runner
+         * @description degraded counts as up, timeout as down, unavailable (monitoring gap) is left out; see docs/results-and-uptime.md.
+         */
+        get: operations["getApiV1MonitorsByIdUptime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/aggregates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
+         * @description At most 10,000 buckets per request.
+         */
+        get: operations["getApiV1MonitorsByIdAggregates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors": {
         parameters: {
             query?: never;
@@ -909,6 +1023,23 @@ export interface paths {
         put?: never;
         /** Delete every monitor matching ids and/or tag */
         post: operations["postApiV1MonitorsBulkDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How long check results are kept (the plan's retention) and the oldest instant still kept */
+        get: operations["getApiV1Retention"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1336,6 +1467,23 @@ export interface paths {
         put?: never;
         /** Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0) */
         post: operations["postApiV1Runners"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runners/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md) */
+        get: operations["getApiV1RunnersSetup"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3696,6 +3844,8 @@ export interface operations {
                             plan: string;
                             role: string;
                             default: boolean;
+                            /** @description The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required) */
+                            two_factor_required: boolean;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -3791,6 +3941,8 @@ export interface operations {
                         plan: string;
                         role: string;
                         default: boolean;
+                        /** @description The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required) */
+                        two_factor_required: boolean;
                         /** Format: date-time */
                         created_at: string;
                     };
@@ -5971,6 +6123,90 @@ export interface operations {
             };
         };
     };
+    "getApiV1Api-keysScopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Scopes you may put on a new key (never beyond your role) */
+                        data: string[];
+                        all: string[];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "deleteApiV1Api-keysById": {
         parameters: {
             query?: never;
@@ -7672,6 +7908,816 @@ export interface operations {
             };
         };
     };
+    getApiV1MonitorsByIdChecks: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+                status?: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                location?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description `chk_` + 32 hex digits */
+                            id: string;
+                            /** @description The job that produced it; one result per job is stored */
+                            job_id: string;
+                            monitor_id: string;
+                            /** @description Region name or runner id */
+                            location: string;
+                            /** @enum {string} */
+                            location_type: "region" | "runner";
+                            /**
+                             * Format: date-time
+                             * @description The check's due time; ranges, ordering and buckets use it
+                             */
+                            scheduled_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it ran
+                             */
+                            checked_at: string;
+                            /** @enum {string} */
+                            status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                            /** @description Total duration, ms (the metric response_time) */
+                            duration_ms: number;
+                            /** @description What went wrong when not up */
+                            error: string | null;
+                            /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1MonitorsByIdChecksExport: {
+        parameters: {
+            query?: {
+                format?: "csv" | "json";
+                status?: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                location?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, as an attachment */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        /** @description `chk_` + 32 hex digits */
+                        id: string;
+                        /** @description The job that produced it; one result per job is stored */
+                        job_id: string;
+                        monitor_id: string;
+                        /** @description Region name or runner id */
+                        location: string;
+                        location_type: "region" | "runner";
+                        /**
+                         * Format: date-time
+                         * @description The check's due time; ranges, ordering and buckets use it
+                         */
+                        scheduled_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When it ran
+                         */
+                        checked_at: string;
+                        /** @description up, down, degraded, timeout, or unavailable (monitoring_unavailable: no region or runner could run the check; left out of uptime) */
+                        status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                        /** @description Total duration, ms (the metric response_time) */
+                        duration_ms: number;
+                        error: string | null;
+                        /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1MonitorsByIdChecksByCheckId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                checkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `chk_` + 32 hex digits */
+                        id: string;
+                        /** @description The job that produced it; one result per job is stored */
+                        job_id: string;
+                        monitor_id: string;
+                        /** @description Region name or runner id */
+                        location: string;
+                        /** @enum {string} */
+                        location_type: "region" | "runner";
+                        /**
+                         * Format: date-time
+                         * @description The check's due time; ranges, ordering and buckets use it
+                         */
+                        scheduled_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When it ran
+                         */
+                        checked_at: string;
+                        /** @enum {string} */
+                        status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                        /** @description Total duration, ms (the metric response_time) */
+                        duration_ms: number;
+                        /** @description What went wrong when not up */
+                        error: string | null;
+                        /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1MonitorsByIdUptime: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        monitor_id: string;
+                        /** @description Windows ending now */
+                        windows: {
+                            /** Uptime */
+                            "24h": {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                uptime_pct: number | null;
+                                /** @description Every result, unavailable ones included */
+                                total: string | number;
+                                up: string | number;
+                                down: string | number;
+                                /** @description Counted as up */
+                                degraded: string | number;
+                                /** @description Counted as down */
+                                timeout: string | number;
+                                /** @description Monitoring gaps; left out of uptime */
+                                unavailable: string | number;
+                                /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                downtime_seconds_estimate: number | null;
+                                /** @description The same figures per region or runner */
+                                locations: {
+                                    location: string;
+                                    /** @enum {string} */
+                                    location_type: "region" | "runner";
+                                    /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                    uptime_pct: number | null;
+                                    /** @description Every result, unavailable ones included */
+                                    total: string | number;
+                                    up: string | number;
+                                    down: string | number;
+                                    /** @description Counted as up */
+                                    degraded: string | number;
+                                    /** @description Counted as down */
+                                    timeout: string | number;
+                                    /** @description Monitoring gaps; left out of uptime */
+                                    unavailable: string | number;
+                                    /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                    downtime_seconds_estimate: number | null;
+                                }[];
+                            };
+                            /** Uptime */
+                            "7d": {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                uptime_pct: number | null;
+                                /** @description Every result, unavailable ones included */
+                                total: string | number;
+                                up: string | number;
+                                down: string | number;
+                                /** @description Counted as up */
+                                degraded: string | number;
+                                /** @description Counted as down */
+                                timeout: string | number;
+                                /** @description Monitoring gaps; left out of uptime */
+                                unavailable: string | number;
+                                /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                downtime_seconds_estimate: number | null;
+                                /** @description The same figures per region or runner */
+                                locations: {
+                                    location: string;
+                                    /** @enum {string} */
+                                    location_type: "region" | "runner";
+                                    /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                    uptime_pct: number | null;
+                                    /** @description Every result, unavailable ones included */
+                                    total: string | number;
+                                    up: string | number;
+                                    down: string | number;
+                                    /** @description Counted as up */
+                                    degraded: string | number;
+                                    /** @description Counted as down */
+                                    timeout: string | number;
+                                    /** @description Monitoring gaps; left out of uptime */
+                                    unavailable: string | number;
+                                    /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                    downtime_seconds_estimate: number | null;
+                                }[];
+                            };
+                            /** Uptime */
+                            "30d": {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                uptime_pct: number | null;
+                                /** @description Every result, unavailable ones included */
+                                total: string | number;
+                                up: string | number;
+                                down: string | number;
+                                /** @description Counted as up */
+                                degraded: string | number;
+                                /** @description Counted as down */
+                                timeout: string | number;
+                                /** @description Monitoring gaps; left out of uptime */
+                                unavailable: string | number;
+                                /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                downtime_seconds_estimate: number | null;
+                                /** @description The same figures per region or runner */
+                                locations: {
+                                    location: string;
+                                    /** @enum {string} */
+                                    location_type: "region" | "runner";
+                                    /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                    uptime_pct: number | null;
+                                    /** @description Every result, unavailable ones included */
+                                    total: string | number;
+                                    up: string | number;
+                                    down: string | number;
+                                    /** @description Counted as up */
+                                    degraded: string | number;
+                                    /** @description Counted as down */
+                                    timeout: string | number;
+                                    /** @description Monitoring gaps; left out of uptime */
+                                    unavailable: string | number;
+                                    /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                    downtime_seconds_estimate: number | null;
+                                }[];
+                            };
+                            /** Uptime */
+                            "90d": {
+                                /** Format: date-time */
+                                from: string;
+                                /** Format: date-time */
+                                to: string;
+                                /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                uptime_pct: number | null;
+                                /** @description Every result, unavailable ones included */
+                                total: string | number;
+                                up: string | number;
+                                down: string | number;
+                                /** @description Counted as up */
+                                degraded: string | number;
+                                /** @description Counted as down */
+                                timeout: string | number;
+                                /** @description Monitoring gaps; left out of uptime */
+                                unavailable: string | number;
+                                /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                downtime_seconds_estimate: number | null;
+                                /** @description The same figures per region or runner */
+                                locations: {
+                                    location: string;
+                                    /** @enum {string} */
+                                    location_type: "region" | "runner";
+                                    /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                    uptime_pct: number | null;
+                                    /** @description Every result, unavailable ones included */
+                                    total: string | number;
+                                    up: string | number;
+                                    down: string | number;
+                                    /** @description Counted as up */
+                                    degraded: string | number;
+                                    /** @description Counted as down */
+                                    timeout: string | number;
+                                    /** @description Monitoring gaps; left out of uptime */
+                                    unavailable: string | number;
+                                    /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                    downtime_seconds_estimate: number | null;
+                                }[];
+                            };
+                        };
+                        /** Uptime */
+                        range: {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                            /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                            uptime_pct: number | null;
+                            /** @description Every result, unavailable ones included */
+                            total: string | number;
+                            up: string | number;
+                            down: string | number;
+                            /** @description Counted as up */
+                            degraded: string | number;
+                            /** @description Counted as down */
+                            timeout: string | number;
+                            /** @description Monitoring gaps; left out of uptime */
+                            unavailable: string | number;
+                            /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                            downtime_seconds_estimate: number | null;
+                            /** @description The same figures per region or runner */
+                            locations: {
+                                location: string;
+                                /** @enum {string} */
+                                location_type: "region" | "runner";
+                                /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
+                                uptime_pct: number | null;
+                                /** @description Every result, unavailable ones included */
+                                total: string | number;
+                                up: string | number;
+                                down: string | number;
+                                /** @description Counted as up */
+                                degraded: string | number;
+                                /** @description Counted as down */
+                                timeout: string | number;
+                                /** @description Monitoring gaps; left out of uptime */
+                                unavailable: string | number;
+                                /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
+                                downtime_seconds_estimate: number | null;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1MonitorsByIdAggregates: {
+        parameters: {
+            query?: {
+                bucket?: "hour" | "day";
+                from?: string;
+                to?: string;
+                location?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        monitor_id: string;
+                        /** @enum {string} */
+                        bucket: "hour" | "day";
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        location: string | null;
+                        /** @description Every bucket from the one holding `from` up to `to`, oldest first, empty ones included; the first and last count only results inside the range */
+                        data: {
+                            /** Format: date-time */
+                            start: string;
+                            /** @description Checks that ran (every status but unavailable) */
+                            checks: string | number;
+                            unavailable: string | number;
+                            uptime_pct: number | null;
+                            /** @description Mean duration of the checks that ran, ms */
+                            avg_ms: number | null;
+                            /** @description Median duration, ms, from a duration histogram (docs/results-and-uptime.md gives the error bound) */
+                            p50_ms: number | null;
+                            /** @description 95th percentile duration, ms, from the same histogram */
+                            p95_ms: number | null;
+                            max_ms: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getApiV1Monitors: {
         parameters: {
             query?: {
@@ -9040,6 +10086,94 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1Retention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Days of check results the plan keeps */
+                        retention_days: string | number;
+                        /**
+                         * Format: date-time
+                         * @description Start of the UTC day retention_days before now: results due earlier are deleted (hourly)
+                         */
+                        oldest_kept: string;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13717,6 +14851,97 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1RunnersSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description SERVICE_API_URL for runners: this deployment's PUBLIC_BASE_URL (runners refuse it unless it is https) */
+                        api_url: string;
+                        /** @description RUNNER_IMAGE_REGISTRY: images are <image_registry>/runner-<variant>:latest */
+                        image_registry: string;
+                        /** @description Image variants, standard first */
+                        variants: {
+                            id: string;
+                            /** @description The BROWSERS value the variant runs with */
+                            browsers: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { type BillingSimulator, startBillingSimulator } from "../../billing/simulator/server.ts";
+
+// The simulated hosted checkout as a browser uses it: a page with the items and a Pay button that
+// returns to the app (Paddle's success URL) once the webhooks were delivered.
+let sim: BillingSimulator;
+let app: ReturnType<typeof Bun.serve>;
+const hooks: string[] = [];
+
+beforeAll(() => {
+  app = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: async (req) => {
+      hooks.push(((await req.json()) as { event_type: string }).event_type);
+      return new Response("ok");
+    },
+  });
+  sim = startBillingSimulator({ port: 0, webhookUrl: `http://127.0.0.1:${app.port}/hook`, secret: "s", prices: { pri_starter_monthly: 699, pri_runner_monthly: 499 } });
+});
+afterAll(async () => {
+  await sim.stop();
+  app.stop(true);
+});
+
+async function newCheckout() {
+  const res = await fetch(`${sim.url}/transactions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ items: [{ price_id: "pri_starter_monthly", quantity: 1 }, { price_id: "pri_runner_monthly", quantity: 2 }], custom_data: { org_id: "org_1" } }),
+  });
+  return ((await res.json()) as { data: { id: string; checkout: { url: string } } }).data;
+}
+
+describe("simulated hosted checkout", () => {
+  it("shows every item with its price and the total", async () => {
+    const txn = await newCheckout();
+    const html = await (await fetch(txn.checkout.url)).text();
+    expect(html).toContain('<html lang="en">');
+    expect(html).toContain("1 × pri_starter_monthly: $6.99");
+    expect(html).toContain("2 × pri_runner_monthly: $9.98");
+    expect(html).toContain("<strong>$16.97</strong>");
+  });
+
+  it("sends a browser's Pay back to the return URL after the webhooks landed", async () => {
+    sim.setReturnUrl("http://127.0.0.1:1/billing");
+    const txn = await newCheckout();
+    hooks.length = 0;
+    const res = await fetch(`${sim.url}/checkout/${txn.id}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`http://127.0.0.1:1/billing?checkout=${txn.id}`);
+    expect(hooks).toEqual(["subscription.created", "transaction.completed"]);
+  });
+
+  it("answers JSON to a programmatic pay, and without a return URL", async () => {
+    sim.setReturnUrl(null);
+    const txn = await newCheckout();
+    const res = await fetch(`${sim.url}/checkout/${txn.id}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { transaction_id: string } }).data.transaction_id).toBe(txn.id);
+  });
+});
