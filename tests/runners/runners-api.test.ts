@@ -109,13 +109,33 @@ describe("runners API", () => {
 });
 
 describe("runner traffic over plain HTTP", () => {
-  it("is refused with RUNNER_HTTPS_REQUIRED", async () => {
+  const session = (url: string, token: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}/api/v1/runner/session`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify({ version: "t", name: "t", region: "t", capabilities: { browsers: [], concurrency: 1 }, heartbeat_interval_ms: 5000, encrypted: false }),
+    });
+
+  it("is refused with RUNNER_HTTPS_REQUIRED when a trusted proxy says the client used plain HTTP", async () => {
+    const plain = await startTlsApi({ tls: false, env: { TRUST_PROXY: "true" } });
+    try {
+      const { runner } = await orgWithRunner(plain);
+      const res = await session(plain.url, runner.token, { "x-forwarded-proto": "http" });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { code: string }).code).toBe("RUNNER_HTTPS_REQUIRED");
+      expect((await session(plain.url, runner.token, { "x-forwarded-proto": "https" })).status).toBe(200);
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it("is accepted on the local development listener (bound to loopback, reached from loopback)", async () => {
     const plain = await startTlsApi({ tls: false });
     try {
       const { runner } = await orgWithRunner(plain);
-      const res = await fetch(`${plain.url}/api/v1/runner/session`, { method: "POST", headers: { authorization: `Bearer ${runner.token}`, "content-type": "application/json" }, body: "{}" });
-      expect(res.status).toBe(403);
-      expect(((await res.json()) as { code: string }).code).toBe("RUNNER_HTTPS_REQUIRED");
+      const res = await session(plain.url, runner.token);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { encrypted: boolean }).encrypted).toBe(false);
     } finally {
       await plain.stop();
     }
