@@ -1,6 +1,7 @@
 import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { ApiError } from "./api-client.ts";
 import { RunnerAgent } from "./agent.ts";
+import { assertBrowsersShipped } from "./browser-engines.ts";
 import { loadRunnerConfig } from "./config.ts";
 import { createRunnerLogger } from "./log.ts";
 
@@ -11,6 +12,7 @@ import { createRunnerLogger } from "./log.ts";
 let config;
 try {
   config = loadRunnerConfig(process.env);
+  assertBrowsersShipped(config.BROWSERS, process.env);
 } catch (err) {
   exitOnConfigError(err);
 }

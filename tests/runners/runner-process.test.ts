@@ -161,6 +161,8 @@ describe("runner start-up refusals", () => {
     ["CONCURRENCY 101", { CONCURRENCY: "101" }, /CONCURRENCY="101"/],
     ["CONCURRENCY fractional", { CONCURRENCY: "2.5" }, /CONCURRENCY="2.5": expected a whole number/],
     ["BROWSERS unknown", { BROWSERS: "edge" }, /BROWSERS="edge"/],
+    ["BROWSERS naming an engine the image does not ship", { BROWSERS: "firefox", PLAYWRIGHT_BROWSERS_PATH: "/nonexistent/ms-playwright" }, /BROWSERS="firefox".*does not ship firefox/],
+    ["BROWSERS=chromium without Chromium", { BROWSERS: "chromium", CHROMIUM_PATH: "/nonexistent/chromium" }, /BROWSERS="chromium".*does not ship chromium/],
     ["BROWSER_POOL_SIZE 0", { BROWSER_POOL_SIZE: "0" }, /BROWSER_POOL_SIZE="0"/],
     ["BROWSER_POOL_SIZE 21", { BROWSER_POOL_SIZE: "21" }, /BROWSER_POOL_SIZE="21"/],
     ["ALLOW_PRIVATE_IPS not a boolean", { ALLOW_PRIVATE_IPS: "maybe" }, /ALLOW_PRIVATE_IPS="maybe"/],
