@@ -1,11 +1,15 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 import { ApiError } from "../api/client";
+import { FormIssuesError } from "../lib/form-issues";
+
+/** Field issues of a failed save, from the API (VALIDATION_ERROR) or the form's own checks, keyed by path. */
+export const issuesOf = (error: unknown): Record<string, string> => (error instanceof ApiError || error instanceof FormIssuesError ? error.issues : {});
 
 /** The API's own message (and the field issues of a VALIDATION_ERROR), read out to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
-  const issues = error instanceof ApiError ? Object.entries(error.issues) : [];
+  const issues = Object.entries(issuesOf(error));
   return (
     <div role="alert" className="error">
       <strong>{message}</strong>

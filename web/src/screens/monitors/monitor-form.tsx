@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, ApiError, data } from "../../api/client";
-import { ErrorMessage, Field, Loading, Select } from "../../components/ui";
+import { api, data } from "../../api/client";
+import { SchemaFields } from "../../components/schema-fields";
+import { ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
+import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
-import { CHECK_FIELDS, CHECK_TYPES, readConfig, type CheckType, type ConfigField } from "./check-fields";
+import { CHECK_LABELS, CHECK_TYPES, configFields, readMonitorForm, type CheckType } from "./monitor-body";
 import type { Monitor } from "./use-monitors";
-
-const CHECKED_BY_DEFAULT = new Set(["follow_redirects"]);
 
 export function MonitorEdit({ id }: { id: string }) {
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
@@ -15,26 +15,19 @@ export function MonitorEdit({ id }: { id: string }) {
   return <MonitorForm monitor={q.data as Monitor} />;
 }
 
-/** Create (no monitor) or edit form for every check type. */
+/** Create (no monitor) or edit form for every check type; the settings come from the check type's schema. */
 export function MonitorForm({ monitor }: { monitor?: Monitor }) {
-  const { navigate } = useRouter();
+  const { navigate, search } = useRouter();
   const qc = useQueryClient();
-  const [type, setType] = useState<CheckType>(monitor?.type ?? "http");
+  const [type, setType] = useState<CheckType>(monitor?.type ?? ((search.get("type") as CheckType | null) ?? "http"));
   const regions = useQuery({ queryKey: ["regions"], queryFn: () => api.GET("/api/v1/regions").then(data), staleTime: 300_000 });
+  const runners = useQuery({ queryKey: ["runners"], queryFn: () => api.GET("/api/v1/runners", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000, retry: false });
   const entitlements = useQuery({ queryKey: ["entitlements"], queryFn: () => api.GET("/api/v1/entitlements").then(data), staleTime: 300_000 });
   const minInterval = Number(entitlements.data?.limits.min_interval_seconds ?? 10);
   const save = useMutation({
     mutationFn: async (form: FormData) => {
-      const values = Object.fromEntries(form) as Record<string, FormDataEntryValue>;
-      const body = {
-        name: String(values.name),
-        type,
-        config: readConfig(type, values),
-        interval_seconds: Number(values.interval_seconds),
-        timeout_ms: Number(values.timeout_ms),
-        tags: String(values.tags ?? "").split(",").map((t) => t.trim()).filter(Boolean),
-        ...(form.getAll("regions").length ? { regions: form.getAll("regions").map(String) } : {}),
-      };
+      const { body, issues } = readMonitorForm(type, form, minInterval);
+      if (issues.length) throw new FormIssuesError(issues);
       if (monitor) return api.PATCH("/api/v1/monitors/{id}", { params: { path: { id: monitor.id } }, body }).then(data);
       return api.POST("/api/v1/monitors", { body }).then(data);
     },
@@ -44,45 +37,84 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
       navigate(`/monitors/${m.id}`);
     },
   });
-  const issues = save.error instanceof ApiError ? save.error.issues : {};
+  const issues = issuesOf(save.error);
   const config = (monitor?.config ?? {}) as Record<string, unknown>;
-  const regionList = (regions.data?.data ?? []).map((r) => r.id);
+  const runnerList = (runners.data?.data ?? []).filter((r) => r.status !== "revoked");
   // The plan's minimum interval is the default, so a first monitor saves without an error.
   if (entitlements.isPending) return <Loading what="your plan" />;
+  const inbound = type === "heartbeat";
   return (
     <section aria-labelledby="form-h">
       <h1 id="form-h">{monitor ? `Edit ${monitor.name}` : "New monitor"}</h1>
       <form
         className="stack"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           save.mutate(new FormData(e.currentTarget));
         }}
       >
-        <Select label="Check type" value={type} disabled={Boolean(monitor)} onChange={(e) => setType(e.target.value as CheckType)}>
-          {CHECK_TYPES.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </Select>
-        <Field label="Name" name="name" required maxLength={200} defaultValue={monitor?.name} placeholder="Homepage" error={issues["body.name"]} />
-        {(CHECK_FIELDS[type] as ConfigField[]).map((f) => (
-          <ConfigInput key={`${type}-${f.key}`} field={f} value={config[f.key]} error={issues[`body.config.${f.key}`]} />
-        ))}
-        <div className="row">
-          <Field label="Check every (seconds)" name="interval_seconds" type="number" min={minInterval} max={86400} defaultValue={Number(monitor?.interval_seconds ?? Math.max(60, minInterval))} hint={`Your plan allows every ${minInterval} s or more`} error={issues["body.interval_seconds"]} />
-          <Field label="Timeout (ms)" name="timeout_ms" type="number" min={100} max={120000} defaultValue={Number(monitor?.timeout_ms ?? 10000)} error={issues["body.timeout_ms"]} />
+        <div className="field">
+          <label htmlFor="check-type">Check type</label>
+          <select id="check-type" value={type} disabled={Boolean(monitor)} onChange={(e) => setType(e.target.value as CheckType)} aria-describedby="check-type-hint">
+            {CHECK_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {CHECK_LABELS[t]}
+              </option>
+            ))}
+          </select>
+          {monitor && (
+            <small id="check-type-hint" className="muted">
+              The type of an existing monitor cannot change; create a new monitor instead.
+            </small>
+          )}
         </div>
-        <Field label="Tags (comma separated)" name="tags" defaultValue={monitor?.tags.join(", ")} placeholder="production, api" />
-        {regionList.length > 1 && (
-          <fieldset>
-            <legend>Regions</legend>
-            {regionList.map((r) => (
-              <label key={r} className="inline">
-                <input type="checkbox" name="regions" value={r} defaultChecked={monitor?.regions.includes(r)} /> {r}
+        <Field label="Name" name="name" required maxLength={200} defaultValue={monitor?.name} placeholder="Homepage" error={issues["body.name"]} />
+        {/* Keyed by type: switching type starts from that type's defaults. */}
+        <SchemaFields key={type} fields={configFields(type)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+        <div className="row">
+          <Field
+            label={inbound ? "Check for missed pings every (seconds)" : "Check every (seconds)"}
+            name="interval_seconds"
+            type="number"
+            min={minInterval}
+            max={86400}
+            defaultValue={Number(monitor?.interval_seconds ?? Math.max(300, minInterval))}
+            hint={`Your plan allows every ${minInterval} s or more`}
+            error={issues["body.interval_seconds"]}
+          />
+          {!inbound && <Field label="Timeout (ms)" name="timeout_ms" type="number" min={100} max={120000} defaultValue={Number(monitor?.timeout_ms ?? 10000)} hint="At most the interval" error={issues["body.timeout_ms"]} />}
+        </div>
+        <Field label="Tags (comma separated)" name="tags" defaultValue={monitor?.tags.join(", ")} placeholder="production, api" hint="Each tag is a monitor group" error={issues["body.tags"]} />
+        {!inbound && (regions.data?.data.length ?? 0) > 0 && (
+          <fieldset aria-describedby="regions-hint">
+            <legend>Check from these regions</legend>
+            <input type="hidden" name="has_regions" value="1" />
+            {regions.data!.data.map((r) => (
+              <label key={r.id} className="inline">
+                <input type="checkbox" name="regions" value={r.id} defaultChecked={monitor ? monitor.regions.includes(r.id) : r.id === regions.data!.data[0]!.id} /> {r.city} ({r.id})
+                {r.status === "offline" && <span className="muted"> offline</span>}
               </label>
             ))}
+            <small id="regions-hint" className="muted">
+              Cloud regions reach public addresses only. {issues["body.regions"] && <span className="field-error">{issues["body.regions"]}</span>}
+            </small>
           </fieldset>
         )}
+        {!inbound && runnerList.length > 0 && (
+          <fieldset>
+            <legend>…or from your self-hosted runners</legend>
+            <input type="hidden" name="has_runners" value="1" />
+            {runnerList.map((r) => (
+              <label key={r.id} className="inline">
+                <input type="checkbox" name="runner_ids" value={r.id} defaultChecked={monitor?.runner_ids.includes(r.id)} /> {r.name} {r.location_label ? `(${r.location_label})` : ""}
+                <span className="muted"> {r.status}</span>
+              </label>
+            ))}
+            {issues["body.runner_ids"] && <small className="field-error">{issues["body.runner_ids"]}</small>}
+          </fieldset>
+        )}
+        {inbound && !monitor && <p className="muted">After saving, the monitor page shows the URL your job should call.</p>}
         <ErrorMessage error={save.error} />
         <div className="row">
           <button className="primary" disabled={save.isPending}>
@@ -95,25 +127,4 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
       </form>
     </section>
   );
-}
-
-function ConfigInput({ field: f, value, error }: { field: ConfigField; value: unknown; error?: string }) {
-  const name = f.key;
-  if (f.kind === "checkbox")
-    return (
-      <label className="inline">
-        <input type="checkbox" name={name} defaultChecked={value === undefined ? CHECKED_BY_DEFAULT.has(name) : Boolean(value)} /> {f.label}
-      </label>
-    );
-  if (f.kind === "select")
-    return (
-      <Select label={f.label} name={name} defaultValue={value == null ? undefined : String(value)} required={f.required}>
-        {!f.required && <option value="">(default)</option>}
-        {f.options!.map((o) => (
-          <option key={o}>{o}</option>
-        ))}
-      </Select>
-    );
-  const shown = value == null ? undefined : f.kind === "json" ? JSON.stringify(value) : String(value);
-  return <Field label={f.label} name={name} type={f.kind === "number" ? "number" : "text"} required={f.required} placeholder={f.placeholder} hint={f.hint} defaultValue={shown} error={error} />;
 }

@@ -1,0 +1,161 @@
+import { useState } from "react";
+import { toInput, type FormField } from "../lib/schema-form";
+
+interface Props {
+  fields: FormField[];
+  /** Input names are `<prefix>.<field path>`; issues are keyed `<issuePrefix>.<field path>`. */
+  prefix: string;
+  issuePrefix: string;
+  value?: Record<string, unknown>;
+  issues: Record<string, string>;
+}
+
+const hintOf = (f: FormField) => {
+  const parts = [f.description];
+  if (f.kind === "lines") parts.push(f.commas ? "one per line or comma separated" : "one per line");
+  if (f.kind === "pairs") parts.push("one Name: value per line");
+  if (f.default !== undefined && f.kind !== "checkbox") parts.push(`default ${Array.isArray(f.default) ? f.default.join(", ") : String(f.default)}`);
+  return parts.filter(Boolean).join("; ");
+};
+
+/** Required settings first; the optional ones fold under "More settings" unless one has an issue. */
+export function SchemaFields({ fields, prefix, issuePrefix, value = {}, issues }: Props) {
+  const required = fields.filter((f) => f.required);
+  const optional = fields.filter((f) => !f.required);
+  const hasIssue = optional.some((f) => Object.keys(issues).some((k) => k === `${issuePrefix}.${f.path}` || k.startsWith(`${issuePrefix}.${f.path}.`)));
+  const render = (f: FormField) => <SchemaField key={f.path} field={f} prefix={prefix} issuePrefix={issuePrefix} value={value[f.key]} issues={issues} />;
+  return (
+    <>
+      {required.map(render)}
+      {optional.length > 0 && (
+        <details className="more" open={hasIssue || undefined}>
+          <summary>More settings</summary>
+          {optional.map(render)}
+        </details>
+      )}
+    </>
+  );
+}
+
+function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: FormField; prefix: string; issuePrefix: string; value: unknown; issues: Record<string, string> }) {
+  const name = `${prefix}.${f.path}`;
+  const id = `sf-${name.replace(/\W+/g, "-")}`;
+  const error = issues[`${issuePrefix}.${f.path}`];
+  const hint = hintOf(f);
+  const shown = toInput(f, value);
+  const described = [hint && `${id}-hint`, error && `${id}-err`].filter(Boolean).join(" ") || undefined;
+  const after = (
+    <>
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      {error && (
+        <small id={`${id}-err`} className="field-error">
+          {f.label} {error}
+        </small>
+      )}
+    </>
+  );
+  const common = { id, name, "aria-invalid": error ? true : undefined, "aria-describedby": described } as const;
+
+  switch (f.kind) {
+    case "checkbox":
+      return (
+        <div className="field">
+          <label className="inline">
+            <input type="checkbox" {...common} defaultChecked={shown === undefined ? f.default === true : Boolean(shown)} /> {f.label}
+          </label>
+          {after}
+        </div>
+      );
+    case "multi":
+      return (
+        <fieldset aria-describedby={described}>
+          <legend>{f.label}</legend>
+          {f.options!.map((o) => (
+            <label key={o} className="inline">
+              <input type="checkbox" name={name} value={o} defaultChecked={((shown as string[] | undefined) ?? (f.default as string[] | undefined) ?? []).includes(o)} /> {o}
+            </label>
+          ))}
+          {after}
+        </fieldset>
+      );
+    case "group":
+      return (
+        <fieldset>
+          <legend>{f.label}</legend>
+          {f.fields!.map((g) => (
+            <SchemaField key={g.path} field={g} prefix={prefix} issuePrefix={issuePrefix} value={(value as Record<string, unknown> | undefined)?.[g.key]} issues={issues} />
+          ))}
+          {after}
+        </fieldset>
+      );
+    case "variant":
+      return <VariantField field={f} prefix={prefix} issuePrefix={issuePrefix} value={value as Record<string, unknown> | undefined} issues={issues} />;
+    case "select":
+      return (
+        <div className="field">
+          <label htmlFor={id}>{f.label}</label>
+          <select {...common} defaultValue={(shown as string | undefined) ?? (f.required ? undefined : "")} required={f.required}>
+            {!f.required && <option value="">{f.default !== undefined ? `Default (${String(f.default)})` : "Not set"}</option>}
+            {f.options!.map((o) => (
+              <option key={o}>{o}</option>
+            ))}
+          </select>
+          {after}
+        </div>
+      );
+  }
+  const multiline = f.kind === "lines" || f.kind === "pairs" || f.kind === "json" || f.kind === "textarea";
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {f.label}
+        {f.required ? "" : " (optional)"}
+      </label>
+      {multiline ? (
+        <textarea {...common} rows={f.kind === "json" ? 6 : 3} required={f.required} defaultValue={shown as string | undefined} spellCheck={false} />
+      ) : (
+        <input
+          {...common}
+          type={f.kind === "number" ? "number" : "text"}
+          inputMode={f.kind === "number" ? "numeric" : undefined}
+          min={f.min}
+          max={f.max}
+          step={f.integer ? 1 : "any"}
+          required={f.required}
+          defaultValue={shown as string | undefined}
+          placeholder={f.key === "url" ? "https://example.com/health" : undefined}
+          autoComplete="off"
+        />
+      )}
+      {after}
+    </div>
+  );
+}
+
+function VariantField({ field: f, prefix, issuePrefix, value, issues }: { field: FormField; prefix: string; issuePrefix: string; value?: Record<string, unknown>; issues: Record<string, string> }) {
+  const [type, setType] = useState(String(value?.type ?? ""));
+  const id = `sf-${prefix}-${f.path}-type`.replace(/\W+/g, "-");
+  return (
+    <fieldset>
+      <legend>{f.label}</legend>
+      <div className="field">
+        <label htmlFor={id}>Kind</label>
+        <select id={id} name={`${prefix}.${f.path}.type`} value={type} onChange={(e) => setType(e.target.value)}>
+          <option value="">None</option>
+          {Object.keys(f.variants!).map((v) => (
+            <option key={v}>{v}</option>
+          ))}
+        </select>
+      </div>
+      {type &&
+        (f.variants![type] ?? []).map((g) => (
+          <SchemaField key={`${type}-${g.path}`} field={g} prefix={prefix} issuePrefix={issuePrefix} value={value?.type === type ? value[g.key] : undefined} issues={issues} />
+        ))}
+      {issues[`${issuePrefix}.${f.path}`] && <small className="field-error">{f.label} {issues[`${issuePrefix}.${f.path}`]}</small>}
+    </fieldset>
+  );
+}

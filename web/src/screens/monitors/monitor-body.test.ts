@@ -1,0 +1,38 @@
+import { describe, expect, it } from "bun:test";
+import { CHECK_TYPES as API_CHECK_TYPES } from "../../../../runner/checks/types.ts";
+import { CHECK_TYPES, configFields, readMonitorForm } from "./monitor-body";
+
+const form = (entries: Record<string, string | string[]>) => {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(entries)) for (const x of [v].flat()) f.append(k, x);
+  return f;
+};
+
+describe("readMonitorForm", () => {
+  it("offers every check type the API knows, each with its schema's fields", () => {
+    expect([...CHECK_TYPES].sort()).toEqual([...API_CHECK_TYPES].sort());
+    for (const t of CHECK_TYPES) expect(configFields(t).length).toBeGreaterThan(0);
+  });
+
+  it("builds the API body of a TCP monitor and sends only the lists the form showed", () => {
+    const { body, issues } = readMonitorForm("tcp", form({ name: " DB ", "config.host": "db.internal", "config.port": "5432", interval_seconds: "60", timeout_ms: "5000", tags: "prod, db, prod" }), 30);
+    expect(issues).toEqual([]);
+    expect(body).toEqual({ name: "DB", type: "tcp", config: { host: "db.internal", port: 5432 }, interval_seconds: 60, timeout_ms: 5000, tags: ["prod", "db"] });
+    const shown = readMonitorForm("tcp", form({ name: "x", "config.host": "h", "config.port": "1", interval_seconds: "60", has_regions: "1", regions: ["eu", "us"], has_runners: "1" }), 30).body;
+    expect(shown.regions).toEqual(["eu", "us"]);
+    expect(shown.runner_ids).toEqual([]);
+  });
+
+  it("refuses what the API would refuse, on the API's paths", () => {
+    const { issues } = readMonitorForm("http", form({ name: "", "config.url": "not a url", interval_seconds: "20", timeout_ms: "30000" }), 30);
+    expect(issues.map((i) => i.path).sort()).toEqual(["body.config.url", "body.interval_seconds", "body.name", "body.timeout_ms"]);
+    const late = readMonitorForm("http", form({ name: "a", "config.url": "https://example.com/", interval_seconds: "60", timeout_ms: "90000" }), 30).issues;
+    expect(late).toEqual([{ path: "body.timeout_ms", message: "must not exceed the interval" }]);
+  });
+
+  it("sends no timeout, regions or runners for an inbound heartbeat", () => {
+    const { body, issues } = readMonitorForm("heartbeat", form({ name: "Backup job", "config.period_seconds": "3600", interval_seconds: "60", has_regions: "1" }), 30);
+    expect(issues).toEqual([]);
+    expect(body).toEqual({ name: "Backup job", type: "heartbeat", config: { period_seconds: 3600 }, interval_seconds: 60, tags: [] });
+  });
+});

@@ -1,0 +1,71 @@
+import type { TSchema } from "@sinclair/typebox";
+import { configSchemas } from "../../../../runner/checks/config-schemas.ts";
+import { describeFields, readFields, validate, type FormField, type Issue } from "../../lib/schema-form";
+import type { Monitor } from "./use-monitors";
+
+export type CheckType = Monitor["type"];
+export const CHECK_TYPES = Object.keys(configSchemas) as CheckType[];
+
+/** What each check type watches, for the type picker. */
+export const CHECK_LABELS: Record<CheckType, string> = {
+  http: "HTTP(S) — a URL answers with an expected status",
+  keyword: "Keyword — a page contains (or lacks) a word",
+  ssl: "SSL certificate — valid and not about to expire",
+  tcp: "TCP port — accepts connections",
+  dns: "DNS — a record resolves (to the expected answers)",
+  ping: "Ping — a host answers ICMP echo",
+  domain: "Domain expiry — the registration does not lapse",
+  heartbeat: "Heartbeat — your job pings us on schedule",
+  browser_lite: "Browser (Lite) — a real browser loads the page",
+  browser_flow: "Browser (Flow) — a scripted journey succeeds",
+};
+
+const fieldCache = new Map<CheckType, FormField[]>();
+/** The config fields of a check type, generated from the schema the API validates with. */
+export function configFields(type: CheckType): FormField[] {
+  let f = fieldCache.get(type);
+  if (!f) fieldCache.set(type, (f = describeFields(configSchemas[type] as TSchema)));
+  return f;
+}
+
+export interface MonitorBody {
+  name: string;
+  type: CheckType;
+  config: Record<string, unknown>;
+  interval_seconds: number;
+  timeout_ms?: number;
+  tags: string[];
+  regions?: string[];
+  runner_ids?: string[];
+  paused?: boolean;
+}
+
+/**
+ * Reads the monitor form into the API's body and checks it with the API's own rules: the check
+ * type's config schema, and the interval/timeout bounds. Issues use the API's paths.
+ */
+export function readMonitorForm(type: CheckType, form: FormData, minInterval: number): { body: MonitorBody; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const config = readFields(configFields(type), form, "config", issues);
+  // readFields names parse problems by input name ("config.x"); the API says "body.config.x".
+  for (const i of issues) i.path = `body.${i.path}`;
+  issues.push(...validate(configSchemas[type] as TSchema, config, "body.config"));
+  const num = (k: string) => (form.get(k) == null || form.get(k) === "" ? undefined : Number(form.get(k)));
+  const name = String(form.get("name") ?? "").trim();
+  if (!name) issues.push({ path: "body.name", message: "is required" });
+  const interval = num("interval_seconds") ?? 300;
+  if (!Number.isInteger(interval) || interval < minInterval || interval > 86_400) issues.push({ path: "body.interval_seconds", message: `must be a whole number from ${minInterval} to 86400` });
+  const timeout = type === "heartbeat" ? undefined : num("timeout_ms");
+  if (timeout !== undefined) {
+    if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) issues.push({ path: "body.timeout_ms", message: "must be a whole number from 100 to 120000" });
+    else if (timeout > interval * 1000) issues.push({ path: "body.timeout_ms", message: "must not exceed the interval" });
+  }
+  const tags = [...new Set(String(form.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean))];
+  if (tags.some((t) => t.length > 64)) issues.push({ path: "body.tags", message: "each tag has at most 64 characters" });
+  const body: MonitorBody = { name, type, config, interval_seconds: interval, tags };
+  if (timeout !== undefined) body.timeout_ms = timeout;
+  // Only lists the form showed are sent, so a list that failed to load is left as it was.
+  if (type !== "heartbeat" && form.has("has_regions")) body.regions = form.getAll("regions").map(String);
+  if (type !== "heartbeat" && form.has("has_runners")) body.runner_ids = form.getAll("runner_ids").map(String);
+  return { body, issues };
+}
