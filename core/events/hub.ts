@@ -6,23 +6,49 @@ const BUFFER_MAX = 2000;
 
 type Listener = (event: LiveEvent) => void;
 
+interface Subscriber {
+  listener: Listener;
+  /** Ends the subscriber's stream (process shutdown). */
+  close?: () => void;
+}
+
 /**
  * One subscription to `events.*` per API process, fanned out to the SSE connections of each
  * organisation, with a short per-organisation buffer so a client can resume with Last-Event-ID.
  */
 export class EventHub {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new Map<string, Set<Subscriber>>();
   private readonly buffers = new Map<string, LiveEvent[]>();
   private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+
+  /** `keepaliveMs`: how often each stream gets a comment line that keeps proxies from closing it. */
+  constructor(readonly keepaliveMs = 15_000) {}
 
   start(bus: Bus): void {
+    this.stopped = false;
     this.unsubscribe = bus.subscribeEvents<LiveEvent>("events.*", (event) => this.dispatch(event));
   }
 
+  /** Unsubscribes from the bus and ends every open stream, so a graceful server stop is not held up by them. */
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.stopped = true;
+    const subscribers = [...this.listeners.values()].flatMap((set) => [...set]);
     this.listeners.clear();
+    for (const s of subscribers) {
+      try {
+        s.close?.();
+      } catch {}
+    }
+  }
+
+  /** Open subscriptions (streams) across all organisations. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
   }
 
   private dispatch(event: LiveEvent): void {
@@ -32,7 +58,7 @@ export class EventHub {
     const cutoff = Date.now() - BUFFER_MS;
     while (buffer.length > BUFFER_MAX || (buffer.length > 0 && eventTime(buffer[0]!.id) < cutoff)) buffer.shift();
     this.buffers.set(event.org_id, buffer);
-    for (const listener of this.listeners.get(event.org_id) ?? []) listener(event);
+    for (const s of this.listeners.get(event.org_id) ?? []) s.listener(event);
   }
 
   /** Events of the organisation after `lastEventId` still in the buffer (all of them when it is older than the buffer). */
@@ -44,13 +70,20 @@ export class EventHub {
     return buffer.filter((e) => eventTime(e.id) > t);
   }
 
-  subscribe(orgId: string, listener: Listener): () => void {
+  /** `close` is called when the hub stops (shutdown); the returned function unsubscribes. */
+  subscribe(orgId: string, listener: Listener, close?: () => void): () => void {
+    if (this.stopped) {
+      // Shutting down: a stream opened now ends at once (the client retries elsewhere).
+      queueMicrotask(() => close?.());
+      return () => {};
+    }
     const set = this.listeners.get(orgId) ?? new Set();
-    set.add(listener);
+    const subscriber: Subscriber = { listener, close };
+    set.add(subscriber);
     this.listeners.set(orgId, set);
     return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(orgId);
+      set.delete(subscriber);
+      if (set.size === 0 && this.listeners.get(orgId) === set) this.listeners.delete(orgId);
     };
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -9,7 +9,16 @@ const dataDir = mkdtempSync(join(tmpdir(), "wp-embedded-"));
 chmodSync(dataDir, 0o755);
 const port = 20000 + Math.floor(Math.random() * 20000);
 const pgPort = port + 1;
-const env = { ...process.env, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
+const env = {
+  ...process.env,
+  DATABASE_URL: "",
+  NATS_URL: "",
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  EMBEDDED_PG_PORT: String(pgPort),
+  BILLING_SIM_PORT: "0",
+  LOG_LEVEL: "warn",
+};
 
 async function startServer() {
   const proc = Bun.spawn(["bun", "scripts/start.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
@@ -24,6 +33,19 @@ async function startServer() {
   throw new Error("server did not become ready");
 }
 
+/** An org:admin key for the session a sign-up response opened. */
+async function signupKey(signup: Response): Promise<{ api_key: string }> {
+  const cookies = signup.headers.getSetCookie().map((c) => c.split(";")[0]!);
+  const csrf = cookies.find((c) => c.startsWith("wp_csrf="))?.split("=")[1] ?? "";
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/api-keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: cookies.join("; "), "x-csrf-token": csrf },
+    body: JSON.stringify({ name: "stream", scopes: ["monitors:read"] }),
+  });
+  if (res.status !== 201) throw new Error(`key creation: ${res.status} ${await res.text()}`);
+  return { api_key: ((await res.json()) as { key: string }).key };
+}
+
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe("all-in-one start on the embedded database", () => {
@@ -35,8 +57,37 @@ describe("all-in-one start on the embedded database", () => {
       body: JSON.stringify({ email: "embedded@example.test", password: "a long password", name: "Embedded" }),
     });
     expect(signup.status).toBe(201);
+    const { api_key } = await signupKey(signup);
+
+    // A live stream stays open until shutdown; it must not hold the shutdown up.
+    const stream = await fetch(`http://127.0.0.1:${port}/api/v1/events`, { headers: { authorization: `Bearer ${api_key}`, accept: "text/event-stream" } });
+    expect(stream.status).toBe(200);
+    const streamText = new Response(stream.body).text();
+
+    // A sign-up whose body is still arriving when SIGTERM comes: it is in flight and must finish.
+    let sendRest = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const json = JSON.stringify({ email: "late@example.test", password: "a long password", name: "Late" });
+        controller.enqueue(new TextEncoder().encode(json.slice(0, 10)));
+        sendRest = () => {
+          controller.enqueue(new TextEncoder().encode(json.slice(10)));
+          controller.close();
+        };
+      },
+    });
+    const late = fetch(`http://127.0.0.1:${port}/api/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    await Bun.sleep(300);
+    const signalledAt = Date.now();
     first.kill("SIGTERM");
+    await Bun.sleep(300);
+    sendRest();
+    expect((await late).status).toBe(201);
+    expect(await streamText).toContain(": connected");
     expect(await first.exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(5000);
+    // The embedded PostgreSQL stopped with it.
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
 
     const second = await startServer();
     const signin = await fetch(`http://127.0.0.1:${port}/api/v1/auth/signin`, {
@@ -45,6 +96,12 @@ describe("all-in-one start on the embedded database", () => {
       body: JSON.stringify({ email: "embedded@example.test", password: "a long password" }),
     });
     expect(signin.status).toBe(200);
+    const lateSignin = await fetch(`http://127.0.0.1:${port}/api/v1/auth/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "late@example.test", password: "a long password" }),
+    });
+    expect(lateSignin.status).toBe(200);
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 120_000);

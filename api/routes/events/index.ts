@@ -3,7 +3,6 @@ import type { LiveEvent } from "../../../core/events/types.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 
-const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
 
 const frame = (e: LiveEvent) => encoder.encode(`id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
@@ -30,18 +29,20 @@ export const eventRoutes = (deps: ApiDeps) =>
           };
           send(encoder.encode(`retry: 3000\n: connected\n\n`));
           if (lastEventId) for (const e of deps.events.since(orgId, lastEventId)) send(frame(e));
-          const unsubscribe = deps.events.subscribe(orgId, (e) => send(frame(e)));
-          const keepalive = setInterval(() => send(encoder.encode(`: keepalive ${Date.now()}\n\n`)), KEEPALIVE_MS);
-          cleanup = () => {
-            clearInterval(keepalive);
-            unsubscribe();
-          };
-          request.signal.addEventListener("abort", () => {
+          const end = () => {
             cleanup();
             try {
               controller.close();
             } catch {}
-          });
+          };
+          // The hub ends the stream when the process shuts down; the client reconnects (to another instance).
+          const unsubscribe = deps.events.subscribe(orgId, (e) => send(frame(e)), end);
+          const keepalive = setInterval(() => send(encoder.encode(`: keepalive ${Date.now()}\n\n`)), deps.events.keepaliveMs);
+          cleanup = () => {
+            clearInterval(keepalive);
+            unsubscribe();
+          };
+          request.signal.addEventListener("abort", end);
         },
         cancel() {
           cleanup();
