@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { channelConfigSchemas } from "./config-schemas.ts";
 import { backoffDelay, channels, channelTypes, deliverWithRetry, maskSecret, restoreMaskedSecrets, validateChannelConfig } from "./registry.ts";
 import { sampleEvent, testContext } from "./testing.ts";
 import { type Channel, ChannelError } from "./types.ts";
@@ -33,6 +34,11 @@ describe("channel registry", () => {
       const test = await Bun.file(`${import.meta.dir}/${type}/${type}.test.ts`).text();
       expect(test).toContain(`runChannelContract("${type}"`);
     }
+  });
+
+  it("lists every channel's own config schema in the browser-safe config-schemas module", () => {
+    expect(Object.keys(channelConfigSchemas).sort()).toEqual([...channelTypes].sort());
+    for (const type of channelTypes) expect(channelConfigSchemas[type as keyof typeof channelConfigSchemas]).toBe(channels[type].configSchema as never);
   });
 
   it("answers an unknown type with an issue on /type rather than throwing", () => {

@@ -1,14 +1,10 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
-import { HttpUrl, urlIssues } from "../schema.ts";
+import { urlIssues } from "../schema.ts";
 import type { AlertEvent, Channel } from "../types.ts";
+import { discordConfig, type DiscordConfig } from "./discord-schema.ts";
 
-export const discordConfig = Type.Object(
-  { url: HttpUrl("Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>") },
-  { additionalProperties: false },
-);
-export type DiscordConfig = Static<typeof discordConfig>;
+export { discordConfig, type DiscordConfig };
 
 /**
  * One embed coloured by kind. Webhook messages cannot carry buttons, so links go in the description.

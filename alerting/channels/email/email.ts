@@ -1,16 +1,10 @@
 import { createHash } from "node:crypto";
-import { type Static, Type } from "@sinclair/typebox";
 import { escapeHtml, formatTime, renderEvent } from "../format.ts";
 import { cutBody } from "../http.ts";
 import { type AlertEvent, type Channel, ChannelError, type SmtpMessage, type SmtpSettings } from "../types.ts";
+import { emailConfig, type EmailConfig } from "./email-schema.ts";
 
-const Address = Type.String({ pattern: "^[^\\s@<>(),;:\"\\[\\]\\\\]+@[^\\s@<>(),;:\"\\[\\]\\\\]+\\.[^\\s@<>(),;:\"\\[\\]\\\\]+$", maxLength: 254 });
-
-export const emailConfig = Type.Object(
-  { to: Type.Union([Address, Type.Array(Address, { minItems: 1, maxItems: 20, uniqueItems: true })], { description: "Recipient address or list of addresses (at most 20)" }) },
-  { additionalProperties: false },
-);
-export type EmailConfig = Static<typeof emailConfig>;
+export { emailConfig, type EmailConfig };
 
 export function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings): SmtpMessage {
   const r = renderEvent(event);

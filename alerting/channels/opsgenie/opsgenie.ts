@@ -1,18 +1,9 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, Channel } from "../types.ts";
+import { opsgenieConfig, type OpsgenieConfig } from "./opsgenie-schema.ts";
 
-export const opsgenieConfig = Type.Object(
-  {
-    api_key: Type.String({ minLength: 8, maxLength: 128, description: "API key of an Opsgenie API integration" }),
-    region: Type.Optional(Type.Union([Type.Literal("us"), Type.Literal("eu")], { default: "us", description: "Opsgenie instance: us or eu" })),
-    priority: Type.Optional(Type.Union(["P1", "P2", "P3", "P4", "P5"].map((p) => Type.Literal(p)), { description: "Priority of created alerts; Opsgenie's default (P3) when unset" })),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20 })),
-  },
-  { additionalProperties: false },
-);
-export type OpsgenieConfig = Static<typeof opsgenieConfig>;
+export { opsgenieConfig, type OpsgenieConfig };
 
 /** Create-alert body; `alias` = dedupKey, so Opsgenie folds reminders and escalations into one alert. Limits from the Alert API. */
 export function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig) {

@@ -1,18 +1,9 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, AlertEventKind, Channel, ChannelContext } from "../types.ts";
+import { pagerdutyConfig, type PagerdutyConfig } from "./pagerduty-schema.ts";
 
-const severities = ["critical", "error", "warning", "info"] as const;
-
-export const pagerdutyConfig = Type.Object(
-  {
-    routing_key: Type.String({ pattern: "^[A-Za-z0-9]{32}$", description: "Events API v2 integration (routing) key, 32 characters" }),
-    severity: Type.Optional(Type.Union(severities.map((s) => Type.Literal(s)), { default: "critical", description: "Severity of triggered incidents" })),
-  },
-  { additionalProperties: false },
-);
-export type PagerdutyConfig = Static<typeof pagerdutyConfig>;
+export { pagerdutyConfig, type PagerdutyConfig };
 
 /** Paging follows our alert state: the incident is keyed on dedupKey, so reminders and escalations fold into it. */
 const actions: Record<AlertEventKind, "trigger" | "acknowledge" | "resolve"> = {

@@ -1,14 +1,10 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { clip, renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
-import { HttpUrl, urlIssues } from "../schema.ts";
+import { urlIssues } from "../schema.ts";
 import type { AlertEvent, Channel } from "../types.ts";
+import { slackConfig, type SlackConfig } from "./slack-schema.ts";
 
-export const slackConfig = Type.Object(
-  { url: HttpUrl("Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too") },
-  { additionalProperties: false },
-);
-export type SlackConfig = Static<typeof slackConfig>;
+export { slackConfig, type SlackConfig };
 
 /** Slack mrkdwn treats &, < and > as control characters. */
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

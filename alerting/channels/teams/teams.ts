@@ -1,14 +1,10 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
-import { HttpUrl, urlIssues } from "../schema.ts";
+import { urlIssues } from "../schema.ts";
 import type { AlertEvent, AlertEventKind, Channel } from "../types.ts";
+import { teamsConfig, type TeamsConfig } from "./teams-schema.ts";
 
-export const teamsConfig = Type.Object(
-  { url: HttpUrl("Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL") },
-  { additionalProperties: false },
-);
-export type TeamsConfig = Static<typeof teamsConfig>;
+export { teamsConfig, type TeamsConfig };
 
 const titleColor: Record<AlertEventKind, string> = {
   alert: "Attention",

@@ -1,19 +1,9 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { clip, escapeHtml, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
+import { telegramConfig, type TelegramConfig } from "./telegram-schema.ts";
 
-export const telegramConfig = Type.Object(
-  {
-    bot_token: Type.String({ pattern: "^[0-9]+:[A-Za-z0-9_-]{20,}$", maxLength: 100, description: "Bot token from @BotFather, <id>:<secret>" }),
-    chat_id: Type.Union([Type.Integer(), Type.String({ pattern: "^(-?[0-9]+|@[A-Za-z0-9_]{5,32})$" })], {
-      description: "Numeric chat id (negative for groups) or @channelusername",
-    }),
-    message_thread_id: Type.Optional(Type.Integer({ minimum: 1, description: "Forum topic to post in" })),
-  },
-  { additionalProperties: false },
-);
-export type TelegramConfig = Static<typeof telegramConfig>;
+export { telegramConfig, type TelegramConfig };
 
 /** sendMessage text in Telegram's HTML mode; values are cut so the whole stays under the 4096-character limit. */
 export function telegramText(event: AlertEvent): string {

@@ -1,26 +1,12 @@
 import { createHmac } from "node:crypto";
-import { type Static, Type } from "@sinclair/typebox";
 import type { ValidationIssue } from "../../../core/errors.ts";
 import { request } from "../http.ts";
-import { HttpUrl, urlIssues } from "../schema.ts";
+import { urlIssues } from "../schema.ts";
 import type { Channel } from "../types.ts";
 import { toWebhookPayload } from "./payload.ts";
+import { webhookConfig, type WebhookConfig } from "./webhook-schema.ts";
 
-export const webhookConfig = Type.Object(
-  {
-    url: HttpUrl("Where to POST the JSON payload"),
-    secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256, description: "Signs each delivery (X-Watchpost-Signature); at least 16 characters" })),
-    headers: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), Type.String({ pattern: "^[^\\r\\n]*$", maxLength: 1024 }), {
-        maxProperties: 20,
-        additionalProperties: false,
-        description: "Extra request headers, e.g. Authorization; values are secret",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type WebhookConfig = Static<typeof webhookConfig>;
+export { webhookConfig, type WebhookConfig };
 
 /** Headers we set or the HTTP client owns; a config header may not replace them. */
 const reserved = new Set(["host", "content-type", "content-length", "transfer-encoding", "connection", "user-agent"]);

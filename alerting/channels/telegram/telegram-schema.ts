@@ -1,0 +1,14 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+/** Settings of a telegram channel; browser-safe, so the dashboard validates with it too. */
+export const telegramConfig = Type.Object(
+  {
+    bot_token: Type.String({ pattern: "^[0-9]+:[A-Za-z0-9_-]{20,}$", maxLength: 100, description: "Bot token from @BotFather, <id>:<secret>" }),
+    chat_id: Type.Union([Type.Integer(), Type.String({ pattern: "^(-?[0-9]+|@[A-Za-z0-9_]{5,32})$" })], {
+      description: "Numeric chat id (negative for groups) or @channelusername",
+    }),
+    message_thread_id: Type.Optional(Type.Integer({ minimum: 1, description: "Forum topic to post in" })),
+  },
+  { additionalProperties: false },
+);
+export type TelegramConfig = Static<typeof telegramConfig>;
