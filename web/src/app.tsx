@@ -12,6 +12,11 @@ import { MaintenanceWindows } from "./screens/monitors/maintenance";
 import { MonitorDetail } from "./screens/monitors/monitor-detail";
 import { MonitorEdit, MonitorForm } from "./screens/monitors/monitor-form";
 import { MonitorsOverview } from "./screens/monitors/overview";
+import { accountScreens } from "./screens/account/routes";
+import { billingScreens } from "./screens/billing/routes";
+import { orgScreens } from "./screens/org/routes";
+import { runnerScreens } from "./screens/runners/routes";
+import { statusPageScreens } from "./screens/status-pages/routes";
 
 const PUBLIC: Partial<Record<string, () => ReactNode>> = { "/signin": SignIn, "/signup": SignUp, "/password-reset": PasswordReset };
 
@@ -27,6 +32,11 @@ const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/alerts/history", () => <AlertHistory />],
   ["/alert-rules", () => <AlertRules />],
   ["/alert-channels", () => <AlertChannels />],
+  ...statusPageScreens,
+  ...runnerScreens,
+  ...billingScreens,
+  ...orgScreens,
+  ...accountScreens,
 ];
 
 export function App() {

@@ -4,6 +4,7 @@ import { api, data } from "../api/client";
 import { useLiveEvents } from "../lib/live";
 import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
+import { AppBanners } from "./billing-banner";
 
 const NAV = [
   ["/monitors", "Monitors"],
@@ -12,6 +13,11 @@ const NAV = [
   ["/alerts", "Alerts"],
   ["/alert-rules", "Alert rules"],
   ["/alert-channels", "Channels"],
+  ["/status-pages", "Status pages"],
+  ["/incidents", "Incidents"],
+  ["/runners", "Runners"],
+  ["/org", "Organisation"],
+  ["/billing", "Billing"],
 ] as const;
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -39,9 +45,13 @@ export function Layout({ children }: { children: ReactNode }) {
           <OrgSwitcher />
           <Bell />
           <ThemeToggle />
+          <Link to="/account" aria-current={path.startsWith("/account") ? "page" : undefined}>
+            Account
+          </Link>
           <button onClick={() => void session.signOut()}>Sign out</button>
         </div>
       </header>
+      <AppBanners />
       <main id="main" tabIndex={-1}>
         {children}
       </main>
