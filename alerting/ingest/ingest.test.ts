@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
+import { Value } from "@sinclair/typebox/value";
+import "../../core/formats.ts";
+import { CheckResultEvent, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
 import type { LiveEvent } from "../../core/events/types.ts";
 import { type CheckResultMessage, resultSubject } from "../../core/jobs/messages.ts";
 import { silentLogger } from "../../core/log.ts";
@@ -69,6 +72,9 @@ describe("ingest", () => {
     expect(m).toEqual({ status: "down", last_duration_ms: 12 });
     expect(events.map((e) => e.type).sort()).toEqual(["check.result", "monitor.status_changed"]);
     expect(events.find((e) => e.type === "monitor.status_changed")!.data).toMatchObject({ monitor_id: monitorId, from: "pending", to: "down" });
+    // Exactly the shapes the OpenAPI document publishes for these events.
+    const schemaOf = { "check.result": CheckResultEvent, "monitor.status_changed": MonitorStatusChangedEvent } as const;
+    for (const e of events) expect([...Value.Errors(schemaOf[e.type as keyof typeof schemaOf], e)].map((x) => `${x.path} ${x.message}`)).toEqual([]);
     unsubscribe();
   });
 

@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import type { Sql } from "../../core/db/client.ts";
 import { publishLiveEvent } from "../../core/events/publish.ts";
+import type { CheckResultEventData, MonitorStatusChangedEventData } from "../../core/events/schemas.ts";
 import type { CheckResultMessage } from "../../core/jobs/messages.ts";
 import type { Logger } from "../../core/log.ts";
 import { storeResults } from "../../core/results/ingest.ts";
@@ -67,11 +68,11 @@ export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs =
     const byJob = new Map(keep.map((k) => [k.input.job_id, k.input]));
     for (const r of inserted) {
       const input = byJob.get(r.job_id);
-      publishLiveEvent(bus, r.org_id, "check.result", {
+      publishLiveEvent<CheckResultEventData>(bus, r.org_id, "check.result", {
         id: r.id,
         monitor_id: r.monitor_id,
         location: r.location,
-        status: r.status,
+        status: r.status as CheckResultEventData["status"],
         duration_ms: r.duration_ms,
         error: input?.error ?? null,
         checked_at: r.checked_at.toISOString(),
@@ -79,7 +80,12 @@ export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs =
       });
     }
     for (const c of statusChanges) {
-      publishLiveEvent(bus, c.org_id, "monitor.status_changed", { monitor_id: c.monitor_id, from: c.from, to: c.to, at: c.at.toISOString() });
+      publishLiveEvent<MonitorStatusChangedEventData>(bus, c.org_id, "monitor.status_changed", {
+        monitor_id: c.monitor_id,
+        from: c.from as MonitorStatusChangedEventData["from"],
+        to: c.to as MonitorStatusChangedEventData["to"],
+        at: c.at.toISOString(),
+      });
     }
     log.debug({ op: "ingest.batch", received: batch.length, stored: inserted.length, statusChanges: statusChanges.length }, "batch stored");
   });

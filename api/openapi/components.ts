@@ -2,6 +2,18 @@ import { Type } from "@sinclair/typebox";
 import { configSchemas } from "../../runner/checks/config-schemas.ts";
 import { dataSchemas } from "../../runner/checks/data-schemas.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
+import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
+import type { LiveEventType } from "../../core/events/types.ts";
+import { IncidentView } from "../routes/incidents/schemas.ts";
+
+/** Which event names each live-event schema carries (the discriminator of LiveEvent). */
+const LIVE_EVENT_NAMES: Record<string, LiveEventType[]> = {
+  CheckResultEvent: ["check.result"],
+  MonitorStatusChangedEvent: ["monitor.status_changed"],
+  AlertEvent: ["alert.fired", "alert.recovered", "alert.acknowledged"],
+  IncidentEvent: ["incident.created", "incident.updated", "incident.resolved"],
+};
+const LIVE_EVENTS = Object.keys(LIVE_EVENT_NAMES);
 
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -9,22 +21,25 @@ const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c
 export const openApiComponents: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
   ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, schema])),
-  LiveEvent: Type.Object(
-    {
-      id: Type.String({ description: "<ms>-<seq>-<process>; send back as Last-Event-ID to resume" }),
-      type: Type.Union(
-        ["check.result", "monitor.status_changed", "alert.fired", "alert.recovered", "alert.acknowledged", "incident.created", "incident.updated", "incident.resolved"].map((k) =>
-          Type.Literal(k),
-        ),
-      ),
-      org_id: Type.String(),
-      at: Type.String({ format: "date-time" }),
-      data: Type.Record(Type.String(), Type.Unknown(), {
-        description:
-          "check.result: { monitor_id, location, status, duration_ms, error, checked_at, data }; monitor.status_changed: { monitor_id, from, to, at }; alert.*: { rule_id, monitor_id, region }; incident.*: the incident",
-      }),
-    },
-    { title: "LiveEvent" },
+  CheckResultEvent,
+  MonitorStatusChangedEvent,
+  AlertEvent,
+  IncidentEvent: liveEventSchema(
+    LIVE_EVENT_NAMES.IncidentEvent!,
+    IncidentView,
+    "IncidentEvent",
+    "An incident was created, changed (including a posted update) or resolved; data is the incident as GET /incidents/{id} answers it.",
   ),
+  LiveEvent: {
+    title: "LiveEvent",
+    description: "One message of GET /events: the SSE `event` field is `type`, the SSE `id` field is `id`, and the SSE `data` field is this whole object as JSON.",
+    oneOf: LIVE_EVENTS.map((name) => ({ $ref: `#/components/schemas/${name}` })),
+    discriminator: {
+      propertyName: "type",
+      mapping: Object.fromEntries(
+        Object.entries(LIVE_EVENT_NAMES).flatMap(([schema, types]) => types.map((type) => [type, `#/components/schemas/${schema}`])),
+      ),
+    },
+  },
   WebhookPayload,
 };

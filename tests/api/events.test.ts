@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { EventSource } from "eventsource";
 import { publishLiveEvent } from "../../core/events/publish.ts";
+import type { LiveEventType } from "../../core/events/types.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
@@ -111,3 +113,95 @@ describe("GET /events across API processes", () => {
     }
   });
 });
+
+describe("GET /events with a standard EventSource client", () => {
+  it("delivers named events with ids, and resumes with Last-Event-ID on another API process after the first shuts down", async () => {
+    const { connectNatsBus } = await import("../../core/bus/index.ts");
+    const prefix = `t${Date.now().toString(36)}es`;
+    const busA = await connectNatsBus({ url: "nats://127.0.0.1:4222", prefix });
+    const busB = await connectNatsBus({ url: "nats://127.0.0.1:4222", prefix });
+    const publisher = await connectNatsBus({ url: "nats://127.0.0.1:4222", prefix });
+    const apiA = await startTestApi({}, api.db, busA);
+    const apiB = await startTestApi({}, api.db, busB);
+    const o = await makeOrg(api.sql);
+    const other = await makeOrg(api.sql);
+    // A load balancer in miniature: the first connection goes to A, every reconnection to B.
+    const lastEventIds: (string | null)[] = [];
+    let connections = 0;
+    const es = new EventSource(`${apiA.url}/api/v1/events`, {
+      fetch: (url, init) => {
+        lastEventIds.push(new Headers(init.headers).get("last-event-id"));
+        const target = connections++ === 0 ? apiA.url : apiB.url;
+        return fetch(String(url).replace(apiA.url, target), { ...init, headers: { ...init.headers, authorization: `Bearer ${o.api_key}` } });
+      },
+    });
+    const got: { type: string; id: string; monitor: string }[] = [];
+    const seen = (e: MessageEvent) => got.push({ type: e.type, id: e.lastEventId, monitor: JSON.parse(e.data).data.monitor_id });
+    es.addEventListener("check.result", seen);
+    es.addEventListener("monitor.status_changed", seen);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        es.onopen = () => resolve();
+        es.onerror = (e) => reject(new Error(`EventSource error: ${e.message}`));
+      });
+      es.onerror = null;
+      await Bun.sleep(100);
+      publishLiveEvent(publisher, other.org_id, "check.result", { monitor_id: "mon_other" });
+      const first = publishLiveEvent(publisher, o.org_id, "check.result", { monitor_id: "mon_1" });
+      await until(() => got.length >= 1);
+      expect(got).toEqual([{ type: "check.result", id: first.id, monitor: "mon_1" }]);
+
+      // A shuts down: its stream ends at once, and what is published meanwhile waits in B's buffer.
+      const stopping = apiA.stop();
+      publishLiveEvent(publisher, o.org_id, "monitor.status_changed", { monitor_id: "mon_2", from: "up", to: "down" });
+      publishLiveEvent(publisher, other.org_id, "check.result", { monitor_id: "mon_other" });
+      await stopping;
+      await until(() => got.length >= 2, 10_000);
+      expect(got.map((e) => [e.type, e.monitor])).toEqual([
+        ["check.result", "mon_1"],
+        ["monitor.status_changed", "mon_2"],
+      ]);
+      expect(lastEventIds).toEqual([null, first.id]);
+    } finally {
+      es.close();
+      await apiB.stop();
+      await Promise.all([busA.close(), busB.close(), publisher.close()]);
+    }
+  }, 20_000);
+
+  it("sends keepalive comment lines at the configured interval", async () => {
+    const keepalive = await startTestApi({ SSE_KEEPALIVE_SECONDS: "1" }, api.db);
+    try {
+      const o = await makeOrg(api.sql);
+      const res = await fetch(`${keepalive.url}/api/v1/events`, { headers: { authorization: `Bearer ${o.api_key}`, accept: "text/event-stream" } });
+      const reader = res.body!.getReader();
+      const started = Date.now();
+      let text = "";
+      while ((text.match(/^: keepalive \d+$/gm) ?? []).length < 2 && Date.now() - started < 5000) text += new TextDecoder().decode((await reader.read()).value);
+      expect((text.match(/^: keepalive \d+$/gm) ?? []).length).toBe(2);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+      await reader.cancel();
+    } finally {
+      await keepalive.stop();
+    }
+  });
+});
+
+describe("the live-event schemas in the OpenAPI document", () => {
+  it("give every event name a payload schema and type the stream's answer as LiveEvent", async () => {
+    const doc = await fetch(`${api.url}/openapi.json`).then((r) => r.json());
+    const live = doc.components.schemas.LiveEvent;
+    const names: LiveEventType[] = ["check.result", "monitor.status_changed", "alert.fired", "alert.recovered", "alert.acknowledged", "incident.created", "incident.updated", "incident.resolved"];
+    expect(Object.keys(live.discriminator.mapping).sort()).toEqual([...names].sort());
+    for (const ref of Object.values(live.discriminator.mapping) as string[]) expect(doc.components.schemas[ref.split("/").pop()!].properties.data).toBeDefined();
+    expect(doc.paths["/api/v1/events"].get.responses["200"].content["text/event-stream"].schema.$ref).toBe("#/components/schemas/LiveEvent");
+  });
+});
+
+async function until(check: () => boolean, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(20);
+  }
+}

@@ -58,7 +58,7 @@ export const eventRoutes = (deps: ApiDeps) =>
       detail: {
         summary: "Live events of your organisation (Server-Sent Events)",
         description:
-          "Send `Accept: text/event-stream`. Each message has `id`, `event` (check.result, monitor.status_changed, alert.fired, alert.recovered, alert.acknowledged, incident.created, incident.updated, incident.resolved) and `data` (a LiveEvent JSON object). Comment lines keep proxies open every 15 s. Reconnect with `Last-Event-ID` to replay what you missed from the last five minutes.",
+          "Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down; reconnect.",
         responses: {
           200: {
             description: "An event stream",

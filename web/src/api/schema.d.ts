@@ -1162,7 +1162,7 @@ export interface paths {
         };
         /**
          * Live events of your organisation (Server-Sent Events)
-         * @description Send `Accept: text/event-stream`. Each message has `id`, `event` (check.result, monitor.status_changed, alert.fired, alert.recovered, alert.acknowledged, incident.created, incident.updated, incident.resolved) and `data` (a LiveEvent JSON object). Comment lines keep proxies open every 15 s. Reconnect with `Last-Event-ID` to replay what you missed from the last five minutes.
+         * @description Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down; reconnect.
          */
         get: operations["getApiV1Events"];
         put?: never;
@@ -1997,32 +1997,606 @@ export interface components {
         BrowserLiteConfig: {
             /** @description http:// or https:// URL */
             url: string;
-            /** @default load */
+            /**
+             * @description Page state that ends the load: the load event, DOMContentLoaded, or no network traffic for 500 ms
+             * @default load
+             */
             wait_until: "load" | "domcontentloaded" | "networkidle";
             /** @description Text the rendered page must contain */
             keyword?: string;
+            /** @description Extra request headers sent with every request of the page */
             headers?: {
                 [key: string]: string;
             };
+            /**
+             * @description Accepted statuses of the main document
+             * @default [
+             *       "200-399"
+             *     ]
+             */
+            expected_status: (number | string)[];
+            /**
+             * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
+             * @default chromium
+             */
+            engine: "chromium" | "firefox" | "webkit";
+            /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
                 height: number;
             };
+            /** @description Degraded when the check takes longer than this, ms */
             degraded_above_ms?: number;
+            /**
+             * @description Degraded when the page logs console errors or throws uncaught exceptions
+             * @default true
+             */
+            degrade_on_console_errors: boolean;
+            /**
+             * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
+             * @default true
+             */
+            degrade_on_failed_requests: boolean;
+            /**
+             * @description Store a screenshot with a down or timeout result
+             * @default true
+             */
+            screenshot_on_failure: boolean;
         };
         BrowserFlowConfig: {
             /** @description http:// or https:// URL */
             url: string;
+            /** @description Steps run in order after url has loaded */
             steps: ({
-                action: string;
-            } & {
-                [key: string]: unknown;
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "navigate";
+                /**
+                 * @description An http(s) URL, or a path starting with / resolved against the current page; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example /login
+                 */
+                url: string;
+                /**
+                 * @description Page state that ends the navigation
+                 * @default load
+                 */
+                wait_until: "load" | "domcontentloaded" | "networkidle";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "click";
+                /**
+                 * @description Element to click: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description Mouse button
+                 * @default left
+                 */
+                button: "left" | "right" | "middle";
+                /**
+                 * @description 1 for a click, 2 for a double click
+                 * @default 1
+                 */
+                click_count: number;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "fill";
+                /**
+                 * @description Field to fill: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description Text to enter; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example user@example.com
+                 */
+                value: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "select";
+                /**
+                 * @description The <select> element: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description Option value or label; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example eu-west
+                 */
+                value: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "press";
+                /**
+                 * @description Key name or combination, e.g. Enter, Tab, Control+A, ArrowDown
+                 * @example Enter
+                 */
+                key: string;
+                /**
+                 * @description Element to focus first; default: the focused element: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector?: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "wait_for_selector";
+                /**
+                 * @description Element to wait for: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description State to wait for
+                 * @default visible
+                 */
+                state: "visible" | "attached" | "hidden" | "detached";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "wait_for_text";
+                /**
+                 * @description Text to wait for; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example Welcome
+                 */
+                text: string;
+                /**
+                 * @description Element whose text is searched; default: the whole page: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector?: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "wait_for_url";
+                /**
+                 * @description URL or part of it; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example /dashboard
+                 */
+                url: string;
+                /**
+                 * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
+                 * @default contains
+                 */
+                match: "contains" | "exact" | "glob";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "assert_text";
+                /**
+                 * @description Expected text; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example Order confirmed
+                 */
+                text: string;
+                /**
+                 * @description Element whose text is checked; default: the whole page: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector?: string;
+                /**
+                 * @description contains, exact (the element's whole text), or not_contains
+                 * @default contains
+                 */
+                match: "contains" | "exact" | "not_contains";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "assert_visible";
+                /**
+                 * @description Element to check: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description false asserts the element is hidden or absent
+                 * @default true
+                 */
+                visible: boolean;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "assert_url";
+                /**
+                 * @description Expected URL or part of it; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example /dashboard
+                 */
+                url: string;
+                /**
+                 * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
+                 * @default contains
+                 */
+                match: "contains" | "exact" | "glob";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "assert_title";
+                /**
+                 * @description Expected title or part of it; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example Dashboard
+                 */
+                title: string;
+                /**
+                 * @description How the title is compared: contains (substring), exact, or glob (* any characters, ? one character)
+                 * @default contains
+                 */
+                match: "contains" | "exact" | "glob";
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "assert_status";
+                /**
+                 * @description Accepted statuses: a code (200), a class ("2xx") or a range ("200-299")
+                 * @example [
+                 *       200
+                 *     ]
+                 */
+                expected: (number | string)[];
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "extract_text";
+                /**
+                 * @description Element to read: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example #login
+                 */
+                selector: string;
+                /**
+                 * @description Variable name: letters, digits and _, not starting with a digit
+                 * @example order_id
+                 */
+                variable: string;
+                /**
+                 * @description Read this attribute instead of the text
+                 * @example href
+                 */
+                attribute?: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "screenshot";
+                /**
+                 * @description Name to retrieve it by; default step-<position>
+                 * @example checkout
+                 */
+                screenshot_name?: string;
+                /**
+                 * @description The whole scrollable page instead of the viewport
+                 * @default false
+                 */
+                full_page: boolean;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "set_viewport";
+                /**
+                 * @description Width in CSS pixels
+                 * @example 390
+                 */
+                width: number;
+                /**
+                 * @description Height in CSS pixels
+                 * @example 844
+                 */
+                height: number;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "set_header";
+                /**
+                 * @description Header name
+                 * @example X-Test-Run
+                 */
+                header: string;
+                /**
+                 * @description Header value; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example synthetic
+                 */
+                value: string;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
+            } | {
+                /**
+                 * @description The step type
+                 * @constant
+                 */
+                action: "set_cookie";
+                /**
+                 * @description Cookie name
+                 * @example session
+                 */
+                cookie: string;
+                /**
+                 * @description Cookie value; may contain {{variable}} placeholders filled by earlier extract_text steps
+                 * @example abc123
+                 */
+                value: string;
+                /**
+                 * @description Cookie domain; default: the host of the current page (or of url)
+                 * @example example.com
+                 */
+                domain?: string;
+                /**
+                 * @description Cookie path
+                 * @default /
+                 */
+                path: string;
+                /**
+                 * @description Send only over HTTPS
+                 * @default false
+                 */
+                secure: boolean;
+                /**
+                 * @description Hidden from page scripts
+                 * @default false
+                 */
+                http_only: boolean;
+                /**
+                 * @description Label of the step in results
+                 * @example Open the login page
+                 */
+                name?: string;
+                /**
+                 * @description Longest this step may take, ms; never longer than what is left of the check's timeout
+                 * @default 10000
+                 * @example 5000
+                 */
+                timeout_ms: number;
             })[];
+            /** @description Extra request headers sent with every request of the flow */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
+             * @default chromium
+             */
+            engine: "chromium" | "firefox" | "webkit";
+            /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
                 height: number;
             };
+            /** @description Degraded when the check takes longer than this, ms */
             degraded_above_ms?: number;
+            /**
+             * @description Degraded when the page logs console errors or throws uncaught exceptions
+             * @default true
+             */
+            degrade_on_console_errors: boolean;
+            /**
+             * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
+             * @default true
+             */
+            degrade_on_failed_requests: boolean;
+            /**
+             * @description Store a screenshot with a down or timeout result
+             * @default true
+             */
+            screenshot_on_failure: boolean;
         };
         /** HttpData */
         HttpData: {
@@ -2152,33 +2726,249 @@ export interface components {
             /** @description Time of the latest ping, ISO 8601; null when none arrived yet */
             last_ping_at: string | null;
         };
-        /**
-         * BrowserLiteData
-         * @description Fields reported by the browser check engine (see docs/check-types.md)
-         */
+        /** BrowserLiteData */
         BrowserLiteData: {
-            [key: string]: unknown;
+            /** @description Browser engine that ran the check: chromium, firefox or webkit */
+            engine: string | null;
+            /** @description URL of the page when the check ended (after redirects and navigation) */
+            final_url: string | null;
+            /** @description HTTP status of the last main-document response; null when the page never answered */
+            http_status: number | null;
+            /** @description Title of the page when the check ended */
+            title: string | null;
+            /** @description Same as duration_ms: the whole check in the browser, ms */
+            response_time: number | null;
+            /** @description console.error messages and uncaught exceptions on the page */
+            console_errors: number | null;
+            /** @description The first ten console errors */
+            console_error_messages: string[] | null;
+            /** @description Subresource requests that failed (network error, or HTTP 4xx/5xx); the guard's refusals are not counted */
+            failed_requests: number | null;
+            /** @description The first ten failed requests: method, URL and reason */
+            failed_request_details: string[] | null;
+            /** @description Requests the private-address guard refused (target: reason); the page never reached them */
+            blocked_requests: string[] | null;
+            /** @description Requests the page made (documents, subresources, redirect hops) */
+            request_count: number | null;
+            /** @description Bytes received by the page: response headers and encoded bodies of every finished request */
+            transfer_bytes: number | null;
+            /** @description Names of the screenshots stored with this result (GET /monitors/:id/checks/:checkId/screenshot?name=) */
+            screenshots: string[] | null;
+            /** @description Peak memory of the browser during the check (all its processes, proportional set size), MB */
+            browser_memory_mb: number | null;
+            /** @description Navigation timing: from the start of navigation to the first byte of the document (redirects included), ms */
+            ttfb_ms: number | null;
+            /** @description Navigation timing: DOMContentLoaded finished, ms after navigation start */
+            dom_content_loaded_ms: number | null;
+            /** @description Navigation timing: the load event finished, ms after navigation start; null when wait_until ended the check earlier */
+            load_ms: number | null;
+            /** @description Largest contentful paint, ms after navigation start, where the engine reports it (Chromium); null otherwise */
+            lcp_ms: number | null;
+            /** @description Whether the rendered text of the page contains keyword; null without a keyword */
+            keyword_found: boolean | null;
+        };
+        /** BrowserFlowData */
+        BrowserFlowData: {
+            /** @description Browser engine that ran the check: chromium, firefox or webkit */
+            engine: string | null;
+            /** @description URL of the page when the check ended (after redirects and navigation) */
+            final_url: string | null;
+            /** @description HTTP status of the last main-document response; null when the page never answered */
+            http_status: number | null;
+            /** @description Title of the page when the check ended */
+            title: string | null;
+            /** @description Same as duration_ms: the whole check in the browser, ms */
+            response_time: number | null;
+            /** @description console.error messages and uncaught exceptions on the page */
+            console_errors: number | null;
+            /** @description The first ten console errors */
+            console_error_messages: string[] | null;
+            /** @description Subresource requests that failed (network error, or HTTP 4xx/5xx); the guard's refusals are not counted */
+            failed_requests: number | null;
+            /** @description The first ten failed requests: method, URL and reason */
+            failed_request_details: string[] | null;
+            /** @description Requests the private-address guard refused (target: reason); the page never reached them */
+            blocked_requests: string[] | null;
+            /** @description Requests the page made (documents, subresources, redirect hops) */
+            request_count: number | null;
+            /** @description Bytes received by the page: response headers and encoded bodies of every finished request */
+            transfer_bytes: number | null;
+            /** @description Names of the screenshots stored with this result (GET /monitors/:id/checks/:checkId/screenshot?name=) */
+            screenshots: string[] | null;
+            /** @description Peak memory of the browser during the check (all its processes, proportional set size), MB */
+            browser_memory_mb: number | null;
+            /** @description Every step in order with its outcome and duration */
+            steps: {
+                /** @description Position of the step, from 1 */
+                index: number;
+                /** @description The step's action */
+                action: string;
+                /** @description The step's name, when it has one */
+                name: string | null;
+                /** @description skipped: a step before it failed */
+                status: "passed" | "failed" | "skipped";
+                /** @description Time the step took, ms; null when skipped */
+                duration_ms: number | null;
+                /** @description Why the step failed */
+                error: string | null;
+                /** @description What the step saw: the extracted value (cut to 200 characters), the screenshot name, the status asserted */
+                detail: string | null;
+            }[] | null;
+            /** @description Steps in the flow */
+            steps_total: number | null;
+            /** @description Steps that passed */
+            steps_passed: number | null;
+            /** @description Position (from 1) of the step that failed; null when every step passed */
+            failed_step: number | null;
+            /** @description Action of the step that failed */
+            failed_step_action: string | null;
+            /** @description Name of the step that failed, when it has one */
+            failed_step_name: string | null;
         };
         /**
-         * BrowserFlowData
-         * @description Fields reported by the browser check engine (see docs/check-types.md)
+         * CheckResultEvent
+         * @description A check result was stored (once per result, also for unavailable ones).
          */
-        BrowserFlowData: {
-            [key: string]: unknown;
-        };
-        /** LiveEvent */
-        LiveEvent: {
-            /** @description <ms>-<seq>-<process>; send back as Last-Event-ID to resume */
+        CheckResultEvent: {
+            /** @description <ms>-<seq>-<process>; also the SSE id: send it back as Last-Event-ID to resume */
             id: string;
-            type: "check.result" | "monitor.status_changed" | "alert.fired" | "alert.recovered" | "alert.acknowledged" | "incident.created" | "incident.updated" | "incident.resolved";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "check.result";
             org_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the event was published
+             */
             at: string;
-            /** @description check.result: { monitor_id, location, status, duration_ms, error, checked_at, data }; monitor.status_changed: { monitor_id, from, to, at }; alert.*: { rule_id, monitor_id, region }; incident.*: the incident */
             data: {
-                [key: string]: unknown;
+                /** @description The stored result's id (GET /monitors/{id}/checks/{checkId}) */
+                id: string;
+                monitor_id: string;
+                /** @description Region name or runner id the check ran from */
+                location: string;
+                /** @description unavailable = monitoring_unavailable: no region or runner could run the check (a gap, not downtime) */
+                status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                duration_ms: number;
+                error: string | null;
+                /** Format: date-time */
+                checked_at: string;
+                /** @description The check type's measurements: components.schemas.<Type>Data (e.g. HttpData) */
+                data: {
+                    [key: string]: unknown;
+                };
             };
         };
+        /**
+         * MonitorStatusChangedEvent
+         * @description A monitor's current status changed (unavailable results never change it).
+         */
+        MonitorStatusChangedEvent: {
+            /** @description <ms>-<seq>-<process>; also the SSE id: send it back as Last-Event-ID to resume */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "monitor.status_changed";
+            org_id: string;
+            /**
+             * Format: date-time
+             * @description When the event was published
+             */
+            at: string;
+            data: {
+                monitor_id: string;
+                /** @description pending until the first result */
+                from: "pending" | "up" | "down" | "degraded" | "timeout";
+                /** @description pending until the first result */
+                to: "pending" | "up" | "down" | "degraded" | "timeout";
+                /**
+                 * Format: date-time
+                 * @description checked_at of the result that changed it
+                 */
+                at: string;
+            };
+        };
+        /**
+         * AlertEvent
+         * @description An alert state of a rule and monitor (and region) fired, recovered or was acknowledged.
+         */
+        AlertEvent: {
+            /** @description <ms>-<seq>-<process>; also the SSE id: send it back as Last-Event-ID to resume */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "alert.fired" | "alert.recovered" | "alert.acknowledged";
+            org_id: string;
+            /**
+             * Format: date-time
+             * @description When the event was published
+             */
+            at: string;
+            data: {
+                rule_id: string;
+                rule_name: string;
+                monitor_id: string;
+                monitor_name: string;
+                /** @description The location (region name or runner id) whose results drive this alert state */
+                region: string;
+                /** @description Counts the alert's firings; acknowledgements and recoveries carry the one they end */
+                incarnation: number;
+                /** Format: date-time */
+                at: string;
+            };
+        };
+        /**
+         * IncidentEvent
+         * @description An incident was created, changed (including a posted update) or resolved; data is the incident as GET /incidents/{id} answers it.
+         */
+        IncidentEvent: {
+            /** @description <ms>-<seq>-<process>; also the SSE id: send it back as Last-Event-ID to resume */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "incident.created" | "incident.updated" | "incident.resolved";
+            org_id: string;
+            /**
+             * Format: date-time
+             * @description When the event was published
+             */
+            at: string;
+            /** Incident */
+            data: {
+                id: string;
+                title: string;
+                impact: "none" | "minor" | "major" | "critical";
+                status: "investigating" | "identified" | "monitoring" | "resolved";
+                component_ids: string[];
+                page_ids: string[];
+                resolved_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+                /** @description Timeline, newest first */
+                updates: {
+                    id: string;
+                    status: "investigating" | "identified" | "monitoring" | "resolved";
+                    message: string;
+                    /** Format: date-time */
+                    created_at: string;
+                }[];
+            };
+        };
+        /**
+         * LiveEvent
+         * @description One message of GET /events: the SSE `event` field is `type`, the SSE `id` field is `id`, and the SSE `data` field is this whole object as JSON.
+         */
+        LiveEvent: components["schemas"]["CheckResultEvent"] | components["schemas"]["MonitorStatusChangedEvent"] | components["schemas"]["AlertEvent"] | components["schemas"]["IncidentEvent"];
         /** Webhook channel delivery */
         WebhookPayload: {
             /** @constant */
