@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds the self-hosted runner as standalone executables (bun build --compile):
-#   dist/runner-linux-x64 and dist/runner-linux-arm64.
-# Cross-compiling downloads the target's Bun runtime once; offline, pass --host-only to build
-# just this machine's architecture. The images in infra/runner/ copy these binaries.
+# Builds the self-hosted runner as standalone executables (bun build --compile, with bytecode, so
+# --format=esm): dist/runner-linux-x64 and dist/runner-linux-arm64.
+# Cross-compiling fetches the target's Bun runtime once (from the npm registry); --host-only builds
+# just this machine's architecture. DIST_DIR overrides the output folder. The images in
+# infra/runner/ build the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p dist
+dist="${DIST_DIR:-dist}"
+mkdir -p "$dist"
 
 targets=(x64 arm64)
 if [ "${1:-}" = "--host-only" ]; then
@@ -18,12 +20,12 @@ fi
 
 status=0
 for arch in "${targets[@]}"; do
-  out="dist/runner-linux-${arch}"
+  out="${dist}/runner-linux-${arch}"
   echo "== ${out}"
-  if bun build runner/main.ts --compile --minify --sourcemap --target="bun-linux-${arch}" --outfile "${out}"; then
+  if bun build runner/main.ts --compile --bytecode --format=esm --minify --sourcemap --target="bun-linux-${arch}" --outfile "${out}"; then
     ls -l "${out}"
   else
-    echo "building ${out} failed (cross-compiling needs to download bun-linux-${arch}; try --host-only offline)" >&2
+    echo "building ${out} failed (cross-compiling needs to fetch bun-linux-${arch}; try --host-only offline)" >&2
     status=1
   fi
 done

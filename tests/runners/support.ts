@@ -125,9 +125,12 @@ export interface RunnerProcess {
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
 }
 
-/** Spawns `bun runner/main.ts` with exactly the given environment (plus PATH and HOME); `wrap` prefixes the command (a namespace). */
-export function spawnRunner(env: Record<string, string>, opts: { wrap?: string[] } = {}): RunnerProcess {
-  const proc = Bun.spawn([...(opts.wrap ?? []), "bun", join(root, "runner/main.ts")], {
+/**
+ * Spawns `bun runner/main.ts` (or `command`, e.g. the compiled binary) with exactly the given
+ * environment (plus PATH and HOME); `wrap` prefixes the command (a namespace).
+ */
+export function spawnRunner(env: Record<string, string>, opts: { wrap?: string[]; command?: string[] } = {}): RunnerProcess {
+  const proc = Bun.spawn([...(opts.wrap ?? []), ...(opts.command ?? ["bun", join(root, "runner/main.ts")])], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
     stdin: "ignore",
