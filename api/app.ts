@@ -19,6 +19,8 @@ import { userRoutes } from "./routes/user/index.ts";
 import { monitorRoutes } from "./routes/monitors/index.ts";
 import { monitorGroupRoutes } from "./routes/monitor-groups/index.ts";
 import { monitorUptimeRoutes } from "./routes/monitor-uptime/index.ts";
+import { monitorResultRoutes } from "./routes/monitor-results/index.ts";
+import { retentionRoutes } from "./routes/retention/index.ts";
 import { alertChannelRoutes } from "./routes/alert-channels/index.ts";
 import { alertRuleRoutes } from "./routes/alert-rules/index.ts";
 import { escalationPolicyRoutes } from "./routes/escalation-policies/index.ts";
@@ -50,7 +52,9 @@ const resources = [
   entitlementRoutes,
   billingRoutes,
   monitorUptimeRoutes,
+  monitorResultRoutes,
   monitorRoutes,
+  retentionRoutes,
   monitorGroupRoutes,
   maintenanceWindowRoutes,
   regionRoutes,

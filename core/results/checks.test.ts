@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { getResult, listResults, streamResults } from "./checks.ts";
 import { storeResults } from "./ingest.ts";
-import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
+import { countResults } from "../../db/queries/results.ts";
+import { createOrgWithMonitors, generateDataset, makeResult, prng } from "./test-fixtures.ts";
+import { RESULT_STATUSES } from "./types.ts";
 
 let db: TestDatabase;
 let orgId: string;
@@ -48,6 +50,23 @@ describe("listResults", () => {
     const page = await listResults(db.sql, orgId, mon, { to: new Date(base + 8 * 86_400_000) });
     expect(page.total).toBe(0);
     expect(page.to.getTime() - page.from.getTime()).toBe(7 * 86_400_000);
+  });
+
+  it("counts the same total as the raw rows for any range, status and location", async () => {
+    const { orgId: org, monitorIds } = await createOrgWithMonitors(db.sql);
+    const m = monitorIds[0]!;
+    const start = new Date("2026-11-10T00:00:00Z");
+    await storeResults(db.sql, generateDataset({ orgId: org, monitorIds: [m], locations: ["eu", "us", "run_1"], start, days: 2, intervalSeconds: 90, seed: 7 }));
+    const rand = prng(11);
+    for (let i = 0; i < 25; i++) {
+      const a = start.getTime() - 3_600_000 + Math.floor(rand() * 2.2 * 86_400_000);
+      const b = a + 1 + Math.floor(rand() * 30 * 3_600_000);
+      const status = rand() < 0.5 ? RESULT_STATUSES[Math.floor(rand() * RESULT_STATUSES.length)] : undefined;
+      const location = rand() < 0.5 ? ["eu", "us", "run_1"][Math.floor(rand() * 3)] : undefined;
+      const filter = { from: new Date(a), to: new Date(b), status, location };
+      const raw = await countResults(db.sql, { orgId: org, monitorId: m, ...filter });
+      expect([i, (await listResults(db.sql, org, m, { ...filter, limit: 1 })).total]).toEqual([i, raw]);
+    }
   });
 
   it("shows nothing to another organisation", async () => {

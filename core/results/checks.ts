@@ -1,8 +1,9 @@
 import type { Sql } from "../db/client.ts";
 import { validationError } from "../errors.ts";
-import { countResults, cursorResults, selectResultById, selectResultByJobId, selectResults, type ResultFilter } from "../../db/queries/results.ts";
+import { cursorResults, selectResultById, selectResultByJobId, selectResults, type ResultFilter } from "../../db/queries/results.ts";
+import { selectCounts } from "../../db/queries/uptime.ts";
 import { parseResultId } from "./result-id.ts";
-import { DAY_MS } from "./segments.ts";
+import { DAY_MS, planSegments } from "./segments.ts";
 import type { CheckResultRow, ResultStatus } from "./types.ts";
 
 /** Without `from`, listing covers the 7 days before `to`: the count stays bounded by a time range. */
@@ -29,8 +30,19 @@ export interface ResultPage {
 function range(opts: { from?: Date; to?: Date }): { from: Date; to: Date } {
   const to = opts.to ?? new Date();
   const from = opts.from ?? new Date(to.getTime() - DEFAULT_LIST_RANGE_MS);
-  if (!(from.getTime() < to.getTime())) throw validationError([{ path: "from", message: "from must be before to" }]);
+  if (!(from.getTime() < to.getTime())) throw validationError([{ path: "query.from", message: "from must be before to" }]);
   return { from, to };
+}
+
+/**
+ * How many results match: summed from the daily and hourly rollups with raw rows only at the
+ * sub-hour edges (the uptime query), so a 90-day count of a one-minute monitor costs a few ms
+ * rather than a scan of 130,000 index entries. Rollups count by due time, status and location,
+ * exactly the filters a listing has.
+ */
+async function countMatching(sql: Sql, f: ResultFilter): Promise<number> {
+  const rows = await selectCounts(sql, { orgId: f.orgId, monitorIds: [f.monitorId], segments: planSegments(f.from, f.to), bucket: null, location: f.location, durations: false });
+  return rows.reduce((n, r) => n + (f.status ? r[f.status] : r.total), 0);
 }
 
 /** One monitor's raw results, newest first by due time, with the total count over the same range. */
@@ -38,7 +50,7 @@ export async function listResults(sql: Sql, orgId: string, monitorId: string, op
   const filter: ResultFilter = { orgId, monitorId, ...range(opts), status: opts.status, location: opts.location };
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_LIST_LIMIT);
   const offset = Math.max(opts.offset ?? 0, 0);
-  const [items, total] = await Promise.all([selectResults(sql, filter, { limit, offset }), countResults(sql, filter)]);
+  const [items, total] = await Promise.all([selectResults(sql, filter, { limit, offset }), countMatching(sql, filter)]);
   return { items, total, from: filter.from, to: filter.to };
 }
 

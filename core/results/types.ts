@@ -5,6 +5,9 @@ export const RESULT_STATUSES = ["up", "down", "degraded", "timeout", "unavailabl
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
 export type LocationType = "region" | "runner";
 
+/** Runner ids are `run_…`; region names are lower-case letters, digits and dashes, so they never match. */
+export const locationTypeOf = (location: string): LocationType => (location.startsWith("run_") ? "runner" : "region");
+
 /** One check result as it arrives from a worker or runner (validate bus payloads with this). */
 export const CheckResultInputSchema = Type.Object({
   job_id: Type.String({ minLength: 1, maxLength: 200 }),

@@ -91,7 +91,7 @@ function figures(c: ResultCounts, downtime: number | null): UptimeFigures {
 }
 
 function segmentsFor(from: Date, to: Date, source: ReadSource, bucket: BucketSize | null): Segment[] {
-  if (!(from.getTime() < to.getTime())) throw validationError([{ path: "from", message: "from must be before to" }]);
+  if (!(from.getTime() < to.getTime())) throw validationError([{ path: "query.from", message: "from must be before to" }]);
   return source === "raw" ? [{ source: "raw", from, to }] : planSegments(from, to, bucket === "hour" ? "hourly" : "daily");
 }
 
@@ -185,7 +185,7 @@ export async function aggregates(
   const step = opts.bucket === "hour" ? HOUR_MS : DAY_MS;
   const first = floorTo(opts.from.getTime(), step);
   if ((opts.to.getTime() - first) / step > MAX_BUCKETS) {
-    throw validationError([{ path: "bucket", message: `at most ${MAX_BUCKETS} buckets per request` }]);
+    throw validationError([{ path: "query.bucket", message: `at most ${MAX_BUCKETS} buckets per request` }]);
   }
   const rows = await selectCounts(sql, {
     orgId,

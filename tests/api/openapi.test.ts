@@ -87,6 +87,12 @@ describe("the OpenAPI document", () => {
       "DELETE /api/v1/api-keys/{id}",
       "GET /api/v1/audit-log",
       "GET /api/v1/entitlements",
+      "GET /api/v1/monitors/{id}/checks",
+      "GET /api/v1/monitors/{id}/checks/{checkId}",
+      "GET /api/v1/monitors/{id}/checks/export",
+      "GET /api/v1/monitors/{id}/uptime",
+      "GET /api/v1/monitors/{id}/aggregates",
+      "GET /api/v1/retention",
     ]) {
       expect(names.has(expected) ? expected : `missing ${expected}`).toBe(expected);
     }
@@ -144,6 +150,19 @@ describe("the OpenAPI document", () => {
       expect(doc.paths[path]!.post!.security).toEqual([]);
     }
     expect(doc.paths["/api/v1/org"]!.get!.security).toBeUndefined();
+  });
+
+  it("documents every check type's config and result data as components", () => {
+    for (const type of ["Http", "Keyword", "Ssl", "Tcp", "Dns", "Ping", "Domain", "Heartbeat", "BrowserLite", "BrowserFlow"]) {
+      expect(doc.components.schemas[`${type}Config`]?.type).toBe("object");
+      expect(doc.components.schemas[`${type}Data`]?.type).toBe("object");
+    }
+    expect(Object.keys(doc.components.schemas.HttpData.properties)).toEqual(expect.arrayContaining(["status_code", "dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "response_time"]));
+    expect(doc.components.schemas.SslData.properties.ssl_days_remaining.description).toContain("days");
+    expect(Object.keys(doc.components.schemas.PingData.properties)).toContain("packet_loss_pct");
+    expect(Object.keys(doc.components.schemas.DomainData.properties)).toContain("domain_days_remaining");
+    const exportOk = doc.paths["/api/v1/monitors/{id}/checks/export"]!.get!.responses["200"]!;
+    expect(Object.keys(exportOk.content ?? {}).sort()).toEqual(["application/json", "text/csv"]);
   });
 
   it("documents the rate-limit headers on /api/v1 answers", () => {
