@@ -5,12 +5,13 @@
  *   - checks/s at CONCURRENCY=100 against a loopback target, payload encryption on vs off
  *     (target: encryption costs < 10 %).
  *
- *   bun bench/runner.ts [jobs=3000] [rounds=3]
+ *   bun bench/runner.ts [jobs=3000] [rounds=3]       (a short run: bun bench/runner.ts 300 1)
  *
  * Needs the test PostgreSQL (TEST_DATABASE_URL). The target runs in a child process.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { arch } from "node:os";
 import { join } from "node:path";
 import { open, seal } from "../core/runners/session-crypto.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTlsApi } from "../tests/runners/support.ts";
@@ -18,7 +19,7 @@ import { collectResults, orgWithRunner, publishHttpJob, startTlsApi } from "../t
 const jobs = Number(process.argv[2] ?? 3000);
 const rounds = Number(process.argv[3] ?? 3);
 const root = join(import.meta.dir, "..");
-const binary = join(root, "dist/runner-linux-x64");
+const binary = join(root, `dist/runner-linux-${arch() === "arm64" ? "arm64" : "x64"}`);
 
 const target = Bun.spawn([process.execPath, "-e", `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") }); console.log(s.port);`], { stdout: "pipe" });
 const port = Number(new TextDecoder().decode((await target.stdout.getReader().read()).value).trim());
@@ -85,7 +86,7 @@ async function throughput(encrypted: boolean): Promise<{ rate: number; runnerUs:
 }
 
 await idleRss("bun runner/main.ts", [process.execPath, "runner/main.ts"]);
-if (existsSync(binary)) await idleRss("dist/runner-linux-x64", [binary]);
+if (existsSync(binary)) await idleRss(binary.slice(root.length + 1), [binary]);
 else console.log("idle RSS (binary): skipped, run scripts/build-runner.sh --host-only first");
 
 console.log(`checks/s at CONCURRENCY=100, ${jobs} jobs per round, ${rounds} rounds:`);
