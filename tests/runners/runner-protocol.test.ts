@@ -180,7 +180,7 @@ describe("runner protocol", () => {
 describe("payloads on the wire", () => {
   const MARKER = "wire-marker-7f3a9c";
 
-  async function runAgent(token: string, unencrypted: boolean) {
+  async function runAgent(token: string, unencrypted: boolean, allowPrivate = true) {
     const bodies: string[] = [];
     const recording = (async (input: string | URL | Request, init?: RequestInit) => {
       bodies.push(String(init?.body ?? ""));
@@ -189,12 +189,26 @@ describe("payloads on the wire", () => {
       bodies.push(text);
       return new Response(text, { status: res.status, headers: res.headers });
     }) as typeof fetch;
-    const config = loadRunnerConfig({ SERVICE_API_URL: api.url, SERVICE_TOKEN: token, ALLOW_PRIVATE_IPS: "true", POLL_INTERVAL_MS: "1000", ALLOW_UNENCRYPTED_SESSION: String(unencrypted) });
+    const config = loadRunnerConfig({ SERVICE_API_URL: api.url, SERVICE_TOKEN: token, ALLOW_PRIVATE_IPS: String(allowPrivate), POLL_INTERVAL_MS: "1000", ALLOW_UNENCRYPTED_SESSION: String(unencrypted) });
     const agent = new RunnerAgent({ config, log: silentLogger, fetch: recording });
     await agent.connect();
     const done = agent.run();
     return { bodies, agent, done };
   }
+
+  it("refuses a loopback target unless ALLOW_PRIVATE_IPS=true, without contacting it", async () => {
+    const { org, runner } = await orgWithRunner(api);
+    const results = await collectResults(api.bus, org.org_id);
+    const { agent, done } = await runAgent(runner.token, false, false);
+    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_priv", `${target.url}/ok/private-probe`);
+    const r = await results.waitFor((x) => x.id === job.id);
+    await agent.stop();
+    expect(await done).toBe(0);
+    expect(r.status).toBe("down");
+    expect(r.error).toMatch(/loopback/i);
+    expect(target.hits).not.toContain("/ok/private-probe");
+    await results.stop();
+  });
 
   for (const unencrypted of [false, true]) {
     it(unencrypted ? "carries the job in clear on an opted-out session (the capture works)" : "carries only ciphertext: the job's target URL never appears in a request or response body", async () => {
