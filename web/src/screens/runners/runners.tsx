@@ -121,7 +121,7 @@ export function Runners() {
         <Field label="Name" name="name" required maxLength={200} placeholder="Office rack" />
         <Field label="Location (optional)" name="location_label" maxLength={200} placeholder="Berlin office" />
         <ErrorMessage error={create.error} />
-        <button className="primary" disabled={create.isPending}>
+        <button className="primary" disabled={create.isPending || full}>
           Create runner
         </button>
       </form>

@@ -1,0 +1,154 @@
+import { expect } from "bun:test";
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import { startDnsServer, type TestDnsServer, type ZoneEntry } from "../../runner/checks/test-support/dns-server.ts";
+import { createTestDatabase, type TestDatabase } from "../support/db.ts";
+import { spawnRole, type RoleProcess } from "../support/processes.ts";
+import { launchChromium, screenshot, watchConsole } from "./browser.ts";
+
+const require = createRequire(import.meta.url);
+export const AXE_PATH = require.resolve("axe-core/axe.min.js");
+export const JSQR_PATH = require.resolve("jsqr/dist/jsQR.js");
+
+export const freePort = () => {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+};
+
+export interface Part2Env {
+  base: string;
+  /** The in-process billing simulator (its admin endpoints move time and fail payments). */
+  simUrl: string;
+  db: TestDatabase;
+  server: RoleProcess;
+  chromium: Awaited<ReturnType<typeof launchChromium>>;
+  page: Page;
+  /** Console errors, page errors and HTTP responses ≥ 400 seen by the page. */
+  errors: string[];
+  /** DNS zone served to the API for custom-domain TXT lookups (mutable). */
+  zone: Record<string, ZoneEntry>;
+  dns: TestDnsServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real all-in-one server (`scripts/start.ts`: API, scheduler, worker, alerting, billing with its
+ * simulator) on a test database, and Debian Chromium with a fresh profile.
+ */
+export async function startPart2(tag: string, env: Record<string, string> = {}): Promise<Part2Env> {
+  const db = await createTestDatabase();
+  const zone: Record<string, ZoneEntry> = {};
+  const dns = await startDnsServer(zone);
+  const port = freePort();
+  const simPort = freePort();
+  const server = spawnRole("scripts/start.ts", {
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ALLOW_PRIVATE_IPS: "true",
+    DATA_DIR: `/tmp/wp-web-${tag}-${port}`,
+    BILLING_SIM_PORT: String(simPort),
+    STATUS_PAGE_DNS_SERVERS: dns.address,
+    RUNNER_IMAGE_REGISTRY: "ghcr.io/acme/watchpost",
+    // The journeys sign several people up and in from one address.
+    RATE_LIMIT_SIGNUP_PER_IP: "100",
+    RATE_LIMIT_SIGNIN_PER_IP: "100",
+    ...env,
+  });
+  await server.waitForLog("API listening", 60_000);
+  const chromium = await launchChromium();
+  const page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
+  const errors = watchConsole(page);
+  return {
+    base: `http://127.0.0.1:${port}`,
+    simUrl: `http://127.0.0.1:${simPort}`,
+    db,
+    server,
+    chromium,
+    page,
+    errors,
+    zone,
+    dns,
+    async stop() {
+      await chromium.close().catch(() => {});
+      await server.stop(5000);
+      await dns.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** Signs a new person up through the app's own form; lands on the empty monitors overview. */
+export async function signUpInBrowser(env: Part2Env, name: string, email: string, password = "correct horse battery") {
+  const { page } = env;
+  await page.goto(`${env.base}/signup`);
+  await page.getByLabel("Your name").fill(name);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Watch your first site in under a minute" }).waitFor({ timeout: 15_000 });
+}
+
+/** A cookie-authenticated API call from the page's own session (cookies, X-CSRF-Token, X-Org-Id). */
+export async function apiCall<T = any>(env: Part2Env, method: string, path: string, data?: unknown, expectOk = true): Promise<T> {
+  const cookies = await env.page.context().cookies();
+  const csrf = cookies.find((c) => c.name === "wp_csrf")?.value ?? "";
+  const org = await env.page.evaluate(() => localStorage.getItem("wp_org")).catch(() => null);
+  const res = await env.page.request.fetch(`${env.base}${path}`, { method, data, headers: { "x-csrf-token": decodeURIComponent(csrf), ...(org ? { "x-org-id": org } : {}) } });
+  if (expectOk) expect(res.status(), `${method} ${path}: ${await res.text()}`).toBeLessThan(300);
+  return (res.status() === 204 ? null : await res.json()) as T;
+}
+
+/** The billing simulator's admin endpoints (`/sim/*`). */
+export async function sim<T = any>(env: Part2Env, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${env.simUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  expect(res.status, `${method} ${path}`).toBeLessThan(300);
+  return (await res.json()) as T;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/**
+ * Runs axe-core on the page as it is now and fails on any serious or critical violation,
+ * naming the rule, the elements and why.
+ */
+export async function checkA11y(page: Page, screen: string): Promise<void> {
+  const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== "undefined");
+  if (!loaded) await page.addScriptTag({ path: AXE_PATH });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+  });
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  if (bad.length > 0) {
+    const text = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(" ")} — ${n.failureSummary ?? ""}`).join("\n")}`).join("\n");
+    throw new Error(`axe found ${bad.length} serious/critical violation(s) on ${screen}:\n${text}`);
+  }
+}
+
+/** Screenshot into test-artifacts/ and the accessibility check, in both colour themes. */
+export async function captureScreen(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  await checkA11y(page, name);
+  const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+  await page.evaluate(() => {
+    document.documentElement.dataset.theme = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
+  });
+  try {
+    await checkA11y(page, `${name} (${theme === "dark" ? "light" : "dark"} theme)`);
+  } finally {
+    await page.evaluate((t) => {
+      document.documentElement.dataset.theme = t ?? "light";
+    }, theme);
+  }
+}
+
+export const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
