@@ -122,7 +122,7 @@ describe("dashboard journey", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Channels", exact: true }).click();
     await page.getByLabel("Type").selectOption("webhook");
     await page.getByLabel("Name").fill("Loopback hook");
-    await page.getByLabel("Settings (JSON)").fill(JSON.stringify({ url: `http://127.0.0.1:${target.port}/hook` }));
+    await page.getByLabel("URL").fill(`http://127.0.0.1:${target.port}/hook`);
     await page.getByRole("button", { name: "Add channel" }).click();
     await page.getByText("Loopback hook").waitFor();
     await page.getByRole("button", { name: "Send test" }).click();
@@ -132,7 +132,7 @@ describe("dashboard journey", () => {
     await screenshot(page, "12-channel-tested");
 
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Alert rules", exact: true }).click();
-    await page.getByLabel("Name", { exact: true }).first().fill("Anything down");
+    await page.getByLabel("Rule name").fill("Anything down");
     await page.getByLabel("Loopback hook (webhook)").check();
     await page.getByRole("button", { name: "Create rule" }).click();
     await page.getByText("Anything down").waitFor();

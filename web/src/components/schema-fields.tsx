@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { createContext, useContext, useId, useState } from "react";
 import { toInput, type FormField } from "../lib/schema-form";
 
 interface Props {
@@ -18,14 +18,18 @@ const hintOf = (f: FormField) => {
   return parts.filter(Boolean).join("; ");
 };
 
+/** Makes input ids unique when two generated forms share a page (an edit form above a new one). */
+const IdBase = createContext("sf");
+
 /** Required settings first; the optional ones fold under "More settings" unless one has an issue. */
 export function SchemaFields({ fields, prefix, issuePrefix, value = {}, issues }: Props) {
   const required = fields.filter((f) => f.required);
   const optional = fields.filter((f) => !f.required);
   const hasIssue = optional.some((f) => Object.keys(issues).some((k) => k === `${issuePrefix}.${f.path}` || k.startsWith(`${issuePrefix}.${f.path}.`)));
+  const uid = useId().replace(/\W/g, "");
   const render = (f: FormField) => <SchemaField key={f.path} field={f} prefix={prefix} issuePrefix={issuePrefix} value={value[f.key]} issues={issues} />;
   return (
-    <>
+    <IdBase.Provider value={`sf${uid}`}>
       {required.map(render)}
       {optional.length > 0 && (
         <details className="more" open={hasIssue || undefined}>
@@ -33,13 +37,13 @@ export function SchemaFields({ fields, prefix, issuePrefix, value = {}, issues }
           {optional.map(render)}
         </details>
       )}
-    </>
+    </IdBase.Provider>
   );
 }
 
 function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: FormField; prefix: string; issuePrefix: string; value: unknown; issues: Record<string, string> }) {
   const name = `${prefix}.${f.path}`;
-  const id = `sf-${name.replace(/\W+/g, "-")}`;
+  const id = `${useContext(IdBase)}-${name.replace(/\W+/g, "-")}`;
   const error = issues[`${issuePrefix}.${f.path}`];
   const hint = hintOf(f);
   const shown = toInput(f, value);
@@ -138,7 +142,7 @@ function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: 
 
 function VariantField({ field: f, prefix, issuePrefix, value, issues }: { field: FormField; prefix: string; issuePrefix: string; value?: Record<string, unknown>; issues: Record<string, string> }) {
   const [type, setType] = useState(String(value?.type ?? ""));
-  const id = `sf-${prefix}-${f.path}-type`.replace(/\W+/g, "-");
+  const id = `${useContext(IdBase)}-${prefix}-${f.path}-type`.replace(/\W+/g, "-");
   return (
     <fieldset>
       <legend>{f.label}</legend>

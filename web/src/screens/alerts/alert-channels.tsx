@@ -1,89 +1,132 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, data } from "../../api/client";
-import { EmptyState, ErrorMessage, Field, Loading, Select } from "../../components/ui";
+import { api, data, type paths } from "../../api/client";
+import { SchemaFields } from "../../components/schema-fields";
+import { EmptyState, ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
+import { readChannelForm, CHANNEL_HELP, CHANNEL_TYPES, channelFields, type ChannelType } from "./channel-body";
 
-type ChannelType = "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-
-/** Example config per channel type, shown as the placeholder of the config editor. */
-const EXAMPLES = {
-  email: { to: ["oncall@example.com"] },
-  slack: { url: "https://hooks.slack.com/services/…" },
-  discord: { url: "https://discord.com/api/webhooks/<id>/<token>" },
-  teams: { url: "https://…/workflows/…" },
-  telegram: { bot_token: "123456:ABC…", chat_id: -1001234567890 },
-  webhook: { url: "https://example.com/hooks/watchpost", secret: "at-least-16-characters" },
-  pagerduty: { routing_key: "32-character integration key", severity: "critical" },
-  opsgenie: { api_key: "…", region: "eu" },
-} satisfies Record<ChannelType, object>;
+type Channel = paths["/api/v1/alert-channels"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 
 export function AlertChannels() {
   const qc = useQueryClient();
   const q = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data) });
-  const [type, setType] = useState<ChannelType>("email");
-  const [tested, setTested] = useState<Record<string, string>>({});
-  const create = useMutation({
-    mutationFn: (f: FormData) => {
-      const config = JSON.parse(String(f.get("config") || "{}")) as Record<string, unknown>;
-      return api.POST("/api/v1/alert-channels", { body: { name: String(f.get("name")), type, config } });
-    },
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["alert-channels"] }),
-  });
+  const [editing, setEditing] = useState<string | null>(null);
+  const [tested, setTested] = useState<Record<string, { ok: boolean; text: string }>>({});
   const test = useMutation({
     mutationFn: (id: string) => api.POST("/api/v1/alert-channels/{id}/test", { params: { path: { id } } }).then(data),
     onSuccess: (res, id) =>
-      setTested((t) => ({ ...t, [id]: res.ok ? `Test sent (${res.attempts.length} attempt${res.attempts.length === 1 ? "" : "s"})` : `Test failed: ${res.error ?? res.attempts.at(-1)?.error ?? "no answer"}` })),
+      setTested((t) => ({
+        ...t,
+        [id]: res.ok
+          ? { ok: true, text: `Test sent (${res.attempts.length} attempt${res.attempts.length === 1 ? "" : "s"})` }
+          : { ok: false, text: `Test failed: ${res.error ?? res.attempts.at(-1)?.error ?? "no answer"}` },
+      })),
   });
-  const remove = useMutation({ mutationFn: (id: string) => api.DELETE("/api/v1/alert-channels/{id}", { params: { path: { id } } }), onSettled: () => qc.invalidateQueries({ queryKey: ["alert-channels"] }) });
+  const toggle = useMutation({
+    mutationFn: (c: Channel) => api.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: c.id } }, body: { enabled: !c.enabled } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["alert-channels"] }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api.DELETE("/api/v1/alert-channels/{id}", { params: { path: { id } } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["alert-channels"] }),
+  });
   if (q.isPending) return <Loading what="channels" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   return (
     <section aria-labelledby="channels-h">
       <h1 id="channels-h">Alert channels</h1>
+      <p className="muted">Where alerts go. Alert rules pick channels (with delays) or an escalation policy.</p>
       {q.data.data.length === 0 ? (
         <EmptyState title="Where should alerts go?">
-          <p>Add an email address or a chat webhook below, then send a test to check it arrives.</p>
+          <p>Add an email address or a chat webhook below, then send a test to check it arrives. Rules can notify it next.</p>
         </EmptyState>
       ) : (
         <ul className="cards">
           {q.data.data.map((c) => (
-            <li key={c.id} className="card">
-              <strong>{c.name}</strong> <span className="tag">{c.type}</span>
+            <li key={c.id} className="card" data-channel={c.name}>
               <div className="row">
-                <button onClick={() => test.mutate(c.id)}>Send test</button>
-                <button className="danger" onClick={() => confirm(`Delete ${c.name}?`) && remove.mutate(c.id)}>
+                <strong>{c.name}</strong> <span className="tag">{c.type}</span>
+                {!c.enabled && <span className="badge badge-paused">disabled</span>}
+              </div>
+              <div className="row" role="group" aria-label={`Actions for ${c.name}`}>
+                <button onClick={() => test.mutate(c.id)} disabled={test.isPending && test.variables === c.id}>
+                  {test.isPending && test.variables === c.id ? "Sending…" : "Send test"}
+                </button>
+                <button onClick={() => setEditing(editing === c.id ? null : c.id)} aria-expanded={editing === c.id}>
+                  Edit
+                </button>
+                <button onClick={() => toggle.mutate(c)}>{c.enabled ? "Disable" : "Enable"}</button>
+                <button className="danger" onClick={() => confirm(`Delete ${c.name}? Rules lose this binding.`) && remove.mutate(c.id)}>
                   Delete
                 </button>
-                <span role="status">{tested[c.id]}</span>
+                <span role="status" className={tested[c.id]?.ok === false ? "field-error" : ""}>
+                  {tested[c.id]?.text}
+                </span>
               </div>
+              {editing === c.id && <ChannelForm channel={c} onDone={() => setEditing(null)} />}
             </li>
           ))}
         </ul>
       )}
-      <ErrorMessage error={test.error ?? remove.error} />
+      <ErrorMessage error={test.error ?? remove.error ?? toggle.error} />
       <h2>Add a channel</h2>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate(new FormData(e.currentTarget));
-        }}
-      >
-        <Select label="Type" value={type} onChange={(e) => setType(e.target.value as ChannelType)}>
-          {Object.keys(EXAMPLES).map((t) => (
+      <ChannelForm />
+    </section>
+  );
+}
+
+function ChannelForm({ channel, onDone }: { channel?: Channel; onDone?: () => void }) {
+  const qc = useQueryClient();
+  const [type, setType] = useState<ChannelType>((channel?.type as ChannelType) ?? "email");
+  const [formKey, setFormKey] = useState(0);
+  const save = useMutation({
+    mutationFn: async (f: FormData) => {
+      const body = readChannelForm(type, f);
+      if (channel) return api.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: channel.id } }, body }).then(data);
+      return api.POST("/api/v1/alert-channels", { body }).then(data);
+    },
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["alert-channels"] });
+      setFormKey((k) => k + 1);
+      onDone?.();
+    },
+  });
+  const issues = issuesOf(save.error);
+  const prefix = channel ? `edit-${channel.id}` : "new";
+  return (
+    <form
+      key={formKey}
+      className="stack"
+      noValidate
+      aria-label={channel ? `Edit ${channel.name}` : "New channel"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(new FormData(e.currentTarget));
+      }}
+    >
+      <div className="field">
+        <label htmlFor={`${prefix}-type`}>Type</label>
+        <select id={`${prefix}-type`} value={type} disabled={Boolean(channel)} onChange={(e) => setType(e.target.value as ChannelType)}>
+          {CHANNEL_TYPES.map((t) => (
             <option key={t}>{t}</option>
           ))}
-        </Select>
-        <Field label="Name" name="name" required maxLength={200} placeholder="On-call email" />
-        <div className="field">
-          <label htmlFor="channel-config">Settings (JSON)</label>
-          <textarea id="channel-config" name="config" rows={4} required placeholder={JSON.stringify(EXAMPLES[type], null, 2)} />
-        </div>
-        <ErrorMessage error={create.error} />
-        <button className="primary" disabled={create.isPending}>
-          Add channel
+        </select>
+        <small className="muted">{CHANNEL_HELP[type]}</small>
+      </div>
+      <Field label="Name" id={`${prefix}-name`} name="name" required maxLength={200} defaultValue={channel?.name} placeholder="On-call email" error={issues["body.name"]} />
+      <SchemaFields key={type} fields={channelFields(type)} prefix="config" issuePrefix="body.config" value={channel?.type === type ? channel.config : undefined} issues={issues} />
+      {channel && <p className="muted">Secrets show masked (••••1234); leave them as they are to keep them.</p>}
+      <ErrorMessage error={save.error} />
+      <div className="row">
+        <button className="primary" disabled={save.isPending}>
+          {channel ? "Save channel" : "Add channel"}
         </button>
-      </form>
-    </section>
+        {onDone && (
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
   );
 }

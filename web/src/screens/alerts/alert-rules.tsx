@@ -1,190 +1,268 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { api, data } from "../../api/client";
-import { EmptyState, ErrorMessage, Field, Loading, Select } from "../../components/ui";
+import { useMemo, useState } from "react";
+import { api, data, type paths } from "../../api/client";
+import { MonitorPicker } from "../../components/monitor-picker";
+import { SchemaFields } from "../../components/schema-fields";
+import { EmptyState, ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
+import { Link } from "../../lib/router";
+import { EscalationPolicies } from "./escalation-policies";
+import { CONDITION_LABELS, CONDITION_TYPES, conditionFields, describeRule, readRuleForm, type ConditionType } from "./rule-body";
 
-type Condition = "status_change" | "metric_threshold" | "ssl_expiry" | "domain_expiry" | "keyword_missing" | "certificate_changed" | "monitoring_unavailable";
+type Rule = paths["/api/v1/alert-rules"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
+type Channel = { id: string; name: string; type: string; enabled: boolean };
+type Policy = { id: string; name: string };
 
-/** Reads each condition type's own fields from the form. */
-const CONDITIONS = {
-  status_change: (f: FormData) => ({ to: f.getAll("to").map(String) }),
-  metric_threshold: (f: FormData) => ({ metric: String(f.get("metric")), operator: String(f.get("operator")), threshold: Number(f.get("threshold")) }),
-  ssl_expiry: (f: FormData) => ({ days_before: Number(f.get("days_before")) }),
-  domain_expiry: (f: FormData) => ({ days_before: Number(f.get("days_before")) }),
-  keyword_missing: (f: FormData) => ({ keyword: String(f.get("keyword")) }),
-  certificate_changed: () => ({}),
-  monitoring_unavailable: () => ({}),
-} satisfies Record<Condition, (f: FormData) => object>;
+export function useAlertLookups() {
+  const channels = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data) });
+  const policies = useQuery({ queryKey: ["escalation-policies"], queryFn: () => api.GET("/api/v1/escalation-policies", { params: { query: { limit: 100 } } }).then(data) });
+  const names = useMemo(
+    () => ({
+      channels: new Map((channels.data?.data ?? []).map((c) => [c.id, c.name])),
+      policies: new Map((policies.data?.data ?? []).map((p) => [p.id, p.name])),
+    }),
+    [channels.data, policies.data],
+  );
+  return { channels: (channels.data?.data ?? []) as Channel[], policies: (policies.data?.data ?? []) as Policy[], names };
+}
 
 export function AlertRules() {
   const qc = useQueryClient();
   const rules = useQuery({ queryKey: ["alert-rules"], queryFn: () => api.GET("/api/v1/alert-rules", { params: { query: { limit: 100 } } }).then(data) });
-  const channels = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data) });
-  const policies = useQuery({ queryKey: ["escalation-policies"], queryFn: () => api.GET("/api/v1/escalation-policies", { params: { query: { limit: 100 } } }).then(data) });
-  const [scope, setScope] = useState("all_monitors");
-  const [condition, setCondition] = useState<Condition>("status_change");
-  const create = useMutation({
-    mutationFn: (f: FormData) => {
-      const channelIds = f.getAll("channel_id").map(String);
-      const policy = String(f.get("escalation_policy_id") ?? "");
-      const body = {
-        name: String(f.get("name")),
-        scope: scope === "monitor" ? { type: scope, monitor_id: String(f.get("monitor_id")) } : scope === "monitor_group" ? { type: scope, tag: String(f.get("tag")) } : { type: scope },
-        condition: { type: condition, ...CONDITIONS[condition](f) },
-        confirmation: { consecutive_failures: Number(f.get("consecutive_failures") || 1) },
-        notifications: { on_recovery: f.get("on_recovery") === "on", recurring: Boolean(f.get("recurring_interval_minutes")), recurring_interval_minutes: f.get("recurring_interval_minutes") ? Number(f.get("recurring_interval_minutes")) : null },
-        ...(policy ? { escalation_policy_id: policy } : { channels: channelIds.map((id) => ({ channel_id: id, delay_minutes: Number(f.get(`delay_${id}`) || 0) })) }),
-      };
-      return api.POST("/api/v1/alert-rules", { body });
-    },
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["alert-rules"] }),
+  const lookups = useAlertLookups();
+  const [editing, setEditing] = useState<string | null>(null);
+  const toggle = useMutation({
+    mutationFn: (r: Rule) => api.PATCH("/api/v1/alert-rules/{id}", { params: { path: { id: r.id } }, body: { enabled: !r.enabled } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["alert-rules"] }),
   });
-  const remove = useMutation({ mutationFn: (id: string) => api.DELETE("/api/v1/alert-rules/{id}", { params: { path: { id } } }), onSettled: () => qc.invalidateQueries({ queryKey: ["alert-rules"] }) });
+  const remove = useMutation({
+    mutationFn: (id: string) => api.DELETE("/api/v1/alert-rules/{id}", { params: { path: { id } } }),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["alert-rules"] }),
+  });
   if (rules.isPending) return <Loading what="alert rules" />;
   if (rules.isError) return <ErrorMessage error={rules.error} />;
   return (
     <section aria-labelledby="rules-h">
-      <h1 id="rules-h">Alert rules</h1>
+      <header className="page-head">
+        <h1 id="rules-h">Alert rules</h1>
+        <a href="#esc-h">Escalation policies</a>
+      </header>
       {rules.data.data.length === 0 ? (
         <EmptyState title="No alert rules yet">
-          <p>A rule says which monitors to watch, what counts as a problem, and who hears about it. Start with “any monitor goes down → email me”.</p>
+          <p>
+            A rule says which monitors to watch, what counts as a problem, and who hears about it. Start with “every monitor goes down → email me”:
+            {lookups.channels.length === 0 ? (
+              <>
+                {" "}
+                first <Link to="/alert-channels">add a channel</Link>, then come back.
+              </>
+            ) : (
+              " the form below is filled in for it."
+            )}
+          </p>
         </EmptyState>
       ) : (
         <ul className="cards">
           {rules.data.data.map((r) => (
-            <li key={r.id} className="card">
-              <strong>{r.name}</strong> <span className="tag">{String((r.condition as { type?: string }).type)}</span>
-              <button className="danger" onClick={() => confirm(`Delete ${r.name}?`) && remove.mutate(r.id)}>
-                Delete
-              </button>
+            <li key={r.id} className="card" data-rule={r.name}>
+              <div className="row">
+                <strong>{r.name}</strong>
+                {!r.enabled && <span className="badge badge-paused">disabled</span>}
+              </div>
+              <p className="muted">{describeRule(r, lookups.names)}</p>
+              {r.description && <p>{r.description}</p>}
+              <div className="row" role="group" aria-label={`Actions for ${r.name}`}>
+                <button onClick={() => setEditing(editing === r.id ? null : r.id)} aria-expanded={editing === r.id}>
+                  Edit
+                </button>
+                <button onClick={() => toggle.mutate(r)}>{r.enabled ? "Disable" : "Enable"}</button>
+                <button className="danger" onClick={() => confirm(`Delete ${r.name}?`) && remove.mutate(r.id)}>
+                  Delete
+                </button>
+              </div>
+              {editing === r.id && <RuleForm rule={r} lookups={lookups} onDone={() => setEditing(null)} />}
             </li>
           ))}
         </ul>
       )}
+      <ErrorMessage error={toggle.error ?? remove.error} />
       <h2>New rule</h2>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate(new FormData(e.currentTarget));
-        }}
-      >
-        <Field label="Name" name="name" required placeholder="Production down" />
-        <Select label="Applies to" value={scope} onChange={(e) => setScope(e.target.value)}>
-          <option value="all_monitors">All monitors</option>
-          <option value="monitor_group">A monitor group (tag)</option>
-          <option value="monitor">One monitor</option>
-        </Select>
-        {scope === "monitor" && <Field label="Monitor id" name="monitor_id" required />}
-        {scope === "monitor_group" && <Field label="Tag" name="tag" required />}
-        <Select label="Condition" value={condition} onChange={(e) => setCondition(e.target.value as Condition)}>
-          {Object.keys(CONDITIONS).map((c) => (
-            <option key={c}>{c}</option>
-          ))}
-        </Select>
-        {condition === "status_change" && (
-          <fieldset>
-            <legend>Alert when the status becomes</legend>
-            {["down", "timeout", "degraded"].map((s) => (
-              <label key={s} className="inline">
-                <input type="checkbox" name="to" value={s} defaultChecked={s !== "degraded"} /> {s}
-              </label>
-            ))}
-          </fieldset>
-        )}
-        {condition === "metric_threshold" && (
-          <div className="row">
-            <Field label="Metric" name="metric" defaultValue="response_time_ms" required />
-            <Select label="Operator" name="operator">
-              {["gt", "gte", "lt", "lte", "eq", "neq"].map((o) => (
-                <option key={o}>{o}</option>
-              ))}
-            </Select>
-            <Field label="Threshold" name="threshold" type="number" required />
-          </div>
-        )}
-        {(condition === "ssl_expiry" || condition === "domain_expiry") && <Field label="Days before expiry" name="days_before" type="number" min={1} defaultValue={14} required />}
-        {condition === "keyword_missing" && <Field label="Keyword" name="keyword" required />}
-        <Field label="Consecutive failures before alerting" name="consecutive_failures" type="number" min={1} max={1000} defaultValue={1} />
-        <label className="inline">
-          <input type="checkbox" name="on_recovery" defaultChecked /> Notify on recovery
-        </label>
-        <Field label="Remind every (minutes, optional)" name="recurring_interval_minutes" type="number" min={1} />
-        <fieldset>
-          <legend>Notify these channels</legend>
-          {(channels.data?.data ?? []).length === 0 && <p className="muted">Add a channel first under Channels.</p>}
-          {(channels.data?.data ?? []).map((c) => (
-            <div key={c.id} className="row">
-              <label className="inline">
-                <input type="checkbox" name="channel_id" value={c.id} /> {c.name} ({c.type})
-              </label>
-              <Field label={`Delay for ${c.name} (minutes)`} name={`delay_${c.id}`} type="number" min={0} defaultValue={0} />
-            </div>
-          ))}
-        </fieldset>
-        <Select label="…or follow an escalation policy" name="escalation_policy_id" defaultValue="">
-          <option value="">(none)</option>
-          {(policies.data?.data ?? []).map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </Select>
-        <ErrorMessage error={create.error ?? remove.error} />
-        <button className="primary" disabled={create.isPending}>
-          Create rule
-        </button>
-      </form>
-      <EscalationPolicies channels={channels.data?.data ?? []} />
+      <RuleForm lookups={lookups} />
+      <EscalationPolicies channels={lookups.channels} />
     </section>
   );
 }
 
-function EscalationPolicies({ channels }: { channels: { id: string; name: string }[] }) {
+function RuleForm({ rule, lookups, onDone }: { rule?: Rule; lookups: ReturnType<typeof useAlertLookups>; onDone?: () => void }) {
   const qc = useQueryClient();
-  const [steps, setSteps] = useState(1);
-  const create = useMutation({
-    mutationFn: (f: FormData) =>
-      api.POST("/api/v1/escalation-policies", {
-        body: {
-          name: String(f.get("name")),
-          steps: Array.from({ length: steps }, (_, i) => ({ delay_minutes: Number(f.get(`step_${i}_delay`) || 0), channel_ids: f.getAll(`step_${i}_channel`).map(String) })),
-        },
-      }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["escalation-policies"] }),
+  const [formKey, setFormKey] = useState(0);
+  const [scope, setScope] = useState(String(rule?.scope.type ?? "all_monitors"));
+  const [condition, setCondition] = useState<ConditionType>((rule?.condition.type as ConditionType) ?? "status_change");
+  const [delivery, setDelivery] = useState(rule?.escalation_policy_id ? "policy" : "channels");
+  const [recurring, setRecurring] = useState(rule?.notifications.recurring ?? false);
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data), staleTime: 60_000 });
+  const save = useMutation({
+    mutationFn: async (f: FormData) => {
+      const body = readRuleForm(f);
+      if (rule) return api.PATCH("/api/v1/alert-rules/{id}", { params: { path: { id: rule.id } }, body: body as never }).then(data);
+      return api.POST("/api/v1/alert-rules", { body: body as never }).then(data);
+    },
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["alert-rules"] });
+      setFormKey((k) => k + 1);
+      onDone?.();
+    },
   });
+  const issues = issuesOf(save.error);
+  const bound = new Map((rule?.channels ?? []).map((b) => [b.channel_id, Number(b.delay_minutes)]));
+  const uid = rule?.id ?? "new";
+  const enabledChannels = lookups.channels;
   return (
-    <section aria-labelledby="esc-h">
-      <h2 id="esc-h">New escalation policy</h2>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate(new FormData(e.currentTarget));
-        }}
-      >
-        <Field label="Policy name" name="name" required />
-        {Array.from({ length: steps }, (_, i) => (
-          <fieldset key={i}>
-            <legend>Step {i + 1}</legend>
-            <Field label="Minutes after the alert starts" name={`step_${i}_delay`} type="number" min={0} defaultValue={i * 15} />
-            {channels.map((c) => (
-              <label key={c.id} className="inline">
-                <input type="checkbox" name={`step_${i}_channel`} value={c.id} /> {c.name}
-              </label>
-            ))}
-          </fieldset>
-        ))}
-        <div className="row">
-          <button type="button" onClick={() => setSteps(Math.min(10, steps + 1))}>
-            Add step
-          </button>
-          <button className="primary" disabled={create.isPending}>
-            Create policy
-          </button>
+    <form
+      key={formKey}
+      className="stack"
+      noValidate
+      aria-label={rule ? `Edit rule ${rule.name}` : "New rule"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(new FormData(e.currentTarget));
+      }}
+    >
+      <Field label="Rule name" id={`${uid}-name`} name="name" required maxLength={200} defaultValue={rule?.name} placeholder="Production down" error={issues["body.name"]} />
+      <Field label="Description (optional)" id={`${uid}-desc`} name="description" maxLength={2000} defaultValue={rule?.description ?? ""} />
+      <label className="inline">
+        <input type="checkbox" name="enabled" defaultChecked={rule?.enabled ?? true} /> Enabled (a disabled rule keeps its settings but never fires)
+      </label>
+
+      <fieldset>
+        <legend>Which monitors</legend>
+        <div className="field">
+          <label htmlFor={`${uid}-scope`}>Applies to</label>
+          <select id={`${uid}-scope`} name="scope.type" value={scope} onChange={(e) => setScope(e.target.value)}>
+            <option value="all_monitors">Every monitor, including ones added later</option>
+            <option value="monitor_group">Monitors with a tag (a group)</option>
+            <option value="monitor">One monitor</option>
+          </select>
         </div>
-        <ErrorMessage error={create.error} />
-      </form>
-    </section>
+        {scope === "monitor" && <MonitorPicker name="scope.monitor_id" label="Monitor" initialId={rule?.scope.type === "monitor" ? String(rule.scope.monitor_id) : undefined} error={issues["body.scope.monitor_id"]} />}
+        {scope === "monitor_group" && (
+          <>
+            <Field label="Tag" id={`${uid}-tag`} name="scope.tag" list={`${uid}-tags`} required defaultValue={rule?.scope.type === "monitor_group" ? String(rule.scope.tag) : ""} error={issues["body.scope.tag"]} hint="Monitors tagged later are included too" />
+            <datalist id={`${uid}-tags`}>
+              {(groups.data?.data ?? []).map((g) => (
+                <option key={g.tag} value={g.tag} />
+              ))}
+            </datalist>
+          </>
+        )}
+      </fieldset>
+
+      <fieldset>
+        <legend>When to alert</legend>
+        <div className="field">
+          <label htmlFor={`${uid}-cond`}>Condition</label>
+          <select id={`${uid}-cond`} name="condition.type" value={condition} onChange={(e) => setCondition(e.target.value as ConditionType)}>
+            {CONDITION_TYPES.map((c) => (
+              <option key={c} value={c}>
+                {CONDITION_LABELS[c]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <SchemaFields
+          key={condition}
+          fields={conditionFields(condition)}
+          prefix="condition"
+          issuePrefix="body.condition"
+          value={rule?.condition.type === condition ? rule.condition : condition === "status_change" ? { to: ["down", "timeout"] } : undefined}
+          issues={issues}
+        />
+        <Field
+          label="Consecutive failing checks before alerting"
+          id={`${uid}-confirm`}
+          name="confirmation.consecutive_failures"
+          type="number"
+          min={1}
+          max={1000}
+          defaultValue={Number(rule?.confirmation.consecutive_failures ?? 1)}
+          hint="Counted per region; 2 or 3 rides out one-off blips"
+          error={issues["body.confirmation.consecutive_failures"]}
+        />
+      </fieldset>
+
+      <fieldset>
+        <legend>Notifications</legend>
+        <label className="inline">
+          <input type="checkbox" name="notifications.on_recovery" defaultChecked={rule?.notifications.on_recovery ?? true} /> Send a recovery notice when it clears
+        </label>
+        <label className="inline">
+          <input type="checkbox" name="notifications.recurring" checked={recurring} onChange={(e) => setRecurring(e.target.checked)} /> Remind while unacknowledged
+        </label>
+        {recurring && (
+          <Field
+            label="Remind every (minutes)"
+            id={`${uid}-remind`}
+            name="notifications.recurring_interval_minutes"
+            type="number"
+            min={1}
+            max={10080}
+            defaultValue={rule?.notifications.recurring_interval_minutes == null ? 60 : Number(rule.notifications.recurring_interval_minutes)}
+            error={issues["body.notifications.recurring_interval_minutes"]}
+          />
+        )}
+      </fieldset>
+
+      <fieldset>
+        <legend>Who hears about it</legend>
+        <label className="inline">
+          <input type="radio" name="delivery" value="channels" checked={delivery === "channels"} onChange={() => setDelivery("channels")} /> Channels, each after its own delay
+        </label>
+        <label className="inline">
+          <input type="radio" name="delivery" value="policy" checked={delivery === "policy"} onChange={() => setDelivery("policy")} /> An escalation policy
+        </label>
+        {delivery === "channels" ? (
+          <>
+            {enabledChannels.length === 0 && (
+              <p className="muted">
+                No channel yet: <Link to="/alert-channels">add one</Link> first.
+              </p>
+            )}
+            {enabledChannels.map((c) => (
+              <div key={c.id} className="row binding">
+                <label className="inline">
+                  <input type="checkbox" name="channel_id" value={c.id} defaultChecked={bound.has(c.id) || (!rule && enabledChannels.length === 1)} /> {c.name} ({c.type}){!c.enabled && " — disabled"}
+                </label>
+                <Field label={`Delay for ${c.name} (minutes)`} id={`${uid}-delay-${c.id}`} name={`delay.${c.id}`} type="number" min={0} max={10080} defaultValue={bound.get(c.id) ?? 0} hint="0 = at once" />
+              </div>
+            ))}
+            {issues["body.channels"] && <small className="field-error">{issues["body.channels"]}</small>}
+          </>
+        ) : (
+          <div className="field">
+            <label htmlFor={`${uid}-policy`}>Escalation policy</label>
+            <select id={`${uid}-policy`} name="escalation_policy_id" defaultValue={rule?.escalation_policy_id ?? ""}>
+              <option value="">Choose a policy</option>
+              {lookups.policies.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+            {lookups.policies.length === 0 && <small className="muted">No policy yet: create one below.</small>}
+            {issues["body.channels"] && <small className="field-error">{issues["body.channels"]}</small>}
+          </div>
+        )}
+      </fieldset>
+      <ErrorMessage error={save.error} />
+      <div className="row">
+        <button className="primary" disabled={save.isPending}>
+          {rule ? "Save rule" : "Create rule"}
+        </button>
+        {onDone && (
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
   );
 }
