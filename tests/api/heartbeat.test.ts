@@ -4,6 +4,8 @@ import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
 import { sweepHeartbeats } from "../../core/monitors/heartbeat.ts";
 import { startHousekeeping } from "../../scheduler/housekeeping.ts";
+import { Value } from "@sinclair/typebox/value";
+import { heartbeatDataSchema } from "../../runner/checks/heartbeat/heartbeat-data.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
@@ -67,6 +69,10 @@ describe("heartbeat monitors", () => {
     expect((await api.sql`select count(*)::int as n from check_results where monitor_id = ${m.id}`)[0]!.n).toBe(3);
     expect(rows.map((r) => r.status)).toEqual(["up", "down", "down"]);
     expect(rows[1]!.error).toContain("no ping since");
+    const results = (await call("GET", `/api/v1/monitors/${m.id}/checks?to=${new Date(later.getTime() + 60_000).toISOString()}`)).body.data;
+    expect(results.map((r: { location: string }) => r.location)).toEqual(["heartbeat", "heartbeat", "heartbeat"]);
+    for (const r of results) expect(Value.Check(heartbeatDataSchema, r.data)).toBe(true);
+    expect(results[0].data.last_ping_at).toBe(pinged.toISOString());
     const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "down");
     expect(monitor.body.status).toBe("down");
   });
@@ -82,6 +88,27 @@ describe("heartbeat monitors", () => {
       expect(monitor.body.status).toBe("down");
     } finally {
       await housekeeping.stop();
+    }
+  });
+
+  it("is rate-limited per IP like every unauthenticated request", async () => {
+    // Its own client address (through TRUST_PROXY), so other tests' unauthenticated calls do not count.
+    const limited = await startTestApi({ RATE_LIMIT_PER_IP: "3", TRUST_PROXY: "true" }, api.db, api.bus);
+    const from = { "x-forwarded-for": `203.0.113.${1 + Math.floor(Math.random() * 250)}` };
+    try {
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 3000) await Bun.sleep(left + 50); // all four in one fixed window
+      const o = await makeOrg(api.sql, "business");
+      const { body: m } = await client(api.url, { key: o.api_key })("POST", "/api/v1/monitors", { name: "chatty", type: "heartbeat", config: { period_seconds: 60 } });
+      const url = m.heartbeat_url.replace(api.url, limited.url);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(url, { method: i % 2 ? "POST" : "GET", headers: from })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await fetch(url, { headers: from });
+      expect(refused.headers.get("retry-after")).not.toBeNull();
+      expect((await refused.json()).code).toBe("RATE_LIMIT_EXCEEDED");
+    } finally {
+      await limited.stop();
     }
   });
 
