@@ -98,7 +98,18 @@ export interface MonitorFilter {
   tag?: string;
   paused?: boolean;
   search?: string;
+  sort?: MonitorSort;
 }
+
+/** List orders; each ends on id so pages never overlap. */
+export type MonitorSort = "created" | "name" | "status" | "response_time";
+const ORDER: Record<MonitorSort, string> = {
+  created: "created_at desc, id desc",
+  name: "lower(name), id",
+  // Worst first: problems, then pending, then up; paused last.
+  status: "paused, case status when 'down' then 0 when 'timeout' then 1 when 'degraded' then 2 when 'pending' then 3 else 4 end, lower(name), id",
+  response_time: "last_duration_ms desc nulls last, lower(name), id",
+};
 
 export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, limit: number, offset: number): Promise<{ rows: MonitorRow[]; total: number }> {
   const where = sql`
@@ -108,7 +119,7 @@ export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, li
     and (${f.tag ?? null}::text is null or ${f.tag ?? null} = any(tags))
     and (${f.paused ?? null}::boolean is null or paused = ${f.paused ?? null})
     and (${f.search ?? null}::text is null or name ilike ${"%" + (f.search ?? "").replace(/[\\%_]/g, (c) => "\\" + c) + "%"})`;
-  const rows = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where ${where} order by created_at desc, id desc limit ${limit} offset ${offset}`;
+  const rows = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where ${where} order by ${sql.unsafe(ORDER[f.sort ?? "created"])} limit ${limit} offset ${offset}`;
   const [c] = await sql<{ n: number }[]>`select count(*)::int as n from monitors where ${where}`;
   return { rows, total: c!.n };
 }

@@ -106,6 +106,30 @@ describe("monitors", () => {
     expect((await call("GET", "/api/v1/monitors?search=%25")).body.pagination.total).toBe(0);
   });
 
+  it("sorts worst status first, by name or by slowest last check across pages", async () => {
+    const { call } = await org();
+    const ids: Record<string, string> = {};
+    for (const name of ["delta", "Alpha", "charlie", "bravo", "echo"]) ids[name] = (await call("POST", "/api/v1/monitors", { name, type: "http", config: http() })).body.id;
+    const set = (name: string, status: string, ms: number | null, paused = false) =>
+      api.sql`update monitors set status = ${status}, last_duration_ms = ${ms}, paused = ${paused} where id = ${ids[name]!}`;
+    await set("delta", "up", 120);
+    await set("Alpha", "down", null);
+    await set("charlie", "degraded", 900);
+    await set("bravo", "down", 15, true);
+    await set("echo", "timeout", 30);
+    const names = async (q: string) => {
+      const a = (await call("GET", `/api/v1/monitors?${q}&limit=2&page=1`)).body.data;
+      const b = (await call("GET", `/api/v1/monitors?${q}&limit=2&page=2`)).body.data;
+      const c = (await call("GET", `/api/v1/monitors?${q}&limit=2&page=3`)).body.data;
+      return [...a, ...b, ...c].map((m: any) => m.name);
+    };
+    expect(await names("sort=status")).toEqual(["Alpha", "echo", "charlie", "delta", "bravo"]);
+    expect(await names("sort=name")).toEqual(["Alpha", "bravo", "charlie", "delta", "echo"]);
+    expect(await names("sort=response_time")).toEqual(["charlie", "delta", "echo", "bravo", "Alpha"]);
+    expect(await names("sort=created")).toEqual(["echo", "bravo", "charlie", "Alpha", "delta"]);
+    expect((await call("GET", "/api/v1/monitors?sort=uptime")).status).toBe(400);
+  });
+
   it("keeps a stored secret when the placeholder is sent back and never returns it", async () => {
     const { call } = await org();
     const created = await call("POST", "/api/v1/monitors", { name: "auth", type: "http", config: { ...http(), auth: { type: "basic", username: "u", password: "hunter2-secret" } } });

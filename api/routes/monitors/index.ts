@@ -33,7 +33,7 @@ export const monitorRoutes = (deps: ApiDeps) => {
             const { rows, total } = await listOrgMonitors({ sql: deps.sql, actor }, filter, limit, (page - 1) * limit);
             return toPage(rows.map(view), total, page, limit);
           },
-          { query: MonitorListQuery, response: { 200: paginated(MonitorView) }, detail: { summary: "List monitors, newest first, with filters" } },
+          { query: MonitorListQuery, response: { 200: paginated(MonitorView) }, detail: { summary: "List monitors with filters, newest first unless `sort` says otherwise" } },
         )
         .get("/:id", async ({ actor, params }) => view(await getMonitor({ sql: deps.sql, actor }, params.id)), {
           params: IdParams,

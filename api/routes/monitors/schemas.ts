@@ -73,6 +73,12 @@ export const MonitorListQuery = Obj({
   tag: t.Optional(Tag),
   paused: t.Optional(t.Boolean()),
   search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Part of the name, case-insensitive" })),
+  sort: t.Optional(
+    t.Union([t.Literal("created"), t.Literal("name"), t.Literal("status"), t.Literal("response_time")], {
+      default: "created",
+      description: "created: newest first (default); name: A to Z; status: worst first (down, timeout, degraded, pending, up; paused last); response_time: slowest last check first",
+    }),
+  ),
 });
 
 export const BulkBody = Obj({

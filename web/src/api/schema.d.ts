@@ -897,7 +897,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List monitors, newest first, with filters */
+        /** List monitors with filters, newest first unless `sort` says otherwise */
         get: operations["getApiV1Monitors"];
         put?: never;
         /** Create a monitor of any check type */
@@ -9518,6 +9518,7 @@ export interface operations {
                 tag?: string;
                 paused?: boolean;
                 search?: string;
+                sort?: "created" | "name" | "status" | "response_time";
             };
             header?: never;
             path?: never;
@@ -14884,7 +14885,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            /** @description alert.fired, alert.recovered or delivery.failed */
+                            /** @description alert.fired, alert.recovered, delivery.failed (a notification given up on); runner.offline, runner.online; billing.subscribed, billing.plan_changed, billing.payment_failed, billing.payment_recovered, billing.past_due, billing.cancellation_scheduled, billing.resumed, billing.cancelled, billing.overlap */
                             type: string;
                             title: string;
                             body: string;
@@ -15079,7 +15080,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @description alert.fired, alert.recovered or delivery.failed */
+                        /** @description alert.fired, alert.recovered, delivery.failed (a notification given up on); runner.offline, runner.online; billing.subscribed, billing.plan_changed, billing.payment_failed, billing.payment_recovered, billing.past_due, billing.cancellation_scheduled, billing.resumed, billing.cancelled, billing.overlap */
                         type: string;
                         title: string;
                         body: string;
