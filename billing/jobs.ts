@@ -5,7 +5,8 @@ import { type LineRow, ownerEmails, type SubscriptionRow, updateLine } from "../
 import { type BillingJobRow, claimDueJobs, finishJob } from "../db/queries/billing-jobs.ts";
 import { expiredSuspensions, orgsWithSuspensions, removeSuspended } from "../db/queries/billing-suspensions.ts";
 import type { BillingProvider } from "./provider/types.ts";
-import { reconcileSuspensions, SUSPENDED_RETENTION_DAYS } from "./suspension.ts";
+import { reconcileSuspensions } from "./suspension.ts";
+import { findOrgPlan } from "../db/queries/plans.ts";
 import { settleOrgPlan } from "./sync.ts";
 
 export interface BillingJobDeps {
@@ -72,10 +73,15 @@ async function pushBillable(sql: Sql, provider: BillingProvider, lineId: string)
   else await provider.updateItems(sub.provider_subscription_id, live.map((l) => ({ productId: l.product_id, quantity: l.quantity })), "do_not_bill");
 }
 
-/** Reactivates what fits again and deletes what stayed suspended past the retention window. */
+/**
+ * Reactivates what fits again, and deletes (runners: revokes) what stayed suspended for the grace
+ * period of the organisation's plan (spec: suspended resources are auto-deleted once the grace
+ * period is waited out; Free 3 days, Starter 5, Pro and Business 7).
+ */
 async function sweepSuspensions(sql: Sql, orgId: string, now: Date): Promise<void> {
   await reconcileSuspensions(sql, orgId, now);
-  const before = new Date(now.getTime() - SUSPENDED_RETENTION_DAYS * 86_400_000);
+  const graceDays = (await findOrgPlan(sql, orgId))?.grace_days ?? 7;
+  const before = new Date(now.getTime() - graceDays * 86_400_000);
   for (const r of await expiredSuspensions(sql, orgId, before)) await removeSuspended(sql, r.kind, orgId, r.id);
 }
 

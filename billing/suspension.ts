@@ -5,10 +5,8 @@ import { orgLimits } from "./entitlements.ts";
 import { slotKeysFor, tierOf } from "./tiers.ts";
 
 /** Resources that are suspended over quota; the quota key is the kind itself. */
-export const SUSPENDABLE: SuspendableKind[] = ["monitors", "lite_browser", "flow_browser", "runners", "status_pages"];
+export const SUSPENDABLE: SuspendableKind[] = ["monitors", "lite_browser", "flow_browser", "self_hosted_browser", "runners", "status_pages"];
 
-/** How long a suspended resource is kept before it is deleted (runners: revoked). */
-export const SUSPENDED_RETENTION_DAYS = 30;
 
 export interface ReconcileResult {
   suspended: Partial<Record<SuspendableKind, string[]>>;

@@ -1,6 +1,5 @@
 import type { Sql } from "../core/db/client.ts";
 import { countActive } from "../db/queries/billing-suspensions.ts";
-import { countSelfHostedBrowser } from "../db/queries/billing.ts";
 import { countAlertChannels } from "../db/queries/alert-channels.ts";
 import { countAlertRules } from "../db/queries/alert-rules.ts";
 import { TIER_FLOOR } from "./tiers.ts";
@@ -25,7 +24,7 @@ export const usageCounters: Record<string, (sql: Sql, orgId: string) => Promise<
   flow_browser: (sql, orgId) => countActive(sql, "flow_browser", orgId),
   flow_browser_fast: (sql, orgId) => countActive(sql, "flow_browser", orgId, { belowInterval: TIER_FLOOR.standard }),
   flow_browser_realtime: (sql, orgId) => countActive(sql, "flow_browser", orgId, { belowInterval: TIER_FLOOR.fast }),
-  self_hosted_browser: countSelfHostedBrowser,
+  self_hosted_browser: (sql, orgId) => countActive(sql, "self_hosted_browser", orgId),
   runners: (sql, orgId) => countActive(sql, "runners", orgId),
   status_pages: (sql, orgId) => countActive(sql, "status_pages", orgId),
   alert_rules: countAlertRules,

@@ -17,6 +17,7 @@ import {
   setPaused,
   updateMonitor,
 } from "../../db/queries/monitors.ts";
+import { liveRunnerIds } from "../../db/queries/runners.ts";
 import { splitSecrets } from "./secrets.ts";
 import { validateCheckConfig } from "./validate-config.ts";
 
@@ -35,6 +36,19 @@ export const QUOTA_OF_TYPE: Record<CheckType, string> = {
   browser_lite: "lite_browser",
   browser_flow: "flow_browser",
 };
+
+/** Self-hosted browser slots (spec): at least one minute between checks, whatever the plan's tier. */
+export const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
+
+/**
+ * The quota a monitor occupies: its type's, except that a browser monitor running only on
+ * self-hosted runners (no cloud region) takes a self-hosted browser slot instead of a cloud one.
+ */
+export function quotaOf(type: CheckType, regions: string[], runnerIds: string[]): string {
+  const family = QUOTA_OF_TYPE[type];
+  const browser = family === "lite_browser" || family === "flow_browser";
+  return browser && regions.length === 0 && runnerIds.length > 0 ? "self_hosted_browser" : family;
+}
 
 export interface MonitorSettings {
   /** Cloud regions this deployment offers; the first is the default for new monitors. */
@@ -81,8 +95,24 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
   } else if (regions.length === 0 && runnerIds.length === 0) {
     regions = [ctx.settings.regions[0]!];
   }
+  const added = runnerIds.filter((r) => !previous?.runner_ids.includes(r));
+  if (added.length > 0) {
+    // Only the organisation's own runners that are not revoked; another organisation's id reads as unknown.
+    // Ids the monitor already had are kept as they are (a revoked runner's checks show as unavailable).
+    const known = new Set(await liveRunnerIds(ctx.sql, ctx.actor.orgId, added));
+    const unknown = added.filter((r) => !known.has(r));
+    if (unknown.length > 0) throw validationError([{ path: "body.runner_ids", message: `Unknown or revoked runner(s): ${unknown.join(", ")}` }]);
+  }
   await assertAtLeast(ctx.sql, ctx.actor.orgId, "min_interval_seconds", input.interval_seconds);
-  await assertIntervalSlot(ctx.sql, ctx.actor.orgId, QUOTA_OF_TYPE[input.type], input.interval_seconds, previous?.id);
+  const quota = quotaOf(input.type, regions, runnerIds);
+  if (quota === "self_hosted_browser" && input.interval_seconds < SELF_HOSTED_BROWSER_MIN_INTERVAL) {
+    throw entitlementRequired("min_interval_seconds", `Self-hosted browser monitors check at most once a minute`, {
+      minimum: SELF_HOSTED_BROWSER_MIN_INTERVAL,
+      requested: input.interval_seconds,
+      slot: "self_hosted_browser",
+    });
+  }
+  await assertIntervalSlot(ctx.sql, ctx.actor.orgId, quota, input.interval_seconds, previous?.id);
   const { plan, limits } = await orgLimits(ctx.sql, ctx.actor.orgId);
   if (limits.regions !== undefined && regions.length > limits.regions) {
     throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.regions} regions per monitor`, { limit: limits.regions, requested: regions.length });
@@ -119,7 +149,7 @@ export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<Moni
   return withTx(ctx.sql, async (tx) => {
     // Serialise creations per organisation so two concurrent requests cannot both take the last slot.
     await tx`select pg_advisory_xact_lock(hashtext(${ctx.actor.orgId}))`;
-    await assertQuota(tx, ctx.actor.orgId, QUOTA_OF_TYPE[input.type], 1);
+    await assertQuota(tx, ctx.actor.orgId, quotaOf(input.type, write.regions, write.runnerIds), 1);
     const token = input.type === "heartbeat" ? `hb_${randomToken(24)}` : null;
     return insertMonitor(tx, ctx.actor.orgId, newId("mon"), {
       ...write,
@@ -146,9 +176,6 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
   if (patch.type && patch.type !== current.type && !patch.config) {
     throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
   }
-  if (patch.type && QUOTA_OF_TYPE[patch.type] !== QUOTA_OF_TYPE[current.type as CheckType]) {
-    await assertQuota(ctx.sql, ctx.actor.orgId, QUOTA_OF_TYPE[patch.type], 1);
-  }
   const write = await prepare(
     ctx,
     {
@@ -164,6 +191,10 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
     },
     current,
   );
+  // A change of slot kind (type family, or a browser monitor moving between cloud regions and runners only) needs a free slot of the new kind.
+  const before = quotaOf(current.type as CheckType, current.regions, current.runner_ids);
+  const after = quotaOf(type, write.regions, write.runnerIds);
+  if (after !== before) await assertQuota(ctx.sql, ctx.actor.orgId, after, 1);
   const row = await updateMonitor(ctx.sql, ctx.actor.orgId, id, write);
   if (!row) throw notFound("Monitor");
   return row;

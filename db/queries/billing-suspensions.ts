@@ -1,7 +1,10 @@
 import type { Sql } from "../../core/db/client.ts";
 
 /** Resource kinds that are suspended over quota. Each maps to a fixed table and filter (never user input). */
-export type SuspendableKind = "monitors" | "lite_browser" | "flow_browser" | "runners" | "status_pages";
+export type SuspendableKind = "monitors" | "lite_browser" | "flow_browser" | "self_hosted_browser" | "runners" | "status_pages";
+
+/** A browser monitor that runs only on self-hosted runners takes a self-hosted browser slot, not a cloud one. */
+const SELF_HOSTED = "cardinality(runner_ids) > 0 and cardinality(regions) = 0";
 
 export interface SuspendableRow {
   id: string;
@@ -12,8 +15,9 @@ export interface SuspendableRow {
 
 const SOURCES: Record<SuspendableKind, { table: string; where: string; interval: boolean; remove: "delete" | "revoke" }> = {
   monitors: { table: "monitors", where: "type not in ('browser_lite', 'browser_flow')", interval: true, remove: "delete" },
-  lite_browser: { table: "monitors", where: "type = 'browser_lite'", interval: true, remove: "delete" },
-  flow_browser: { table: "monitors", where: "type = 'browser_flow'", interval: true, remove: "delete" },
+  lite_browser: { table: "monitors", where: `type = 'browser_lite' and not (${SELF_HOSTED})`, interval: true, remove: "delete" },
+  flow_browser: { table: "monitors", where: `type = 'browser_flow' and not (${SELF_HOSTED})`, interval: true, remove: "delete" },
+  self_hosted_browser: { table: "monitors", where: `type in ('browser_lite', 'browser_flow') and ${SELF_HOSTED}`, interval: true, remove: "delete" },
   runners: { table: "runners", where: "revoked_at is null", interval: false, remove: "revoke" },
   status_pages: { table: "status_pages", where: "true", interval: false, remove: "delete" },
 };

@@ -149,11 +149,3 @@ export async function ownerEmails(sql: Sql, orgId: string): Promise<string[]> {
     select u.email from memberships m join users u on u.id = m.user_id where m.org_id = ${orgId} and m.role_id = 'owner'`;
   return rows.map((r) => r.email);
 }
-
-/** Browser monitors that run only on self-hosted runners (the `self_hosted_browser` quota). */
-export async function countSelfHostedBrowser(sql: Sql, orgId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from monitors where org_id = ${orgId} and not suspended
-      and type in ('browser_lite', 'browser_flow') and cardinality(runner_ids) > 0 and cardinality(regions) = 0`;
-  return row!.n;
-}

@@ -45,6 +45,12 @@ export async function listRunners(sql: Sql, orgId: string, limit: number, offset
   return { rows, total: count!.n };
 }
 
+/** Which of `ids` are this organisation's runners and not revoked. */
+export async function liveRunnerIds(sql: Sql, orgId: string, ids: string[]): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`select id from runners where org_id = ${orgId} and id = any(${ids}) and revoked_at is null`;
+  return rows.map((r) => r.id);
+}
+
 /** Runners that hold a quota slot: every one not revoked. */
 export async function countRunners(sql: Sql, orgId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from runners where org_id = ${orgId} and revoked_at is null`;

@@ -101,6 +101,81 @@ describe("403 ENTITLEMENT_REQUIRED names the entitlement", () => {
     expect(third.body.details).toMatchObject({ entitlement: "runners", limit: 2 });
   });
 
+  it("self_hosted_browser: a browser monitor on runners only takes a self-hosted browser slot (1-minute minimum), not a cloud one", async () => {
+    const pro = await org("pro");
+    const runner = (await pro.call("POST", "/api/v1/runners", { name: "r" })).body.id as string;
+    const selfHosted = (interval: number) => ({ name: "sh", type: "browser_lite", config: { url: "https://example.test/" }, interval_seconds: interval, runner_ids: [runner] });
+    const fast = await pro.call("POST", "/api/v1/monitors", selfHosted(30));
+    expect(fast.status).toBe(403);
+    expect(fast.body.details).toMatchObject({ entitlement: "min_interval_seconds", minimum: 60, requested: 30, slot: "self_hosted_browser" });
+    const first = await pro.call("POST", "/api/v1/monitors", selfHosted(60));
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ regions: [], runner_ids: [runner] });
+    expect((await pro.call("POST", "/api/v1/monitors", { ...selfHosted(60), type: "browser_flow", config: { url: "https://example.test/", steps: [{ action: "navigate", url: "https://example.test/" }] } })).status).toBe(201);
+    const third = await pro.call("POST", "/api/v1/monitors", selfHosted(300));
+    expect(third.status).toBe(403);
+    expect(third.body.details).toMatchObject({ entitlement: "self_hosted_browser", limit: 2, used: 2 });
+    // Cloud Lite slots are untouched, and moving a cloud browser monitor onto runners needs a free self-hosted slot.
+    const cloud = await pro.call("POST", "/api/v1/monitors", { ...selfHosted(300), runner_ids: [] });
+    expect(cloud.status).toBe(201);
+    const usage = (await pro.call("GET", "/api/v1/entitlements")).body.usage;
+    expect(usage.self_hosted_browser).toEqual({ used: 2, limit: 2 });
+    expect(usage.lite_browser).toEqual({ used: 1, limit: 3 });
+    const moved = await pro.call("PATCH", `/api/v1/monitors/${cloud.body.id}`, { regions: [], runner_ids: [runner] });
+    expect(moved.status).toBe(403);
+    expect(moved.body.details.entitlement).toBe("self_hosted_browser");
+    // Starter has no self-hosted browser slot until the add-on.
+    const starter = await org("starter");
+    const r2 = (await starter.call("POST", "/api/v1/runners", { name: "r" })).body.id as string;
+    const none = await starter.call("POST", "/api/v1/monitors", { ...selfHosted(60), runner_ids: [r2] });
+    expect(none.body.details).toMatchObject({ entitlement: "self_hosted_browser", limit: 0 });
+    await giveAddon(api.sql, starter.org_id, "self_hosted_browser", 1);
+    expect((await starter.call("POST", "/api/v1/monitors", { ...selfHosted(60), runner_ids: [r2] })).status).toBe(201);
+  });
+
+  it("runner_ids must name the organisation's own live runners", async () => {
+    const a = await org("pro");
+    const b = await org("pro");
+    const foreign = (await b.call("POST", "/api/v1/runners", { name: "theirs" })).body.id as string;
+    const res = await a.call("POST", "/api/v1/monitors", { ...http(300), runner_ids: [foreign] });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues[0].path).toBe("body.runner_ids");
+  });
+
+  it("regions: adding regions beyond the plan's per-monitor limit by PATCH is refused", async () => {
+    const multi = await startTestApi({ REGIONS: "eu-west,us-east,ap-south", REGION_LOCATIONS: "eu-west=Frankfurt,us-east=Virginia,ap-south=Mumbai" });
+    try {
+      const o = await makeOrg(multi.sql, "free");
+      const call = client(multi.url, { key: o.api_key });
+      const created = await call("POST", "/api/v1/monitors", { ...http(300), regions: ["eu-west", "us-east"] });
+      expect(created.status).toBe(201);
+      const res = await call("PATCH", `/api/v1/monitors/${created.body.id}`, { regions: ["eu-west", "us-east", "ap-south"] });
+      expect(res.status).toBe(403);
+      expect(res.body.details).toMatchObject({ entitlement: "regions", limit: 2, requested: 3 });
+    } finally {
+      await multi.stop();
+    }
+  });
+
+  it("alert_rules, alert_channels and status_pages: the first one over the plan's quota", async () => {
+    const o = await org();
+    const channel = { name: "hook", type: "webhook", config: { url: "https://hooks.example.test/x" } };
+    const channelIds: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const c = await o.call("POST", "/api/v1/alert-channels", channel);
+      expect(c.status).toBe(201);
+      channelIds.push(c.body.id);
+    }
+    expect((await o.call("POST", "/api/v1/alert-channels", channel)).body.details).toMatchObject({ entitlement: "alert_channels", limit: 5, used: 5 });
+    const rule = { name: "r", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: channelIds[0] }] };
+    for (let i = 0; i < 10; i++) expect((await o.call("POST", "/api/v1/alert-rules", rule)).status).toBe(201);
+    expect((await o.call("POST", "/api/v1/alert-rules", rule)).body.details).toMatchObject({ entitlement: "alert_rules", limit: 10, used: 10 });
+    expect((await o.call("POST", "/api/v1/status-pages", { name: "one", slug: `q-${o.org_id}-1`.toLowerCase().replace(/_/g, "-") })).status).toBe(201);
+    const page = await o.call("POST", "/api/v1/status-pages", { name: "two", slug: `q-${o.org_id}-2`.toLowerCase().replace(/_/g, "-") });
+    expect(page.status).toBe(403);
+    expect(page.body.details).toMatchObject({ entitlement: "status_pages", limit: 1, used: 1 });
+  });
+
   it("members: invitations count against the plan's seats", async () => {
     const o = await org();
     for (const n of [1, 2]) expect((await o.call("POST", "/api/v1/org/invitations", { email: `m${n}@example.test`, role_id: "member" })).status).toBe(201);

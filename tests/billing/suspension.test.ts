@@ -82,18 +82,38 @@ describe("suspension of resources over quota (spec table)", () => {
     expect(standard.length).toBe(3);
   });
 
-  it("deletes what stayed suspended past the 30-day window, and runners are revoked", async () => {
+  it("deletes what stayed suspended past the plan's grace period (Free: 3 days), and runners are revoked", async () => {
     const o = await ownerOrg(stack);
     const ids = await insertMonitors(stack.api.sql, o.org_id, 21);
     const [runner] = await insertRunners(stack.api.sql, o.org_id, 1);
     await reconcileSuspensions(stack.api.sql, o.org_id);
-    await runBillingJobs(stack.api.sql, new Date(Date.now() + 29 * 86_400_000));
+    await runBillingJobs(stack.api.sql, new Date(Date.now() + 2.9 * 86_400_000));
     expect((await stack.api.sql`select id from monitors where id = ${ids[20]!}`).length).toBe(1);
-    await runBillingJobs(stack.api.sql, new Date(Date.now() + 31 * 86_400_000));
+    await runBillingJobs(stack.api.sql, new Date(Date.now() + 3.1 * 86_400_000));
     expect((await stack.api.sql`select id from monitors where id = ${ids[20]!}`).length).toBe(0);
     expect((await stack.api.sql`select id from monitors where org_id = ${o.org_id}`).length).toBe(20);
     const [r] = await stack.api.sql`select revoked_at from runners where id = ${runner!}`;
     expect(r!.revoked_at).not.toBeNull();
+  });
+
+  it("suspends the newest self-hosted browser monitors over the self-hosted browser cap (Starter has none)", async () => {
+    const o = await ownerOrg(stack, "pro");
+    const [runner] = await insertRunners(stack.api.sql, o.org_id, 1);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = newId("mon");
+      ids.push(id);
+      await stack.api.sql`
+        insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, regions, runner_ids, created_at)
+        values (${id}, ${o.org_id}, ${`b${i}`}, 'browser_lite', ${stack.api.sql.json({ url: "https://example.test/" })}, 300, 10000, ${[]}, ${[runner!]}, ${new Date(Date.UTC(2026, 0, 1, 1, i))})`;
+    }
+    await reconcileSuspensions(stack.api.sql, o.org_id);
+    // Pro includes 2 self-hosted browser slots: the newest of three is suspended; cloud Lite slots are not used.
+    expect(await suspendedIds(stack.api.sql, "monitors", o.org_id)).toEqual([ids[2]!]);
+    await stack.api.sql`update organisations set plan_id = 'starter' where id = ${o.org_id}`;
+    await reconcileSuspensions(stack.api.sql, o.org_id);
+    expect(await suspendedIds(stack.api.sql, "monitors", o.org_id)).toEqual(ids);
+    expect((await o.key("GET", "/api/v1/entitlements")).body.usage.self_hosted_browser).toEqual({ used: 0, limit: 0 });
   });
 
   it("copes with a resource table that does not exist yet (status pages)", async () => {
