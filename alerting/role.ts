@@ -2,14 +2,17 @@ import type { Bus } from "../core/bus/index.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
+import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { startIngest } from "./ingest/ingest.ts";
+import { startRunnerWatch } from "./runtime/runner-watch.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
 
 /**
  * The alerting role: result ingest (persist, roll up, publish live events) and rule evaluation with
- * its dispatcher, each on its own durable RESULTS consumer. Several processes may run it at once.
+ * its dispatcher, each on its own durable RESULTS consumer, plus the in-app notices of runners going
+ * offline and coming back. Several processes may run it at once.
  */
 export async function startAlertingRole(input: { config: AlertingConfig; sql: Sql; bus: Bus; box: SecretBox; log: Logger; options?: AlertingOptions }) {
   const { config, sql, bus, box, log } = input;
@@ -18,6 +21,7 @@ export async function startAlertingRole(input: { config: AlertingConfig; sql: Sq
     publicBaseUrl: config.PUBLIC_BASE_URL,
     allowPrivateAddresses: config.ALLOW_PRIVATE_IPS,
     timeoutMs: config.ALERTING_CHANNEL_TIMEOUT_MS,
+    smtp: smtpSettingsOf(config),
     log,
   });
   const alerting = await startAlerting({
@@ -35,9 +39,11 @@ export async function startAlertingRole(input: { config: AlertingConfig; sql: Sq
       ...input.options,
     },
   });
+  const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
   log.info({ op: "alerting.start" }, "ingest and alerting started");
   return {
     async stop() {
+      await runners.stop();
       await alerting.stop();
       await ingest.stop();
     },

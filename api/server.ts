@@ -14,6 +14,8 @@ import { type Bus, createMemoryBus } from "../core/bus/index.ts";
 import { EventHub } from "../core/events/hub.ts";
 import { setBillingEnabled } from "../db/queries/billing.ts";
 import { domainResolver } from "../core/status-pages/domain.ts";
+import { smtpSettingsOf } from "../core/config/smtp.ts";
+import { createSmtpMailer } from "../core/status-pages/smtp-mailer.ts";
 
 export interface ApiServer {
   url: string;
@@ -22,6 +24,12 @@ export interface ApiServer {
   deps: ApiDeps;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** SMTP when SMTP_HOST is set, else every message goes to the log. */
+function mailerOf(config: ApiConfig, log: Logger): Mailer {
+  const smtp = smtpSettingsOf(config);
+  return smtp ? createSmtpMailer(smtp) : createLogMailer(log);
 }
 
 export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus; mailer?: Mailer }): ApiDeps {
@@ -38,7 +46,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     bus: input.bus ?? createMemoryBus(),
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
     events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
-    mailer: input.mailer ?? createLogMailer(log),
+    mailer: input.mailer ?? mailerOf(config, log),
     async isReady() {
       if (Date.now() - readyAt < 1000) return true;
       try {

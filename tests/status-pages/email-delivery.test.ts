@@ -4,7 +4,6 @@ import { loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
 import { createMemoryBus } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
-import { createSmtpMailer } from "../../core/status-pages/smtp-mailer.ts";
 import { TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";
@@ -20,8 +19,22 @@ beforeAll(async () => {
   db = await createTestDatabase();
   smtp = await startSmtpReceiver();
   hookServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: async (req) => (hooks.push(await req.json()), new Response("ok")) });
-  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_IP: "100000", RATE_LIMIT_PER_ORG: "100000", LOG_LEVEL: "silent", ALLOW_PRIVATE_IPS: "true" });
-  server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer: createSmtpMailer(smtp.settings), bus: createMemoryBus() }));
+  // The deployment's SMTP server comes from the environment, as in `bun run api` and `bun run start`.
+  const config = loadApiConfig({
+    DATABASE_URL: db.url,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_IP: "100000",
+    RATE_LIMIT_PER_ORG: "100000",
+    LOG_LEVEL: "silent",
+    ALLOW_PRIVATE_IPS: "true",
+    SMTP_HOST: smtp.settings.host,
+    SMTP_PORT: String(smtp.settings.port),
+    SMTP_USER: smtp.settings.auth!.user,
+    SMTP_PASSWORD: smtp.settings.auth!.pass,
+    SMTP_FROM: smtp.settings.from,
+  });
+  server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: createMemoryBus() }));
   api = { url: server.url, sql: db.sql, db, server } as unknown as TestApi;
 });
 afterAll(async () => {
@@ -77,5 +90,19 @@ describe("incident email over SMTP", () => {
     const got = await eventually(async () => hooks.filter((h) => (h as { incident: { id: string } }).incident.id === created.body.id), (h) => h.length === 2);
     expect(got.map((h) => (h as { type: string }).type)).toEqual(["incident.created", "incident.updated"]);
     expect(got[1]).toMatchObject({ update: { status: "monitoring", message: "Draining" }, page: { name: "Acme Status" } });
+  });
+});
+
+describe("email alert channel through the API", () => {
+  it("test-sends through the SMTP server the environment names", async () => {
+    const { call } = await orgWithPage(api);
+    const ch = await call("POST", "/api/v1/alert-channels", { name: "On-call mail", type: "email", config: { to: "oncall@acme.example" } });
+    expect(ch.status).toBe(201);
+    const res = await call("POST", `/api/v1/alert-channels/${ch.body.id}/test`);
+    expect(res.status).toBe(200);
+    expect(res.body.ok).toBe(true);
+    const mail = smtp.mails.find((m) => m.envelope.to.includes("oncall@acme.example"));
+    expect(mail?.parsed.subject).toBe("[Watchpost] 🧪 Test notification from Watchpost");
+    expect(mail?.parsed.html).toContain("Test notification");
   });
 });

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { createChannelContext } from "../../../alerting/channels/index.ts";
 import { createChannel, getChannel, listChannels, patchChannel, removeChannel, testChannel } from "../../../alerting/config/channels.ts";
 import type { Actor } from "../../../core/access/actor.ts";
+import { smtpSettingsOf } from "../../../core/config/smtp.ts";
 import { findOrg } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
@@ -12,7 +13,7 @@ import { ChannelCreateBody, ChannelListQuery, ChannelPatchBody, ChannelView, Tes
 /** Alert channels: CRUD with secrets encrypted at rest and masked on read, and test-send. */
 export const alertChannelRoutes = (deps: ApiDeps) => {
   const ctx = (actor: Actor) => ({ sql: deps.sql, actor, box: deps.box });
-  const channelCtx = createChannelContext({ publicBaseUrl: baseUrlOf(deps), allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS, log: deps.log });
+  const channelCtx = createChannelContext({ publicBaseUrl: baseUrlOf(deps), allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS, smtp: smtpSettingsOf(deps.config), log: deps.log });
   return new Elysia({ prefix: "/alert-channels", detail: { tags: ["alerting"] } })
     .use(authPlugin)
     .guard({ requires: "alerts:read" }, (app) =>
