@@ -67,10 +67,19 @@ export function createStatusSite(deps: ApiDeps) {
     });
   }
 
+  /** A page suspended over the plan's quota: a notice instead of its content, never cached. */
+  async function suspendedNotice(addr: PageAddress, v: PublicView): Promise<Response> {
+    const message = "This status page is suspended because its organisation's plan no longer includes it. It returns as soon as the plan covers it again.";
+    if (v !== "html") return new Response(JSON.stringify({ error: message, code: "STATUS_PAGE_SUSPENDED" }), { status: 503, headers: { "content-type": "application/json", "cache-control": "no-store" } });
+    return html(503, renderMessage(`${addr.page.name} is unavailable`, message, await themeOf(deps.sql, addr.page)), { "cache-control": "no-store" });
+  }
+
   async function view(request: Request, addr: PageAddress | null, v: PublicView): Promise<Response> {
     if (!addr) return notFoundResponse(request);
-    const decision = await access(request, addr.page);
+    // Whoever could see the page sees the suspension notice; everyone else still gets 404.
+    const decision = await access(request, addr.page.suspended ? { ...addr.page, suspended: false } : addr.page);
     if (decision === "deny") return notFoundResponse(request);
+    if (addr.page.suspended) return decision === "allow" ? suspendedNotice(addr, v) : notFoundResponse(request);
     if (decision === "password") {
       if (v !== "html") return new Response(JSON.stringify({ error: `This status page needs its password: sign in at ${addr.url}`, code: "UNAUTHENTICATED" }), { status: 401, headers: { "content-type": "application/json", "cache-control": "no-store" } });
       return html(401, renderPasswordForm(addr.page.name, await themeOf(deps.sql, addr.page), addr.base, false));

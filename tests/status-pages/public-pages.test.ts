@@ -91,13 +91,26 @@ describe("public status page", () => {
     expect(html).not.toContain("Unrelated");
   });
 
-  it("answers 404 for a page suspended over the plan's quota", async () => {
+  it("shows a suspension notice instead of a page suspended over the plan's quota", async () => {
     const { slug, pageId, apiMon } = await orgWithPage(api);
     expect((await get(`/status/${slug}`)).status).toBe(200);
     await api.sql`update status_pages set suspended = true where id = ${pageId}`;
-    const gone = await eventually(() => get(`/status/${slug}`), (r) => r.status === 404);
-    expect(gone.status).toBe(404);
+    const notice = await eventually(() => get(`/status/${slug}`), (r) => r.status === 503);
+    expect(notice.status).toBe(503);
+    expect(notice.headers.get("cache-control")).toBe("no-store");
+    expect(await notice.text()).toContain("This status page is suspended");
+    const json = await get(`/status/${slug}/index.json`);
+    expect(json.status).toBe(503);
+    expect(((await json.json()) as { code: string }).code).toBe("STATUS_PAGE_SUSPENDED");
     expect((await get(`/badge/${apiMon}/status.svg`)).status).toBe(404);
+    await api.sql`update status_pages set suspended = false where id = ${pageId}`;
+    expect((await eventually(() => get(`/status/${slug}`), (r) => r.status === 200)).status).toBe(200);
+  });
+
+  it("keeps a suspended password-protected page hidden (404), as before", async () => {
+    const { slug, pageId } = await orgWithPage(api, { access: { mode: "password", password: "open sesame" } });
+    await api.sql`update status_pages set suspended = true where id = ${pageId}`;
+    expect((await eventually(() => get(`/status/${slug}`), (r) => r.status === 404)).status).toBe(404);
   });
 
   it("answers 404 for an unknown slug", async () => {
