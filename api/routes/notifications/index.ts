@@ -7,7 +7,10 @@ import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage } from "..
 
 const NotificationView = t.Object({
   id: t.String(),
-  type: t.String({ description: "alert.fired, alert.recovered or delivery.failed" }),
+  type: t.String({
+    description:
+      "alert.fired, alert.recovered, delivery.failed (a notification given up on); runner.offline, runner.online; billing.subscribed, billing.plan_changed, billing.payment_failed, billing.payment_recovered, billing.past_due, billing.cancellation_scheduled, billing.resumed, billing.cancelled, billing.overlap",
+  }),
   title: t.String(),
   body: t.String(),
   data: t.Record(t.String(), t.Unknown()),
@@ -26,7 +29,7 @@ const view = (r: NotificationRow) => ({
   created_at: r.created_at.toISOString(),
 });
 
-/** The organisation's in-app feed: alerts fired and recovered, deliveries that failed for good. */
+/** The organisation's in-app feed: alerts fired and recovered, deliveries that failed for good, runners going offline, billing events. */
 export const notificationRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/notifications", detail: { tags: ["alerting"] } })
     .use(authPlugin)

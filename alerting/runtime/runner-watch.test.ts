@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { newId } from "../../core/ids.ts";
+import { silentLogger } from "../../core/log.ts";
+import { makeOrg } from "../../tests/support/api.ts";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import { sweepRunnerLiveness } from "./runner-watch.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await db.drop();
+}, 60_000);
+
+async function runner(orgId: string, name: string, o: { seenSecondsAgo: number | null; intervalMs?: number; suspended?: boolean; revoked?: boolean }) {
+  const id = newId("run");
+  await db.sql`
+    insert into runners (id, org_id, name, token_hash, heartbeat_interval_ms, last_seen_at, suspended, revoked_at)
+    values (${id}, ${orgId}, ${name}, ${randomBytes(32)}, ${o.intervalMs ?? 30_000},
+            ${o.seenSecondsAgo === null ? null : db.sql`now() - make_interval(secs => ${o.seenSecondsAgo})`},
+            ${o.suspended ?? false}, ${o.revoked ? db.sql`now()` : null})`;
+  return id;
+}
+const feed = async (orgId: string) =>
+  (await db.sql`select type, title, data from notifications where org_id = ${orgId} order by created_at, id`).map((n) => `${n.type} ${n.data.runner_id}`);
+
+describe("runner liveness notices", () => {
+  it("announces a runner that missed three heartbeats once, however many processes sweep", async () => {
+    const org = await makeOrg(db.sql, "business");
+    const quiet = await runner(org.org_id, "basement", { seenSecondsAgo: 91 });
+    await runner(org.org_id, "fresh", { seenSecondsAgo: 80 });
+    await Promise.all([sweepRunnerLiveness(db.sql, silentLogger), sweepRunnerLiveness(db.sql, silentLogger), sweepRunnerLiveness(db.sql, silentLogger)]);
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${quiet}`]);
+    const [n] = await db.sql`select title, body from notifications where org_id = ${org.org_id}`;
+    expect(n!.title).toBe("Runner offline: basement");
+    expect(n!.body).toContain("No heartbeat from basement since");
+  });
+
+  it("uses each runner's own heartbeat interval", async () => {
+    const org = await makeOrg(db.sql, "business");
+    await runner(org.org_id, "slow", { seenSecondsAgo: 100, intervalMs: 60_000 });
+    const fast = await runner(org.org_id, "fast", { seenSecondsAgo: 20, intervalMs: 5_000 });
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${fast}`]);
+  });
+
+  it("announces the runner back online once when heartbeats resume, and offline again next time", async () => {
+    const org = await makeOrg(db.sql, "business");
+    const id = await runner(org.org_id, "edge", { seenSecondsAgo: 300 });
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    await db.sql`update runners set last_seen_at = now() where id = ${id}`;
+    await Promise.all([sweepRunnerLiveness(db.sql, silentLogger), sweepRunnerLiveness(db.sql, silentLogger)]);
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${id}`, `runner.online ${id}`]);
+    await db.sql`update runners set last_seen_at = now() - interval '5 minutes' where id = ${id}`;
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${id}`, `runner.online ${id}`, `runner.offline ${id}`]);
+  });
+
+  it("says nothing about runners that never connected, were revoked or are suspended", async () => {
+    const org = await makeOrg(db.sql, "business");
+    await runner(org.org_id, "new", { seenSecondsAgo: null });
+    await runner(org.org_id, "gone", { seenSecondsAgo: 600, revoked: true });
+    await runner(org.org_id, "over quota", { seenSecondsAgo: 600, suspended: true });
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([]);
+  });
+});

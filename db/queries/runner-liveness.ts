@@ -1,0 +1,50 @@
+import type { Sql } from "../../core/db/client.ts";
+
+export interface RunnerTransition {
+  org_id: string;
+  runner_id: string;
+  name: string;
+  last_seen_at: Date;
+}
+
+/** A runner is offline once no heartbeat came for 3 × its own interval (the rule GET /runners/:id/status shows). */
+const offlineAfter = (sql: Sql) => sql`make_interval(secs => coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)`;
+
+/**
+ * Marks runners that went offline since the last sweep and writes one `runner.offline` notification
+ * each, in one statement: concurrent sweeps cannot announce a runner twice. Runners that never
+ * connected, revoked and suspended runners (they get no jobs) are left out.
+ */
+export async function announceOfflineRunners(sql: Sql): Promise<RunnerTransition[]> {
+  return sql<RunnerTransition[]>`
+    with went as (
+      update runners set offline_notified_at = now()
+      where offline_notified_at is null and revoked_at is null and not suspended
+        and last_seen_at is not null and last_seen_at <= now() - ${offlineAfter(sql)}
+      returning id, org_id, name, last_seen_at
+    ), written as (
+      insert into notifications (id, org_id, type, title, body, data)
+      select new_notification_id(), org_id, 'runner.offline', 'Runner offline: ' || name,
+             'No heartbeat from ' || name || ' since ' || utc_text(last_seen_at) || '. Its checks are recorded as unavailable until it is back.',
+             jsonb_build_object('runner_id', id, 'last_seen_at', last_seen_at)
+      from went
+    )
+    select org_id, id as runner_id, name, last_seen_at from went`;
+}
+
+/** The other direction: runners announced offline that heartbeat again get one `runner.online` notification. */
+export async function announceRecoveredRunners(sql: Sql): Promise<RunnerTransition[]> {
+  return sql<RunnerTransition[]>`
+    with back as (
+      update runners set offline_notified_at = null
+      where offline_notified_at is not null and revoked_at is null
+        and last_seen_at > now() - ${offlineAfter(sql)}
+      returning id, org_id, name, last_seen_at
+    ), written as (
+      insert into notifications (id, org_id, type, title, body, data)
+      select new_notification_id(), org_id, 'runner.online', 'Runner back online: ' || name,
+             name || ' is sending heartbeats again.', jsonb_build_object('runner_id', id, 'last_seen_at', last_seen_at)
+      from back
+    )
+    select org_id, id as runner_id, name, last_seen_at from back`;
+}
