@@ -5,12 +5,15 @@ import { sweepHeartbeats } from "../core/monitors/heartbeat.ts";
 import { sweepStaleRunnerQueues } from "../core/runners/queue.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../core/results/retention.ts";
+import { sweepRegionQueues } from "./region-queues.ts";
 
 export interface HousekeepingOptions {
   /** How often missed heartbeats are recorded as down; default 5 s. */
   heartbeatSweepMs?: number;
   /** How often the queues of offline, revoked and suspended runners are recorded as unavailable; default 10 s. */
   runnerSweepMs?: number;
+  /** How often jobs that expired unclaimed in regions without workers are recorded as unavailable; default 10 s. */
+  regionSweepMs?: number;
   /** How often result partitions are created ahead and retention is enforced; default 1 h. */
   storageMs?: number;
   now?: () => Date;
@@ -18,7 +21,8 @@ export interface HousekeepingOptions {
 
 /**
  * The leader's periodic duties besides publishing jobs: down results for missed heartbeats, the
- * stale jobs of runners that went offline (re-queued by their ack deadline, recorded unavailable), and the
+ * stale jobs of runners that went offline (re-queued by their ack deadline, recorded unavailable), the
+ * jobs that expired unclaimed in regions whose workers all went away (recorded unavailable), and the
  * storage of check results (daily partitions ahead, drops and deletes past each plan's retention).
  * All are idempotent, so a leader change mid-run does no harm.
  */
@@ -39,6 +43,14 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       o.runnerSweepMs ?? 10_000,
       async () => {
         await sweepStaleRunnerQueues(sql, bus, log);
+      },
+      log,
+    ),
+    runPeriodically(
+      "scheduler.region-queues",
+      o.regionSweepMs ?? 10_000,
+      async () => {
+        await sweepRegionQueues(sql, bus, log, () => now().getTime());
       },
       log,
     ),
