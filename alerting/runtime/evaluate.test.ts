@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { silentLogger } from "../../core/log.ts";
+import { storeResults } from "../../core/results/ingest.ts";
+import { makeResult } from "../../core/results/test-fixtures.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { alertingOrg, result } from "../testing/fixtures.ts";
 import { evaluateResults, MAX_CLOCK_AHEAD_MS } from "./evaluate.ts";
@@ -65,6 +67,25 @@ describe("evaluateResults", () => {
     await evaluate([result(o.orgId, mon, "up", { checked_at: t + 2, data: { fingerprint_sha256: "BB" } })]);
     await evaluate([result(o.orgId, mon, "up", { checked_at: t + 3, data: { fingerprint_sha256: "BB" } })]);
     expect(await decided(o.orgId)).toEqual(["alert@eu-west", "recovery@eu-west"]);
+  });
+
+  it("compares a new rule's first certificate with the previous stored check of the same monitor and region", async () => {
+    const o = await alertingOrg(db.sql);
+    const mon = await o.monitor();
+    const t = Date.now() - 120_000;
+    // Checks stored before the rule existed: eu-west served AA, us-east CC.
+    await storeResults(db.sql, [
+      makeResult(o.orgId, mon, new Date(t), "up", { location: "eu-west", data: { fingerprint_sha256: "AA" } }),
+      makeResult(o.orgId, mon, new Date(t), "up", { location: "us-east", data: { fingerprint_sha256: "CC" } }),
+    ]);
+    const ch = await o.webhook("http://127.0.0.1:9/x");
+    await o.rule({ condition: { type: "certificate_changed" }, channels: [{ channel_id: ch, delay_minutes: 0 }] });
+    const next = { scheduled_at: t + 60_000, checked_at: t + 61_000 };
+    await evaluate([
+      result(o.orgId, mon, "up", { ...next, data: { fingerprint_sha256: "BB" } }),
+      result(o.orgId, mon, "up", { ...next, location: "us-east", data: { fingerprint_sha256: "CC" } }),
+    ]);
+    expect(await decided(o.orgId)).toEqual(["alert@eu-west"]);
   });
 
   it("ignores disabled rules and rules of other scopes, and sees rule changes through the cache's notification", async () => {

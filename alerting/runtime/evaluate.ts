@@ -2,7 +2,7 @@ import { type Sql, withTx } from "../../core/db/client.ts";
 import type { CheckResultMessage } from "../../core/jobs/messages.ts";
 import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
-import { keyOf, lockStates, peekStates, saveStates, type StateKey, type StateWrite } from "../../db/queries/alert-states.ts";
+import { keyOf, lockStates, peekStates, previousFingerprint, saveStates, type StateKey, type StateWrite } from "../../db/queries/alert-states.ts";
 import { evaluateCondition } from "../engine/conditions.ts";
 import { initialState } from "../engine/state-machine.ts";
 import type { CompiledRule } from "./compile.ts";
@@ -97,8 +97,12 @@ export async function evaluateResults(deps: EvaluateDeps, results: CheckResultMe
           return quietCache.get(k)!;
         },
       };
-      const memory = readState(row).machine.memory;
+      let memory = readState(row).machine.memory;
       const view = { status: c.result.status, duration_ms: c.result.duration_ms, data: (c.result.data ?? {}) as Record<string, unknown> };
+      if (c.rule.condition.type === "certificate_changed" && memory.fingerprint === undefined && typeof view.data.fingerprint_sha256 === "string") {
+        // The state has not seen a certificate yet (a rule newer than the monitor): the previous check is the stored one.
+        memory = { ...memory, fingerprint: await previousFingerprint(tx, c.key.org_id, c.monitor.id, c.key.region, new Date(c.result.scheduled_at)) };
+      }
       const evaluated = evaluateCondition(c.rule.condition, view, memory);
       const d = await decide(
         ctx,

@@ -131,3 +131,18 @@ export async function postponeStates(tx: Sql, keys: StateKey[], until: Date): Pr
     from jsonb_to_recordset(${tx.json(keys as never)}) as k(rule_id text, monitor_id text, region text)
     where s.rule_id = k.rule_id and s.monitor_id = k.monitor_id and s.region = k.region`;
 }
+
+/**
+ * The certificate fingerprint of the latest stored check of (monitor, location) scheduled before
+ * `before`, within 30 days; null when there is none. For certificate_changed on a state that has
+ * not seen a fingerprint yet (a rule newer than the monitor).
+ */
+export async function previousFingerprint(sql: Sql, orgId: string, monitorId: string, location: string, before: Date): Promise<string | null> {
+  const [row] = await sql<{ fp: string }[]>`
+    select data->>'fingerprint_sha256' as fp from check_results
+    where monitor_id = ${monitorId} and location = ${location} and org_id = ${orgId}
+      and scheduled_at < ${before} and scheduled_at > ${before} - interval '30 days'
+      and data ? 'fingerprint_sha256'
+    order by scheduled_at desc limit 1`;
+  return row?.fp ?? null;
+}
