@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { createMemoryBus, type Bus } from "../core/bus/index.ts";
+import { silentLogger } from "../core/log.ts";
+import { storeResults } from "../core/results/ingest.ts";
+import { createOrgWithMonitors, makeResult } from "../core/results/test-fixtures.ts";
+import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
+import { startHousekeeping } from "./housekeeping.ts";
+
+let db: TestDatabase;
+let bus: Bus;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  bus = createMemoryBus();
+}, 60_000);
+afterAll(async () => {
+  await bus.close();
+  await db.drop();
+}, 30_000);
+
+const DAY = 86_400_000;
+
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(25);
+  }
+}
+
+describe("storage housekeeping", () => {
+  it("enforces each plan's retention and creates the coming days' partitions without being called", async () => {
+    const now = new Date();
+    const free = await createOrgWithMonitors(db.sql, { planId: "free" }); // keeps 30 days
+    const business = await createOrgWithMonitors(db.sql, { planId: "business" }); // keeps 730 days
+    const at = (days: number) => new Date(now.getTime() - days * DAY);
+    await storeResults(db.sql, [
+      makeResult(free.orgId, free.monitorIds[0]!, at(40), "down"),
+      makeResult(free.orgId, free.monitorIds[0]!, at(10), "up"),
+      makeResult(business.orgId, business.monitorIds[0]!, at(40), "up"),
+    ]);
+    const ahead = new Date(now.getTime() + 6 * DAY).toISOString().slice(0, 10).replaceAll("-", "");
+    await db.sql`drop table if exists ${db.sql(`check_results_p${ahead}`)}`;
+
+    const housekeeping = startHousekeeping(db.sql, bus, silentLogger, { heartbeatSweepMs: 60_000, runnerSweepMs: 60_000, regionSweepMs: 60_000, storageMs: 60_000, now: () => now });
+    try {
+      const left = async (orgId: string) => (await db.sql`select count(*)::int as n from check_results where org_id = ${orgId}`)[0]!.n as number;
+      await until(async () => (await left(free.orgId)) === 1);
+      expect(await left(business.orgId)).toBe(1);
+      const [hourly] = await db.sql`select count(*)::int as n from check_results_hourly where org_id = ${free.orgId}`;
+      expect(hourly!.n).toBe(1);
+      const [part] = await db.sql`select to_regclass(${`check_results_p${ahead}`}) is not null as ok`;
+      expect(part!.ok).toBe(true);
+    } finally {
+      await housekeeping.stop();
+    }
+  });
+});
