@@ -1,11 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { commonEnv } from "../core/config/common.ts";
+import { commonEnv, metricsEnv } from "../core/config/common.ts";
 import { EnvBool, parseEnv } from "../core/config/parse-env.ts";
 import { smtpEnv } from "../core/config/smtp.ts";
 
 export const alertingEnv = Type.Object({
   ...commonEnv,
   ...smtpEnv,
+  ...metricsEnv,
   PUBLIC_BASE_URL: Type.String({ default: "http://127.0.0.1:3000", pattern: "^https?://", description: "external URL of the dashboard, for links in alerts" }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let alert channels reach private and loopback addresses (self-hosting)"),
   ALERTING_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500, description: "dispatcher poll interval in ms, 10-60000" }),

@@ -4,6 +4,8 @@ import { loadSecretKey } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../core/db/open.ts";
 import { createLogger } from "../core/log.ts";
+import { createMetrics } from "../core/metrics.ts";
+import { startMetricsServer } from "../core/process/metrics-server.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";
 import { loadAlertingConfig } from "./config.ts";
 import { startAlertingRole } from "./role.ts";
@@ -17,15 +19,18 @@ export async function runAlerting(env: Record<string, string | undefined>) {
   const db = await openDatabase(config, log, { migrate: true, poolSize: 10 });
   const box = new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR));
   const bus = await createBus({ natsUrl: config.NATS_URL, log, prefix: config.NATS_PREFIX });
+  const metrics = createMetrics("alerting");
   const role = await startAlertingRole({
     config,
     sql: db.sql,
     bus,
     box,
     log,
+    registry: metrics.registry,
     options: config.ALERTING_TEST_CRASH_BEFORE_SEND ? { beforeSend: () => process.kill(process.pid, "SIGKILL") } : {},
   });
-  onShutdown(log, [() => role.stop(), () => bus.close(), () => db.close()]);
+  const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
+  onShutdown(log, [() => role.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
   return role;
 }
 

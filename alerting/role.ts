@@ -1,3 +1,4 @@
+import type { Registry } from "prom-client";
 import type { Bus } from "../core/bus/index.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../core/db/client.ts";
@@ -14,9 +15,18 @@ import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
  * its dispatcher, each on its own durable RESULTS consumer, plus the in-app notices of runners going
  * offline and coming back. Several processes may run it at once.
  */
-export async function startAlertingRole(input: { config: AlertingConfig; sql: Sql; bus: Bus; box: SecretBox; log: Logger; options?: AlertingOptions }) {
+export async function startAlertingRole(input: {
+  config: AlertingConfig;
+  sql: Sql;
+  bus: Bus;
+  box: SecretBox;
+  log: Logger;
+  options?: AlertingOptions;
+  /** Process registry for the role's metrics. */
+  registry?: Registry;
+}) {
   const { config, sql, bus, box, log } = input;
-  const ingest = await startIngest({ sql, bus, log });
+  const ingest = await startIngest({ sql, bus, log, registry: input.registry });
   const channelCtx = createChannelContext({
     publicBaseUrl: config.PUBLIC_BASE_URL,
     allowPrivateAddresses: config.ALLOW_PRIVATE_IPS,

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { commonEnv } from "../core/config/common.ts";
+import { commonEnv, metricsEnv } from "../core/config/common.ts";
 import { parseEnv } from "../core/config/parse-env.ts";
 
 export const schedulerEnv = Type.Object({
@@ -11,8 +11,7 @@ export const schedulerEnv = Type.Object({
     description: "how far back a new leader publishes due checks the previous one missed, 0-600 seconds",
   }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
-  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics and /healthz on this port, 0-65535; unset serves none" })),
-  METRICS_HOST: Type.String({ default: "127.0.0.1", description: "listen address of the metrics server" }),
+  ...metricsEnv,
 });
 
 export type SchedulerConfig = Static<typeof schedulerEnv>;

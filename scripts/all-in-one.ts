@@ -39,10 +39,12 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const metrics = createMetrics("all-in-one");
 
   const sim = await maybeStartSimulator(apiConfig, db.sql, log);
-  const api = await startApiServer(buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus }), { metrics });
+  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
+  apiDeps.billingClock = sim.now;
+  const api = await startApiServer(apiDeps, { metrics });
   sim.attach(api.url);
   const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
-  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log });
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry });
   const worker = await startWorker({
     bus,
     sql: db.sql,

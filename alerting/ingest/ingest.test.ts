@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
 import { Value } from "@sinclair/typebox/value";
+import { Registry } from "prom-client";
 import "../../core/formats.ts";
 import { CheckResultEvent, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
 import type { LiveEvent } from "../../core/events/types.ts";
@@ -100,5 +101,30 @@ describe("ingest", () => {
     await bus.publishResult(resultSubject(orgId, monitorId), result(orgId, monitorId, due, "up"));
     await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
     expect((await db.sql`select count(*)::int as n from check_results where monitor_id = 'mon_gone'`)[0]!.n).toBe(0);
+  });
+
+  it("counts stored, duplicate and dropped results in its metrics", async () => {
+    const registry = new Registry();
+    // A bus that forgets message ids at once, so the second copy of a job's result reaches ingest.
+    const own = createMemoryBus({ results: { duplicateWindowMs: 1 } });
+    const handle = await startIngest({ sql: db.sql, bus: own, log: silentLogger, maxWaitMs: 10, registry });
+    try {
+      const { orgId, monitorId } = await monitor();
+      const due = Date.now() - 3000;
+      const r = result(orgId, monitorId, due, "up");
+      await own.publishResult(resultSubject(orgId, monitorId), r);
+      await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
+      // The same job again after the bus forgot it (PostgreSQL catches it), and a result of a deleted monitor.
+      await Bun.sleep(5);
+      await own.publishResult(resultSubject(orgId, monitorId), { ...r, checked_at: r.checked_at + 1 });
+      await own.publishResult(resultSubject(orgId, "mon_gone"), result(orgId, "mon_gone", due, "up"));
+      const count = async (outcome: string) => (await registry.getSingleMetric("watchpost_ingest_results_total")!.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+      await until(async () => (await count("duplicate")) === 1 && (await count("dropped")) === 1);
+      expect(await count("stored")).toBe(1);
+      expect(await registry.metrics()).toContain("watchpost_ingest_batch_seconds_count");
+    } finally {
+      await handle.stop();
+      await own.close();
+    }
   });
 });

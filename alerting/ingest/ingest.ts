@@ -1,5 +1,6 @@
 import "../../core/formats.ts";
 import { Value } from "@sinclair/typebox/value";
+import { Counter, Histogram, type Registry } from "prom-client";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import type { Sql } from "../../core/db/client.ts";
 import { publishLiveEvent } from "../../core/events/publish.ts";
@@ -12,10 +13,35 @@ import { existingMonitorIds } from "../../db/queries/monitors.ts";
 
 export const INGEST_DURABLE = "ingest";
 
+function ingestMetrics(registry: Registry) {
+  return {
+    results: new Counter({
+      name: "watchpost_ingest_results_total",
+      help: "Results handled by ingest: stored, duplicate (already stored for the job) or dropped (malformed, monitor deleted)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    batch: new Histogram({
+      name: "watchpost_ingest_batch_seconds",
+      help: "Time to store one batch of results with its rollups and monitor states",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    lag: new Histogram({
+      name: "watchpost_ingest_lag_seconds",
+      help: "From publishing the oldest result of a batch to storing it",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+  };
+}
+
 export interface IngestDeps {
   sql: Sql;
   bus: Bus;
   log: Logger;
+  /** Process registry for the ingest metrics; none when omitted. */
+  registry?: Registry;
   batchSize?: number;
   maxWaitMs?: number;
 }
@@ -42,9 +68,11 @@ function toInput(m: CheckResultMessage): CheckResultInput | null {
  * job id, even when delivered twice), then acked, then `check.result` and `monitor.status_changed`
  * events go out. Malformed results and results of deleted monitors are dropped (terminated).
  */
-export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs = 50 }: IngestDeps): Promise<ConsumerHandle> {
+export async function startIngest({ sql, bus, log, registry, batchSize = 1000, maxWaitMs = 50 }: IngestDeps): Promise<ConsumerHandle> {
   await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }] });
+  const metrics = registry ? ingestMetrics(registry) : null;
   return bus.consumeResults<CheckResultMessage>(INGEST_DURABLE, { batchSize, maxWaitMs, ackWaitMs: 60_000 }, async (batch) => {
+    const started = performance.now();
     const valid: { delivery: Delivery<CheckResultMessage>; input: CheckResultInput }[] = [];
     for (const delivery of batch) {
       const input = toInput(delivery.data);
@@ -72,6 +100,8 @@ export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs =
         id: r.id,
         monitor_id: r.monitor_id,
         location: r.location,
+        location_type: input?.location_type ?? "region",
+        scheduled_at: r.scheduled_at.toISOString(),
         status: r.status as CheckResultEventData["status"],
         duration_ms: r.duration_ms,
         error: input?.error ?? null,
@@ -86,6 +116,13 @@ export async function startIngest({ sql, bus, log, batchSize = 1000, maxWaitMs =
         to: c.to as MonitorStatusChangedEventData["to"],
         at: c.at.toISOString(),
       });
+    }
+    if (metrics) {
+      metrics.results.inc({ outcome: "stored" }, inserted.length);
+      metrics.results.inc({ outcome: "duplicate" }, keep.length - inserted.length);
+      metrics.results.inc({ outcome: "dropped" }, batch.length - keep.length);
+      metrics.batch.observe((performance.now() - started) / 1000);
+      metrics.lag.observe(Math.max(0, Date.now() - Math.min(...batch.map((d) => d.publishedAt))) / 1000);
     }
     log.debug({ op: "ingest.batch", received: batch.length, stored: inserted.length, statusChanges: statusChanges.length }, "batch stored");
   });

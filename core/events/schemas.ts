@@ -19,6 +19,8 @@ export const CheckResultEventData = Type.Object(
     id: Type.String({ description: "The stored result's id (GET /monitors/{id}/checks/{checkId})" }),
     monitor_id: Type.String(),
     location: Type.String({ description: "Region name or runner id the check ran from" }),
+    location_type: Type.Union([Type.Literal("region"), Type.Literal("runner")]),
+    scheduled_at: Type.String({ format: "date-time", description: "The due time the check was planned for" }),
     status: ResultStatus,
     duration_ms: Type.Integer({ minimum: 0 }),
     error: Type.Union([Type.String(), Type.Null()]),

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { commonEnv } from "../../core/config/common.ts";
+import { commonEnv, metricsEnv } from "../../core/config/common.ts";
 import { ConfigError, EnvBool, parseEnv } from "../../core/config/parse-env.ts";
+import { browserEnv } from "../checks/browser/browser-env.ts";
 
 export const workerEnv = Type.Object({
   ...commonEnv,
@@ -15,9 +16,9 @@ export const workerEnv = Type.Object({
     description: "a job claimed by a worker that stops answering is redelivered after this long, 1000-600000 ms",
   }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: "on SIGTERM, how long running checks may finish before they are handed back, 0-600000 ms" }),
+  ...browserEnv,
   WORKER_ID: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.:/-]+$", maxLength: 128, description: "stable name of this worker; default host/pid" })),
-  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics and /healthz on this port, 0-65535; unset serves none" })),
-  METRICS_HOST: Type.String({ default: "127.0.0.1", description: "listen address of the metrics server" }),
+  ...metricsEnv,
 });
 
 export type WorkerConfig = Static<typeof workerEnv> & { REGION: string };

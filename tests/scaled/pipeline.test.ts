@@ -146,7 +146,7 @@ describe("scaled topology (separate scheduler, worker and alerting processes on 
     await until(async () => (await storedFor(mon!.id)).length >= 1, 20_000, "the result stored after redelivery");
     await Bun.sleep(1500);
     expect(slowHits).toBe(hitsBefore + 2);
-    expect(await storedFor(mon!.id)).toEqual([{ job_id: job.id, status: "up", location: region }]);
+    expect([...(await storedFor(mon!.id))]).toEqual([{ job_id: job.id, status: "up", location: region }]);
     await second.stop();
   }, 60_000);
 });
