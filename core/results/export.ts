@@ -115,6 +115,7 @@ export async function encodeExport(
   const source = batches[Symbol.asyncIterator]();
   let pending: IteratorResult<CheckResultRow[]> | null = await source.next();
   let started = false;
+  let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -128,14 +129,18 @@ export async function encodeExport(
             controller.close();
             return;
           }
+          if (cancelled) return;
           controller.enqueue(utf8.encode(head + encoder.rows(next.value)));
         } catch (err) {
+          await source.return?.();
+          if (cancelled) return;
           onError(err);
           controller.error(err);
-          await source.return?.();
         }
       },
+      // The client went away; a pull still waiting for its batch sees the flag and stops.
       async cancel() {
+        cancelled = true;
         await source.return?.();
       },
     },

@@ -157,6 +157,25 @@ describe("GET /monitors/:id/checks/export", () => {
     expect((csv.body as string).trimEnd().split("\n")).toHaveLength(2501);
   });
 
+  it("ends the database cursor when the client goes away mid-export", async () => {
+    const { org_id, monitorId, api_key } = await orgWithMonitor();
+    const base = Date.now() - 5 * DAY;
+    await storeResults(api.sql, Array.from({ length: 5000 }, (_, i) => result(org_id, monitorId, base + i * MIN, "up")));
+    const cursors = async () =>
+      (await api.sql`
+        select state from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and query like '%order by scheduled_at, id%' and query like ${`%check_results%`}`).map((r) => r.state as string);
+    const abort = new AbortController();
+    const res = await fetch(`${api.url}/api/v1/monitors/${monitorId}/checks/export?format=json`, { headers: { authorization: `Bearer ${api_key}` }, signal: abort.signal });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    expect(await cursors()).toContain("active"); // the export holds its cursor between batches
+    abort.abort();
+    const deadline = Date.now() + 5000;
+    while ((await cursors()).includes("active") && Date.now() < deadline) await Bun.sleep(20);
+    expect(await cursors()).not.toContain("active");
+  });
+
   it("refuses an unknown format", async () => {
     const { call, monitorId } = await orgWithMonitor();
     expect((await call("GET", `/api/v1/monitors/${monitorId}/checks/export?format=xml`)).status).toBe(400);
