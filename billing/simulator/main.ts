@@ -4,7 +4,7 @@ import { createSql } from "../../core/db/client.ts";
 import { simulatorPrices } from "./prices.ts";
 import { startBillingSimulator } from "./server.ts";
 
-const simEnv = Type.Object({
+export const simEnv = Type.Object({
   DATABASE_URL: Type.String({ pattern: "^postgres(ql)?://", description: "the Watchpost database, to read the plan and add-on prices" }),
   BILLING_SIM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4010, description: "simulator listen port" }),
   BILLING_SIM_WEBHOOK_URL: Type.String({ default: "http://127.0.0.1:3000/api/v1/billing/webhooks/paddle", description: "where signed webhooks are sent" }),
