@@ -77,6 +77,7 @@ export interface DecideContext {
   isQuiet(monitor: MonitorInfo, at: number): Promise<boolean>;
 }
 
+const PROBLEM_KINDS = new Set(["alert", "escalation", "reminder"]);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Applies one input to one state row and turns what it says into rows to write in the same transaction. */
@@ -111,7 +112,8 @@ export async function decide(
       startedAt: iso(s.firedAt) ?? new Date(n.at).toISOString(),
       occurredAt: new Date(n.at).toISOString(),
       org: { id: rule.orgId, name: ctx.orgName },
-      links: { monitor: `${ctx.publicBaseUrl}/monitors/${monitor.id}` },
+      // Acknowledging needs a signed-in member: the link opens the dashboard's firing-alerts list.
+      links: { monitor: `${ctx.publicBaseUrl}/monitors/${monitor.id}`, ...(PROBLEM_KINDS.has(n.kind) ? { ackUrl: `${ctx.publicBaseUrl}/alerts` } : {}) },
     };
     return {
       id: newId("dlv"),

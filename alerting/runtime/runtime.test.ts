@@ -58,6 +58,9 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     expect(received(mon)).toEqual(["alert", "recovery"]);
     const delivery = receiver.requests.find((r) => r.json().monitor.id === mon)!;
     expect(delivery.headers.get("x-watchpost-delivery")).toMatch(new RegExp(`^${ruleId}:${mon}:eu-west:1:${ch}:alert:1$`));
+    expect(delivery.json().links).toEqual({ monitor: `https://watchpost.test/monitors/${mon}`, acknowledge: "https://watchpost.test/alerts" });
+    const recovery = receiver.requests.filter((r) => r.json().monitor.id === mon)[1]!;
+    expect(recovery.json().links).toEqual({ monitor: `https://watchpost.test/monitors/${mon}` });
     const history = await until(async () => {
       const h = await db.sql`select kind, status from alert_history where org_id = ${o.orgId} order by created_at`;
       return h.length === 2 && h;

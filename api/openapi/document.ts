@@ -1,5 +1,6 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
+import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
 
 type Operation = {
   operationId?: string;
@@ -40,7 +41,7 @@ const RATE_HEADERS = {
  * common to every operation: error responses, rate-limit headers, security schemes.
  */
 export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}): string {
-  const generated = toOpenAPISchema(app, { paths: [/^\/openapi\.json$/, /^\/api\/v1\/openapi\.json$/, /^\/metrics$/] }) as {
+  const generated = toOpenAPISchema(app, { paths: [/^\/openapi\.json$/, /^\/api\/v1\/openapi\.json$/, /^\/metrics$/], staticFile: false }) as {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
   };
@@ -94,6 +95,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       },
     ],
     paths: generated.paths,
+    webhooks: openApiWebhooks,
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "API key wp_live_…" },
@@ -103,6 +105,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       schemas: {
         ...generated.components.schemas,
         ...extraSchemas,
+        SubscriberWebhookPayload,
         ErrorBody: {
           type: "object",
           required: ["error", "code"],

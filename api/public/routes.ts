@@ -4,6 +4,20 @@ import { createBadges } from "./badges.ts";
 import { createStatusSite, type PageAddress, type PublicView } from "./status-site.ts";
 
 const PUBLIC = { security: [], tags: ["public status pages"] };
+
+/** OpenAPI responses of the public surfaces (they answer HTML, feeds and SVG, not the API's JSON). */
+const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: "string" as const } } } });
+const NOT_FOUND = text("text/html", "No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list");
+const PASSWORD = text("application/json", "Password-protected page without its access cookie: sign in at the page (POST …/login)");
+const FORM = { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object" as const } } } };
+const responses = (ok: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  responses: { ...ok, 304: { description: "Not modified (If-None-Match matched the ETag)" }, 404: NOT_FOUND, ...extra },
+});
+const HTML_PAGE = responses(
+  { 200: text("text/html", "The page: overall status, components with 90-day bars, incidents, maintenance, subscribe form") },
+  { 401: text("text/html", "Password form (password-protected page without a valid access cookie)"), 503: text("text/html", "The page is suspended over the plan's quota") },
+);
+const SVG = responses({ 200: text("image/svg+xml", "The badge (badge-maker, flat style); Cache-Control public, max-age=60 for public pages, private otherwise") });
 const Slug = t.Object({ slug: t.String({ maxLength: 64 }) });
 const BadgeParams = t.Object({ id: t.String({ maxLength: 64 }) });
 
@@ -47,44 +61,63 @@ export function publicRoutes(deps: ApiDeps) {
     })
     .get("/status/:slug", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "html"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Public status page (HTML, works without JavaScript)" },
+      detail: { ...PUBLIC, summary: "Public status page (HTML, works without JavaScript)", ...HTML_PAGE },
     })
     .get("/status/:slug/index.json", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "json"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "The status page's data as JSON" },
+      detail: { ...PUBLIC, summary: "The status page's data as JSON", ...responses({ 200: text("application/json", "Page, overall status, sections and components with daily bars, incidents, maintenance") }, { 401: PASSWORD }) },
     })
     .get("/status/:slug/feed.rss", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "rss"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Incidents as RSS 2.0" },
+      detail: { ...PUBLIC, summary: "Incidents as RSS 2.0", ...responses({ 200: text("application/rss+xml", "Active and recent incidents") }, { 401: PASSWORD }) },
     })
     .get("/status/:slug/feed.atom", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "atom"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Incidents as Atom" },
+      detail: { ...PUBLIC, summary: "Incidents as Atom", ...responses({ 200: text("application/atom+xml", "Active and recent incidents") }, { 401: PASSWORD }) },
     })
     .post("/status/:slug/login", async ({ request, params }) => site.login(request, await site.bySlug(params.slug)), {
       params: Slug,
       parse: "none",
-      detail: { ...PUBLIC, summary: "Password form of a password-protected page; sets a signed access cookie" },
+      detail: {
+        ...PUBLIC,
+        summary: "Password form of a password-protected page; sets a signed access cookie",
+        requestBody: FORM,
+        responses: {
+          303: { description: "Right password: sets the wp_sp_<pageId> cookie and redirects to the page" },
+          401: text("text/html", "Wrong password: the form again"),
+          404: NOT_FOUND,
+          429: text("text/html", "More than 10 attempts a minute from this address"),
+        },
+      },
     })
     .post("/status/:slug/subscribe", async ({ request, params }) => site.subscribe(request, await site.bySlug(params.slug)), {
       params: Slug,
       parse: "none",
-      detail: { ...PUBLIC, summary: "Subscribe form (email); sends a confirmation link (double opt-in)" },
+      detail: {
+        ...PUBLIC,
+        summary: "Subscribe form (email); sends a confirmation link (double opt-in)",
+        requestBody: FORM,
+        responses: { 200: text("text/html", "Check your inbox (the same answer for a known address)"), 400: text("text/html", "Not an email address"), 404: NOT_FOUND, 429: text("text/html", "More than 10 a minute from this address") },
+      },
     })
     .get("/status/:slug/confirm", async ({ request, params }) => site.confirm(request, await site.bySlug(params.slug)), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Confirms an email subscription (signed link from the confirmation email)" },
+      detail: {
+        ...PUBLIC,
+        summary: "Confirms an email subscription (signed link from the confirmation email, ?token=…)",
+        responses: { 200: text("text/html", "Subscribed"), 400: text("text/html", "Invalid or expired link"), 404: NOT_FOUND },
+      },
     })
     .get("/badge/:id/status.svg", ({ request, params }) => badges.badge(request, params.id, "status"), {
       params: BadgeParams,
-      detail: { ...PUBLIC, summary: "Current status badge of a monitor (mon_…) or status-page component (spc_…)" },
+      detail: { ...PUBLIC, summary: "Current status badge of a monitor (mon_…) or status-page component (spc_…)", ...SVG },
     })
     .get("/badge/:id/uptime.svg", ({ request, params }) => badges.badge(request, params.id, "uptime"), {
       params: BadgeParams,
-      detail: { ...PUBLIC, summary: "Uptime badge; ?period=24h|7d|30d|90d (default 30d)" },
+      detail: { ...PUBLIC, summary: "Uptime badge; ?period=24h|7d|30d|90d (default 30d)", ...SVG },
     })
     .get("/badge/:id/response-time.svg", ({ request, params }) => badges.badge(request, params.id, "response-time"), {
       params: BadgeParams,
-      detail: { ...PUBLIC, summary: "Average response time over 24 hours" },
+      detail: { ...PUBLIC, summary: "Average response time over 24 hours", ...SVG },
     });
 }

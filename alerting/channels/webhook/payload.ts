@@ -26,7 +26,7 @@ export const WebhookPayload = Type.Object(
     }),
     links: Type.Object({
       monitor: Type.Optional(Type.String({ format: "uri" })),
-      acknowledge: Type.Optional(Type.String({ format: "uri", description: "Signed link that acknowledges this alert" })),
+      acknowledge: Type.Optional(Type.String({ format: "uri", description: "The dashboard's firing-alerts page, where a signed-in member acknowledges this alert (problems only: alert, escalation, reminder)" })),
     }),
   },
   { $id: "WebhookPayload", title: "Webhook channel delivery", additionalProperties: false },

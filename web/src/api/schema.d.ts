@@ -1980,7 +1980,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    alertDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook alert channel's delivery (alert, escalation, reminder, recovery, acknowledgement, test)
+         * @description POST to the channel's config.url. Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent. Verify X-Watchpost-Signature: sha256=<hex HMAC-SHA256 of "<X-Watchpost-Timestamp>.<raw body>" keyed with config.secret>; reject timestamps more than 5 minutes off and drop an X-Watchpost-Delivery already seen (docs/channels.md).
+         */
+        post: operations["alertDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    statusPageSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)
+         * @description POST to the subscriber's webhook_url after the incident change is committed; one attempt per notice.
+         */
+        post: operations["statusPageSubscriberNotice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         HttpConfig: {
@@ -3126,10 +3167,44 @@ export interface components {
                 monitor?: string;
                 /**
                  * Format: uri
-                 * @description Signed link that acknowledges this alert
+                 * @description The dashboard's firing-alerts page, where a signed-in member acknowledges this alert (problems only: alert, escalation, reminder)
                  */
                 acknowledge?: string;
             };
+        };
+        /** Status-page subscriber webhook */
+        SubscriberWebhookPayload: {
+            /** @enum {string} */
+            type: "incident.created" | "incident.updated" | "incident.resolved";
+            page: {
+                id: string;
+                name: string;
+                /** Format: uri */
+                url: string;
+            };
+            incident: {
+                id: string;
+                title: string;
+                /** @enum {string} */
+                impact: "none" | "minor" | "major" | "critical";
+                /** @enum {string} */
+                status: "investigating" | "identified" | "monitoring" | "resolved";
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                resolved_at: string | null;
+            };
+            update: {
+                status: string;
+                message: string;
+                /** Format: date-time */
+                created_at: string;
+            };
+            /**
+             * Format: uri
+             * @description GET or POST it to stop these notices
+             */
+            unsubscribe_url: string;
         };
         ErrorBody: {
             /** @description Human-readable message */
@@ -20836,6 +20911,59 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    alertDelivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description alert, escalation, reminder, recovery, acknowledgement or test */
+                "X-Watchpost-Event": string;
+                /** @description Delivery id, the same on every retry of one delivery (the body's id) */
+                "X-Watchpost-Delivery": string;
+                /** @description Unix time in seconds when this attempt was sent */
+                "X-Watchpost-Timestamp": string;
+                /** @description sha256=<hex>; present when the channel has a secret */
+                "X-Watchpost-Signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer counts as delivered; answer within 10 s and do slow work afterwards */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusPageSubscriberNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriberWebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer counts as delivered; answer within 10 s and do slow work afterwards */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,0 +1,64 @@
+/**
+ * OpenAPI 3.1 `webhooks`: the requests Watchpost sends to endpoints its users give it (a webhook
+ * alert channel, a status-page webhook subscriber). The bodies are in components.schemas.
+ */
+const header = (name: string, description: string, required = true) => ({ name, in: "header", required, description, schema: { type: "string" } });
+const ok = { "2XX": { description: "Any 2xx answer counts as delivered; answer within 10 s and do slow work afterwards" } };
+
+export const openApiWebhooks = {
+  alertDelivery: {
+    post: {
+      summary: "A webhook alert channel's delivery (alert, escalation, reminder, recovery, acknowledgement, test)",
+      description:
+        "POST to the channel's config.url. Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent. Verify X-Watchpost-Signature: sha256=<hex HMAC-SHA256 of \"<X-Watchpost-Timestamp>.<raw body>\" keyed with config.secret>; reject timestamps more than 5 minutes off and drop an X-Watchpost-Delivery already seen (docs/channels.md).",
+      operationId: "alertDelivery",
+      security: [],
+      parameters: [
+        header("X-Watchpost-Event", "alert, escalation, reminder, recovery, acknowledgement or test"),
+        header("X-Watchpost-Delivery", "Delivery id, the same on every retry of one delivery (the body's id)"),
+        header("X-Watchpost-Timestamp", "Unix time in seconds when this attempt was sent"),
+        header("X-Watchpost-Signature", "sha256=<hex>; present when the channel has a secret", false),
+      ],
+      requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookPayload" } } } },
+      responses: ok,
+    },
+  },
+  statusPageSubscriber: {
+    post: {
+      summary: "An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)",
+      description: "POST to the subscriber's webhook_url after the incident change is committed; one attempt per notice.",
+      operationId: "statusPageSubscriberNotice",
+      security: [],
+      requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/SubscriberWebhookPayload" } } } },
+      responses: ok,
+    },
+  },
+};
+
+export const SubscriberWebhookPayload = {
+  title: "Status-page subscriber webhook",
+  type: "object",
+  required: ["type", "page", "incident", "update", "unsubscribe_url"],
+  properties: {
+    type: { type: "string", enum: ["incident.created", "incident.updated", "incident.resolved"] },
+    page: { type: "object", required: ["id", "name", "url"], properties: { id: { type: "string" }, name: { type: "string" }, url: { type: "string", format: "uri" } } },
+    incident: {
+      type: "object",
+      required: ["id", "title", "impact", "status", "created_at", "resolved_at"],
+      properties: {
+        id: { type: "string" },
+        title: { type: "string" },
+        impact: { type: "string", enum: ["none", "minor", "major", "critical"] },
+        status: { type: "string", enum: ["investigating", "identified", "monitoring", "resolved"] },
+        created_at: { type: "string", format: "date-time" },
+        resolved_at: { type: ["string", "null"], format: "date-time" },
+      },
+    },
+    update: {
+      type: "object",
+      required: ["status", "message", "created_at"],
+      properties: { status: { type: "string" }, message: { type: "string" }, created_at: { type: "string", format: "date-time" } },
+    },
+    unsubscribe_url: { type: "string", format: "uri", description: "GET or POST it to stop these notices" },
+  },
+};
