@@ -105,7 +105,7 @@ export function createStatusSite(deps: ApiDeps) {
     if (!password || !(await Bun.password.verify(password, page.password_hash))) return html(401, renderPasswordForm(page.name, theme, addr.base, true));
     const exp = Math.floor(Date.now() / 1000) + PAGE_COOKIE_TTL_SECONDS;
     const secure = addr.url.startsWith("https:") ? "; Secure" : "";
-    const cookie = `${PAGE_COOKIE_PREFIX}${page.id}=${signPageCookie(deps.box, page.id, page.password_hash, exp)}; Path=${addr.base || "/"}; Max-Age=${PAGE_COOKIE_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
+    const cookie = `${PAGE_COOKIE_PREFIX}${page.id}=${signPageCookie(deps.box, page.id, page.password_hash, exp)}; Path=/; Max-Age=${PAGE_COOKIE_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
     return new Response(null, { status: 303, headers: { location: addr.base || "/", "set-cookie": cookie, "cache-control": "no-store" } });
   }
 
