@@ -26,6 +26,8 @@ export interface ApiDeps {
   events: EventHub;
   /** Whether the database answered recently; /readyz and the 503 path read it. */
   isReady(): Promise<boolean>;
+  /** The payment provider's clock for billing (prorations): the simulator's, which /sim/advance moves; real time when unset. */
+  billingClock?: () => Date;
 }
 
 /** What the edge learnt about a request before routing: the caller and their address. */

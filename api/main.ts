@@ -16,7 +16,9 @@ export async function runApi(env: Record<string, string | undefined>) {
   const secretKey = loadSecretKey(config.SECRET_KEY, config.DATA_DIR);
   const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
   const sim = await maybeStartSimulator(config, db.sql, log);
-  const api = await startApiServer(buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus }));
+  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
+  apiDeps.billingClock = sim.now;
+  const api = await startApiServer(apiDeps);
   sim.attach(api.url);
   const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
   onShutdown(log, [() => api.stop(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);

@@ -33,6 +33,13 @@ async function applyNow(deps: BillingDeps, orgId: string, snap: ProviderSubscrip
 /** What the provider should bill at the next renewal: the live lines that are not ending. */
 const billable = (lines: LineRow[]): ProviderItem[] => lines.filter((l) => l.status !== "pending_cancellation").map((l) => ({ productId: l.product_id, quantity: l.quantity }));
 
+/** Add-on lines that need more than the Free plan: they end together with the plan line. */
+async function addonsNeedingPlan(sql: Sql, lines: LineRow[]): Promise<LineRow[]> {
+  const plans = new Map((await listPlans(sql)).map((p) => [p.id, p.sort]));
+  const minSort = new Map((await listAddons(sql)).map((a) => [a.id, plans.get(a.min_plan_id) ?? 0]));
+  return lines.filter((l) => l.kind === "addon" && (minSort.get(l.product_id) ?? 0) > (plans.get("free") ?? 0));
+}
+
 /** Tells the provider which items to bill from the next renewal on; an empty set cancels at the period end. */
 async function pushItems(deps: BillingDeps, provider: BillingProvider, sub: SubscriptionRow, before: ProviderItem[]): Promise<void> {
   const after = billable(await listSubscriptionLines(deps.sql, sub.id));
@@ -157,8 +164,13 @@ export async function cancelLine(deps: BillingDeps, actor: Actor, lineId: string
     const line = await findLine(tx, actor.orgId, lineId);
     if (!line) throw notFound("Subscription line");
     if (line.status !== "active") throw conflict(`Only an active line can be cancelled; this one is ${line.status}`, { status: line.status });
-    const before = billable(await listSubscriptionLines(tx, line.subscription_id));
+    const lines = await listSubscriptionLines(tx, line.subscription_id);
+    const before = billable(lines);
     await markPendingCancellation(tx, line, line.period_end);
+    // Without the plan the organisation is on Free: add-ons that need a paid plan end with it instead of renewing.
+    if (line.kind === "plan") {
+      for (const addon of await addonsNeedingPlan(tx, lines.filter((l) => l.status === "active"))) await markPendingCancellation(tx, addon, addon.period_end, line.id);
+    }
     const [sub] = await tx<SubscriptionRow[]>`select * from billing_subscriptions where id = ${line.subscription_id}`;
     return { line, sub: sub!, before };
   });
@@ -174,9 +186,13 @@ export async function resumeLine(deps: BillingDeps, actor: Actor, lineId: string
     if (line.status !== "pending_cancellation" || (line.cancel_at && line.cancel_at <= now)) {
       throw conflict(`Only a line pending cancellation can be resumed; this one is ${line.status}. Buy it again with POST /billing/checkout`, { status: line.status });
     }
-    const before = billable(await listSubscriptionLines(tx, line.subscription_id));
-    await updateLine(tx, line.id, { status: "active", cancel_at: null });
-    await cancelJobs(tx, ["period_end"], line.id);
+    const lines = await listSubscriptionLines(tx, line.subscription_id);
+    const before = billable(lines);
+    // The plan's add-ons that were ending with it resume with it; ones the user cancelled alone stay cancelled.
+    for (const l of [line, ...lines.filter((x) => x.cancelled_with === line.id && x.status === "pending_cancellation")]) {
+      await updateLine(tx, l.id, { status: "active", cancel_at: null, cancelled_with: null });
+      await cancelJobs(tx, ["period_end"], l.id);
+    }
     const [sub] = await tx<SubscriptionRow[]>`select * from billing_subscriptions where id = ${line.subscription_id}`;
     return { sub: sub!, before };
   });

@@ -128,9 +128,9 @@ export async function applySnapshot(tx: Sql, snap: ProviderSubscription): Promis
   return { outcome: "applied", orgId: org.id };
 }
 
-/** The line keeps working until `at`, then the period-end job cancels it. */
-export async function markPendingCancellation(tx: Sql, line: LineRow, at: Date): Promise<void> {
-  await updateLine(tx, line.id, { status: "pending_cancellation", cancel_at: at });
+/** The line keeps working until `at`, then the period-end job cancels it. `withLineId`: the plan line it ends with. */
+export async function markPendingCancellation(tx: Sql, line: LineRow, at: Date, withLineId: string | null = null): Promise<void> {
+  await updateLine(tx, line.id, { status: "pending_cancellation", cancel_at: at, cancelled_with: withLineId });
   await scheduleJob(tx, { orgId: line.org_id, kind: "period_end", refId: line.id, dueAt: at });
 }
 

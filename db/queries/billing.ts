@@ -43,6 +43,8 @@ export interface LineRow {
   grace_ends_at: Date | null;
   cancel_at: Date | null;
   ended_at: Date | null;
+  /** The plan line whose cancellation also ends this add-on (resumed with it). */
+  cancelled_with: string | null;
   created_at: Date;
 }
 
@@ -120,7 +122,7 @@ export async function findLine(sql: Sql, orgId: string, id: string): Promise<Lin
   return row;
 }
 
-export async function insertLine(sql: Sql, l: Omit<LineRow, "grace_ends_at" | "cancel_at" | "ended_at" | "created_at">): Promise<LineRow> {
+export async function insertLine(sql: Sql, l: Omit<LineRow, "grace_ends_at" | "cancel_at" | "ended_at" | "cancelled_with" | "created_at">): Promise<LineRow> {
   const [row] = await sql<LineRow[]>`
     insert into billing_lines (id, org_id, subscription_id, kind, product_id, quantity, cycle, unit_price_cents, status, period_start, period_end)
     values (${l.id}, ${l.org_id}, ${l.subscription_id}, ${l.kind}, ${l.product_id}, ${l.quantity}, ${l.cycle}, ${l.unit_price_cents}, ${l.status}, ${l.period_start}, ${l.period_end})
@@ -131,7 +133,7 @@ export async function insertLine(sql: Sql, l: Omit<LineRow, "grace_ends_at" | "c
 export async function updateLine(
   sql: Sql,
   id: string,
-  patch: Partial<Pick<LineRow, "quantity" | "unit_price_cents" | "status" | "period_start" | "period_end" | "grace_ends_at" | "cancel_at" | "ended_at">>,
+  patch: Partial<Pick<LineRow, "quantity" | "unit_price_cents" | "status" | "period_start" | "period_end" | "grace_ends_at" | "cancel_at" | "ended_at" | "cancelled_with">>,
 ): Promise<LineRow> {
   const [row] = await sql<LineRow[]>`update billing_lines set ${sql(patch as Record<string, unknown>)}, updated_at = now() where id = ${id} returning *`;
   return row!;

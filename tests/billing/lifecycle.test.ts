@@ -127,6 +127,50 @@ describe("subscription status (spec table)", () => {
     expect([...stack.sim.state.transactions.values()].filter((t) => t.orgId === o.org_id && t.origin === "subscription_recurring")).toEqual([]);
   });
 
+  it("cancelling the plan also stops renewing the add-ons Free cannot hold; the others renew alone", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", addons: [{ id: "runner", quantity: 1 }, { id: "monitors_standard", quantity: 1 }], cycle: "monthly" });
+    const { lines } = await sub(o.owner);
+    const providerSub = [...stack.sim.state.subscriptions.values()].find((x) => x.orgId === o.org_id)!;
+    await o.owner("POST", `/api/v1/billing/lines/${lines[0].id}/cancel`);
+    // From the next renewal the provider bills only what Free can hold; until then everything works.
+    expect(providerSub.items.map((i) => i.priceId)).toEqual(["pri_monitors_standard_monthly"]);
+    expect((await o.key("GET", "/api/v1/entitlements")).body.limits.runners).toBe(2);
+    await stack.advance(32);
+    const renewal = [...stack.sim.state.transactions.values()].find((t) => t.orgId === o.org_id && t.origin === "subscription_recurring")!;
+    expect(renewal.items.map((i) => i.priceId)).toEqual(["pri_monitors_standard_monthly"]);
+    expect(renewal.totalCents).toBe(499);
+    const after = await sub(o.owner);
+    expect(after.lines.filter((l: any) => l.status !== "cancelled").map((l: any) => [l.product_id, l.status])).toEqual([["monitors_standard", "active"]]);
+    const ent = (await o.key("GET", "/api/v1/entitlements")).body;
+    expect(ent.plan.id).toBe("free");
+    expect(ent.limits).toMatchObject({ runners: 0, monitors: 45 });
+  });
+
+  it("resuming the plan before the period ends renews the add-ons that were ending with it, not one cancelled alone", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", addons: [{ id: "runner", quantity: 1 }, { id: "lite_browser_standard", quantity: 1 }], cycle: "monthly" });
+    const { lines } = await sub(o.owner);
+    const providerSub = [...stack.sim.state.subscriptions.values()].find((x) => x.orgId === o.org_id)!;
+    const lite = lines.find((l: any) => l.product_id === "lite_browser_standard");
+    await o.owner("POST", `/api/v1/billing/lines/${lite.id}/cancel`);
+    const cancelled = await o.owner("POST", `/api/v1/billing/lines/${lines[0].id}/cancel`);
+    expect(cancelled.body.status).toBe("pending_cancellation");
+    expect((await sub(o.owner)).lines.map((l: any) => `${l.product_id}:${l.status}`).sort()).toEqual([
+      "lite_browser_standard:pending_cancellation",
+      "runner:pending_cancellation",
+      "starter:pending_cancellation",
+    ]);
+    expect(providerSub.cancelAt).not.toBeNull();
+    await o.owner("POST", `/api/v1/billing/lines/${lines[0].id}/resume`);
+    expect(providerSub.items.map((i) => i.priceId).sort()).toEqual(["pri_runner_monthly", "pri_starter_monthly"]);
+    expect((await sub(o.owner)).lines.find((l: any) => l.id === lite.id).status).toBe("pending_cancellation");
+    await stack.advance(31);
+    const ent = (await o.key("GET", "/api/v1/entitlements")).body;
+    expect(ent.limits.runners).toBe(2);
+    expect(ent.limits.lite_browser).toBe(1);
+  });
+
   it("cancelled → the user picks the plan again → active with a new period", async () => {
     const o = await ownerOrg(stack);
     await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });

@@ -104,4 +104,20 @@ describe("plan changes and proration", () => {
     const p = preview.body.proration;
     expect(p.amount_cents).toBe(Math.round(((p.new_price_cents - p.old_price_cents) * p.remaining_seconds) / p.period_seconds));
   });
+
+  it("the route prorates on the provider's clock (the simulator's in the all-in-one mode), not the API host's", async () => {
+    pinSimClock(stack, "2028-04-01T00:00:00Z"); // after every other test's clock: the simulator never goes back
+    stack.api.server.deps.billingClock = () => stack.sim.state.now();
+    try {
+      const o = await ownerOrg(stack);
+      await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+      await stack.advance(20);
+      const preview = await o.owner("POST", "/api/v1/billing/change-plan", { plan: "pro", preview: true });
+      expect(preview.status).toBe(200);
+      expect(preview.body.proration).toMatchObject({ period_seconds: 30 * DAY, charged_now_cents: 767 });
+      expect(Math.abs(preview.body.proration.remaining_seconds - 10 * DAY)).toBeLessThan(60);
+    } finally {
+      stack.api.server.deps.billingClock = undefined;
+    }
+  });
 });

@@ -14,6 +14,8 @@ const Done = t.Object({ ok: t.Literal(true) });
 export const billingRoutes = (deps: ApiDeps) => {
   const provider = providerFromConfig(deps.config);
   const billing: BillingDeps = { sql: deps.sql, provider, log: deps.log, mailer: deps.mailer };
+  // The provider's notion of now: prorations must be computed on the clock the provider charges by.
+  const now = () => deps.billingClock?.() ?? new Date();
   const names = async () => {
     const c = await catalogue(deps.sql);
     return new Map([...c.plans, ...c.addons].map((p) => [p.id, p.name] as const));
@@ -53,7 +55,7 @@ export const billingRoutes = (deps: ApiDeps) => {
           response: { 200: CheckoutResult },
           detail: { summary: "Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once" },
         })
-        .post("/change-plan", ({ actor, body }) => changePlan(billing, actor, body), {
+        .post("/change-plan", ({ actor, body }) => changePlan(billing, actor, body, now()), {
           body: ChangePlanBody,
           response: { 200: PlanChangeView },
           detail: { summary: "Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes" },
@@ -63,7 +65,7 @@ export const billingRoutes = (deps: ApiDeps) => {
           response: { 200: LineView },
           detail: { summary: "Cancel one line at the end of its period (pending_cancellation)" },
         })
-        .post("/lines/:id/resume", async ({ actor, params }) => lineView(await resumeLine(billing, actor, params.id), await names(), null), {
+        .post("/lines/:id/resume", async ({ actor, params }) => lineView(await resumeLine(billing, actor, params.id, now()), await names(), null), {
           params: IdParams,
           response: { 200: LineView },
           detail: { summary: "Undo a pending cancellation before the period ends" },
@@ -71,7 +73,7 @@ export const billingRoutes = (deps: ApiDeps) => {
         .post(
           "/overlaps/:id/cancel",
           async ({ actor, params }) => {
-            const { line, credit_cents } = await cancelOverlap(billing, actor, params.id);
+            const { line, credit_cents } = await cancelOverlap(billing, actor, params.id, now());
             return { line: lineView(line, await names(), null), credit_cents };
           },
           {
