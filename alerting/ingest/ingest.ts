@@ -13,26 +13,40 @@ import { existingMonitorIds } from "../../db/queries/monitors.ts";
 
 export const INGEST_DURABLE = "ingest";
 
+/** The ingest metrics of a process; several ingest consumers in one process share them. */
 function ingestMetrics(registry: Registry) {
+  const reuse = <M>(name: string, make: () => M): M => (registry.getSingleMetric(name) as M | undefined) ?? make();
   return {
-    results: new Counter({
-      name: "watchpost_ingest_results_total",
-      help: "Results handled by ingest: stored, duplicate (already stored for the job) or dropped (malformed, monitor deleted)",
-      labelNames: ["outcome"] as const,
-      registers: [registry],
-    }),
-    batch: new Histogram({
-      name: "watchpost_ingest_batch_seconds",
-      help: "Time to store one batch of results with its rollups and monitor states",
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
-    lag: new Histogram({
-      name: "watchpost_ingest_lag_seconds",
-      help: "From publishing the oldest result of a batch to storing it",
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: [registry],
-    }),
+    results: reuse(
+      "watchpost_ingest_results_total",
+      () =>
+        new Counter({
+          name: "watchpost_ingest_results_total",
+          help: "Results handled by ingest: stored, duplicate (already stored for the job) or dropped (malformed, monitor deleted)",
+          labelNames: ["outcome"] as const,
+          registers: [registry],
+        }),
+    ),
+    batch: reuse(
+      "watchpost_ingest_batch_seconds",
+      () =>
+        new Histogram({
+          name: "watchpost_ingest_batch_seconds",
+          help: "Time to store one batch of results with its rollups and monitor states",
+          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+          registers: [registry],
+        }),
+    ),
+    lag: reuse(
+      "watchpost_ingest_lag_seconds",
+      () =>
+        new Histogram({
+          name: "watchpost_ingest_lag_seconds",
+          help: "From publishing the oldest result of a batch to storing it",
+          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+          registers: [registry],
+        }),
+    ),
   };
 }
 
