@@ -42,7 +42,7 @@ describe("live updates from /events", () => {
     await page.locator(".live.on").waitFor();
     const before = monitorListCalls.length;
     publishLiveEvent(api.bus, orgId, "monitor.status_changed", { monitor_id: ids[0], from: "pending", to: "down", at: new Date().toISOString() });
-    publishLiveEvent(api.bus, orgId, "check.result", { monitor_id: ids[0], location: "local", status: "down", duration_ms: 123, error: "connection refused", checked_at: new Date().toISOString(), data: {} });
+    publishLiveEvent(api.bus, orgId, "check.result", { id: "chk_live0", monitor_id: ids[0], location: "local", status: "down", duration_ms: 123, error: "connection refused", checked_at: new Date().toISOString(), data: {} });
     await row(ids[0]!).locator("[data-status=down]").waitFor({ timeout: 5000 });
     await row(ids[0]!).getByText("123 ms").waitFor({ timeout: 5000 });
     expect(monitorListCalls.length).toBe(before);
@@ -54,21 +54,25 @@ describe("live updates from /events", () => {
     await row(ids[1]!).getByRole("link", { name: "Bravo" }).click();
     await page.getByRole("heading", { name: "Bravo" }).waitFor();
     await page.locator(".live.on").waitFor();
-    await Bun.sleep(300); // the page's own stream subscribes right after the layout's
+    // The page has read the stored results (none yet); live ones go on top of that first page.
+    await page.getByText("No checks yet").waitFor();
     const t = Date.now();
     for (let i = 0; i < 3; i++) {
       publishLiveEvent(api.bus, orgId, "check.result", {
+        id: `chk_live${i + 1}`,
         monitor_id: ids[1],
         location: "local",
         status: "up",
         duration_ms: 40 + i * 10,
         error: null,
         checked_at: new Date(t + i * 1000).toISOString(),
-        data: { timings: { dns_ms: 1, connect_ms: 2, tls_ms: 0, ttfb_ms: 30 } },
+        data: { dns_ms: 1, connect_ms: 2, tls_ms: null, ttfb_ms: 30, status_code: 200 },
       });
     }
     await page.getByTestId("checks-body").locator("tr").nth(2).waitFor({ timeout: 5000 });
-    await page.locator(".chart canvas").waitFor();
+    // Response time per region, and the timing phases the HTTP check measured (TLS was not).
+    await page.getByRole("img", { name: /Response time of the last 3 checks/ }).locator("canvas").waitFor();
+    await page.getByRole("img", { name: "Timing phases (DNS, connect, TTFB) of the last checks from local" }).locator("canvas").waitFor();
     await screenshot(page, "live-detail");
     expect(consoleErrors).toEqual([]);
   }, 30_000);

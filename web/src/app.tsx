@@ -1,17 +1,11 @@
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
 import { Layout } from "./components/layout";
 import { Loading } from "./components/ui";
 import { match, useRouter } from "./lib/router";
 import { useSession } from "./lib/session";
-import { ActiveAlerts, AlertHistory } from "./screens/alerts/active-alerts";
-import { AlertChannels } from "./screens/alerts/alert-channels";
-import { AlertRules } from "./screens/alerts/alert-rules";
+import { alertScreens } from "./screens/alerts/routes";
 import { PasswordReset, SignIn, SignUp } from "./screens/auth/auth-forms";
-import { Groups } from "./screens/monitors/groups";
-import { MaintenanceWindows } from "./screens/monitors/maintenance";
-import { MonitorDetail } from "./screens/monitors/monitor-detail";
-import { MonitorEdit, MonitorForm } from "./screens/monitors/monitor-form";
-import { MonitorsOverview } from "./screens/monitors/overview";
+import { monitorScreens } from "./screens/monitors/routes";
 import { accountScreens } from "./screens/account/routes";
 import { billingScreens } from "./screens/billing/routes";
 import { orgScreens } from "./screens/org/routes";
@@ -22,16 +16,8 @@ const PUBLIC: Partial<Record<string, () => ReactNode>> = { "/signin": SignIn, "/
 
 /** Signed-in screens, first match wins (`/monitors/new` before `/monitors/:id`). */
 const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
-  ["/monitors", () => <MonitorsOverview />],
-  ["/monitors/new", () => <MonitorForm />],
-  ["/monitors/:id/edit", (p) => <MonitorEdit id={p.id!} />],
-  ["/monitors/:id", (p) => <MonitorDetail key={p.id} id={p.id!} />],
-  ["/groups", () => <Groups />],
-  ["/maintenance", () => <MaintenanceWindows />],
-  ["/alerts", () => <ActiveAlerts />],
-  ["/alerts/history", () => <AlertHistory />],
-  ["/alert-rules", () => <AlertRules />],
-  ["/alert-channels", () => <AlertChannels />],
+  ...monitorScreens,
+  ...alertScreens,
   ...statusPageScreens,
   ...runnerScreens,
   ...billingScreens,
@@ -56,7 +42,13 @@ export function App() {
   for (const [pattern, render] of SCREENS) {
     const params = match(pattern, path);
     // Keyed by organisation: switching remounts every screen, so nothing shows the old one's data.
-    if (params) return <Layout key={session.orgId}>{render(params)}</Layout>;
+    // Some screens are loaded on first use (React.lazy): the layout stays while they arrive.
+    if (params)
+      return (
+        <Layout key={session.orgId}>
+          <Suspense fallback={<Loading what="page" />}>{render(params)}</Suspense>
+        </Layout>
+      );
   }
   return (
     <Layout>

@@ -1,5 +1,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createRoot } from "react-dom/client";
+// In the first stylesheet: a CSS import inside a lazily loaded chunk would not be linked.
+import "uplot/dist/uPlot.min.css";
 import { ApiError } from "./api/client";
 import { App } from "./app";
 import { Router } from "./lib/router";

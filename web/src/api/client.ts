@@ -41,10 +41,28 @@ const session: Middleware = {
   },
   async onResponse({ response }) {
     if (response.ok) return response;
-    const body = (await response.clone().json().catch(() => null)) as { error?: string; code?: string; details?: Record<string, unknown> } | null;
-    throw new ApiError(response.status, body?.code ?? "HTTP_ERROR", body?.error ?? `The server answered ${response.status}`, body?.details ?? {});
+    throw await apiErrorOf(response);
   },
 };
+
+/** The ApiError a failed response's error body describes (or a plain one when it has none). */
+export async function apiErrorOf(response: Response): Promise<ApiError> {
+  const body = (await response.clone().json().catch(() => null)) as { error?: string; code?: string; details?: Record<string, unknown> } | null;
+  return new ApiError(response.status, body?.code ?? "HTTP_ERROR", body?.error ?? `The server answered ${response.status}`, body?.details ?? {});
+}
+
+/** Downloads a file the API streams (exports), with the session's headers, under the server's file name. */
+export async function downloadFile(path: string, fallbackName: string): Promise<void> {
+  const res = await fetch(path, { headers: authHeaders(), credentials: "include" });
+  if (!res.ok) throw await apiErrorOf(res);
+  const name = res.headers.get("content-disposition")?.match(/filename="?([^";]+)"?/)?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await res.blob());
+  const a = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
 
 export const api = createClient<paths>({ baseUrl: "", credentials: "include" });
 api.use(session);

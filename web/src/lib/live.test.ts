@@ -32,4 +32,29 @@ describe("applyLiveEvent", () => {
     expect(qc.getQueryState(["alerts", "active"])!.isInvalidated).toBe(true);
     expect(qc.getQueryState(["notifications", "count"])!.isInvalidated).toBe(true);
   });
+
+  it("puts a live result on top of the first page of the monitor's results whose filters it matches", () => {
+    const qc = new QueryClient();
+    const page = (ids: string[]) => ({ data: ids.map((id) => ({ id })), pagination: { total: ids.length, limit: 2, page: 1 } });
+    qc.setQueryData(["monitor-checks", "mon_a", { page: 1 }], page(["chk_2", "chk_1"]));
+    qc.setQueryData(["monitor-checks", "mon_a", { page: 2 }], page(["chk_0"]));
+    qc.setQueryData(["monitor-checks", "mon_a", { page: 1, status: "down" }], page([]));
+    qc.setQueryData(["monitor-checks", "mon_b", { page: 1 }], page([]));
+    const result = { type: "check.result", at: "x", data: { id: "chk_3", monitor_id: "mon_a", location: "eu", status: "up", duration_ms: 9, error: null, checked_at: "2026-01-01T00:00:03Z", data: {} } };
+    applyLiveEvent(qc, { id: "4", ...result });
+    applyLiveEvent(qc, { id: "5", ...result }); // a replayed event is not added twice
+    const first = qc.getQueryData<{ data: { id: string }[]; pagination: { total: number } }>(["monitor-checks", "mon_a", { page: 1 }])!;
+    expect(first.data.map((r) => r.id)).toEqual(["chk_3", "chk_2"]);
+    expect(first.pagination.total).toBe(3);
+    expect(qc.getQueryData<{ data: unknown[] }>(["monitor-checks", "mon_a", { page: 2 }])!.data).toHaveLength(1);
+    expect(qc.getQueryData<{ data: unknown[] }>(["monitor-checks", "mon_a", { page: 1, status: "down" }])!.data).toHaveLength(0);
+    expect(qc.getQueryData<{ data: unknown[] }>(["monitor-checks", "mon_b", { page: 1 }])!.data).toHaveLength(0);
+  });
+
+  it("leaves the monitor's state alone for an unavailable result", () => {
+    const qc = new QueryClient();
+    qc.setQueryData(["monitor", "mon_a"], { id: "mon_a", last_duration_ms: 10 });
+    applyLiveEvent(qc, { id: "6", type: "check.result", at: "x", data: { monitor_id: "mon_a", status: "unavailable", duration_ms: 0, checked_at: "2026-01-01T00:00:01Z" } });
+    expect(qc.getQueryData(["monitor", "mon_a"])).toEqual({ id: "mon_a", last_duration_ms: 10 });
+  });
 });

@@ -1,5 +1,5 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { authHeaders } from "../api/client";
 
 export interface LiveEvent {
@@ -35,7 +35,11 @@ export function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: b
           while ((cut = buf.indexOf("\n\n")) >= 0) {
             const frame = buf.slice(0, cut);
             buf = buf.slice(cut + 2);
-            const dataLine = frame.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+            const dataLine = frame
+              .split("\n")
+              .filter((l) => l.startsWith("data: "))
+              .map((l) => l.slice(6))
+              .join("\n");
             if (!dataLine) continue;
             const e = JSON.parse(dataLine) as LiveEvent;
             lastId = e.id;
@@ -57,8 +61,11 @@ export function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: b
 }
 
 type MonitorPage = { data: Record<string, unknown>[] };
+/** The query key of a page of a monitor's check results: ["monitor-checks", id, filters]. */
+export type ChecksFilters = { status?: string; location?: string; from?: string; to?: string; page: number };
+type ChecksPage = { data: { id: string }[]; pagination: { total: number | string; limit: number | string } & Record<string, unknown> };
 
-/** Applies a live event to the cached queries: monitor rows in place, alert lists refetched. */
+/** Applies a live event to the cached queries: monitor rows and result pages in place, the rest refetched. */
 export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
   const monitorId = e.data.monitor_id as string | undefined;
   if (e.type === "check.result" || e.type === "monitor.status_changed") {
@@ -66,13 +73,15 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
       e.type === "check.result"
         ? { last_duration_ms: e.data.duration_ms, last_checked_at: e.data.checked_at }
         : { status: e.data.to, status_changed_at: e.data.at };
-    qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) =>
-      old?.pages ? { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) } : old,
-    );
-    if (monitorId) {
-      qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
-      if (e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-results", monitorId] });
+    // Unavailable results never change a monitor's state (docs/results-and-uptime.md).
+    if (e.type === "monitor.status_changed" || e.data.status !== "unavailable") {
+      qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) =>
+        old?.pages ? { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) } : old,
+      );
+      if (monitorId) qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
     }
+    if (monitorId && e.type === "check.result") addLiveResult(qc, monitorId, e);
+    if (monitorId && e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-data", monitorId] });
   }
   if (e.type.startsWith("alert.")) {
     void qc.invalidateQueries({ queryKey: ["alerts"] });
@@ -80,12 +89,41 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
   }
 }
 
+/** Puts a live result at the top of each cached first page of that monitor's results it belongs on. */
+function addLiveResult(qc: QueryClient, monitorId: string, e: LiveEvent) {
+  const row: Record<string, unknown> & { id: string } = { ...e.data, id: String(e.data.id ?? `live-${e.id}`), scheduled_at: e.data.checked_at, location_type: String(e.data.location ?? "").startsWith("run_") ? "runner" : "region" };
+  for (const [key, old] of qc.getQueriesData<ChecksPage>({ queryKey: ["monitor-checks", monitorId] })) {
+    const f = key[2] as ChecksFilters | undefined;
+    if (!old || !f || f.page !== 1 || f.to || (f.status && f.status !== row.status) || (f.location && f.location !== row.location)) continue;
+    if (old.data.some((r) => r.id === row.id)) continue;
+    const limit = Number(old.pagination.limit) || 100;
+    qc.setQueryData<ChecksPage>(key, { ...old, data: [row as never, ...old.data].slice(0, limit), pagination: { ...old.pagination, total: Number(old.pagination.total) + 1 } });
+  }
+}
+
+const listeners = new Set<(e: LiveEvent) => void>();
+
+/** Calls `fn` for each live event while the component is mounted; the layout's one stream feeds it. */
+export function useLiveListener(fn: (e: LiveEvent) => void) {
+  const ref = useRef(fn);
+  ref.current = fn;
+  useEffect(() => {
+    const l = (e: LiveEvent) => ref.current(e);
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  }, []);
+}
+
+/** One stream per signed-in page (the layout's): caches are patched, then listeners called. */
 export function useLiveEvents(enabled: boolean, orgId: string | null) {
   const qc = useQueryClient();
   const [live, setLive] = useState(false);
   useEffect(() => {
     if (!enabled || !orgId) return;
-    return subscribeLive((e) => applyLiveEvent(qc, e), setLive);
+    return subscribeLive((e) => {
+      applyLiveEvent(qc, e);
+      for (const l of listeners) l(e);
+    }, setLive);
   }, [enabled, orgId, qc]);
   return live;
 }

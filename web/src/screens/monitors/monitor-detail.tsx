@@ -1,35 +1,26 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useState } from "react";
 import { api, data } from "../../api/client";
-import { TimeChart } from "../../components/time-chart";
 import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../../components/ui";
-import { subscribeLive, type LiveEvent } from "../../lib/live";
 import { Link, useRouter } from "../../lib/router";
+import { ChecksTable } from "./detail/checks-table";
+import { DailyBars } from "./detail/daily-bars";
+import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
 
 const WINDOWS = ["24h", "7d", "30d", "90d"] as const;
-const PHASES = ["dns_ms", "connect_ms", "tls_ms", "ttfb_ms"] as const;
-
-interface Check {
-  at: string;
-  location: string;
-  status: string;
-  duration_ms: number | null;
-  error: string | null;
-  data: Record<string, unknown>;
-}
+const LABEL: Record<(typeof WINDOWS)[number], string> = { "24h": "24 h", "7d": "7 days", "30d": "30 days", "90d": "90 days" };
 
 export function MonitorDetail({ id }: { id: string }) {
   const { navigate } = useRouter();
   const qc = useQueryClient();
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
   const uptime = useQuery({
-    queryKey: ["monitor-uptime", id],
-    queryFn: () =>
-      Promise.all(WINDOWS.map((w) => api.GET("/api/v1/monitors/uptime", { params: { query: { ids: id, window: w } } }).then((r) => [w, data(r).data[0]?.uptime_pct ?? null] as const))),
+    queryKey: ["monitor-data", id, "uptime"],
+    queryFn: () => api.GET("/api/v1/monitors/{id}/uptime", { params: { path: { id } } }).then(data),
     refetchInterval: 60_000,
   });
-  const checks = useLiveChecks(id);
+  const [ran, setRan] = useState<string | null>(null);
   const action = useMutation({
     mutationFn: async (what: "run" | "pause" | "resume" | "delete") => {
       if (what === "delete") {
@@ -38,16 +29,24 @@ export function MonitorDetail({ id }: { id: string }) {
         void qc.invalidateQueries({ queryKey: ["monitors"] });
         return navigate("/monitors");
       }
-      const path = `/api/v1/monitors/{id}/${what}` as "/api/v1/monitors/{id}/pause";
-      const res = await api.POST(path, { params: { path: { id } } });
-      if (what !== "run" && res.data) qc.setQueryData(["monitor", id], res.data);
+      if (what === "run") {
+        setRan(null);
+        const r = await api.POST("/api/v1/monitors/{id}/run", { params: { path: { id } } }).then(data);
+        setRan(`Checked from ${r.location}: ${r.status} in ${fmtMs(r.duration_ms)}${r.error ? ` — ${r.error}` : ""}${r.recorded ? "" : " (not recorded: the monitor is paused)"}`);
+        return;
+      }
+      const res = await api.POST(`/api/v1/monitors/{id}/${what}`, { params: { path: { id } } });
+      if (res.data) qc.setQueryData(["monitor", id], res.data);
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ["monitors"] }),
   });
   if (q.isPending) return <Loading what="monitor" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   const m = q.data as Monitor;
-  const target = (m.config as Record<string, unknown>).url ?? (m.config as Record<string, unknown>).host ?? (m.config as Record<string, unknown>).domain;
+  const cfg = m.config as Record<string, unknown>;
+  const target = cfg.url ?? cfg.host ?? cfg.domain ?? cfg.name;
+  const w = uptime.data?.windows;
+  const byLocation = w?.["24h"].locations ?? [];
   return (
     <section aria-labelledby="detail-h">
       <header className="page-head">
@@ -56,12 +55,26 @@ export function MonitorDetail({ id }: { id: string }) {
         <StatusBadge status={m.status} paused={m.paused} />
       </header>
       <p className="muted">
-        {m.type} · {String(target ?? "")} · every {String(m.interval_seconds)} s · from {[...m.regions, ...m.runner_ids].join(", ")}
+        {m.type} · {String(target ?? "")} · every {String(m.interval_seconds)} s{m.type !== "heartbeat" && ` · from ${[...m.regions, ...m.runner_ids].join(", ")}`}
+        {m.tags.length > 0 && " · "}
+        {m.tags.map((t) => (
+          <Link key={t} to={`/monitors?tag=${encodeURIComponent(t)}`} className="tag">
+            {t}
+          </Link>
+        ))}
       </p>
+      {m.suspended && (
+        <p className="error" role="note">
+          Suspended: this monitor is over your plan's quota, so it is kept but not checked. <Link to="/billing">Change plan</Link> or delete other monitors.
+        </p>
+      )}
+      {m.heartbeat_url && <HeartbeatUrl url={m.heartbeat_url} />}
       <div className="row" role="toolbar" aria-label="Monitor actions">
-        <button onClick={() => action.mutate("run")} disabled={action.isPending}>
-          Run now
-        </button>
+        {m.type !== "heartbeat" && (
+          <button onClick={() => action.mutate("run")} disabled={action.isPending}>
+            {action.isPending && action.variables === "run" ? "Checking…" : "Run now"}
+          </button>
+        )}
         {m.paused ? <button onClick={() => action.mutate("resume")}>Resume</button> : <button onClick={() => action.mutate("pause")}>Pause</button>}
         <Link className="button" to={`/monitors/${id}/edit`}>
           Edit
@@ -69,13 +82,16 @@ export function MonitorDetail({ id }: { id: string }) {
         <button className="danger" onClick={() => action.mutate("delete")}>
           Delete
         </button>
+        <span role="status" className="muted">
+          {ran}
+        </span>
       </div>
       <ErrorMessage error={action.error} />
       <dl className="stats">
-        {(uptime.data ?? WINDOWS.map((w) => [w, undefined] as const)).map(([w, v]) => (
-          <div key={w}>
-            <dt>Uptime {w}</dt>
-            <dd data-testid={`uptime-${w}`}>{v === undefined ? "…" : fmtPct(v)}</dd>
+        {WINDOWS.map((win) => (
+          <div key={win}>
+            <dt>Uptime {LABEL[win]}</dt>
+            <dd data-testid={`uptime-${win}`}>{w ? fmtPct(w[win].uptime_pct) : "…"}</dd>
           </div>
         ))}
         <div>
@@ -84,92 +100,61 @@ export function MonitorDetail({ id }: { id: string }) {
         </div>
         <div>
           <dt>Last checked</dt>
-          <dd>{fmtTime(m.last_checked_at)}</dd>
+          <dd className="small">{fmtTime(m.last_checked_at)}</dd>
         </div>
       </dl>
-      <ResponseChart checks={checks} />
-      <ChecksTable checks={checks} />
-    </section>
-  );
-}
-
-/** Results arriving live on /events; the history routes (`/monitors/:id/checks`) are not in the API yet. */
-function useLiveChecks(id: string): Check[] {
-  const [checks, setChecks] = useState<Check[]>([]);
-  useEffect(
-    () =>
-      subscribeLive(
-        (e: LiveEvent) => {
-          if (e.type !== "check.result" || e.data.monitor_id !== id) return;
-          const d = e.data;
-          setChecks((c) => [{ at: String(d.checked_at ?? e.at), location: String(d.location ?? ""), status: String(d.status), duration_ms: (d.duration_ms as number) ?? null, error: (d.error as string) ?? null, data: (d.data as Record<string, unknown>) ?? {} }, ...c].slice(0, 500));
-        },
-        () => {},
-      ),
-    [id],
-  );
-  return checks;
-}
-
-function ResponseChart({ checks }: { checks: Check[] }) {
-  const { x, series } = useMemo(() => {
-    const ordered = [...checks].reverse();
-    const locations = [...new Set(ordered.map((c) => c.location))];
-    const x = ordered.map((c) => new Date(c.at).getTime() / 1000);
-    const series = locations.map((loc) => ({ label: loc, values: ordered.map((c) => (c.location === loc ? c.duration_ms : null)) }));
-    const timings = (c: Check) => (c.data.timings ?? c.data) as Record<string, unknown>;
-    for (const p of PHASES) if (ordered.some((c) => typeof timings(c)[p] === "number")) series.push({ label: p.replace("_ms", ""), values: ordered.map((c) => (timings(c)[p] as number) ?? null) });
-    return { x, series };
-  }, [checks]);
-  if (checks.length === 0) return <p className="muted">The response-time chart fills in as checks arrive.</p>;
-  return <TimeChart x={x} series={series} label="Response time per region and timing phase" />;
-}
-
-function ChecksTable({ checks }: { checks: Check[] }) {
-  const [status, setStatus] = useState("");
-  const [open, setOpen] = useState<Check | null>(null);
-  const shown = status ? checks.filter((c) => c.status === status) : checks;
-  return (
-    <section aria-labelledby="checks-h">
-      <h2 id="checks-h">Recent checks</h2>
-      <select aria-label="Filter checks by status" value={status} onChange={(e) => setStatus(e.target.value)}>
-        <option value="">All</option>
-        {["up", "down", "degraded", "timeout"].map((s) => (
-          <option key={s}>{s}</option>
-        ))}
-      </select>
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Time</th>
-            <th>Location</th>
-            <th>Status</th>
-            <th>Duration</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody data-testid="checks-body">
-          {shown.map((c, i) => (
-            <tr key={`${c.at}-${i}`} tabIndex={0} onClick={() => setOpen(c)} onKeyDown={(e) => e.key === "Enter" && setOpen(c)}>
-              <td>{fmtTime(c.at)}</td>
-              <td>{c.location}</td>
-              <td>
-                <StatusBadge status={c.status} />
-              </td>
-              <td>{fmtMs(c.duration_ms)}</td>
-              <td>{c.error ?? ""}</td>
+      <ErrorMessage error={uptime.error} />
+      {byLocation.length > 1 && (
+        <table className="table compact">
+          <caption>Last 24 h by location</caption>
+          <thead>
+            <tr>
+              <th scope="col">Location</th>
+              <th scope="col">Uptime</th>
+              <th scope="col">Checks</th>
+              <th scope="col">Down or timed out</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {open && (
-        <div role="dialog" aria-label="Check result" className="card">
-          <pre>{JSON.stringify(open, null, 2)}</pre>
-          <button onClick={() => setOpen(null)} autoFocus>
-            Close
-          </button>
-        </div>
+          </thead>
+          <tbody>
+            {byLocation.map((l) => (
+              <tr key={l.location}>
+                <td>{l.location}</td>
+                <td>{fmtPct(l.uptime_pct)}</td>
+                <td>{String(l.total)}</td>
+                <td>{Number(l.down) + Number(l.timeout)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
+      <DailyBars id={id} />
+      <ResponseCharts monitor={m} />
+      <ChecksTable monitor={m} />
     </section>
+  );
+}
+
+function HeartbeatUrl({ url }: { url: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="card">
+      <strong>Ping this URL from your job</strong> (GET or POST) at least every period:
+      <div className="row">
+        <code className="copyable">{url}</code>
+        <button
+          onClick={() =>
+            void navigator.clipboard?.writeText(url).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+      <small className="muted">
+        For example: <code>curl -fsS {url}</code>
+      </small>
+    </div>
   );
 }

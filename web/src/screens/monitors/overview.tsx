@@ -1,34 +1,62 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
-import { api } from "../../api/client";
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { api, data } from "../../api/client";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
-import { Link } from "../../lib/router";
-import { useMonitorPages, useUptimeFor, type Monitor, type MonitorFilters } from "./use-monitors";
+import { Link, useRouter } from "../../lib/router";
+import { useMonitorPages, useUptimeFor, type MonitorFilters, type MonitorSort } from "./use-monitors";
 
-type SortKey = "name" | "status" | "uptime" | "response";
-const STATUS_RANK: Record<string, number> = { down: 0, timeout: 1, degraded: 2, pending: 3, up: 4 };
 const ROW_HEIGHT = 52;
+const STATUSES = ["up", "down", "degraded", "timeout", "pending", "paused"];
+const TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain", "heartbeat", "browser_lite", "browser_flow"];
+const SORTS: Record<MonitorSort, string> = { status: "Worst status first", name: "Name", response_time: "Slowest first", created: "Newest first" };
+
+/** Filters live in the URL too, so a link (a tag, a shared view) opens the same list. */
+function useUrlFilters() {
+  const { search } = useRouter();
+  const [state, setState] = useState(() => ({
+    text: search.get("search") ?? "",
+    status: search.get("status") ?? "",
+    type: search.get("type") ?? "",
+    tag: search.get("tag") ?? "",
+    sort: ((search.get("sort") as MonitorSort | null) ?? "status") as MonitorSort,
+  }));
+  useEffect(() => {
+    const q = new URLSearchParams();
+    if (state.text.trim()) q.set("search", state.text.trim());
+    for (const k of ["status", "type", "tag"] as const) if (state[k]) q.set(k, state[k]);
+    if (state.sort !== "status") q.set("sort", state.sort);
+    const url = `${location.pathname}${q.size ? `?${q}` : ""}`;
+    if (url !== location.pathname + location.search) history.replaceState(null, "", url);
+  }, [state]);
+  return [state, (patch: Partial<typeof state>) => setState((s) => ({ ...s, ...patch }))] as const;
+}
 
 export function MonitorsOverview() {
-  const [searchText, setSearchText] = useState("");
-  const search = useDeferredValue(searchText.trim());
-  const [status, setStatus] = useState("");
-  const [type, setType] = useState("");
-  const [sort, setSort] = useState<SortKey>("status");
-  const filters: MonitorFilters = { ...(search ? { search } : {}), ...(status === "paused" ? { paused: true } : status ? { status } : {}), ...(type ? { type } : {}) };
+  const [f, set] = useUrlFilters();
+  const search = useDeferredValue(f.text.trim());
+  const filters: MonitorFilters = {
+    sort: f.sort,
+    ...(search ? { search } : {}),
+    ...(f.status === "paused" ? { paused: true } : f.status ? { status: f.status } : {}),
+    ...(f.type ? { type: f.type } : {}),
+    ...(f.tag ? { tag: f.tag } : {}),
+  };
   const q = useMonitorPages(filters);
   const pages = useMemo(() => (q.data?.pages ?? []).map((p) => p.data), [q.data]);
   const uptime = useUptimeFor(pages);
   const total = Number(q.data?.pages[0]?.pagination.total ?? 0);
-  const rows = useMemo(() => sortRows(pages.flat(), sort, uptime), [pages, sort, uptime]);
+  const rows = useMemo(() => pages.flat(), [pages]);
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data), staleTime: 60_000 });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const qc = useQueryClient();
+  const [bulkDone, setBulkDone] = useState("");
   const bulk = useMutation({
     mutationFn: async (action: "pause" | "resume" | "delete") => {
       if (action === "delete" && !confirm(`Delete ${selected.size} monitor(s)? Their history goes too.`)) return;
-      await api.POST(`/api/v1/monitors/bulk/${action}`, { body: { ids: [...selected] } });
+      const res = await api.POST(`/api/v1/monitors/bulk/${action}`, { body: { ids: [...selected] } }).then(data);
       setSelected(new Set());
+      setBulkDone(`${action === "delete" ? "Deleted" : action === "pause" ? "Paused" : "Resumed"} ${String(res.affected)} monitor${Number(res.affected) === 1 ? "" : "s"}`);
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ["monitors"] }),
   });
@@ -37,7 +65,7 @@ export function MonitorsOverview() {
   const searchRef = useRef<HTMLInputElement>(null);
   useEffect(() => {
     // "/" jumps to the search box, as on most dashboards.
-    const onKey = (e: KeyboardEvent) => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
       if (e.key === "/" && !(e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement)) {
         e.preventDefault();
         searchRef.current?.focus();
@@ -53,7 +81,21 @@ export function MonitorsOverview() {
     if (lastIndex >= rows.length - 20 && q.hasNextPage && !q.isFetchingNextPage) void q.fetchNextPage();
   }, [lastIndex, rows.length, q.hasNextPage, q.isFetchingNextPage]);
 
-  const filtered = Boolean(search || status || type);
+  // Arrow keys move between rows (the list is virtualised, so the target row may need rendering first).
+  const [focusAt, setFocusAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusAt == null) return;
+    scrollRef.current?.querySelector<HTMLAnchorElement>(`[data-index="${focusAt}"] a`)?.focus();
+  }, [focusAt, items]);
+  const onRowKey = (e: KeyboardEvent, index: number) => {
+    const to = e.key === "ArrowDown" ? index + 1 : e.key === "ArrowUp" ? index - 1 : e.key === "Home" ? 0 : e.key === "End" ? rows.length - 1 : null;
+    if (to == null || to < 0 || to >= rows.length || e.target instanceof HTMLInputElement) return;
+    e.preventDefault();
+    virtual.scrollToIndex(to);
+    setFocusAt(to);
+  };
+
+  const filtered = Boolean(search || f.status || f.type || f.tag);
   if (q.isPending) return <Loading what="monitors" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   if (total === 0 && !filtered) return <FirstMonitor />;
@@ -71,24 +113,32 @@ export function MonitorsOverview() {
         </Link>
       </header>
       <div className="toolbar" role="search">
-        <input ref={searchRef} type="search" aria-label="Search monitors by name" placeholder="Search by name (press /)" value={searchText} onChange={(e) => setSearchText(e.target.value)} />
-        <select aria-label="Filter by status" value={status} onChange={(e) => setStatus(e.target.value)}>
+        <input ref={searchRef} type="search" aria-label="Search monitors by name" placeholder="Search by name (press /)" value={f.text} onChange={(e) => set({ text: e.target.value })} />
+        <select aria-label="Filter by status" value={f.status} onChange={(e) => set({ status: e.target.value })}>
           <option value="">All statuses</option>
-          {["up", "down", "degraded", "timeout", "pending", "paused"].map((s) => (
+          {STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="Filter by type" value={type} onChange={(e) => setType(e.target.value)}>
+        <select aria-label="Filter by type" value={f.type} onChange={(e) => set({ type: e.target.value })}>
           <option value="">All types</option>
-          {["http", "keyword", "ssl", "tcp", "dns", "ping", "domain", "heartbeat", "browser_lite", "browser_flow"].map((t) => (
+          {TYPES.map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>
-        <select aria-label="Sort by" value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
-          <option value="status">Worst status first</option>
-          <option value="name">Name</option>
-          <option value="uptime">Lowest uptime first</option>
-          <option value="response">Slowest first</option>
+        <select aria-label="Filter by tag" value={f.tag} onChange={(e) => set({ tag: e.target.value })}>
+          <option value="">All tags</option>
+          {f.tag && !groups.data?.data.some((g) => g.tag === f.tag) && <option>{f.tag}</option>}
+          {(groups.data?.data ?? []).map((g) => (
+            <option key={g.tag}>{g.tag}</option>
+          ))}
+        </select>
+        <select aria-label="Sort by" value={f.sort} onChange={(e) => set({ sort: e.target.value as MonitorSort })}>
+          {Object.entries(SORTS).map(([k, v]) => (
+            <option key={k} value={k}>
+              {v}
+            </option>
+          ))}
         </select>
       </div>
       {selected.size > 0 && (
@@ -102,12 +152,20 @@ export function MonitorsOverview() {
           <button onClick={() => setSelected(new Set())}>Clear</button>
         </div>
       )}
+      <p role="status" className="muted">
+        {bulkDone}
+      </p>
       <ErrorMessage error={bulk.error} />
       {rows.length === 0 ? (
-        <p className="muted">No monitor matches these filters.</p>
+        <p className="muted">
+          No monitor matches these filters.{" "}
+          <button className="link" onClick={() => set({ text: "", status: "", type: "", tag: "" })}>
+            Clear filters
+          </button>
+        </p>
       ) : (
-        <div className="monitor-table" role="table" aria-label="Monitors" aria-rowcount={total}>
-          <div className="monitor-row head" role="row">
+        <div className="monitor-table" role="table" aria-label="Monitors" aria-rowcount={total + 1}>
+          <div className="monitor-row head" role="row" aria-rowindex={1}>
             <span role="columnheader">
               <input
                 type="checkbox"
@@ -127,7 +185,7 @@ export function MonitorsOverview() {
             </span>
           </div>
           <div ref={scrollRef} className="monitor-scroll" data-testid="monitor-scroll">
-            <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
+            <div style={{ height: virtual.getTotalSize(), position: "relative" }} role="rowgroup">
               {items.map((item) => {
                 const m = rows[item.index]!;
                 return (
@@ -135,8 +193,10 @@ export function MonitorsOverview() {
                     key={m.id}
                     role="row"
                     aria-rowindex={item.index + 2}
-                    className="monitor-row"
+                    data-index={item.index}
+                    className={`monitor-row${selected.has(m.id) ? " selected" : ""}`}
                     data-monitor-id={m.id}
+                    onKeyDown={(e) => onRowKey(e, item.index)}
                     style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
                   >
                     <span role="cell">
@@ -146,9 +206,7 @@ export function MonitorsOverview() {
                       <StatusBadge status={m.status} paused={m.paused} />
                     </span>
                     <span role="cell" className="name">
-                      <Link to={`/monitors/${m.id}`}>
-                        {m.name}
-                      </Link>
+                      <Link to={`/monitors/${m.id}`}>{m.name}</Link>
                       <small className="muted"> {m.type}</small>
                     </span>
                     <span role="cell">{fmtPct(uptime.get(m.id))}</span>
@@ -157,9 +215,9 @@ export function MonitorsOverview() {
                     </span>
                     <span role="cell" className="hide-phone tags">
                       {m.tags.map((t) => (
-                        <span key={t} className="tag">
+                        <button key={t} className="tag" onClick={() => set({ tag: t })} aria-label={`Show monitors tagged ${t}`}>
                           {t}
-                        </span>
+                        </button>
                       ))}
                     </span>
                   </div>
@@ -167,20 +225,16 @@ export function MonitorsOverview() {
               })}
             </div>
           </div>
+          {q.isFetchingNextPage && (
+            <p className="muted" role="status">
+              Loading more…
+            </p>
+          )}
         </div>
       )}
+      <p className="muted hint">Tip: press / to search, ↑ ↓ to move between monitors, Enter to open one.</p>
     </section>
   );
-}
-
-function sortRows(rows: Monitor[], key: SortKey, uptime: Map<string, number | null>): Monitor[] {
-  const by: Record<SortKey, (a: Monitor, b: Monitor) => number> = {
-    name: (a, b) => a.name.localeCompare(b.name),
-    status: (a, b) => (a.paused ? 9 : STATUS_RANK[a.status] ?? 5) - (b.paused ? 9 : STATUS_RANK[b.status] ?? 5) || a.name.localeCompare(b.name),
-    uptime: (a, b) => (uptime.get(a.id) ?? 101) - (uptime.get(b.id) ?? 101),
-    response: (a, b) => Number(b.last_duration_ms ?? -1) - Number(a.last_duration_ms ?? -1),
-  };
-  return [...rows].sort(by[key]);
 }
 
 function FirstMonitor() {
@@ -191,9 +245,17 @@ function FirstMonitor() {
         <li>We check it every few minutes from the regions you pick.</li>
         <li>When it stops answering, you see it here and get alerted.</li>
       </ol>
-      <Link className="button primary" to="/monitors/new">
-        Create your first monitor
-      </Link>
+      <div className="row">
+        <Link className="button primary" to="/monitors/new">
+          Create your first monitor
+        </Link>
+        <Link className="button" to="/monitors/new?type=heartbeat">
+          Watch a cron job instead
+        </Link>
+      </div>
+      <p className="muted">
+        Then add an <Link to="/alert-channels">alert channel</Link> and a <Link to="/alert-rules">rule</Link> so someone hears about it.
+      </p>
     </EmptyState>
   );
 }

@@ -3,7 +3,8 @@ import { api, data } from "../../api/client";
 import type { paths } from "../../api/schema";
 
 export type Monitor = paths["/api/v1/monitors"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
-export type MonitorFilters = { search?: string; status?: string; type?: string; tag?: string; paused?: boolean };
+export type MonitorSort = "status" | "name" | "response_time" | "created";
+export type MonitorFilters = { search?: string; status?: string; type?: string; tag?: string; paused?: boolean; sort?: MonitorSort };
 type Query = NonNullable<paths["/api/v1/monitors"]["get"]["parameters"]["query"]>;
 
 export const PAGE_SIZE = 100;

@@ -1,0 +1,159 @@
+import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { api, data, downloadFile } from "../../../api/client";
+import { ErrorMessage, fmtMs, fmtTime, Loading, StatusBadge } from "../../../components/ui";
+import type { ChecksFilters } from "../../../lib/live";
+import { Link } from "../../../lib/router";
+import type { Monitor } from "../use-monitors";
+import type { CheckResult } from "./chart-data";
+import { locationsOf } from "./response-charts";
+import { ResultFields } from "./result-detail";
+
+const STATUSES = ["up", "down", "degraded", "timeout", "unavailable"] as const;
+const LIMIT = 25;
+const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+/** Filters as query parameters: the list's and the export's. */
+function queryOf(f: Omit<ChecksFilters, "page">) {
+  return {
+    ...(f.status ? { status: f.status as (typeof STATUSES)[number] } : {}),
+    ...(f.location ? { location: f.location } : {}),
+    ...(f.from ? { from: f.from } : {}),
+    ...(f.to ? { to: f.to } : {}),
+  };
+}
+
+export function ChecksTable({ monitor }: { monitor: Monitor }) {
+  const id = monitor.id;
+  const [filters, setFilters] = useState<Omit<ChecksFilters, "page">>({});
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<CheckResult | null>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const key: ChecksFilters & { limit: number } = { ...filters, page, limit: LIMIT };
+  const q = useQuery({
+    queryKey: ["monitor-checks", id, key],
+    placeholderData: keepPreviousData,
+    queryFn: () => api.GET("/api/v1/monitors/{id}/checks", { params: { path: { id }, query: { ...queryOf(filters), page, limit: LIMIT } } }).then(data),
+  });
+  const exporter = useMutation({
+    mutationFn: (format: "csv" | "json") => downloadFile(`/api/v1/monitors/${id}/checks/export?${new URLSearchParams({ format, ...queryOf(filters) })}`, `checks.${format}`),
+  });
+  const set = (patch: Partial<typeof filters>) => {
+    setFilters((f) => ({ ...f, ...patch }));
+    setPage(1);
+  };
+  const show = (c: CheckResult) => {
+    setOpen(c);
+    queueMicrotask(() => dialog.current?.showModal());
+  };
+  const total = Number(q.data?.pagination.total ?? 0);
+  const pages = Math.max(1, Number(q.data?.pagination.totalPages ?? 1));
+  return (
+    <section aria-labelledby="checks-h" className="panel">
+      <header className="page-head">
+        <h2 id="checks-h">Checks</h2>
+        <span className="muted" role="status">
+          {q.data ? `${total.toLocaleString()} result${total === 1 ? "" : "s"}` : ""}
+        </span>
+        <div className="row end">
+          <button onClick={() => exporter.mutate("csv")} disabled={exporter.isPending}>
+            Export CSV
+          </button>
+          <button onClick={() => exporter.mutate("json")} disabled={exporter.isPending}>
+            Export JSON
+          </button>
+        </div>
+      </header>
+      <div className="toolbar" role="group" aria-label="Filter checks">
+        <select aria-label="Filter checks by status" value={filters.status ?? ""} onChange={(e) => set({ status: e.target.value || undefined })}>
+          <option value="">All statuses</option>
+          {STATUSES.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+        <select aria-label="Filter checks by region or runner" value={filters.location ?? ""} onChange={(e) => set({ location: e.target.value || undefined })}>
+          <option value="">All locations</option>
+          {locationsOf(monitor).map((l) => (
+            <option key={l}>{l}</option>
+          ))}
+        </select>
+        <label className="inline">
+          From <input type="datetime-local" aria-label="From" onChange={(e) => set({ from: iso(e.target.value) })} />
+        </label>
+        <label className="inline">
+          To <input type="datetime-local" aria-label="To" onChange={(e) => set({ to: iso(e.target.value) })} />
+        </label>
+      </div>
+      <ErrorMessage error={exporter.error ?? q.error} />
+      {q.isPending ? (
+        <Loading what="checks" />
+      ) : q.data && q.data.data.length === 0 ? (
+        <p className="muted">{Object.keys(queryOf(filters)).length ? "No check matches these filters." : "No checks yet. “Run now” checks at once; scheduled checks appear here live."}</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="table checks">
+            <caption className="sr-only">Check results, newest first; press Enter on a row for its details</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Location</th>
+                <th scope="col">Status</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody data-testid="checks-body">
+              {q.data?.data.map((c) => (
+                <tr
+                  key={c.id}
+                  tabIndex={0}
+                  className="clickable"
+                  aria-label={`${c.status} from ${c.location} at ${fmtTime(c.checked_at)}: details`}
+                  onClick={() => show(c)}
+                  onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), show(c))}
+                >
+                  <td>{fmtTime(c.checked_at)}</td>
+                  <td>{c.location}</td>
+                  <td>
+                    <StatusBadge status={c.status} />
+                  </td>
+                  <td>{fmtMs(c.duration_ms)}</td>
+                  <td className="error-cell">{c.error ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pages > 1 && (
+        <nav className="row" aria-label="Check pages">
+          <button onClick={() => setPage(page - 1)} disabled={page <= 1}>
+            Newer
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button onClick={() => setPage(page + 1)} disabled={page >= pages}>
+            Older
+          </button>
+        </nav>
+      )}
+      <dialog ref={dialog} aria-labelledby="result-h" onClose={() => setOpen(null)} className="result-dialog">
+        {open && (
+          <>
+            <h2 id="result-h">
+              Check from {open.location} <StatusBadge status={open.status} />
+            </h2>
+            <ResultFields result={open} type={monitor.type} />
+            <div className="row">
+              {!open.id.startsWith("live-") && <Link to={`/monitors/${id}/checks/${open.id}`}>Open as a page</Link>}
+              <button onClick={() => dialog.current?.close()} autoFocus>
+                Close
+              </button>
+            </div>
+          </>
+        )}
+      </dialog>
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+import { useQuery } from "@tanstack/react-query";
+import { dataSchemas } from "../../../../../runner/checks/data-schemas.ts";
+import { api, data } from "../../../api/client";
+import { ErrorMessage, fmtMs, fmtTime, Loading, StatusBadge } from "../../../components/ui";
+import { Link } from "../../../lib/router";
+import type { Monitor } from "../use-monitors";
+import type { CheckResult } from "./chart-data";
+
+const show = (v: unknown) => (v === null || v === undefined ? <span className="muted">not measured</span> : typeof v === "object" ? <pre>{JSON.stringify(v, null, 2)}</pre> : String(v));
+
+/** Every field of one result, the check type's data fields with what each one means. */
+export function ResultFields({ result: r, type }: { result: Partial<CheckResult> & Pick<CheckResult, "status" | "location" | "checked_at" | "duration_ms" | "data">; type: Monitor["type"] }) {
+  const described = (dataSchemas[type]?.properties ?? {}) as Record<string, { description?: string }>;
+  const keys = [...new Set([...Object.keys(described), ...Object.keys(r.data ?? {})])];
+  return (
+    <dl className="result-fields">
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={r.status} />
+      </dd>
+      {r.error && (
+        <>
+          <dt>Error</dt>
+          <dd className="field-error">{r.error}</dd>
+        </>
+      )}
+      <dt>Duration</dt>
+      <dd>{fmtMs(r.duration_ms)}</dd>
+      <dt>Location</dt>
+      <dd>
+        {r.location} {r.location_type ? `(${r.location_type})` : ""}
+      </dd>
+      {r.scheduled_at && (
+        <>
+          <dt>Due</dt>
+          <dd>{fmtTime(r.scheduled_at)}</dd>
+        </>
+      )}
+      <dt>Ran</dt>
+      <dd>{fmtTime(r.checked_at)}</dd>
+      {keys.map((k) => (
+        <div key={k} className="pair">
+          <dt title={described[k]?.description}>
+            <code>{k}</code>
+          </dt>
+          <dd>
+            {show(r.data[k])}
+            {described[k]?.description && <small className="muted"> — {described[k]!.description}</small>}
+          </dd>
+        </div>
+      ))}
+      {r.id && !r.id.startsWith("live-") && (
+        <>
+          <dt>Result id</dt>
+          <dd>
+            <code>{r.id}</code>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** `/monitors/:id/checks/:checkId`: one result on its own page, linkable. */
+export function ResultPage({ id, checkId }: { id: string; checkId: string }) {
+  const monitor = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
+  const result = useQuery({ queryKey: ["monitor-check", id, checkId], queryFn: () => api.GET("/api/v1/monitors/{id}/checks/{checkId}", { params: { path: { id, checkId } } }).then(data) });
+  if (monitor.isPending || result.isPending) return <Loading what="check result" />;
+  if (monitor.isError || result.isError) return <ErrorMessage error={monitor.error ?? result.error} />;
+  return (
+    <section aria-labelledby="result-page-h">
+      <Link to={`/monitors/${id}`}>← {monitor.data.name}</Link>
+      <h1 id="result-page-h">Check result</h1>
+      <ResultFields result={result.data} type={monitor.data.type} />
+    </section>
+  );
+}

@@ -1,0 +1,22 @@
+import { lazy, type ReactNode } from "react";
+import { Groups } from "./groups";
+import { MaintenanceWindows } from "./maintenance";
+import { MonitorsOverview } from "./overview";
+
+// The overview is in the first bundle (it is the first screen); charts (uPlot) and the
+// schema-driven forms (TypeBox) load when first opened.
+const MonitorDetail = lazy(() => import("./monitor-detail").then((m) => ({ default: m.MonitorDetail })));
+const MonitorForm = lazy(() => import("./monitor-form").then((m) => ({ default: m.MonitorForm })));
+const MonitorEdit = lazy(() => import("./monitor-form").then((m) => ({ default: m.MonitorEdit })));
+const ResultPage = lazy(() => import("./detail/result-detail").then((m) => ({ default: m.ResultPage })));
+
+/** First match wins: `/monitors/new` before `/monitors/:id`. */
+export const monitorScreens: [string, (p: Record<string, string>) => ReactNode][] = [
+  ["/monitors", () => <MonitorsOverview />],
+  ["/monitors/new", () => <MonitorForm />],
+  ["/monitors/:id/edit", (p) => <MonitorEdit id={p.id!} />],
+  ["/monitors/:id/checks/:checkId", (p) => <ResultPage key={p.checkId} id={p.id!} checkId={p.checkId!} />],
+  ["/monitors/:id", (p) => <MonitorDetail key={p.id} id={p.id!} />],
+  ["/groups", () => <Groups />],
+  ["/maintenance", () => <MaintenanceWindows />],
+];
