@@ -88,7 +88,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from check_results`;
   const batches = await registry.getSingleMetric("watchpost_ingest_batch_seconds")!.get();
-  const batchCount = batches.values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+  const batchCount = batches.values.find((v) => (v as { metricName?: string }).metricName?.endsWith("_count"))?.value ?? 0;
   const rate = Math.round(published / seconds);
   for (const c of consumers) await c.stop();
   console.log(
