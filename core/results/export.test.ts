@@ -51,6 +51,42 @@ describe("encodeExport", () => {
     expect(seen.closed).toBe(true);
   });
 
+  it("ends the source when cancelled during a read, like a postgres.js cursor that ignores return() mid-fetch", async () => {
+    let release: (() => void) | null = null;
+    let reads = 0;
+    let closed = false;
+    const cursor: AsyncIterable<CheckResultRow[]> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          reads++;
+          if (reads === 1) return Promise.resolve({ done: false, value: [row(0)] });
+          return new Promise((resolve) => {
+            release = () => {
+              release = null;
+              resolve({ done: false, value: [row(reads)] });
+            };
+          });
+        },
+        async return() {
+          if (!release) closed = true; // a fetch in flight swallows the close
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    const stream = await encodeExport(cursor, "json");
+    const reader = stream.getReader();
+    await reader.read(); // the first batch, read ahead
+    const second = reader.read(); // starts the second fetch
+    await Bun.sleep(1);
+    expect(release).not.toBeNull();
+    await reader.cancel();
+    expect(closed).toBe(false);
+    release!();
+    await second.catch(() => {});
+    await Bun.sleep(1);
+    expect(closed).toBe(true);
+  });
+
   it("writes a CSV header even without rows, and a JSON array either way", async () => {
     expect(await text(await encodeExport(source(0, 0).iterable, "csv", ["status_code"]))).toBe(
       "id,scheduled_at,checked_at,status,duration_ms,location,location_type,error,job_id,data.status_code,data\n",

@@ -124,12 +124,14 @@ export async function encodeExport(
           started = true;
           const next = pending ?? (await source.next());
           pending = null;
+          // Cancelled while this batch was being read: postgres.js ignores a return() that arrives
+          // during a fetch, so end the cursor again now that the fetch is over.
+          if (cancelled) return void (await source.return?.());
           if (next.done) {
             controller.enqueue(utf8.encode(head + encoder.end()));
             controller.close();
             return;
           }
-          if (cancelled) return;
           controller.enqueue(utf8.encode(head + encoder.rows(next.value)));
         } catch (err) {
           await source.return?.();
