@@ -32,8 +32,8 @@ export async function applyProviderEvent(sql: Sql, provider: string, event: Prov
     else if (event.kind === "transaction" && event.transaction.status === "completed" && event.transaction.subscriptionId) {
       const sub = await findSubscriptionByProviderId(tx, event.transaction.subscriptionId);
       if (sub) {
-        await setLastTransaction(tx, sub.id, event.transaction.id);
-        result = { outcome: "applied", orgId: sub.org_id };
+        const newest = await setLastTransaction(tx, sub.id, event.transaction.id, event.occurredAt);
+        result = { outcome: newest ? "applied" : "stale", orgId: sub.org_id };
       }
     }
     await setWebhookOutcome(tx, event.id, result.outcome);

@@ -103,8 +103,12 @@ export async function upsertSubscription(
   return row!;
 }
 
-export async function setLastTransaction(sql: Sql, subscriptionId: string, transactionId: string): Promise<void> {
-  await sql`update billing_subscriptions set last_transaction_id = ${transactionId}, updated_at = now() where id = ${subscriptionId}`;
+/** Records the latest completed transaction (its invoice is the lines' link); false when a newer one is already recorded. */
+export async function setLastTransaction(sql: Sql, subscriptionId: string, transactionId: string, occurredAt: Date): Promise<boolean> {
+  const rows = await sql`
+    update billing_subscriptions set last_transaction_id = ${transactionId}, last_transaction_at = ${occurredAt}, updated_at = now()
+    where id = ${subscriptionId} and (last_transaction_at is null or last_transaction_at <= ${occurredAt}) returning id`;
+  return rows.length > 0;
 }
 
 export async function listLines(sql: Sql, orgId: string, statuses: LineStatus[] | null = null): Promise<LineRow[]> {

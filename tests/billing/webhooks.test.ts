@@ -103,4 +103,20 @@ describe("POST /billing/webhooks/paddle", () => {
     expect(outcomes.map((x) => `${x.event_type}:${x.outcome}`)).toEqual(["subscription.canceled:applied", "transaction.completed:applied", "subscription.created:stale"]);
     expect((await o.key("GET", "/api/v1/entitlements")).body.plan.id).toBe("free");
   });
+
+  it("keeps the newest transaction's invoice when an older transaction.completed arrives late", async () => {
+    const o = await ownerOrg(stack);
+    await stack.sim$("POST", "/sim/webhooks/hold");
+    const checkout = await o.owner("POST", "/api/v1/billing/checkout", { plan: "starter", cycle: "monthly" });
+    await fetch(`${checkout.body.checkout_url}/pay`, { method: "POST" });
+    await stack.sim$("POST", "/sim/advance", { days: 31 });
+    const renewal = [...stack.sim.state.transactions.values()].find((t) => t.orgId === o.org_id && t.origin === "subscription_recurring")!;
+    // Newest first: the renewal's events, then the first period's transaction and the creation.
+    await stack.sim$("POST", "/sim/webhooks/release", { order: "reverse" });
+    const line = (await o.owner("GET", "/api/v1/billing/subscription")).body.lines[0];
+    expect(line.invoice_url).toContain(`/invoices/${renewal.id}`);
+    const [first] = await stack.api.sql<{ outcome: string }[]>`
+      select outcome from billing_webhook_events where event_type = 'transaction.completed' and payload->'data'->>'id' = ${checkout.body.transaction_id}`;
+    expect(first!.outcome).toBe("stale");
+  });
 });
