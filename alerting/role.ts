@@ -6,7 +6,7 @@ import type { Logger } from "../core/log.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
-import { startIngest } from "./ingest/ingest.ts";
+import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
 import { startRunnerWatch } from "./runtime/runner-watch.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
 
@@ -51,7 +51,25 @@ export async function startAlertingRole(input: {
   });
   const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
   log.info({ op: "alerting.start" }, "ingest and alerting started");
+  const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
+    /**
+     * Waits (up to `maxMs`) until both durables have taken every result published so far. The
+     * all-in-one mode calls it after its worker stopped: its in-process bus keeps results only in
+     * memory, so a result not yet stored and evaluated at exit would be lost. Returns whether it drained.
+     */
+    async drain(maxMs = 10_000): Promise<boolean> {
+      const end = Date.now() + maxMs;
+      for (;;) {
+        const pending = await Promise.all(durables.map((d) => bus.pendingResults(d)));
+        if (pending.every((n) => n === 0)) return true;
+        if (Date.now() >= end) {
+          log.warn({ op: "alerting.drain", pending: Object.fromEntries(durables.map((d, i) => [d, pending[i]])) }, "results still pending at shutdown");
+          return false;
+        }
+        await Bun.sleep(25);
+      }
+    },
     async stop() {
       await runners.stop();
       await alerting.stop();

@@ -76,6 +76,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     () => api.stop(),
     () => scheduler.stop(),
     () => worker.stop(),
+    // The in-process bus holds results in memory only: store and evaluate what the worker published.
+    async () => void (bus.kind === "memory" && (await alerting.drain())),
     () => alerting.stop(),
     () => billing.stop(),
     () => sim.stop(),

@@ -250,6 +250,26 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       expect(seen.sort()).toEqual(["ok#1", "retry#1", "retry#2"]);
     });
 
+    it("counts a durable's results not yet acked: waiting, then in its handler, then none", async () => {
+      const [bus] = await world();
+      expect(await bus.pendingResults("ingest")).toBe(0);
+      await bus.ensureTopology({ resultDurables: [{ name: "ingest" }, { name: "other", filter: "results.org2.>" }] });
+      for (let i = 0; i < 3; i++) await bus.publishResult("results.org1.mon1", { id: `p${i}` });
+      expect(await bus.pendingResults("ingest")).toBe(3);
+      expect(await bus.pendingResults("other")).toBe(0);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inHandler = 0;
+      await bus.consumeResults<Job>("ingest", { batchSize: 10, maxWaitMs: 20 }, async (batch) => {
+        inHandler += batch.length;
+        await held;
+      });
+      await until(() => inHandler === 3);
+      expect(await bus.pendingResults("ingest")).toBe(3);
+      release();
+      await until(async () => (await bus.pendingResults("ingest")) === 0);
+    });
+
     it("de-duplicates a result published twice with the same id", async () => {
       const [bus] = await world();
       expect((await bus.publishResult("results.org1.mon1", { id: "job-9" })).duplicate).toBe(false);

@@ -151,6 +151,11 @@ class MemoryBus implements Bus {
     return this.publish(this.topo.resultsStream, "results.", subject, result);
   }
 
+  async pendingResults(durable: string): Promise<number> {
+    assertName("durable name", durable);
+    return this.broker.streams.get(this.topo.resultsStream)?.consumers.get(durable)?.pending() ?? 0;
+  }
+
   async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
     const batching = { batchSize: opts.batchSize ?? 100, maxWaitMs: opts.maxWaitMs ?? 200 };
     assertCount("batchSize", batching.batchSize);

@@ -156,6 +156,17 @@ export class MemoryConsumer {
     this.delayed.set(seq, t);
   }
 
+  /** Matching messages not yet delivered plus those delivered and not yet settled. */
+  pending(): number {
+    let n = 0;
+    for (const seq of this.deliveries.keys()) if (this.stream.messages.has(seq)) n++;
+    for (let seq = this.cursor + 1; seq <= this.stream.seqHigh; seq++) {
+      const m = this.stream.messages.get(seq);
+      if (m && matchSubject(this.settings.filter, m.subject)) n++;
+    }
+    return n;
+  }
+
   working(seq: number): void {
     if (this.deadlines.has(seq)) this.armDeadline(seq);
   }

@@ -152,6 +152,18 @@ class NatsBus implements Bus {
     return this.publish("results.", subject, result);
   }
 
+  async pendingResults(durable: string): Promise<number> {
+    assertName("durable name", durable);
+    try {
+      const info = await this.jsm.consumers.info(this.topo.resultsStream, durable);
+      return info.num_pending + info.num_ack_pending;
+    } catch (err) {
+      // No such durable (10014) or no stream yet (10059): nothing is pending for it.
+      if (err instanceof Error && "code" in err && (err.code === 10014 || err.code === 10059)) return 0;
+      throw err;
+    }
+  }
+
   async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
     const batching = { batchSize: opts.batchSize ?? 100, maxWaitMs: opts.maxWaitMs ?? 200 };
     assertCount("batchSize", batching.batchSize);

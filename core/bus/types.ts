@@ -130,6 +130,11 @@ export interface Bus {
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck>;
   /** Durable batch consumer; clients with the same durable share its messages, each durable sees all. */
   consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle>;
+  /**
+   * Results a durable has not acked yet: not yet delivered, plus delivered and unsettled (given-up
+   * ones excluded); 0 when the durable does not exist. Ingest's backlog; a drain waits for 0.
+   */
+  pendingResults(durable: string): Promise<number>;
 
   /** Fire-and-forget live event (no persistence). */
   publishEvent<T>(subject: EventSubject, event: T): void;
