@@ -1,13 +1,13 @@
 import { lazy, type ReactNode } from "react";
 import { Groups } from "./groups";
-import { MaintenanceWindows } from "./maintenance";
 import { MonitorsOverview } from "./overview";
 
 // The overview is in the first bundle (it is the first screen); charts (uPlot) and the
-// schema-driven forms (TypeBox) load when first opened.
+// schema-driven forms (TypeBox, RRULE/cron) load when first opened.
 const MonitorDetail = lazy(() => import("./monitor-detail").then((m) => ({ default: m.MonitorDetail })));
 const MonitorForm = lazy(() => import("./monitor-form").then((m) => ({ default: m.MonitorForm })));
 const MonitorEdit = lazy(() => import("./monitor-form").then((m) => ({ default: m.MonitorEdit })));
+const MaintenanceWindows = lazy(() => import("./maintenance").then((m) => ({ default: m.MaintenanceWindows })));
 const ResultPage = lazy(() => import("./detail/result-detail").then((m) => ({ default: m.ResultPage })));
 
 /** First match wins: `/monitors/new` before `/monitors/:id`. */
