@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ConfigError } from "../config/parse-env.ts";
 import type { Logger } from "../log.ts";
 import { createSql } from "./client.ts";
 
@@ -21,6 +22,14 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     return { url, stop: async () => {} };
   }
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  // The server's own words, for the error when it does not start (the package rejects without a reason).
+  const recent: string[] = [];
+  const remember = (message: unknown) => {
+    const text = String(message).trim();
+    log.debug({ op: "embedded-postgres" }, text);
+    recent.push(...text.split("\n").filter((l) => /FATAL|ERROR|could not|HINT|initdb:/i.test(l)));
+    recent.splice(0, Math.max(0, recent.length - 6));
+  };
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -28,16 +37,28 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     password: "watchpost",
     persistent: true,
     createPostgresUser: true,
-    onLog: (message: unknown) => log.debug({ op: "embedded-postgres" }, String(message).trim()),
-    onError: (message: unknown) => log.debug({ op: "embedded-postgres" }, String(message).trim()),
+    onLog: remember,
+    onError: remember,
   });
+  const failed = (step: string, err: unknown) => {
+    const why = recent.join(" | ") || (err instanceof Error ? err.message : String(err));
+    // A taken port is a configuration problem: say which variable fixes it (exits like a bad variable).
+    if (recent.some((l) => /already in use/i.test(l))) {
+      return new ConfigError(`EMBEDDED_PG_PORT=${port} is taken by another process: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL (${why})`);
+    }
+    return new Error(`embedded PostgreSQL in ${databaseDir} could not ${step} on 127.0.0.1:${port}: ${why}`);
+  };
   // As root, PostgreSQL runs as a separate "postgres" user, which must be able to enter DATA_DIR.
   mkdirSync(resolve(dataDir), { recursive: true, mode: 0o755 });
   if (!existsSync(join(databaseDir, "PG_VERSION"))) {
     log.info({ op: "embedded-postgres", databaseDir }, "initialising embedded PostgreSQL");
-    await pg.initialise();
+    await pg.initialise().catch((err: unknown) => {
+      throw failed("be initialised", err);
+    });
   }
-  await pg.start();
+  await pg.start().catch((err: unknown) => {
+    throw failed("start", err);
+  });
   const admin = createSql(`postgres://postgres:watchpost@127.0.0.1:${port}/postgres`, { max: 1 });
   const exists = await admin`select 1 from pg_database where datname = 'watchpost'`;
   if (exists.length === 0) await admin`create database watchpost`;
