@@ -1,30 +1,62 @@
 /**
- * Dashboard overview in headless Chromium against a real API (its own database, dropped after):
- * 2,000 monitors with a week of results (one every 5 minutes, ~4 M rows, loaded with COPY).
- * Prints the time from navigation to the first rows with their 24 h uptime on screen (target
- * < 1 s), and the API calls the overview makes (target: a constant, not one per monitor).
- * Usage: bun bench/dashboard.ts [monitors=2000] [days=7] [intervalMinutes=5] [runs=5]
+ * Dashboard overview in headless Chromium against the real all-in-one server (API, scheduler,
+ * worker, ingest and alerting in one process, as `bun run start` runs them), on its own database
+ * (dropped after): N monitors with a week of results (one every --step minutes, loaded with COPY),
+ * every monitor also checked live every --interval seconds against a loopback target.
+ *
+ * Prints
+ * - the time from navigation to the first rows with their 24 h uptime on screen (target < 1 s),
+ * - the API calls the overview makes (target: a constant, not one per monitor), and when scrolling to the end,
+ * - whether the checks' schedule held while the page loaded: how many checks were due in the page-load
+ *   windows, how many ran, and their start lag (checked_at − due time) next to a quiet baseline window.
+ *
+ * Usage: bun bench/dashboard.ts [--monitors 2000] [--days 7] [--step 5] [--interval 60] [--runs 5] [--settle 20]
+ *        bun bench/dashboard.ts --short   (1 day of history, 2 warm runs: about a minute on this machine)
  */
 import { join } from "node:path";
-import { loadApiConfig } from "../api/config.ts";
-import { distIsStale } from "../api/web/build.ts";
-import { buildApiDeps, startApiServer } from "../api/server.ts";
+import { parseArgs } from "node:util";
 import { provisionOrg } from "../core/accounts/provision.ts";
 import type { Sql } from "../core/db/client.ts";
 import { newId } from "../core/ids.ts";
-import { silentLogger } from "../core/log.ts";
 import { newResultUuid } from "../core/results/result-id.ts";
 import { rebuildRollups } from "../core/results/rollups.ts";
 import { DAY_MS } from "../core/results/segments.ts";
 import { prng } from "../core/results/test-fixtures.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
+import { distIsStale } from "../api/web/build.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
+import { spawnRole } from "../tests/support/processes.ts";
 import { launchChromium } from "../tests/web/browser.ts";
 
-const MONITORS = Number(process.argv[2] ?? 2000);
-const DAYS = Number(process.argv[3] ?? 7);
-const STEP_MS = Number(process.argv[4] ?? 5) * 60_000;
-const RUNS = Number(process.argv[5] ?? 5);
+const { values } = parseArgs({
+  options: {
+    monitors: { type: "string", default: "2000" },
+    days: { type: "string" },
+    step: { type: "string", default: "5" },
+    interval: { type: "string", default: "60" },
+    runs: { type: "string" },
+    settle: { type: "string", default: "20" },
+    short: { type: "boolean", default: false },
+  },
+});
+const MONITORS = Number(values.monitors);
+const DAYS = Number(values.days ?? (values.short ? 1 : 7));
+const STEP_MS = Number(values.step) * 60_000;
+const INTERVAL_S = Number(values.interval);
+const RUNS = Number(values.runs ?? (values.short ? 2 : 5));
+const SETTLE_S = Number(values.settle);
+
+const target = Bun.spawn(["bun", "-e", `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") }); console.log(s.port);`], { stdout: "pipe", stderr: "inherit" });
+const targetPort = Number(await firstLine(target.stdout));
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of stream) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.includes("\n")) return text.split("\n")[0]!;
+  }
+  throw new Error("the target exited before printing its port");
+}
 
 async function insertMonitors(sql: Sql, orgId: string): Promise<string[]> {
   const ids = Array.from({ length: MONITORS }, () => newId("mon"));
@@ -32,8 +64,8 @@ async function insertMonitors(sql: Sql, orgId: string): Promise<string[]> {
   for (let i = 0; i < ids.length; i += 500) {
     const slice = ids.slice(i, i + 500);
     await sql`
-      insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, tags, status, last_duration_ms, last_checked_at)
-      select id, ${orgId}, name, 'http', ${sql.json({ url: "https://example.com/" })}, ${STEP_MS / 1000}, 10000, array[tag], status, ms, now()
+      insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, regions, tags, status, last_duration_ms, last_checked_at)
+      select id, ${orgId}, name, 'http', ${sql.json({ url: `http://127.0.0.1:${targetPort}/` })}, ${INTERVAL_S}, 5000, array['local'], array[tag], status, ms, now()
       from unnest(${slice}::text[], ${slice.map((_, j) => `Service ${i + j + 1}`)}::text[], ${slice.map(() => ["api", "web", "db", "edge"][Math.floor(rand() * 4)]!)}::text[],
                   ${slice.map(() => (rand() < 0.97 ? "up" : "down"))}::text[], ${slice.map(() => Math.floor(20 + rand() * 800))}::int[]) as t(id, name, tag, status, ms)`;
   }
@@ -55,16 +87,30 @@ async function copyResults(sql: Sql, orgId: string, monitorId: string, start: nu
   return n;
 }
 
+/** Checks due in [from, to) and how they ran: count, how many were stored, start lag percentiles. */
+async function scheduleIn(sql: Sql, orgId: string, from: number, to: number) {
+  const [r] = await sql<{ n: number; p50: number | null; p95: number | null; max: number | null }[]>`
+    select count(*)::int as n,
+           percentile_cont(0.5) within group (order by extract(epoch from checked_at - scheduled_at) * 1000) as p50,
+           percentile_cont(0.95) within group (order by extract(epoch from checked_at - scheduled_at) * 1000) as p95,
+           max(extract(epoch from checked_at - scheduled_at) * 1000) as max
+    from check_results
+    where org_id = ${orgId} and scheduled_at >= ${new Date(from)} and scheduled_at < ${new Date(to)} and job_id not like 'job\\_%'`;
+  return { due: Math.round((MONITORS * (to - from)) / (INTERVAL_S * 1000)), ran: r!.n, p50: r!.p50, p95: r!.p95, max: r!.max };
+}
+const ms = (v: number | null) => (v == null ? "—" : `${Math.round(v)} ms`);
+
 // Measure the built bundle from web/dist, not the API's first-request in-memory build.
 if (distIsStale()) await Bun.$`bun ${join(import.meta.dir, "..", "scripts", "build-web.ts")}`.quiet();
 
 const db = await createTestDatabase();
 const email = `bench-${Date.now()}@example.test`;
 const password = "bench-password-123";
+let server: ReturnType<typeof spawnRole> | null = null;
 try {
   const sql = db.sql;
   const { org_id: orgId } = await provisionOrg(sql, { name: "Bench", email, password, planId: "unlimited" });
-  let t0 = performance.now();
+  const t0 = performance.now();
   const ids = await insertMonitors(sql, orgId);
   const end = Math.floor(Date.now() / STEP_MS) * STEP_MS;
   const start = end - DAYS * DAY_MS;
@@ -75,20 +121,36 @@ try {
   await sql`vacuum analyze`;
   console.log(`loaded ${MONITORS} monitors and ${rows.toLocaleString("en")} results (${DAYS} days) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const config = loadApiConfig({
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  server = spawnRole("scripts/start.ts", {
     DATABASE_URL: db.url,
-    PORT: "0",
+    PORT: String(port),
     HOST: "127.0.0.1",
-    LOG_LEVEL: "silent",
+    ALLOW_PRIVATE_IPS: "true",
+    LOG_LEVEL: "warn",
+    DATA_DIR: `/tmp/wp-bench-dashboard-${port}`,
     RATE_LIMIT_PER_ORG: "100000",
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_SIGNIN_PER_IP: "100000",
   });
-  const server = await startApiServer(buildApiDeps({ sql, config, log: silentLogger, secretKey: "bench-secret-key-0123456789abcdef0123456789" }));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+    if (i > 600) throw new Error(`the all-in-one did not start: ${JSON.stringify(server.lines.slice(-5))}`);
+    await Bun.sleep(100);
+  }
+  // Let the scheduler reach its steady state (every monitor checked once), then keep a quiet baseline.
+  console.log(`all-in-one up; ${MONITORS} monitors checked every ${INTERVAL_S} s (${(MONITORS / INTERVAL_S).toFixed(0)}/s); settling ${SETTLE_S} s…`);
+  await Bun.sleep(SETTLE_S * 1000);
+  const baselineFrom = Date.now();
+  await Bun.sleep(10_000);
+  const baselineTo = Date.now();
+
   const chromium = await launchChromium({ width: 1280, height: 900 });
+  const loads: [number, number][] = [];
   try {
     const { context } = chromium;
-    const signin = await context.request.post(`${server.url}/api/v1/auth/signin`, { data: { email, password } });
+    const signin = await context.request.post(`${base}/api/v1/auth/signin`, { data: { email, password } });
     if (!signin.ok()) throw new Error(`sign-in failed: ${signin.status()}`);
     const page = context.pages()[0] ?? (await context.newPage());
     const calls: string[] = [];
@@ -98,12 +160,15 @@ try {
     });
     const measure = async () => {
       calls.length = 0;
+      const from = Date.now();
       const t = performance.now();
-      await page.goto(`${server.url}/monitors`);
+      await page.goto(`${base}/monitors`);
       await page.locator("[data-monitor-id]").first().waitFor();
       const rowsAt = performance.now() - t;
       await page.waitForFunction(() => [...document.querySelectorAll("[data-monitor-id] [role=cell]:nth-child(4)")].some((c) => c.textContent?.includes("%")));
-      return { rowsAt, uptimeAt: performance.now() - t, calls: [...calls] };
+      const uptimeAt = performance.now() - t;
+      loads.push([from, Date.now()]);
+      return { rowsAt, uptimeAt, calls: [...calls] };
     };
     const cold = await measure();
     const warm: number[] = [];
@@ -117,6 +182,7 @@ try {
 
     // Scroll through the whole list: pages of 100 load as it nears the end; count calls and slow frames.
     calls.length = 0;
+    const scrollFrom = Date.now();
     const scroll = await page.evaluate(async () => {
       const el = document.querySelector("[data-testid=monitor-scroll]") as HTMLElement;
       const frames: number[] = [];
@@ -136,16 +202,36 @@ try {
       frames.sort((a, b) => a - b);
       return { frames: frames.length, p50: frames[Math.floor(frames.length / 2)]!, p95: frames[Math.floor(frames.length * 0.95)]!, rows: document.querySelectorAll("[data-monitor-id]").length };
     });
-    console.log(`scrolled to the end of ${MONITORS}: ${calls.length} more API calls (${PAGE(calls)}), frame time p50 ${scroll.p50.toFixed(1)} ms, p95 ${scroll.p95.toFixed(1)} ms over ${scroll.frames} frames; ${scroll.rows} rows in the DOM`);
+    loads.push([scrollFrom, Date.now()]);
+    console.log(`scrolled to the end of ${MONITORS}: ${calls.length} more API calls (${countCalls(calls)}), frame time p50 ${scroll.p50.toFixed(1)} ms, p95 ${scroll.p95.toFixed(1)} ms over ${scroll.frames} frames; ${scroll.rows} rows in the DOM`);
   } finally {
     await chromium.close();
-    await server.stop(1000);
   }
+
+  // Results of checks due during the loads arrive within a timeout plus ingest; then compare with the baseline.
+  await Bun.sleep(8_000);
+  const baseline = await scheduleIn(sql, orgId, baselineFrom, baselineTo);
+  const during = { due: 0, ran: 0, p50: 0, p95: 0, max: 0 };
+  const perLoad = await Promise.all(loads.map(([a, b]) => scheduleIn(sql, orgId, a, b)));
+  for (const l of perLoad) {
+    during.due += l.due;
+    during.ran += l.ran;
+    during.p95 = Math.max(during.p95, l.p95 ?? 0);
+    during.max = Math.max(during.max, l.max ?? 0);
+  }
+  const loadMs = loads.reduce((s, [a, b]) => s + (b - a), 0);
+  const all = await scheduleIn(sql, orgId, Math.min(...loads.map((l) => l[0])), Math.max(...loads.map((l) => l[1])));
+  console.log(`schedule, quiet 10 s baseline: ${baseline.ran} of ~${baseline.due} due checks ran, start lag p50 ${ms(baseline.p50)}, p95 ${ms(baseline.p95)}, max ${ms(baseline.max)}`);
+  console.log(
+    `schedule while the page loaded (${loads.length} loads, ${(loadMs / 1000).toFixed(1)} s in all): ${during.ran} of ~${during.due} due checks ran, start lag worst p95 ${ms(during.p95)}, max ${ms(during.max)}; whole measuring span p50 ${ms(all.p50)}, p95 ${ms(all.p95)}`,
+  );
 } finally {
+  await server?.stop(5000);
+  target.kill();
   await db.drop();
 }
 
-function PAGE(calls: string[]) {
+function countCalls(calls: string[]) {
   const counts = new Map<string, number>();
   for (const c of calls) counts.set(c, (counts.get(c) ?? 0) + 1);
   return [...counts].map(([k, v]) => `${v}× ${k}`).join(", ");
