@@ -16,6 +16,8 @@ import { setBillingEnabled } from "../db/queries/billing.ts";
 import { domainResolver } from "../core/status-pages/domain.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createSmtpMailer } from "../core/status-pages/smtp-mailer.ts";
+import { startSubscriberDispatcher } from "../core/incidents/notify.ts";
+import { createChannelContext } from "../alerting/channels/context.ts";
 
 export interface ApiServer {
   url: string;
@@ -90,6 +92,15 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const url = `${scheme}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${server.port}`;
   deps.publicBaseUrl = deps.config.PUBLIC_BASE_URL ?? url;
   deps.log.info({ op: "api.listen", url }, "API listening");
+  // Incident notices to status-page subscribers (an outbox written with each incident change).
+  const notices = await startSubscriberDispatcher({
+    sql: deps.sql,
+    box: deps.box,
+    mailer: deps.mailer,
+    baseUrl: deps.publicBaseUrl,
+    log: deps.log,
+    channelCtx: createChannelContext({ publicBaseUrl: deps.publicBaseUrl, allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS, log: deps.log }),
+  });
   return {
     url,
     port: server.port!,
@@ -102,6 +113,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       deps.events.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
+      await notices.stop();
       await unlisten().catch(() => {});
     },
   };

@@ -26,7 +26,7 @@ export const openApiWebhooks = {
   statusPageSubscriber: {
     post: {
       summary: "An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)",
-      description: "POST to the subscriber's webhook_url after the incident change is committed; one attempt per notice.",
+      description: "POST to the subscriber's webhook_url after the incident change is committed. Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.",
       operationId: "statusPageSubscriberNotice",
       security: [],
       requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/SubscriberWebhookPayload" } } } },

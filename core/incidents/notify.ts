@@ -1,91 +1,154 @@
-import type { HttpFetch } from "../../alerting/channels/types.ts";
-import type { IncidentUpdateRow } from "../../db/queries/incidents.ts";
+import { ChannelError, type ChannelContext } from "../../alerting/channels/types.ts";
+import { postJson } from "../../alerting/channels/http.ts";
+import { backoffDelay } from "../../alerting/channels/registry.ts";
+import { findIncident, type IncidentRow, type IncidentUpdateRow, updatesFor } from "../../db/queries/incidents.ts";
 import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.ts";
-import { confirmedSubscribers, type SubscriberRow } from "../../db/queries/subscribers.ts";
+import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
+import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscribers.ts";
 import { escapeHtml } from "../status-pages/html.ts";
 import { type MailCtx, unsubscribeHeaders, unsubscribeUrl } from "../status-pages/subscribers.ts";
-import type { IncidentWithUpdates } from "./service.ts";
 
-export type IncidentNotice = "created" | "updated" | "resolved";
+export type IncidentNotice = NoticeKind;
 
 export interface NotifyCtx extends MailCtx {
-  fetch: HttpFetch;
-  timeoutMs?: number;
+  /** Outbound HTTP for webhook subscribers (net guard, timeout, error classification). */
+  channelCtx: ChannelContext;
+}
+
+export interface DispatchOptions {
+  limit?: number;
+  /** How long a claimed notice is ours before another process may send it. */
+  leaseMs?: number;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
 }
 
 const SUBJECT: Record<IncidentNotice, string> = { created: "New incident", updated: "Update", resolved: "Resolved" };
 
-export interface NotifyOutcome {
-  emails: number;
-  webhooks: number;
-  failures: { subscriber_id: string; error: string }[];
-}
-
-function emailFor(n: NotifyCtx, kind: IncidentNotice, incident: IncidentWithUpdates, latest: IncidentUpdateRow, page: StatusPageRow, sub: SubscriberRow) {
+function emailFor(n: NotifyCtx, kind: IncidentNotice, incident: IncidentRow, update: IncidentUpdateRow, page: StatusPageRow, sub: SubscriberRow) {
   const pageUrl = `${n.baseUrl}/status/${page.slug}`;
   const unsubscribe = unsubscribeUrl(n, sub);
   const text = [
     `${page.name}: ${incident.title}`,
-    `Status: ${latest.status} · Impact: ${incident.impact}`,
+    `Status: ${update.status} · Impact: ${incident.impact}`,
     "",
-    latest.message,
+    update.message,
     "",
     `Status page: ${pageUrl}`,
     `Unsubscribe: ${unsubscribe}`,
   ].join("\n");
   const html = `<p><strong>${escapeHtml(page.name)}: ${escapeHtml(incident.title)}</strong></p>
-<p>Status: ${escapeHtml(latest.status)} · Impact: ${escapeHtml(incident.impact)}</p>
-<p>${escapeHtml(latest.message).replaceAll("\n", "<br>")}</p>
+<p>Status: ${escapeHtml(update.status)} · Impact: ${escapeHtml(incident.impact)}</p>
+<p>${escapeHtml(update.message).replaceAll("\n", "<br>")}</p>
 <p><a href="${escapeHtml(pageUrl)}">View the status page</a> · <a href="${escapeHtml(unsubscribe)}">Unsubscribe</a></p>`;
   return { to: sub.email!, subject: `[${page.name}] ${SUBJECT[kind]}: ${incident.title}`, text, html, headers: unsubscribeHeaders(unsubscribe) };
 }
 
-/**
- * Tells every confirmed subscriber of the incident's pages (one message per address or URL).
- * Runs after the change is committed; failures are logged and returned, never thrown.
- */
-export async function notifySubscribers(n: NotifyCtx, kind: IncidentNotice, incident: IncidentWithUpdates): Promise<NotifyOutcome> {
-  const outcome: NotifyOutcome = { emails: 0, webhooks: 0, failures: [] };
-  const latest = incident.updates[0];
-  if (!latest) return outcome;
-  const subscribers = await confirmedSubscribers(n.sql, incident.org_id, incident.page_ids);
-  const pages = new Map<string, StatusPageRow | undefined>();
-  const seen = new Set<string>();
-  for (const sub of subscribers) {
-    const key = sub.kind === "email" ? `e:${sub.email!.toLowerCase()}` : `w:${sub.webhook_url}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (!pages.has(sub.page_id)) pages.set(sub.page_id, await findPageById(n.sql, sub.page_id));
-    const page = pages.get(sub.page_id);
-    if (!page || page.suspended) continue;
+/** An SMTP failure: 5xx replies (but 503) and envelope/auth errors cannot succeed on retry. */
+function mailError(err: unknown): ChannelError {
+  const e = err as { message?: string; responseCode?: number; code?: string };
+  const permanent = (typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode !== 503) || ["EENVELOPE", "ENOAUTH", "ECONFIG"].includes(e.code ?? "");
+  return new ChannelError(`SMTP: ${e.message ?? String(err)}`, { permanent, status: e.responseCode });
+}
+
+/** Sends one notice; throws a ChannelError saying whether a retry can help. */
+async function sendNotice(n: NotifyCtx, d: SubscriberDeliveryRow): Promise<void> {
+  const sub = await findSubscriberById(n.sql, d.subscriber_id);
+  const incident = await findIncident(n.sql, d.org_id, d.incident_id);
+  const update = (await updatesFor(n.sql, d.org_id, [d.incident_id])).find((u) => u.id === d.update_id);
+  const page = sub ? await findPageById(n.sql, sub.page_id) : undefined;
+  if (!sub || !incident || !update || !page) throw new ChannelError("the subscription, page or incident no longer exists", { permanent: true });
+  if (page.suspended) throw new ChannelError("the status page is suspended", { permanent: true });
+  if (sub.kind === "email") {
     try {
-      if (sub.kind === "email") {
-        await n.mailer.send(emailFor(n, kind, incident, latest, page, sub));
-        outcome.emails++;
-      } else {
-        const body = JSON.stringify({
-          type: `incident.${kind}`,
-          page: { id: page.id, name: page.name, url: `${n.baseUrl}/status/${page.slug}` },
-          incident: { id: incident.id, title: incident.title, impact: incident.impact, status: incident.status, created_at: incident.created_at, resolved_at: incident.resolved_at },
-          update: { status: latest.status, message: latest.message, created_at: latest.created_at },
-          unsubscribe_url: unsubscribeUrl(n, sub),
-        });
-        const res = await n.fetch(sub.webhook_url!, {
-          method: "POST",
-          headers: { "content-type": "application/json", "user-agent": "Watchpost-StatusPage/1" },
-          body,
-          redirect: "manual",
-          signal: AbortSignal.timeout(n.timeoutMs ?? 10_000),
-        });
-        if (res.status >= 300) throw new Error(`HTTP ${res.status}`);
-        outcome.webhooks++;
-      }
+      await n.mailer.send(emailFor(n, d.kind, incident, update, page, sub));
     } catch (err) {
-      const error = (err as Error).message;
-      outcome.failures.push({ subscriber_id: sub.id, error });
-      n.log.warn({ op: "status-pages.notify", subscriberId: sub.id, incidentId: incident.id, err: error }, "subscriber notification failed");
+      throw mailError(err);
     }
+    return;
   }
-  n.log.info({ op: "status-pages.notify", incidentId: incident.id, kind, emails: outcome.emails, webhooks: outcome.webhooks, failed: outcome.failures.length }, "subscribers notified");
-  return outcome;
+  await postJson(n.channelCtx, "Status-page webhook", sub.webhook_url!, {
+    type: `incident.${d.kind}`,
+    page: { id: page.id, name: page.name, url: `${n.baseUrl}/status/${page.slug}` },
+    incident: { id: incident.id, title: incident.title, impact: incident.impact, status: incident.status, created_at: incident.created_at, resolved_at: incident.resolved_at },
+    update: { status: update.status, message: update.message, created_at: update.created_at },
+    unsubscribe_url: unsubscribeUrl(n, sub),
+  });
+}
+
+/**
+ * Sends the due incident notices (rows written with the incident change): claimed with SKIP LOCKED,
+ * one attempt each; a retryable failure comes back after a backoff, a permanent one or the last
+ * attempt is marked failed. Returns how many were claimed.
+ */
+export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions = {}): Promise<number> {
+  const maxAttempts = o.maxAttempts ?? 6;
+  const claimed = await claimSubscriberDeliveries(n.sql, o.limit ?? 50, o.leaseMs ?? 60_000);
+  await Promise.all(
+    claimed.map(async (d) => {
+      const log = { op: "status-pages.notify", delivery: d.id, incidentId: d.incident_id, subscriberId: d.subscriber_id, kind: d.kind, attempt: d.attempts };
+      try {
+        await sendNotice(n, d);
+        await markSubscriberDelivery(n.sql, d.id, { status: "sent" });
+        n.log.info(log, "subscriber notified");
+      } catch (err) {
+        const e = err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
+        const giveUp = e.permanent || d.attempts >= maxAttempts;
+        await markSubscriberDelivery(
+          n.sql,
+          d.id,
+          giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: backoffDelay(d.attempts, o.retryBaseMs ?? 10_000, o.retryMaxMs ?? 600_000, e.retryAfterMs) },
+        );
+        n.log.warn({ ...log, permanent: e.permanent, giveUp, err: e.message }, "subscriber notification failed");
+      }
+    }),
+  );
+  return claimed.length;
+}
+
+/**
+ * The notice dispatcher of an API process: woken by NOTIFY when notices are written (by any
+ * process), and every `pollMs` for retries. Several processes may run it.
+ */
+export async function startSubscriberDispatcher(n: NotifyCtx, o: DispatchOptions & { pollMs?: number } = {}): Promise<{ stop(): Promise<void>; wake(): void }> {
+  let running = true;
+  let wakeUp: (() => void) | null = null;
+  let pending = false;
+  const wake = () => {
+    pending = true;
+    wakeUp?.();
+  };
+  const listener = await n.sql.listen("wp_subscriber_deliveries", wake).catch((err) => {
+    n.log.warn({ op: "status-pages.notify", err }, "subscriber notices: LISTEN failed, polling only");
+    return null;
+  });
+  const loop = (async () => {
+    while (running) {
+      pending = false;
+      try {
+        if ((await runSubscriberDeliveries(n, o)) > 0) continue;
+      } catch (err) {
+        n.log.error({ op: "status-pages.notify", err }, "subscriber notice pass failed");
+      }
+      if (pending || !running) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, o.pollMs ?? 5_000);
+        wakeUp = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wakeUp = null;
+    }
+  })();
+  return {
+    wake,
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      await listener?.unlisten().catch(() => {});
+    },
+  };
 }

@@ -15,6 +15,7 @@ import {
   updatesFor,
 } from "../../db/queries/incidents.ts";
 import { componentsByIds } from "../../db/queries/status-pages.ts";
+import { enqueueSubscriberNotices } from "../../db/queries/subscriber-deliveries.ts";
 
 export interface Ctx {
   sql: Sql;
@@ -61,7 +62,10 @@ export async function createIncident(ctx: Ctx, input: IncidentInput): Promise<In
   const id = newId("inc");
   await withTx(ctx.sql, async (tx) => {
     await insertIncident(tx, ctx.actor.orgId, id, { title: input.title, impact: input.impact, status, ...where });
-    await insertUpdate(tx, ctx.actor.orgId, newId("incu"), id, status, input.message);
+    const updateId = newId("incu");
+    await insertUpdate(tx, ctx.actor.orgId, updateId, id, status, input.message);
+    // Subscribers hear of it through the outbox, written with the change (core/incidents/notify.ts sends).
+    await enqueueSubscriberNotices(tx, { orgId: ctx.actor.orgId, incidentId: id, updateId, kind: status === "resolved" ? "resolved" : "created", pageIds: where.pageIds });
   });
   return getIncident(ctx, id);
 }
@@ -85,7 +89,9 @@ export async function postUpdate(ctx: Ctx, id: string, input: { status?: Inciden
   const current = await getIncident(ctx, id);
   const status = input.status ?? current.status;
   await withTx(ctx.sql, async (tx) => {
-    await insertUpdate(tx, ctx.actor.orgId, newId("incu"), id, status, input.message);
+    const updateId = newId("incu");
+    await insertUpdate(tx, ctx.actor.orgId, updateId, id, status, input.message);
+    await enqueueSubscriberNotices(tx, { orgId: ctx.actor.orgId, incidentId: id, updateId, kind: status === "resolved" ? "resolved" : "updated", pageIds: current.page_ids });
     await updateIncident(tx, ctx.actor.orgId, id, {
       title: current.title,
       impact: input.impact ?? current.impact,

@@ -57,3 +57,8 @@ export async function confirmedSubscribers(sql: Sql, orgId: string, pageIds: str
   return sql<SubscriberRow[]>`
     select * from status_page_subscribers where org_id = ${orgId} and page_id = any(${pageIds}) and confirmed_at is not null order by created_at`;
 }
+
+export async function findSubscriberById(sql: Sql, id: string): Promise<SubscriberRow | undefined> {
+  const [row] = await sql<SubscriberRow[]>`select * from status_page_subscribers where id = ${id}`;
+  return row;
+}

@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
-import { createHttpFetch } from "../../../alerting/channels/http.ts";
 import type { Actor } from "../../../core/access/actor.ts";
 import { publishLiveEvent } from "../../../core/events/publish.ts";
-import { type IncidentNotice, notifySubscribers } from "../../../core/incidents/notify.ts";
+import type { IncidentNotice } from "../../../core/incidents/notify.ts";
 import { createIncident, getIncident, type IncidentWithUpdates, listOrgIncidents, patchIncident, postUpdate, removeIncident, resolveIncident } from "../../../core/incidents/service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
@@ -27,14 +26,13 @@ export function toIncidentView(i: IncidentWithUpdates) {
 /** Incidents: create, change, post updates, resolve; each change goes to the live stream and to the pages' subscribers. */
 export const incidentRoutes = (deps: ApiDeps) => {
   const ctx = (actor: Actor) => ({ sql: deps.sql, actor });
-  const fetch = createHttpFetch({ allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS });
-  /** Publishes the event and notifies subscribers after the change is committed; the request does not wait for delivery. */
+  /**
+   * Publishes the live event once the change is committed. Subscriber notices were written in the
+   * change's transaction; the API processes' dispatchers send them (startSubscriberDispatcher).
+   */
   const announce = (kind: IncidentNotice, incident: IncidentWithUpdates) => {
     const view = toIncidentView(incident);
     publishLiveEvent(deps.bus, incident.org_id, `incident.${kind}`, view);
-    void notifySubscribers({ sql: deps.sql, box: deps.box, mailer: deps.mailer, baseUrl: deps.publicBaseUrl, log: deps.log, fetch }, kind, incident).catch((err) =>
-      deps.log.error({ op: "status-pages.notify", incidentId: incident.id, err }, "notifying subscribers failed"),
-    );
     return view;
   };
   return new Elysia({ prefix: "/incidents", detail: { tags: ["incidents"] } })

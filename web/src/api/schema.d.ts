@@ -2012,7 +2012,7 @@ export interface webhooks {
         put?: never;
         /**
          * An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)
-         * @description POST to the subscriber's webhook_url after the incident change is committed; one attempt per notice.
+         * @description POST to the subscriber's webhook_url after the incident change is committed. Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.
          */
         post: operations["statusPageSubscriberNotice"];
         delete?: never;
