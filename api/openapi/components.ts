@@ -7,12 +7,16 @@ import type { LiveEventType } from "../../core/events/types.ts";
 import { IncidentView } from "../routes/incidents/schemas.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
-const LIVE_EVENT_NAMES: Record<string, LiveEventType[]> = {
+const LIVE_EVENT_NAMES = {
   CheckResultEvent: ["check.result"],
   MonitorStatusChangedEvent: ["monitor.status_changed"],
   AlertEvent: ["alert.fired", "alert.recovered", "alert.acknowledged"],
   IncidentEvent: ["incident.created", "incident.updated", "incident.resolved"],
-};
+} as const satisfies Record<string, readonly LiveEventType[]>;
+/** Type-checking fails here when a LiveEventType has no payload schema above. */
+type Undocumented = Exclude<LiveEventType, (typeof LIVE_EVENT_NAMES)[keyof typeof LIVE_EVENT_NAMES][number]>;
+const everyEventDocumented: [Undocumented] extends [never] ? true : Undocumented = true;
+void everyEventDocumented;
 const LIVE_EVENTS = Object.keys(LIVE_EVENT_NAMES);
 
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
@@ -25,7 +29,7 @@ export const openApiComponents: Record<string, unknown> = {
   MonitorStatusChangedEvent,
   AlertEvent,
   IncidentEvent: liveEventSchema(
-    LIVE_EVENT_NAMES.IncidentEvent!,
+    [...LIVE_EVENT_NAMES.IncidentEvent],
     IncidentView,
     "IncidentEvent",
     "An incident was created, changed (including a posted update) or resolved; data is the incident as GET /incidents/{id} answers it.",
