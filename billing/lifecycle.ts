@@ -40,14 +40,20 @@ async function addonsNeedingPlan(sql: Sql, lines: LineRow[]): Promise<LineRow[]>
   return lines.filter((l) => l.kind === "addon" && (minSort.get(l.product_id) ?? 0) > (plans.get("free") ?? 0));
 }
 
-/** Tells the provider which items to bill from the next renewal on; an empty set cancels at the period end. */
+/**
+ * Tells the provider which items to bill from the next renewal on (an empty set cancels at the
+ * period end) and applies its answer at once, so webhooks of the state before this change that are
+ * still in flight arrive stale instead of undoing it.
+ */
 async function pushItems(deps: BillingDeps, provider: BillingProvider, sub: SubscriptionRow, before: ProviderItem[]): Promise<void> {
   const after = billable(await listSubscriptionLines(deps.sql, sub.id));
-  if (after.length === 0) await provider.cancel(sub.provider_subscription_id, "next_billing_period");
+  let snap: ProviderSubscription;
+  if (after.length === 0) snap = await provider.cancel(sub.provider_subscription_id, "next_billing_period");
   else {
     if (before.length === 0) await provider.cancel(sub.provider_subscription_id, null);
-    await provider.updateItems(sub.provider_subscription_id, after, "do_not_bill");
+    snap = await provider.updateItems(sub.provider_subscription_id, after, "do_not_bill");
   }
+  await applyNow(deps, sub.org_id, snap);
 }
 
 export interface CheckoutInput {

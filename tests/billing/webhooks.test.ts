@@ -104,6 +104,20 @@ describe("POST /billing/webhooks/paddle", () => {
     expect((await o.key("GET", "/api/v1/entitlements")).body.plan.id).toBe("free");
   });
 
+  it("a webhook of the state before a cancel-then-resume, arriving after it, does not undo the resume", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+    const line = (await o.owner("GET", "/api/v1/billing/subscription")).body.lines[0];
+    await stack.sim$("POST", "/sim/webhooks/hold");
+    await o.owner("POST", `/api/v1/billing/lines/${line.id}/cancel`);
+    expect((await o.owner("POST", `/api/v1/billing/lines/${line.id}/resume`)).body.status).toBe("active");
+    // The cancel's subscription.updated (cancel scheduled) lands only now, after the resume.
+    await stack.sim$("POST", "/sim/webhooks/release", { order: "sent" });
+    expect((await o.owner("GET", "/api/v1/billing/subscription")).body.lines[0]).toMatchObject({ id: line.id, status: "active", cancel_at: null });
+    await stack.advance(31);
+    expect((await o.key("GET", "/api/v1/entitlements")).body.plan.id).toBe("starter");
+  });
+
   it("keeps the newest transaction's invoice when an older transaction.completed arrives late", async () => {
     const o = await ownerOrg(stack);
     await stack.sim$("POST", "/sim/webhooks/hold");
