@@ -33,7 +33,8 @@ export function expectWellFormed(check: Pick<Check, "dataFields" | "dataSchema" 
       typeof value === "number" ||
       typeof value === "string" ||
       typeof value === "boolean" ||
-      (Array.isArray(value) && value.every((v) => typeof v === "string"));
+      (Array.isArray(value) && value.every((v) => typeof v === "string")) ||
+      (Array.isArray(value) && value.every((v) => v !== null && typeof v === "object" && Object.values(v).every((x) => x === null || ["number", "string", "boolean"].includes(typeof x))));
     expect(ok, `data.${key} has an unsupported type`).toBe(true);
   }
   for (const key of Object.keys(check.dataFields)) expect(result.data).toHaveProperty(key);

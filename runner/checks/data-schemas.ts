@@ -1,4 +1,6 @@
-import { Type, type TObject } from "@sinclair/typebox";
+import type { TObject } from "@sinclair/typebox";
+import { browserFlowDataSchema } from "./browser-flow/browser-flow-data.ts";
+import { browserLiteDataSchema } from "./browser-lite/browser-lite-data.ts";
 import { dnsDataSchema } from "./dns/dns-data.ts";
 import { domainDataSchema } from "./domain/domain-data.ts";
 import { heartbeatDataSchema } from "./heartbeat/heartbeat-data.ts";
@@ -8,10 +10,6 @@ import { pingDataSchema } from "./ping/ping-data.ts";
 import { sslDataSchema } from "./ssl/ssl-data.ts";
 import { tcpDataSchema } from "./tcp/tcp-data.ts";
 import type { CheckType } from "./types.ts";
-
-/** Browser results are produced by the browser engine; their fields are described there. */
-const browserData = (title: string) =>
-  Type.Object({}, { additionalProperties: true, title, description: "Fields reported by the browser check engine (see docs/check-types.md)" });
 
 /**
  * The `data` object of each check type's results (OpenAPI components <Type>Data). Importing this
@@ -26,8 +24,8 @@ export const dataSchemas = {
   ping: pingDataSchema,
   domain: domainDataSchema,
   heartbeat: heartbeatDataSchema,
-  browser_lite: browserData("BrowserLiteData"),
-  browser_flow: browserData("BrowserFlowData"),
+  browser_lite: browserLiteDataSchema,
+  browser_flow: browserFlowDataSchema,
 } satisfies Record<CheckType, TObject>;
 
 /** Names of the documented data fields of a type, in documentation order (export columns). */

@@ -21,3 +21,6 @@ export type {
   CheckType,
   ExecutableCheckType,
 } from "./types.ts";
+export { browserChecks, isBrowserCheckType, isRunnableCheckType } from "./registry.ts";
+export { BROWSER_CHECK_TYPES, CheckUnavailableError } from "./types.ts";
+export type { BrowserCheckType, CheckArtifact, CheckDataRecord } from "./types.ts";

@@ -1,5 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { browserFlowCheck } from "./browser-flow/browser-flow.ts";
+import { browserLiteCheck } from "./browser-lite/browser-lite.ts";
 import type { ConfigSchemas } from "./config-schemas.ts";
 import { dnsCheck } from "./dns/dns.ts";
 import { domainCheck } from "./domain/domain.ts";
@@ -9,6 +11,8 @@ import { pingCheck } from "./ping/ping.ts";
 import { sslCheck } from "./ssl/ssl.ts";
 import { tcpCheck } from "./tcp/tcp.ts";
 import {
+  BROWSER_CHECK_TYPES,
+  type BrowserCheckType,
   EXECUTABLE_CHECK_TYPES,
   InvalidCheckJobError,
   type Check,
@@ -29,17 +33,27 @@ export const checks = {
   domain: domainCheck,
 } satisfies { [T in ExecutableCheckType]: Check<ConfigSchemas[T]> & { type: T } };
 
+/** Browser check types: they run where the context has a browser pool with the monitor's engine. */
+export const browserChecks = {
+  browser_lite: browserLiteCheck,
+  browser_flow: browserFlowCheck,
+} satisfies { [T in BrowserCheckType]: Check<ConfigSchemas[T]> & { type: T } };
+
+type RunnableCheckType = ExecutableCheckType | BrowserCheckType;
+
 /** What the runner around the engine supplies; everything but the job itself. */
 export type RunCheckOptions = Omit<CheckContext, "timeoutMs" | "guard"> & Pick<Partial<CheckContext["guard"]>, "resolver">;
 
 export const MAX_TIMEOUT_MS = 120_000;
 
-const validators = new Map<ExecutableCheckType, TypeCheck<TSchema>>();
+const validators = new Map<RunnableCheckType, TypeCheck<TSchema>>();
 
-function validatorFor(type: ExecutableCheckType): TypeCheck<TSchema> {
+const checkOf = (type: RunnableCheckType): Check => (isBrowserCheckType(type) ? browserChecks[type] : checks[type]) as Check;
+
+function validatorFor(type: RunnableCheckType): TypeCheck<TSchema> {
   let validator = validators.get(type);
   if (!validator) {
-    validator = TypeCompiler.Compile(checks[type].configSchema as TSchema);
+    validator = TypeCompiler.Compile(checkOf(type).configSchema as TSchema);
     validators.set(type, validator);
   }
   return validator;
@@ -49,13 +63,23 @@ export function isExecutableCheckType(type: unknown): type is ExecutableCheckTyp
   return typeof type === "string" && (EXECUTABLE_CHECK_TYPES as readonly string[]).includes(type);
 }
 
+export function isBrowserCheckType(type: unknown): type is BrowserCheckType {
+  return typeof type === "string" && (BROWSER_CHECK_TYPES as readonly string[]).includes(type);
+}
+
+/** Standard or browser: a type some worker runs (heartbeat is the one that never runs). */
+export function isRunnableCheckType(type: unknown): type is RunnableCheckType {
+  return isExecutableCheckType(type) || isBrowserCheckType(type);
+}
+
 /**
  * Runs one job. Resolves with a result for anything the target does (including timeouts);
- * rejects with InvalidCheckJobError for a job that cannot run as given and with
+ * rejects with InvalidCheckJobError for a job that cannot run as given, with
+ * CheckUnavailableError for a browser check this context has no browser for, and with
  * CheckAbortedError when options.signal fires.
  */
 export async function runCheck(job: CheckJob, options: RunCheckOptions = {}): Promise<CheckResult> {
-  if (!isExecutableCheckType(job.type)) throw new InvalidCheckJobError(`check type ${String(job.type)} does not run on this engine`);
+  if (!isRunnableCheckType(job.type)) throw new InvalidCheckJobError(`check type ${String(job.type)} does not run on this engine`);
   if (!Number.isFinite(job.timeoutMs) || job.timeoutMs <= 0 || job.timeoutMs > MAX_TIMEOUT_MS) {
     throw new InvalidCheckJobError(`timeoutMs must be between 1 and ${MAX_TIMEOUT_MS}, got ${job.timeoutMs}`);
   }
@@ -65,7 +89,7 @@ export async function runCheck(job: CheckJob, options: RunCheckOptions = {}): Pr
     throw new InvalidCheckJobError(`invalid ${job.type} config`, issues);
   }
   const { resolver, ...rest } = options;
-  const check = checks[job.type] as Check;
+  const check = checkOf(job.type);
   return check.run(job.config, {
     ...rest,
     timeoutMs: job.timeoutMs,

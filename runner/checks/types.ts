@@ -1,11 +1,14 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Logger } from "../../core/log.ts";
 import type { GuardOptions, HostResolver } from "../../core/net-guard/index.ts";
+import type { BrowserPool } from "./browser/browser-pool.ts";
 
 export type CheckStatus = "up" | "down" | "degraded" | "timeout";
 export const CHECK_STATUSES: readonly CheckStatus[] = ["up", "down", "degraded", "timeout"];
 
-export type CheckDataValue = number | string | boolean | string[] | null;
+/** One flat record in a list, e.g. a browser flow's per-step outcomes. */
+export type CheckDataRecord = Record<string, number | string | boolean | null>;
+export type CheckDataValue = number | string | boolean | string[] | CheckDataRecord[] | null;
 export type CheckData = Record<string, CheckDataValue>;
 
 export interface CheckResult {
@@ -16,17 +19,30 @@ export interface CheckResult {
   error?: string;
   /** Every field the check type documents in `dataFields`; null when not measured. */
   data: CheckData;
+  /** Files stored with the result (browser screenshots); `data.screenshots` names them. */
+  artifacts?: CheckArtifact[];
 }
 
-/** Check types that run on the engine; heartbeat is inbound and browser checks run elsewhere. */
+/** A file kept with one result, e.g. the screenshot of a failed browser check. */
+export interface CheckArtifact {
+  /** Unique within the result: "failure", or a flow screenshot step's name. */
+  name: string;
+  content_type: "image/jpeg" | "image/png";
+  data: Uint8Array;
+}
+
+/** Standard check types: they run on every worker and runner. Heartbeat is inbound. */
 export const EXECUTABLE_CHECK_TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain"] as const;
 export type ExecutableCheckType = (typeof EXECUTABLE_CHECK_TYPES)[number];
-export const CHECK_TYPES = [...EXECUTABLE_CHECK_TYPES, "heartbeat", "browser_lite", "browser_flow"] as const;
+/** Browser check types: they run where a browser pool offers the monitor's engine. */
+export const BROWSER_CHECK_TYPES = ["browser_lite", "browser_flow"] as const;
+export type BrowserCheckType = (typeof BROWSER_CHECK_TYPES)[number];
+export const CHECK_TYPES = [...EXECUTABLE_CHECK_TYPES, "heartbeat", ...BROWSER_CHECK_TYPES] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
 
 /** One job as the scheduler hands it to a runner. */
 export interface CheckJob {
-  type: ExecutableCheckType;
+  type: ExecutableCheckType | BrowserCheckType;
   /** The monitor's `config`, validated against the type's configSchema before it runs. */
   config: unknown;
   timeoutMs: number;
@@ -52,6 +68,11 @@ export interface CheckEndpoints {
   trustedCa?: string[];
   /** The ping binary. Default "ping" (iputils) from PATH. */
   pingPath?: string;
+  /**
+   * Tests only: host names the browser guard judges by the resolver's answer (a public address)
+   * but connects to 127.0.0.1, so a "public" site can be served on loopback.
+   */
+  browserLoopbackStandIns?: string[];
 }
 
 export interface CheckContext {
@@ -62,6 +83,8 @@ export interface CheckContext {
   signal?: AbortSignal;
   endpoints?: CheckEndpoints;
   log?: Logger;
+  /** Warm browsers for browser checks; without it (or without the monitor's engine) they are unavailable here. */
+  browsers?: BrowserPool;
 }
 
 /** What a probe sees: the deadline and caller abort merged into one signal, and the data record to fill. */
@@ -80,7 +103,7 @@ export interface ProbeOutcome {
 
 /** One check type: a schema for the monitor's config, the data it reports and how to run it. */
 export interface Check<S extends TSchema = TSchema> {
-  readonly type: ExecutableCheckType;
+  readonly type: ExecutableCheckType | BrowserCheckType;
   readonly configSchema: S;
   /** Schema of the `data` every result carries (runner/checks/data-schemas.ts). */
   readonly dataSchema: TObject;
@@ -106,6 +129,17 @@ export class InvalidCheckJobError extends Error {
     message: string,
     readonly issues: string[] = [],
   ) {
+    super(message);
+  }
+}
+
+/**
+ * The check could not run here through no fault of its target (no browser of the engine on this
+ * runner, none free before the deadline). Executors record it `unavailable`: a gap, not downtime.
+ */
+export class CheckUnavailableError extends Error {
+  override readonly name = "CheckUnavailableError";
+  constructor(message: string) {
     super(message);
   }
 }

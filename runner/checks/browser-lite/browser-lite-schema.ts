@@ -1,24 +1,26 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { browserCommonFields } from "../browser/browser-schema-parts.ts";
+import { statusMatcherSchema } from "../http/http-schema.ts";
 import { httpUrlSchema } from "../shared/schema-parts.ts";
 
-export const BROWSER_LITE_DEFAULTS = { wait_until: "load" } as const;
+export const BROWSER_LITE_DEFAULTS = { wait_until: "load", expected_status: ["200-399"] } as const;
 
-/** Browser Lite: load one page in a real browser. Runs on browser-capable runners, not on this engine. */
+/** Browser Lite: load one page in a real browser and judge what it did. */
 export const browserLiteConfigSchema = Type.Object(
   {
     url: httpUrlSchema,
     wait_until: Type.Optional(
-      Type.Union([Type.Literal("load"), Type.Literal("domcontentloaded"), Type.Literal("networkidle")], { default: BROWSER_LITE_DEFAULTS.wait_until }),
+      Type.Union([Type.Literal("load"), Type.Literal("domcontentloaded"), Type.Literal("networkidle")], {
+        default: BROWSER_LITE_DEFAULTS.wait_until,
+        description: "Page state that ends the load: the load event, DOMContentLoaded, or no network traffic for 500 ms",
+      }),
     ),
     keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Text the rendered page must contain" })),
-    headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }))),
-    viewport: Type.Optional(
-      Type.Object(
-        { width: Type.Integer({ minimum: 320, maximum: 3840 }), height: Type.Integer({ minimum: 240, maximum: 2160 }) },
-        { additionalProperties: false },
-      ),
+    headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { description: "Extra request headers sent with every request of the page" })),
+    expected_status: Type.Optional(
+      Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: BROWSER_LITE_DEFAULTS.expected_status, description: "Accepted statuses of the main document" }),
     ),
-    degraded_above_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+    ...browserCommonFields,
   },
   { additionalProperties: false },
 );

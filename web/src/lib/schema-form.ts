@@ -117,7 +117,9 @@ function describeField(key: string, s: Json, required: boolean, path: string): F
     const items = s.items as Json;
     const itemOptions = literals(items);
     if (itemOptions) return { ...base, kind: "multi", options: itemOptions };
-    if (items.type === "object") return { ...base, kind: "json" };
+    // Objects, or a union of object shapes (browser flow steps): edited as JSON.
+    const itemUnion = props(items as TSchema).anyOf;
+    if (items.type === "object" || (itemUnion?.length && itemUnion.every((o) => o.type === "object"))) return { ...base, kind: "json" };
     return { ...base, kind: "lines", commas: !(items.type === "string" && !items.pattern && !items.format), numberItems: isType(items, "integer") };
   }
   if (s.type === "object" && s.patternProperties) return { ...base, kind: "pairs" };

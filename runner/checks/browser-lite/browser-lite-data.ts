@@ -1,0 +1,11 @@
+import { browserDataFields } from "../browser/browser-data.ts";
+import { dataObject, flagField, msField } from "../shared/data-fields.ts";
+
+export const browserLiteDataSchema = dataObject("BrowserLiteData", {
+  ...browserDataFields,
+  ttfb_ms: msField("Navigation timing: from the start of navigation to the first byte of the document (redirects included), ms"),
+  dom_content_loaded_ms: msField("Navigation timing: DOMContentLoaded finished, ms after navigation start"),
+  load_ms: msField("Navigation timing: the load event finished, ms after navigation start; null when wait_until ended the check earlier"),
+  lcp_ms: msField("Largest contentful paint, ms after navigation start, where the engine reports it (Chromium); null otherwise"),
+  keyword_found: flagField("Whether the rendered text of the page contains keyword; null without a keyword"),
+});

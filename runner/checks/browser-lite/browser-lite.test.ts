@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bun:test";
+import { Value } from "@sinclair/typebox/value";
+import { expectWellFormed } from "../contract.ts";
+import type { BrowserPool } from "../browser/browser-pool.ts";
+import { browserCtx, html, never, startPageServer, testPool } from "../browser/test-support.ts";
+import { runCheck } from "../registry.ts";
+import { CheckAbortedError, CheckUnavailableError, type CheckResult } from "../types.ts";
+import { browserLiteCheck } from "./browser-lite.ts";
+import type { BrowserLiteConfig } from "./browser-lite-schema.ts";
+
+// Real browsers on a machine shared with other work: generous per-test time.
+setDefaultTimeout(60_000);
+
+let pool: BrowserPool;
+let site: ReturnType<typeof startPageServer>;
+/** Stands for a private service: the guard must keep every request away from it. */
+let secret: ReturnType<typeof startPageServer>;
+
+beforeAll(async () => {
+  secret = startPageServer(
+    {
+      "/secret.png": () => new Response("private", { headers: { "content-type": "image/png" } }),
+      "/data": () => Response.json({ private: true }),
+      "/ws": (req, srv) => (srv.upgrade(req) ? undefined : new Response("no", { status: 400 })),
+      "/landing": () => html("<p>private landing</p>"),
+    },
+    "127.0.0.2",
+  );
+  site = startPageServer({
+    "/": () => html("<title>Shop</title><h1>Welcome to the shop</h1><img src='/logo.svg'>"),
+    "/logo.svg": () => new Response("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>", { headers: { "content-type": "image/svg+xml" } }),
+    "/console": () => html("<p>hello</p><script>console.error('widget failed'); setTimeout(() => { throw new Error('late boom') }, 0)</script>"),
+    "/broken-assets": () => html("<p>hello</p><img src='/missing.png'><script src='/gone.js'></script>"),
+    "/error": () => html("<p>Internal error</p>", { status: 503 }),
+    "/hang": never,
+    "/slow-image": () => html("<p>content is here</p><img src='/hang'>"),
+    "/redirect-private": () => Response.redirect(secret.url("/landing"), 302),
+    "/reaches-private": () =>
+      html(`<p>public page</p>
+        <img src="${secret.url("/secret.png")}">
+        <img src="/redirect-private">
+        <script>
+          fetch("${secret.url("/data")}").catch(() => {});
+          try { new WebSocket("ws://127.0.0.2:${secret.port}/ws"); } catch {}
+        </script>`),
+  });
+  pool = await testPool({ size: 2 });
+});
+afterAll(async () => {
+  await pool?.close();
+  site?.stop();
+  secret?.stop();
+});
+
+const lite = (config: Partial<BrowserLiteConfig> & { url: string }, o: Parameters<typeof browserCtx>[1] = {}): Promise<CheckResult> =>
+  browserLiteCheck.run(Value.Default(browserLiteCheck.configSchema, config) as BrowserLiteConfig, browserCtx(pool, o));
+const isJpeg = (data: Uint8Array) => data[0] === 0xff && data[1] === 0xd8;
+
+describe("browser_lite check", () => {
+  it("loads a page and reports it up with navigation timings, transfer size, title and no screenshot", async () => {
+    const r = await lite({ url: site.url("/"), keyword: "Welcome" });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.status).toBe("up");
+    expect(r.error).toBeUndefined();
+    expect(r.data).toMatchObject({ engine: "chromium", http_status: 200, title: "Shop", keyword_found: true, console_errors: 0, failed_requests: 0, final_url: site.url("/") });
+    for (const f of ["ttfb_ms", "dom_content_loaded_ms", "load_ms"] as const) expect(r.data[f]).toBeGreaterThan(0);
+    expect(r.data.load_ms as number).toBeGreaterThanOrEqual(r.data.dom_content_loaded_ms as number);
+    expect(r.data.transfer_bytes as number).toBeGreaterThan(100);
+    expect(r.data.request_count).toBe(2);
+    expect(r.data.browser_memory_mb as number).toBeGreaterThan(10);
+    expect(r.data.screenshots).toBeNull();
+    expect(r.artifacts).toBeUndefined();
+    expect(r.data.response_time).toBe(r.duration_ms);
+  });
+
+  it("degrades a page with console errors or uncaught exceptions, listing them", async () => {
+    const r = await lite({ url: site.url("/console") });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.status).toBe("degraded");
+    expect(r.error).toContain("console error");
+    expect(r.data.console_errors).toBe(2);
+    expect(r.data.console_error_messages).toEqual(["widget failed", "uncaught Error: late boom"]);
+  });
+
+  it("degrades a page whose subresources fail, and lets the monitor ignore both kinds of noise", async () => {
+    const r = await lite({ url: site.url("/broken-assets") });
+    expect(r.status).toBe("degraded");
+    expect(r.data.failed_requests).toBe(2);
+    expect((r.data.failed_request_details as string[]).join("\n")).toContain(`GET ${site.url("/missing.png")}: HTTP 404`);
+    const quiet = await lite({ url: site.url("/broken-assets"), degrade_on_failed_requests: false });
+    expect(quiet.status).toBe("up");
+    const calm = await lite({ url: site.url("/console"), degrade_on_console_errors: false });
+    expect(calm.status).toBe("up");
+  });
+
+  it("degrades a page slower than degraded_above_ms", async () => {
+    const r = await lite({ url: site.url("/"), degraded_above_ms: 1 });
+    expect(r.status).toBe("degraded");
+    expect(r.error).toContain("above degraded_above_ms 1");
+  });
+
+  it("is down with a failure screenshot when the keyword is missing", async () => {
+    const r = await lite({ url: site.url("/"), keyword: "Sold out" });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.status).toBe("down");
+    expect(r.error).toBe('keyword not found in the rendered page: "Sold out"');
+    expect(r.data.keyword_found).toBe(false);
+    expect(r.data.screenshots).toEqual(["failure"]);
+    expect(r.artifacts).toHaveLength(1);
+    expect(r.artifacts![0]!.content_type).toBe("image/jpeg");
+    expect(isJpeg(r.artifacts![0]!.data)).toBe(true);
+  });
+
+  it("is down for a main-document status outside expected_status, and up when it is expected", async () => {
+    const r = await lite({ url: site.url("/error") });
+    expect(r.status).toBe("down");
+    expect(r.error).toBe("unexpected status 503 (expected 200-399)");
+    expect(r.data.http_status).toBe(503);
+    expect((await lite({ url: site.url("/error"), expected_status: [503] })).status).toBe("up");
+  });
+
+  it("times out on a page that never loads, with what it waited for and a screenshot", async () => {
+    const started = performance.now();
+    const r = await lite({ url: site.url("/hang") }, { timeoutMs: 1500 });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.status).toBe("timeout");
+    expect(r.error).toBe("not finished within 1500 ms (waiting for the page's load)");
+    expect(r.duration_ms).toBeGreaterThanOrEqual(1490);
+    expect(performance.now() - started).toBeLessThan(8000);
+    expect(r.data.screenshots).toEqual(["failure"]);
+  });
+
+  it("times out when a subresource never finishes and wait_until is load, but not with domcontentloaded", async () => {
+    expect((await lite({ url: site.url("/slow-image") }, { timeoutMs: 1500 })).status).toBe("timeout");
+    const r = await lite({ url: site.url("/slow-image"), wait_until: "domcontentloaded", keyword: "content is here" }, { timeoutMs: 3000 });
+    expect(r.status).toBe("up");
+    expect(r.data.load_ms).toBeNull();
+  });
+
+  it("refuses its loopback target when private addresses are not allowed", async () => {
+    const before = site.total();
+    const r = await lite({ url: site.url("/") }, { guard: { allowPrivate: false, ipv6: false } });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.status).toBe("down");
+    expect(r.error).toContain("refused to contact 127.0.0.1");
+    expect(site.total()).toBe(before);
+  });
+
+  it("keeps every request of a page away from a private address while private addresses are refused", async () => {
+    const page = `http://shop.test:${site.port}/reaches-private`;
+    const r = await lite({ url: page }, { guard: { allowPrivate: false, ipv6: false, resolver: (await import("../browser/test-support.ts")).publicResolver }, standIns: ["shop.test"] });
+    expectWellFormed(browserLiteCheck, r);
+    // The image, the redirect hop (never seen by route handlers), fetch() and the WebSocket: none reached it.
+    expect(secret.total()).toBe(0);
+    expect(site.hits.get("/redirect-private")).toBe(1);
+    expect(r.status).toBe("degraded");
+    expect(r.error).toContain("private-address guard refused");
+    const blocked = (r.data.blocked_requests as string[]).join("\n");
+    expect(blocked).toContain(`http://127.0.0.2:${secret.port}/secret.png: refused to contact 127.0.0.2: loopback address`);
+    expect(blocked).toContain(`http://127.0.0.2:${secret.port}/landing`);
+    expect(r.data.failed_requests).toBe(0);
+  });
+
+  it("is down when the page's URL redirects to a refused private address", async () => {
+    const r = await lite({ url: `http://shop.test:${site.port}/redirect-private` }, { guard: { allowPrivate: false, ipv6: false, resolver: (await import("../browser/test-support.ts")).publicResolver }, standIns: ["shop.test"] });
+    expect(r.status).toBe("down");
+    expect(r.error).toContain("refused to contact 127.0.0.2");
+    expect(secret.hits.get("/landing") ?? 0).toBe(0);
+  });
+
+  it("is down when the host does not resolve", async () => {
+    const r = await lite({ url: "http://nowhere.invalid/" });
+    expect(r.status).toBe("down");
+    expect(r.error).toContain("could not resolve nowhere.invalid");
+  });
+
+  it("cannot run without a browser of its engine: CheckUnavailableError, not a down result", async () => {
+    await expect(browserLiteCheck.run({ url: site.url("/") }, { ...browserCtx(pool), browsers: undefined })).rejects.toBeInstanceOf(CheckUnavailableError);
+    await expect(runCheck({ type: "browser_lite", config: { url: site.url("/"), engine: "webkit" }, timeoutMs: 5000, allowPrivate: true, ipv6: false }, { browsers: pool })).rejects.toThrow(
+      "no webkit browser here (BROWSERS=chromium)",
+    );
+  });
+
+  it("rejects with CheckAbortedError soon after the caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = performance.now();
+    await expect(lite({ url: site.url("/hang") }, { signal: controller.signal })).rejects.toBeInstanceOf(CheckAbortedError);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it("runs through the registry with its config validated", async () => {
+    const r = await runCheck({ type: "browser_lite", config: { url: site.url("/") }, timeoutMs: 5000, allowPrivate: true, ipv6: false }, { browsers: pool, endpoints: {} });
+    expect(r.status).toBe("up");
+    await expect(runCheck({ type: "browser_lite", config: { url: site.url("/"), script: "alert(1)" }, timeoutMs: 5000, allowPrivate: true, ipv6: false }, { browsers: pool })).rejects.toThrow("invalid browser_lite config");
+  });
+});
