@@ -91,7 +91,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       {
         name: "runner",
         description:
-          "Protocol a self-hosted runner speaks (docs/runners.md): Authorization: Bearer rt_…, HTTPS only; after POST /runner/session every body is a session payload { session_id, seq, nonce, ciphertext } (AES-256-GCM)",
+          "Protocol a self-hosted runner speaks (docs/runners.md): Authorization: Bearer rt_…, HTTPS only (403 RUNNER_HTTPS_REQUIRED; plain HTTP only on a loopback-bound development listener from loopback); after POST /runner/session every body is a session payload { session_id, seq, nonce, ciphertext } (AES-256-GCM)",
       },
     ],
     paths: generated.paths,
