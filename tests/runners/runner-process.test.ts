@@ -62,14 +62,24 @@ describe("runner process", () => {
     await results.stop();
   }, 30_000);
 
-  it("exits on 401 when revoked mid-run, without retrying", async () => {
-    const { runner, call } = await orgWithRunner(api);
+  it("revoked mid-run: its claimed check goes back and is recorded unavailable, and it exits on 401 without retrying", async () => {
+    const { org, runner, call } = await orgWithRunner(api);
+    const results = await collectResults(api.bus, org.org_id);
     const proc = spawnRunner(runnerEnv(runner.token));
     await proc.waitForOutput("runner connected");
+    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_rv", `${target.url}/slow/revoke`, { timeout_ms: 30_000 });
+    for (let i = 0; i < 200 && !target.hits.includes("/slow/revoke"); i++) await Bun.sleep(25);
+    expect(target.hits).toContain("/slow/revoke");
     expect((await call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(204);
+    const r = await results.waitFor((x) => x.id === job.id, 5000);
+    expect(r).toMatchObject({ status: "unavailable", location: runner.id });
+    expect(r.error).toContain("runner revoked");
     expect(await proc.exited).toBe(2);
     expect(proc.output()).toContain("RUNNER_TOKEN_INVALID");
     expect(proc.output().match(/exiting without retry/g)).toHaveLength(1);
+    // The runner's late report of that check was refused: the only result is the unavailable one.
+    expect(results.seen.filter((x) => x.id === job.id)).toHaveLength(1);
+    await results.stop();
   }, 30_000);
 
   it("after SIGKILL it shows offline after three missed heartbeats, and its claimed job comes back and is recorded unavailable", async () => {
