@@ -57,7 +57,13 @@ export async function listAlertRules(sql: Sql, orgId: string, f: AlertRuleFilter
     where r.org_id = ${orgId}
       ${f.enabled === undefined ? sql`` : sql`and r.enabled = ${f.enabled}`}
       ${f.scope_type === undefined ? sql`` : sql`and r.scope->>'type' = ${f.scope_type}`}
-      ${f.monitor_id === undefined ? sql`` : sql`and r.scope->>'monitor_id' = ${f.monitor_id}`}
+      ${
+        f.monitor_id === undefined
+          ? sql``
+          : sql`and exists (select 1 from monitors m where m.org_id = r.org_id and m.id = ${f.monitor_id}
+                 and (r.scope->>'type' = 'all_monitors' or r.scope->>'monitor_id' = m.id
+                      or (r.scope->>'type' = 'monitor_group' and r.scope->>'tag' = any(m.tags))))`
+      }
       ${
         f.channel_id === undefined
           ? sql``

@@ -114,7 +114,12 @@ describe("/alert-rules", () => {
     expect((await call("GET", "/api/v1/alert-rules")).body.pagination.total).toBe(3);
     expect((await call("GET", "/api/v1/alert-rules?enabled=false")).body.data).toHaveLength(1);
     expect((await call("GET", "/api/v1/alert-rules?scope_type=monitor_group")).body.data[0].scope.tag).toBe("prod");
-    expect((await call("GET", `/api/v1/alert-rules?monitor_id=${monitorId}`)).body.data).toHaveLength(1);
+    // The monitor (tagged prod) is watched by all three: all monitors, itself, its tag.
+    expect((await call("GET", `/api/v1/alert-rules?monitor_id=${monitorId}`)).body.data).toHaveLength(3);
+    expect((await call("GET", `/api/v1/alert-rules?monitor_id=${monitorId}&scope_type=monitor`)).body.data).toHaveLength(1);
+    const untagged = await call("POST", "/api/v1/monitors", { name: "Other", type: "http", config: { url: "https://other.example" } });
+    expect((await call("GET", `/api/v1/alert-rules?monitor_id=${untagged.body.id}`)).body.data.map((r: { scope: { type: string } }) => r.scope.type)).toEqual(["all_monitors"]);
+    expect((await call("GET", "/api/v1/alert-rules?monitor_id=mon_unknown")).body.data).toHaveLength(0);
     expect((await call("GET", `/api/v1/alert-rules?channel_id=${channelId}`)).body.data).toHaveLength(3);
     expect((await call("GET", `/api/v1/alert-rules?channel_id=ach_other`)).body.data).toHaveLength(0);
     const id = (await call("GET", "/api/v1/alert-rules")).body.data[0].id;

@@ -59,8 +59,8 @@ export const RuleListQuery = Obj({
   ...PaginationQuery,
   enabled: t.Optional(t.Boolean()),
   scope_type: t.Optional(t.Union([t.Literal("monitor"), t.Literal("monitor_group"), t.Literal("all_monitors")])),
-  monitor_id: t.Optional(Id),
-  channel_id: t.Optional(Id),
+  monitor_id: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "Rules that watch this monitor now: scoped to it, to a tag it carries, or to all monitors (add scope_type=monitor for rules scoped to it alone)" })),
+  channel_id: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "Rules that send to this channel, directly or through their escalation policy" })),
 });
 
 export const AckBody = Obj({ monitor_id: Id, region: t.Optional(t.String({ minLength: 1, maxLength: 64 })) });
