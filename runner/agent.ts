@@ -1,6 +1,7 @@
 import type { Logger } from "../core/log.ts";
 import type { ClaimResponse, HeartbeatRequest, HeartbeatResponse, RunnerResult } from "../core/runners/protocol.ts";
 import { ApiClient, ApiError } from "./api-client.ts";
+import type { BrowserPool } from "./checks/browser/browser-pool.ts";
 import type { RunCheckOptions } from "./checks/registry.ts";
 import { CheckAbortedError } from "./checks/types.ts";
 import { browserEngines, type RunnerConfig } from "./config.ts";
@@ -16,8 +17,13 @@ export interface AgentOptions {
   config: RunnerConfig;
   log: Logger;
   fetch?: typeof fetch;
-  check?: Omit<RunCheckOptions, "signal">;
+  check?: Omit<RunCheckOptions, "signal" | "browsers">;
+  /** Warm browsers for BROWSERS; browser jobs for engines it lacks are recorded unavailable. */
+  browsers?: BrowserPool | null;
 }
+
+/** Serialised size of one result batch before sealing; sealing adds about a third, under the API's 1 MiB default body limit. */
+const BATCH_BYTES = 600_000;
 
 /**
  * The persistent runner: one session, a claim long-poll loop bounded by CONCURRENCY, results sent in
@@ -137,7 +143,7 @@ export class RunnerAgent {
     const abort = new AbortController();
     this.running.set(claim, abort);
     this.held.add(claim);
-    executeClaimed(job, { allowPrivate: this.o.config.ALLOW_PRIVATE_IPS, now: Date.now, signal: abort.signal, check: { ...this.o.check, log: this.o.log } })
+    executeClaimed(job, { allowPrivate: this.o.config.ALLOW_PRIVATE_IPS, now: Date.now, signal: abort.signal, check: { ...this.o.check, log: this.o.log, browsers: this.o.browsers ?? undefined } })
       .then((outcome) => {
         this.results.push({ claim, ...outcome });
         void this.flush();
@@ -157,7 +163,15 @@ export class RunnerAgent {
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => (this.results.length > 0 ? this.flush() : undefined));
     if (this.results.length === 0 || this.exitCode !== 0) return Promise.resolve();
-    const batch = this.results.splice(0, 200);
+    // Up to 200 results, and fewer when screenshots make them large (always at least one).
+    let size = 0;
+    let n = 0;
+    while (n < Math.min(200, this.results.length)) {
+      size += JSON.stringify(this.results[n]).length;
+      if (n > 0 && size > BATCH_BYTES) break;
+      n++;
+    }
+    const batch = this.results.splice(0, n);
     this.flushing = this.api
       .call("/results", { results: batch })
       .then(() => {

@@ -2,6 +2,7 @@ import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { ApiError } from "./api-client.ts";
 import { RunnerAgent } from "./agent.ts";
 import { assertBrowsersShipped } from "./browser-engines.ts";
+import { startBrowserPool } from "./checks/browser/browser-env.ts";
 import { loadRunnerConfig } from "./config.ts";
 import { createRunnerLogger } from "./log.ts";
 
@@ -19,16 +20,28 @@ try {
 const log = createRunnerLogger(config.LOG_LEVEL, config.LOG_FORMAT);
 if (config.ALLOW_UNENCRYPTED_SESSION) log.warn({ op: "runner.config" }, "ALLOW_UNENCRYPTED_SESSION=true: payload encryption is OFF; local development only");
 
-const agent = new RunnerAgent({ config, log });
+// Warm browsers for BROWSERS (none: no pool); a browser that cannot start stops the runner here.
+let browsers;
+try {
+  browsers = await startBrowserPool({ BROWSERS: config.BROWSERS, BROWSER_POOL_SIZE: config.BROWSER_POOL_SIZE, CHROMIUM_PATH: process.env.CHROMIUM_PATH }, log);
+} catch (err) {
+  log.fatal({ op: "runner.browsers", err: err instanceof Error ? err.message : String(err) }, "browsers could not start; refusing to start (exit code 1)");
+  await Bun.sleep(50);
+  process.exit(1);
+}
+
+const agent = new RunnerAgent({ config, log, browsers });
 try {
   await agent.connect();
 } catch (err) {
   const code = err instanceof ApiError && err.fatal ? 2 : 1;
   log.fatal({ op: "runner.handshake", err: err instanceof Error ? err.message : String(err) }, "session handshake failed; refusing to start (exit code 1; 2 when the token is refused)");
+  await browsers?.close();
   await Bun.sleep(50);
   process.exit(code);
 }
 for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void agent.stop());
 const code = await agent.run();
+await browsers?.close();
 await Bun.sleep(50);
 process.exit(code);

@@ -1,12 +1,19 @@
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { REGION_ONLINE_TTL_SECONDS } from "../core/regions/catalog.ts";
+import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegions, onlineRunners } from "../db/queries/scheduler.ts";
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Whether a location can run a job now; answered from memory on the hot path. */
 export interface Placement {
   regionOnline(region: string): boolean;
   runnerOnline(runnerId: string): boolean;
+  /** Browser engines of the region's online workers; none when absent. */
+  regionEngines?(region: string): ReadonlySet<string>;
+  /** Browser engines the runner reported (BROWSERS); none when absent. */
+  runnerEngines?(runnerId: string): ReadonlySet<string>;
 }
 
 export interface PlacementOptions {
@@ -18,17 +25,24 @@ export interface PlacementOptions {
   isRunnerOnline?: (runnerId: string) => boolean;
 }
 
+/** Placement plus what the scheduled loop needs to keep it fresh. */
+export type LivePlacement = Required<Placement> & { refresh(): Promise<void>; stop(): void };
+
 /** Region and runner liveness from the database, refreshed in the background. */
-export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptions = {}): Promise<Placement & { refresh(): Promise<void>; stop(): void }> {
+export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptions = {}): Promise<LivePlacement> {
   const refreshMs = opts.refreshMs ?? 2000;
   let regions = new Set<string>();
   let runners = new Set<string>();
+  let regionBrowsers = new Map<string, Set<string>>();
+  let runnerBrowsers = new Map<string, Set<string>>();
   let warned = false;
 
   const refresh = async () => {
     try {
       regions = await onlineRegions(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      regionBrowsers = await onlineRegionEngines(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
       if (!opts.isRunnerOnline) runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Set();
+      runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
     } catch (err) {
       // Keep the last answer: a short database hiccup should not mark every region offline.
       if (!warned) log.warn({ op: "scheduler.placement", err }, "liveness refresh failed; keeping the last answer");
@@ -42,6 +56,8 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   return {
     regionOnline: (region) => regions.has(region),
     runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
+    regionEngines: (region) => regionBrowsers.get(region) ?? NONE,
+    runnerEngines: (id) => runnerBrowsers.get(id) ?? NONE,
     refresh,
     stop: () => clearInterval(timer),
   };

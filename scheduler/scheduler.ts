@@ -5,6 +5,7 @@ import {
   type CheckResultMessage,
   jobId,
   type LocationType,
+  regionBrowserSubject,
   regionSubject,
   resultSubject,
   runnerSubject,
@@ -12,6 +13,7 @@ import {
 } from "../core/jobs/messages.ts";
 import type { Logger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
+import { browserEngineOf } from "../runner/checks/browser/browser-schema-parts.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
@@ -239,13 +241,24 @@ export class Scheduler {
     const expiresAt = expiryOf(due, e.intervalMs);
     const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
     const targets: [LocationType, string][] = [...e.regions.map((r) => ["region", r] as [LocationType, string]), ...e.runnerIds.map((r) => ["runner", r] as [LocationType, string])];
+    const engine = browserEngineOf(e.type, e.config);
     for (const [locationType, location] of targets) {
       const id = jobId(e.id, location, due);
       const online = locationType === "region" ? this.o.placement.regionOnline(location) : this.o.placement.runnerOnline(location);
-      if (!online) {
-        const reason = locationType === "region" ? `no worker online in region ${location}` : "runner offline";
+      // A browser check needs a location offering its engine; without one it is a gap (monitoring_unavailable), not downtime.
+      const engines = engine === null || !online ? null : locationType === "region" ? this.o.placement.regionEngines?.(location) : this.o.placement.runnerEngines?.(location);
+      const browserless = engine !== null && online && !engines?.has(engine);
+      if (!online || browserless) {
+        const reason = browserless
+          ? locationType === "region"
+            ? `no worker with a ${engine} browser online in region ${location}`
+            : `runner has no ${engine} browser (its BROWSERS setting)`
+          : locationType === "region"
+            ? `no worker online in region ${location}`
+            : "runner offline";
+        const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
         const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-        this.enqueue({ due, expiresAt, locationType, kind: "unavailable", reason: locationType === "region" ? "region_offline" : "runner_offline", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+        this.enqueue({ due, expiresAt, locationType, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
         continue;
       }
       const job: CheckJobMessage = {
@@ -258,7 +271,7 @@ export class Scheduler {
         secrets_enc: e.secretsEnc,
         timeout_ms: e.timeoutMs,
       };
-      const subject = locationType === "region" ? regionSubject(location) : runnerSubject(location);
+      const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
       this.enqueue({ due, expiresAt, locationType, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
     }
   }

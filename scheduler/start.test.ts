@@ -32,12 +32,13 @@ async function scheduler() {
   const real = createMemoryBus();
   await real.ensureTopology();
   const bus: Bus = Object.create(real);
-  bus.publishJob = async (s: JobSubject, j) => (jobs.push(j as unknown as CheckJobMessage), real.publishJob(s, j));
+  const subjects = new Map<string, string>();
+  bus.publishJob = async (s: JobSubject, j) => (jobs.push(j as unknown as CheckJobMessage), subjects.set((j as unknown as CheckJobMessage).monitor_id, s), real.publishJob(s, j));
   bus.publishResult = async (s: ResultSubject, r) => (results.push(r as unknown as CheckResultMessage), real.publishResult(s, r));
   const handle = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log: silentLogger, clock, lockRetryMs: 200 });
   running.push(handle);
   await until(() => handle.isLeader(), 5000, "leadership");
-  return { handle, clock, jobs, results };
+  return { handle, clock, jobs, results, subjects };
 }
 
 describe("scheduler with the database", () => {
@@ -55,7 +56,28 @@ describe("scheduler with the database", () => {
     await until(() => s.handle.size() >= 2);
     await s.clock.advance(30_000);
     const ours = new Set(s.jobs.filter((j) => j.org_id === org).map((j) => j.monitor_id));
-    expect(ours).toEqual(new Set([http!, browser!]));
+    expect(ours).toEqual(new Set([http!]));
+    // No worker in the region has a browser: the browser monitor's checks are a gap, not downtime.
+    const gap = s.results.find((r) => r.monitor_id === browser);
+    expect(gap).toMatchObject({ status: "unavailable", error: "no worker with a chromium browser online in region local" });
+  });
+
+  it("places browser monitors only where a worker or runner offers their engine, on the engine's queue", async () => {
+    const org = await insertOrg(db.sql);
+    await markRegionOnline(db.sql, "local");
+    await db.sql`insert into region_workers (worker_id, region, version, concurrency, browsers, started_at, last_seen_at)
+      values ('test-browser-eu', 'eu-browsers', 'test', 1, '{chromium}', now(), now()) on conflict (worker_id) do update set last_seen_at = now()`;
+    const [chromium, firefox] = await insertMonitors(db.sql, org, [
+      { type: "browser_lite", config: { url: "https://example.test/" }, regions: ["eu-browsers"] },
+      { type: "browser_flow", config: { url: "https://example.test/", engine: "firefox", steps: [{ action: "click", selector: "#a" }] }, regions: ["eu-browsers"] },
+    ]);
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 2);
+    await s.clock.advance(60_000);
+    expect(s.jobs.filter((j) => j.monitor_id === chromium).length).toBeGreaterThan(0);
+    expect(s.subjects.get(chromium!)).toBe("jobs.region.eu-browsers.chromium");
+    expect(s.jobs.some((j) => j.monitor_id === firefox)).toBe(false);
+    expect(s.results.find((r) => r.monitor_id === firefox)).toMatchObject({ status: "unavailable", error: "no worker with a firefox browser online in region eu-browsers" });
   });
 
   it("follows pauses, deletions and edits made in the database within a moment", async () => {

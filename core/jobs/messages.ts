@@ -48,6 +48,8 @@ export interface CheckResultMessage {
 export const jobId = (monitorId: string, location: string, dueAt: number) => `${monitorId}.${location}.${dueAt}`;
 export const regionSubject = (region: string) => `jobs.region.${region}` as const;
 export const runnerSubject = (runnerId: string) => `jobs.runner.${runnerId}` as const;
+/** Browser jobs of a region, one queue per engine: only workers with that engine's browsers consume it. */
+export const regionBrowserSubject = (region: string, engine: string) => `jobs.region.${region}.${engine}` as const;
 export const resultSubject = (orgId: string, monitorId: string) => `results.${orgId}.${monitorId}` as const;
 export const eventSubject = (orgId: string) => `events.${orgId}` as const;
 

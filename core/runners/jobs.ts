@@ -6,6 +6,9 @@ import { type CheckJobMessage, type CheckResultMessage, resultSubject, runnerSub
 import type { Logger } from "../log.ts";
 import { mergeSecrets } from "../monitors/secrets.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
+import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
+import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
+import { browserEngineOf } from "../../runner/checks/browser/browser-schema-parts.ts";
 import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "./protocol.ts";
 import type { RunnerCaller } from "./sessions.ts";
 
@@ -73,6 +76,7 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
   }
   const deliveries = await d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000));
   const jobs: ClaimedJob[] = [];
+  let engines: Set<string> | null = null;
   for (const delivery of deliveries) {
     const job = delivery.data;
     if (signal?.aborted) {
@@ -84,6 +88,16 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
       d.log.error({ op: "runner.claim", runnerId: runner.id, jobId: job.id, jobOrg: job.org_id }, "job on a runner subject does not belong to the runner; dropped");
       delivery.term();
       continue;
+    }
+    const engine = browserEngineOf(job.type, job.config);
+    if (engine !== null) {
+      // A runner only gets browser jobs for engines it has (BROWSERS, as last reported); others are a gap, not downtime.
+      engines ??= await browsersOfRunner(d.sql, runner.id);
+      if (!engines.has(engine)) {
+        await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, `runner has no ${engine} browser (its BROWSERS setting)`, Date.now()));
+        delivery.ack();
+        continue;
+      }
     }
     let config: Record<string, unknown>;
     try {
@@ -109,6 +123,18 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
 export async function reportResults(d: JobDeps, runner: RunnerCaller, req: ResultsRequest): Promise<{ accepted: number }> {
   const verified = req.results.map((r) => ({ r, c: verifyClaim(d.box, runner, r.claim) }));
   for (const { r, c } of verified) {
+    let data = r.data;
+    if (r.artifacts && r.artifacts.length > 0) {
+      // Screenshots are stored here, not carried on the bus: the result names the ones kept.
+      const stored = await storeArtifacts(
+        d.sql,
+        r.artifacts.map((a) => ({ orgId: c.o, monitorId: c.m, jobId: c.j, scheduledAt: c.d, name: a.name, contentType: a.content_type, bytes: Buffer.from(a.data_base64, "base64") })),
+      ).catch((err) => {
+        d.log.warn({ op: "runner.results", err, jobId: c.j }, "could not store a result's screenshots");
+        return [];
+      });
+      data = { ...data, screenshots: stored.length > 0 ? stored : null };
+    }
     const message: CheckResultMessage = {
       id: c.j,
       org_id: c.o,
@@ -120,7 +146,7 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
       status: r.status,
       duration_ms: r.duration_ms,
       error: r.error,
-      data: r.data,
+      data,
     };
     await d.bus.publishResult(resultSubject(c.o, c.m), message);
     // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.

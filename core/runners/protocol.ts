@@ -92,7 +92,22 @@ export interface ClaimResponse {
   jobs: ClaimedJob[];
 }
 
-const CheckDataValue = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Array(Type.String()), Type.Null()]);
+/** Screenshots one result may carry, and the size of each (base64 of at most 512 KiB). */
+export const MAX_RESULT_ARTIFACTS = 10;
+export const MAX_ARTIFACT_BASE64 = 699_052;
+
+export const RunnerArtifact = Type.Object(
+  {
+    name: Type.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,39}$" }),
+    content_type: Type.Union([Type.Literal("image/jpeg"), Type.Literal("image/png")]),
+    data_base64: Type.String({ minLength: 4, maxLength: MAX_ARTIFACT_BASE64, pattern: "^[A-Za-z0-9+/]+={0,2}$" }),
+  },
+  { additionalProperties: false },
+);
+export type RunnerArtifact = Static<typeof RunnerArtifact>;
+
+const CheckDataRecord = Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]));
+const CheckDataValue = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Array(Type.String()), Type.Array(CheckDataRecord), Type.Null()]);
 
 export const RunnerResult = Type.Object(
   {
@@ -102,6 +117,8 @@ export const RunnerResult = Type.Object(
     duration_ms: Type.Number({ minimum: 0 }),
     error: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
     data: Type.Record(Type.String(), CheckDataValue),
+    /** Files kept with the result (browser screenshots); the API stores them before publishing the result. */
+    artifacts: Type.Optional(Type.Array(RunnerArtifact, { maxItems: MAX_RESULT_ARTIFACTS })),
   },
   { additionalProperties: false },
 );

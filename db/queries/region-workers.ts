@@ -6,6 +6,8 @@ export interface WorkerBeat {
   hostname: string;
   version: string;
   concurrency: number;
+  /** Browser engines the worker offers (BROWSERS). */
+  browsers?: string[];
   inFlight: number;
   checksTotal: number;
   recentP50Ms: number | null;
@@ -15,10 +17,10 @@ export interface WorkerBeat {
 /** One heartbeat; last_seen_at is the database's clock so hosts with skewed clocks agree. */
 export async function upsertWorkerBeat(sql: Sql, b: WorkerBeat): Promise<void> {
   await sql`
-    insert into region_workers (worker_id, region, hostname, version, concurrency, in_flight, checks_total, recent_p50_ms, started_at, last_seen_at)
-    values (${b.workerId}, ${b.region}, ${b.hostname}, ${b.version}, ${b.concurrency}, ${b.inFlight}, ${b.checksTotal}, ${b.recentP50Ms}, ${b.startedAt}, now())
+    insert into region_workers (worker_id, region, hostname, version, concurrency, browsers, in_flight, checks_total, recent_p50_ms, started_at, last_seen_at)
+    values (${b.workerId}, ${b.region}, ${b.hostname}, ${b.version}, ${b.concurrency}, ${b.browsers ?? []}, ${b.inFlight}, ${b.checksTotal}, ${b.recentP50Ms}, ${b.startedAt}, now())
     on conflict (worker_id) do update set region = excluded.region, in_flight = excluded.in_flight, checks_total = excluded.checks_total,
-      recent_p50_ms = excluded.recent_p50_ms, concurrency = excluded.concurrency, last_seen_at = now()`;
+      recent_p50_ms = excluded.recent_p50_ms, concurrency = excluded.concurrency, browsers = excluded.browsers, last_seen_at = now()`;
 }
 
 export async function deleteWorker(sql: Sql, workerId: string): Promise<void> {

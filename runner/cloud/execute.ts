@@ -1,8 +1,8 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../core/jobs/messages.ts";
 import { mergeSecrets } from "../../core/monitors/secrets.ts";
-import { isExecutableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
-import { InvalidCheckJobError } from "../checks/types.ts";
+import { isRunnableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
+import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
 
 export interface ExecuteOptions {
   box: SecretBox;
@@ -10,6 +10,8 @@ export interface ExecuteOptions {
   now: () => number;
   signal?: AbortSignal;
   check?: Omit<RunCheckOptions, "signal">;
+  /** Stores a result's files (browser screenshots) before the result is published; returns the names stored. */
+  storeArtifacts?: (job: CheckJobMessage, files: CheckArtifact[]) => Promise<string[]>;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface ExecuteOptions {
 export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promise<CheckResultMessage> {
   const started = o.now();
   if (started > job.expires_at) return unavailableResult(job, `job expired before a worker could run it (due ${new Date(job.due_at).toISOString()})`, started);
-  if (!isExecutableCheckType(job.type)) return unavailableResult(job, `no worker able to run ${job.type} checks in region ${job.location}`, started);
+  if (!isRunnableCheckType(job.type)) return unavailableResult(job, `no worker able to run ${job.type} checks in region ${job.location}`, started);
   let config: Record<string, unknown>;
   try {
     config = mergeSecrets(job.config, job.secrets_enc, o.box);
@@ -39,6 +41,10 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
       },
       { ...o.check, signal: o.signal },
     );
+    if (result.artifacts && result.artifacts.length > 0) {
+      const stored = o.storeArtifacts ? await o.storeArtifacts(job, result.artifacts).catch(() => []) : [];
+      result.data.screenshots = stored.length > 0 ? stored : null;
+    }
     return {
       id: job.id,
       org_id: job.org_id,
@@ -53,6 +59,7 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
       data: result.data,
     };
   } catch (err) {
+    if (err instanceof CheckUnavailableError) return unavailableResult(job, `${err.message} in region ${job.location}`, started);
     if (err instanceof InvalidCheckJobError) {
       const detail = err.issues.length > 0 ? `: ${err.issues.join("; ")}` : "";
       return unavailableResult(job, `check cannot run as configured: ${err.message}${detail}`, started);

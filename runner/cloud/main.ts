@@ -8,6 +8,7 @@ import { createMetrics } from "../../core/metrics.ts";
 import { startMetricsServer } from "../../core/process/metrics-server.ts";
 import { onShutdown } from "../../core/process/lifecycle.ts";
 import pkg from "../../package.json" with { type: "json" };
+import { startBrowserPool } from "../checks/browser/browser-env.ts";
 import { loadWorkerConfig } from "./config.ts";
 import { startWorker } from "./worker.ts";
 
@@ -18,6 +19,8 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
   const db = await openDatabase(config, log, { migrate: false, poolSize: 2 });
   const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("worker");
+  // BROWSERS naming an engine that is not installed stops the worker here, naming it.
+  const browsers = await startBrowserPool(config, log);
   const worker = await startWorker({
     bus,
     sql: db.sql,
@@ -32,9 +35,10 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
     workerId: config.WORKER_ID,
     version: pkg.version,
     registry: metrics.registry,
+    browsers,
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
-  onShutdown(log, [() => worker.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
+  onShutdown(log, [() => worker.stop(), async () => browsers?.close(), async () => server?.stop(), () => bus.close(), () => db.close()]);
   return { worker, bus, db, log };
 }
 

@@ -31,6 +31,8 @@ export interface PresenceOptions {
   region: string;
   version: string;
   concurrency: number;
+  /** Browser engines this worker runs browser checks with. */
+  browsers?: string[];
   intervalMs: number;
   stats(): { inFlight: number; checksTotal: number; recentP50Ms: number | null };
 }
@@ -48,6 +50,7 @@ export async function startPresence(o: PresenceOptions): Promise<{ stop(): Promi
         hostname: hostname(),
         version: o.version,
         concurrency: o.concurrency,
+        browsers: o.browsers ?? [],
         inFlight: s.inFlight,
         checksTotal: s.checksTotal,
         recentP50Ms: s.recentP50Ms === null ? null : Math.round(s.recentP50Ms),

@@ -137,11 +137,14 @@ for (const kind of ["memory", "nats"]) {
 }
 
 describe("cloud worker", () => {
-  it("records a check type the engine does not run as unavailable", async () => {
+  it("records a check type the engine does not run, and a browser job on a worker without browsers, as unavailable", async () => {
     const w = await world("memory");
-    await w.publish(job("/", { type: "browser_lite" }));
+    await w.publish(job("/", { type: "heartbeat" }));
     await until(() => w.results.length === 1);
-    expect(w.results[0]).toMatchObject({ status: "unavailable", error: "no worker able to run browser_lite checks in region test-region" });
+    expect(w.results[0]).toMatchObject({ status: "unavailable", error: "no worker able to run heartbeat checks in region test-region" });
+    await w.publish(job("/other", { type: "browser_lite" }));
+    await until(() => w.results.length === 2);
+    expect(w.results[1]).toMatchObject({ status: "unavailable", error: "no chromium browser here (BROWSERS=none) in region test-region" });
   });
 
   it("never runs more checks at once than its concurrency", async () => {

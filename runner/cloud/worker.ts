@@ -4,10 +4,12 @@ import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../core/db/client.ts";
-import { type CheckJobMessage, regionSubject, resultSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../core/jobs/messages.ts";
 import type { Logger } from "../../core/log.ts";
+import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
+import type { BrowserPool } from "../checks/browser/browser-pool.ts";
 import type { RunCheckOptions } from "../checks/registry.ts";
-import { CheckAbortedError } from "../checks/types.ts";
+import { type CheckArtifact, CheckAbortedError } from "../checks/types.ts";
 import { executeJob } from "./execute.ts";
 import { RecentDurations, startPresence } from "./presence.ts";
 
@@ -31,7 +33,13 @@ export interface WorkerDeps {
   clock?: Clock;
   registry?: Registry;
   /** Endpoints and logger for the checks (tests point them at loopback servers). */
-  check?: Omit<RunCheckOptions, "signal">;
+  check?: Omit<RunCheckOptions, "signal" | "browsers">;
+  /**
+   * Warm browsers (BROWSERS): the worker then also consumes `jobs.region.<region>.<engine>` for each
+   * engine, as many at once as the pool has browsers per engine, and reports the engines so the
+   * scheduler places browser monitors here.
+   */
+  browsers?: BrowserPool | null;
 }
 
 export interface WorkerHandle {
@@ -74,6 +82,16 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   let inFlight = 0;
   let checksTotal = 0;
 
+  const engines = [...(deps.browsers?.engines ?? [])];
+  const keepFiles = (job: CheckJobMessage, files: CheckArtifact[]) =>
+    storeArtifacts(
+      deps.sql,
+      files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
+    ).catch((err) => {
+      log.warn({ op: "worker.artifacts", err, jobId: job.id }, "could not store the result's screenshots");
+      return [];
+    });
+
   const handle = async (d: Delivery<CheckJobMessage>) => {
     const job = d.data;
     inFlight++;
@@ -82,7 +100,14 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
     try {
       metrics.startLag.observe({ region }, Math.max(0, clock.now() - job.due_at) / 1000);
-      const result = await executeJob(job, { box: deps.box, allowPrivate: deps.allowPrivate ?? false, now: () => clock.now(), signal: abort.signal, check: deps.check });
+      const result = await executeJob(job, {
+        box: deps.box,
+        allowPrivate: deps.allowPrivate ?? false,
+        now: () => clock.now(),
+        signal: abort.signal,
+        check: { ...deps.check, browsers: deps.browsers ?? undefined },
+        storeArtifacts: keepFiles,
+      });
       await bus.publishResult(resultSubject(job.org_id, job.monitor_id), result);
       checksTotal++;
       metrics.checks.inc({ region, status: result.status });
@@ -109,17 +134,22 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     region,
     version: deps.version ?? "dev",
     concurrency,
+    browsers: engines,
     intervalMs: deps.heartbeatMs ?? 5000,
     stats: () => ({ inFlight, checksTotal, recentP50Ms: durations.median() }),
   });
-  let consumer: ConsumerHandle;
+  const consumers: ConsumerHandle[] = [];
   try {
-    consumer = await bus.consumeJobs<CheckJobMessage>(regionSubject(region), { maxInFlight: concurrency, ackWaitMs }, handle);
+    consumers.push(await bus.consumeJobs<CheckJobMessage>(regionSubject(region), { maxInFlight: concurrency, ackWaitMs }, handle));
+    for (const engine of engines) {
+      consumers.push(await bus.consumeJobs<CheckJobMessage>(regionBrowserSubject(region, engine), { maxInFlight: deps.browsers!.size, ackWaitMs }, handle));
+    }
   } catch (err) {
+    await Promise.all(consumers.map((c) => c.stop()));
     await presence.stop();
     throw err;
   }
-  log.info({ op: "worker.start", workerId, region, concurrency, allowPrivate: deps.allowPrivate ?? false }, "worker consuming");
+  log.info({ op: "worker.start", workerId, region, concurrency, browsers: engines, allowPrivate: deps.allowPrivate ?? false }, "worker consuming");
 
   let stopping: Promise<void> | null = null;
   return {
@@ -128,7 +158,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     stop() {
       stopping ??= (async () => {
         const grace = setTimeout(() => abort.abort(), deps.shutdownGraceMs ?? 30_000);
-        await consumer.stop();
+        await Promise.all(consumers.map((c) => c.stop()));
         clearTimeout(grace);
         await presence.stop();
         log.info({ op: "worker.stop", workerId, checksTotal }, "worker stopped");

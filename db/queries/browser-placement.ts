@@ -1,0 +1,24 @@
+import type { Sql } from "../../core/db/client.ts";
+
+/** region → browser engines offered by its workers seen in the last `ttlSeconds` (database clock). */
+export async function onlineRegionEngines(sql: Sql, ttlSeconds: number): Promise<Map<string, Set<string>>> {
+  const rows = await sql<{ region: string; engine: string }[]>`
+    select distinct region, b as engine from region_workers, unnest(browsers) as b
+    where last_seen_at > now() - make_interval(secs => ${ttlSeconds})`;
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) out.set(r.region, (out.get(r.region) ?? new Set()).add(r.engine));
+  return out;
+}
+
+/** runner id → browser engines it reported (BROWSERS) in its last handshake or heartbeat; revoked runners left out. */
+export async function runnerEngines(sql: Sql): Promise<Map<string, Set<string>>> {
+  const rows = await sql<{ id: string; browsers: string[] }[]>`
+    select id, browsers from runners where revoked_at is null and cardinality(browsers) > 0`;
+  return new Map(rows.map((r) => [r.id, new Set(r.browsers)]));
+}
+
+/** Browser engines one runner reported. */
+export async function browsersOfRunner(sql: Sql, runnerId: string): Promise<Set<string>> {
+  const [row] = await sql<{ browsers: string[] }[]>`select browsers from runners where id = ${runnerId}`;
+  return new Set(row?.browsers ?? []);
+}
