@@ -8,7 +8,7 @@ import type { LiveEvent } from "../../core/events/types.ts";
 import { type CheckResultMessage, resultSubject } from "../../core/jobs/messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
-import { startIngest } from "./ingest.ts";
+import { partitionByMonitor, startIngest } from "./ingest.ts";
 
 let db: TestDatabase;
 let bus: Bus;
@@ -126,5 +126,18 @@ describe("ingest", () => {
       await handle.stop();
       await own.close();
     }
+  });
+
+  it("splits a batch into parts that never share a monitor, the same way every time", () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({ monitor_id: `mon_${i % 37}`, n: i }));
+    const parts = partitionByMonitor(rows, 2);
+    expect(parts).toHaveLength(2);
+    expect(parts.flat().length).toBe(300);
+    const owner = (id: string) => parts.findIndex((p) => p.some((r) => r.monitor_id === id));
+    for (const r of rows) expect(parts[owner(r.monitor_id)]!.some((x) => x.n === r.n)).toBe(true);
+    const second = new Set(parts[1]!.map((r) => r.monitor_id));
+    expect(parts[0]!.filter((r) => second.has(r.monitor_id))).toEqual([]);
+    expect(partitionByMonitor(rows, 2)).toEqual(parts);
+    expect(partitionByMonitor(rows, 1)).toEqual([rows]);
   });
 });

@@ -56,6 +56,11 @@ export interface IngestDeps {
   log: Logger;
   /** Process registry for the ingest metrics; none when omitted. */
   registry?: Registry;
+  /**
+   * Transactions one batch is stored in at once, each owning a share of the monitors (so they never
+   * wait on each other's rollup or monitor rows); default 2.
+   */
+  parallel?: number;
   batchSize?: number;
   maxWaitMs?: number;
 }
@@ -82,7 +87,19 @@ function toInput(m: CheckResultMessage): CheckResultInput | null {
  * job id, even when delivered twice), then acked, then `check.result` and `monitor.status_changed`
  * events go out. Malformed results and results of deleted monitors are dropped (terminated).
  */
-export async function startIngest({ sql, bus, log, registry, batchSize = 1000, maxWaitMs = 50 }: IngestDeps): Promise<ConsumerHandle> {
+/** Splits a batch into `n` parts by monitor (FNV-1a of its id), so no two parts touch one monitor's rows. */
+export function partitionByMonitor<T extends { monitor_id: string }>(rows: T[], n: number): T[][] {
+  if (n <= 1) return [rows];
+  const parts: T[][] = Array.from({ length: n }, () => []);
+  for (const r of rows) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < r.monitor_id.length; i++) h = Math.imul(h ^ r.monitor_id.charCodeAt(i), 0x01000193);
+    parts[(h >>> 0) % n]!.push(r);
+  }
+  return parts.filter((p) => p.length > 0);
+}
+
+export async function startIngest({ sql, bus, log, registry, batchSize = 1000, maxWaitMs = 50, parallel = 2 }: IngestDeps): Promise<ConsumerHandle> {
   await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }] });
   const metrics = registry ? ingestMetrics(registry) : null;
   return bus.consumeResults<CheckResultMessage>(INGEST_DURABLE, { batchSize, maxWaitMs, ackWaitMs: 60_000 }, async (batch) => {
@@ -102,10 +119,11 @@ export async function startIngest({ sql, bus, log, registry, batchSize = 1000, m
       v.delivery.term();
       return false;
     });
-    const { inserted, statusChanges } = await storeResults(
-      sql,
-      keep.map((k) => k.input),
-    );
+    // A part that fails throws the whole batch back for redelivery; what the other parts stored is
+    // then skipped as already stored (idempotent on the job id).
+    const outcomes = await Promise.all(partitionByMonitor(keep.map((k) => k.input), parallel).map((part) => storeResults(sql, part)));
+    const inserted = outcomes.flatMap((o) => o.inserted);
+    const statusChanges = outcomes.flatMap((o) => o.statusChanges);
     for (const k of keep) k.delivery.ack();
     const byJob = new Map(keep.map((k) => [k.input.job_id, k.input]));
     for (const r of inserted) {
