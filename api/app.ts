@@ -21,6 +21,8 @@ import { monitorGroupRoutes } from "./routes/monitor-groups/index.ts";
 import { monitorUptimeRoutes } from "./routes/monitor-uptime/index.ts";
 import { monitorResultRoutes } from "./routes/monitor-results/index.ts";
 import { retentionRoutes } from "./routes/retention/index.ts";
+import { checkScreenshotRoutes } from "./routes/check-screenshots/index.ts";
+import { pluginRoutes } from "./routes/plugins/index.ts";
 import { alertChannelRoutes } from "./routes/alert-channels/index.ts";
 import { alertRuleRoutes } from "./routes/alert-rules/index.ts";
 import { escalationPolicyRoutes } from "./routes/escalation-policies/index.ts";
@@ -53,6 +55,8 @@ const resources = [
   billingRoutes,
   monitorUptimeRoutes,
   monitorResultRoutes,
+  checkScreenshotRoutes,
+  pluginRoutes,
   monitorRoutes,
   retentionRoutes,
   monitorGroupRoutes,

@@ -13,6 +13,7 @@ import { onShutdown } from "../core/process/lifecycle.ts";
 import pkg from "../package.json" with { type: "json" };
 import { loadWorkerConfig } from "../runner/cloud/config.ts";
 import { startWorker } from "../runner/cloud/worker.ts";
+import { startBrowserPool } from "../runner/checks/browser/browser-env.ts";
 import { loadSchedulerConfig } from "../scheduler/config.ts";
 import { startScheduler } from "../scheduler/start.ts";
 
@@ -39,8 +40,11 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const metrics = createMetrics("all-in-one");
 
   const sim = await maybeStartSimulator(apiConfig, db.sql, log);
+  // One browser pool (BROWSERS) for the local region's worker and the API's run-now.
+  const browsers = await startBrowserPool(workerConfig, log);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
   apiDeps.billingClock = sim.now;
+  apiDeps.browsers = browsers;
   const api = await startApiServer(apiDeps, { metrics });
   sim.attach(api.url);
   const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
@@ -59,6 +63,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     workerId: workerConfig.WORKER_ID,
     version: pkg.version,
     registry: metrics.registry,
+    browsers,
   });
   const scheduler = await startScheduler({
     sql: db.sql,
@@ -78,6 +83,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     () => worker.stop(),
     // The in-process bus holds results in memory only: store and evaluate what the worker published.
     async () => void (bus.kind === "memory" && (await alerting.drain())),
+    async () => browsers?.close(),
     () => alerting.stop(),
     () => billing.stop(),
     () => sim.stop(),

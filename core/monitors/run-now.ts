@@ -1,55 +1,81 @@
 import type { Bus } from "../bus/index.ts";
 import type { SecretBox } from "../crypto/secrets.ts";
+import type { Sql } from "../db/client.ts";
 import { type CheckResultMessage, resultSubject } from "../jobs/messages.ts";
 import { conflict } from "../errors.ts";
 import type { MonitorRow } from "../../db/queries/monitors.ts";
-import { isExecutableCheckType, runCheck } from "../../runner/checks/registry.ts";
-import type { CheckResult } from "../../runner/checks/types.ts";
+import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
+import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
+import { browserEngineOf } from "../../runner/checks/browser/browser-schema-parts.ts";
+import { isBrowserCheckType, isRunnableCheckType, runCheck } from "../../runner/checks/registry.ts";
+import { type CheckResult, CheckUnavailableError } from "../../runner/checks/types.ts";
 import { mergeSecrets } from "./secrets.ts";
+
+export interface RunNowOptions {
+  allowPrivate: boolean;
+  location: string;
+  /** The API process's browsers (its BROWSERS); browser monitors run now only with one offering their engine. */
+  browsers?: BrowserPool | null;
+  /** Where a browser check's screenshots are stored; without it they are dropped. */
+  sql?: Sql;
+}
 
 /**
  * Runs a monitor's check once, now, with the same engine the workers use, from this process
  * (the first region). The result is returned and, unless the monitor is paused or suspended,
  * published on RESULTS like a scheduled check: it is stored, moves the monitor's status and
  * is evaluated by the alert rules, so "Run now" after a fix shows the recovery at once.
+ * Browser checks run in the API's own browser pool; without one offering the monitor's
+ * engine (BROWSERS=none on the API, the default) the answer is 409.
  */
-export async function runMonitorNow(
-  monitor: MonitorRow,
-  box: SecretBox,
-  bus: Bus,
-  options: { allowPrivate: boolean; location: string },
-): Promise<CheckResult & { checked_at: string; location: string; recorded: boolean }> {
-  if (!isExecutableCheckType(monitor.type)) {
+export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bus, options: RunNowOptions): Promise<CheckResult & { checked_at: string; location: string; recorded: boolean }> {
+  if (!isRunnableCheckType(monitor.type)) throw conflict("Heartbeat monitors are checked by their pings; there is nothing to run");
+  const engine = browserEngineOf(monitor.type, monitor.config);
+  if (isBrowserCheckType(monitor.type) && (!options.browsers || !options.browsers.has(engine!))) {
     throw conflict(
-      monitor.type === "heartbeat"
-        ? "Heartbeat monitors are checked by their pings; there is nothing to run"
-        : "Browser checks run on browser-capable workers and runners, not from the API",
+      `This API process has no ${engine} browser to run the check now (set BROWSERS on the API to enable it); the check keeps running on schedule where a worker or runner has the engine`,
+      { reason: "no_browser", engine },
     );
   }
   const startedAt = Date.now();
-  const result = await runCheck({
-    type: monitor.type,
-    config: mergeSecrets(monitor.config, monitor.secrets_enc, box),
-    timeoutMs: monitor.timeout_ms,
-    allowPrivate: options.allowPrivate,
-    ipv6: false,
-  });
+  const jobId = `run.${monitor.id}.${startedAt}`;
+  let result: CheckResult;
+  try {
+    result = await runCheck(
+      { type: monitor.type, config: mergeSecrets(monitor.config, monitor.secrets_enc, box), timeoutMs: monitor.timeout_ms, allowPrivate: options.allowPrivate, ipv6: false },
+      { browsers: options.browsers ?? undefined },
+    );
+  } catch (err) {
+    if (err instanceof CheckUnavailableError) throw conflict(`The check cannot run now: ${err.message}`, { reason: "no_browser", engine });
+    throw err;
+  }
   const recorded = !monitor.paused && !monitor.suspended;
+  const { artifacts, ...shown } = result;
+  if (artifacts && artifacts.length > 0) {
+    const stored =
+      recorded && options.sql
+        ? await storeArtifacts(
+            options.sql,
+            artifacts.map((a) => ({ orgId: monitor.org_id, monitorId: monitor.id, jobId, scheduledAt: startedAt, name: a.name, contentType: a.content_type, bytes: a.data })),
+          )
+        : [];
+    shown.data = { ...shown.data, screenshots: stored.length > 0 ? stored : null };
+  }
   if (recorded) {
     const message: CheckResultMessage = {
-      id: `run.${monitor.id}.${startedAt}`,
+      id: jobId,
       org_id: monitor.org_id,
       monitor_id: monitor.id,
       location: options.location,
       location_type: "region",
       scheduled_at: startedAt,
       checked_at: startedAt,
-      status: result.status,
-      duration_ms: result.duration_ms,
-      error: result.error ?? null,
-      data: result.data,
+      status: shown.status,
+      duration_ms: shown.duration_ms,
+      error: shown.error ?? null,
+      data: shown.data,
     };
     await bus.publishResult(resultSubject(monitor.org_id, monitor.id), message);
   }
-  return { ...result, checked_at: new Date(startedAt).toISOString(), location: options.location, recorded };
+  return { ...shown, checked_at: new Date(startedAt).toISOString(), location: options.location, recorded };
 }

@@ -90,6 +90,8 @@ describe("the OpenAPI document", () => {
       "GET /api/v1/monitors/{id}/checks",
       "GET /api/v1/monitors/{id}/checks/{checkId}",
       "GET /api/v1/monitors/{id}/checks/export",
+      "GET /api/v1/monitors/{id}/checks/{checkId}/screenshot",
+      "GET /api/v1/plugins/flow/components",
       "GET /api/v1/monitors/{id}/uptime",
       "GET /api/v1/monitors/{id}/aggregates",
       "GET /api/v1/retention",

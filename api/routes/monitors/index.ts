@@ -81,13 +81,19 @@ export const monitorRoutes = (deps: ApiDeps) => {
             const r = await runMonitorNow(await getMonitor({ sql: deps.sql, actor }, params.id), deps.box, deps.bus, {
               allowPrivate: deps.config.ALLOW_PRIVATE_IPS,
               location: settings.regions[0]!,
+              browsers: deps.browsers,
+              sql: deps.sql,
             });
             return { status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
           },
           {
             params: IdParams,
             response: { 200: RunNowResult },
-            detail: { summary: "Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended" },
+            detail: {
+              summary: "Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended",
+              description:
+                "Browser monitors (browser_lite, browser_flow) run in the API process's own browsers (BROWSERS on the API; the all-in-one shares its worker's). Without a browser of the monitor's engine, or with none free before the check's timeout, the answer is 409 CONFLICT with details.reason no_browser; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).",
+            },
           },
         )
         .post("/bulk/pause", ({ actor, body }) => bulkMonitors({ sql: deps.sql, actor }, "pause", body), {

@@ -12,7 +12,7 @@ const accepts = (step: Record<string, unknown>) => Value.Check(browserFlowConfig
 
 describe("the flow step palette", () => {
   it("lists exactly the step types the validator accepts and the runner implements, in order", () => {
-    const unionActions = (browserFlowStepSchema.anyOf as TObject[]).map((s) => (s.properties.action as { const: string }).const);
+    const unionActions = (browserFlowStepSchema.anyOf as TObject[]).map((s) => (s.properties.action as unknown as { const: string }).const);
     expect(palette.map((c) => c.action)).toEqual(unionActions);
     expect(new Set(unionActions)).toEqual(new Set(Object.keys(flowActions)));
     for (const action of ["navigate", "click", "fill", "select", "press", "wait_for_selector", "wait_for_text", "wait_for_url", "assert_text", "assert_visible", "assert_url", "assert_title", "assert_status", "extract_text", "screenshot", "set_viewport", "set_header", "set_cookie"]) {

@@ -21,7 +21,7 @@ beforeAll(async () => {
     {
       "/secret.png": () => new Response("private", { headers: { "content-type": "image/png" } }),
       "/data": () => Response.json({ private: true }),
-      "/ws": (req, srv) => (srv.upgrade(req) ? undefined : new Response("no", { status: 400 })),
+      "/ws": (req, srv) => (srv.upgrade(req, { data: undefined }) ? undefined : new Response("no", { status: 400 })),
       "/landing": () => html("<p>private landing</p>"),
     },
     "127.0.0.2",

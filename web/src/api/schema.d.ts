@@ -992,6 +992,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitors/{id}/checks/{checkId}/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A screenshot stored with a browser check's result
+         * @description Browser checks (browser_lite, browser_flow) store a screenshot of the page when a check ends down or timeout (`failure`, unless screenshot_on_failure is false), and flows store one per screenshot step. The result's `data.screenshots` names them. Kept for the newest 100 results with screenshots of each monitor; 404 when the result has none of that name.
+         */
+        get: operations["getApiV1MonitorsByIdChecksByCheckIdScreenshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plugins/flow/components": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The browser-flow step palette
+         * @description Every step type a browser_flow monitor's `steps` may use, with its fields' types and constraints. Generated from the same schema that validates monitors (BrowserFlowConfig), so a step this lists is accepted and one it does not list is refused. Flows are declarative: steps map to fixed browser actions; no JavaScript from the monitor runs.
+         */
+        get: operations["getApiV1PluginsFlowComponents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors": {
         parameters: {
             query?: never;
@@ -1072,7 +1112,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended */
+        /**
+         * Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
+         * @description Browser monitors (browser_lite, browser_flow) run in the API process's own browsers (BROWSERS on the API; the all-in-one shares its worker's). Without a browser of the monitor's engine, or with none free before the check's timeout, the answer is 409 CONFLICT with details.reason no_browser; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
+         */
         post: operations["postApiV1MonitorsByIdRun"];
         delete?: never;
         options?: never;
@@ -10005,6 +10048,239 @@ export interface operations {
                             p95_ms: number | null;
                             max_ms: number | null;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1MonitorsByIdChecksByCheckIdScreenshot: {
+        parameters: {
+            query?: {
+                name?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                checkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image (JPEG) */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1PluginsFlowComponents: {
+        parameters: {
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Value of the step's `action` */
+                            action: string;
+                            /** @description Display name */
+                            name: string;
+                            description: string;
+                            /** @description Every field of the step besides action, with its type and constraints */
+                            fields: {
+                                /** @description Key in the step object */
+                                name: string;
+                                required: boolean;
+                                description: string;
+                                /** @description Value used when the field is left out */
+                                default?: unknown;
+                                /** @description A valid value */
+                                example?: unknown;
+                                /** @enum {string} */
+                                type: "string" | "integer" | "number" | "boolean" | "array" | "one_of";
+                                /** @description The only values allowed */
+                                enum?: (string | number | boolean)[];
+                                min_length?: string | number;
+                                max_length?: string | number;
+                                /** @description Regular expression the value must match */
+                                pattern?: string;
+                                minimum?: number;
+                                maximum?: number;
+                                min_items?: string | number;
+                                max_items?: string | number;
+                                /** @description Type of each element (same shape as a field's type part) */
+                                items?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The shapes a value may take */
+                                one_of?: {
+                                    [key: string]: unknown;
+                                }[];
+                            }[];
+                        }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
