@@ -100,6 +100,8 @@ export interface HistoryFilter {
   rule_id?: string;
   monitor_id?: string;
   channel_id?: string;
+  region?: string;
+  delivery_id?: string;
   kind?: string;
   status?: string;
   from?: string;
@@ -113,6 +115,8 @@ export async function listHistory(sql: Sql, orgId: string, f: HistoryFilter, lim
       ${f.rule_id === undefined ? sql`` : sql`and rule_id = ${f.rule_id}`}
       ${f.monitor_id === undefined ? sql`` : sql`and monitor_id = ${f.monitor_id}`}
       ${f.channel_id === undefined ? sql`` : sql`and channel_id = ${f.channel_id}`}
+      ${f.region === undefined ? sql`` : sql`and region = ${f.region}`}
+      ${f.delivery_id === undefined ? sql`` : sql`and delivery_id = ${f.delivery_id}`}
       ${f.kind === undefined ? sql`` : sql`and kind = ${f.kind}`}
       ${f.status === undefined ? sql`` : sql`and status = ${f.status}`}
       ${f.from === undefined ? sql`` : sql`and created_at >= ${new Date(f.from)}`}

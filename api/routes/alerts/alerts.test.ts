@@ -59,6 +59,10 @@ describe("/alerts/history, /notifications, /alert-capabilities", () => {
     expect((await s.call("GET", "/api/v1/alerts/history?status=failed")).body.data[0].http_status).toBe(400);
     expect((await s.call("GET", `/api/v1/alerts/history?rule_id=${s.rule}&channel_id=${s.good}&monitor_id=${s.mon}`)).body.pagination.total).toBe(2);
     expect((await s.call("GET", "/api/v1/alerts/history?from=2999-01-01T00:00:00Z")).body.data).toHaveLength(0);
+    expect((await s.call("GET", "/api/v1/alerts/history?region=eu-west")).body.data).toHaveLength(2);
+    expect((await s.call("GET", "/api/v1/alerts/history?region=us-east")).body.data).toHaveLength(0);
+    const one = all.body.data[0];
+    expect((await s.call("GET", `/api/v1/alerts/history?delivery_id=${one.delivery_id}`)).body.data.map((h: { id: string }) => h.id)).toEqual([one.id]);
   });
 
   it("keeps an in-app feed with an unread count, mark one and mark all read", async () => {

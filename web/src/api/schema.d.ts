@@ -1487,7 +1487,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, kind, status, from (inclusive), to (exclusive) */
+        /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive) */
         get: operations["getApiV1AlertsHistory"];
         put?: never;
         post?: never;
@@ -15477,6 +15477,8 @@ export interface operations {
                 rule_id?: string;
                 monitor_id?: string;
                 channel_id?: string;
+                region?: string;
+                delivery_id?: string;
                 kind?: "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement";
                 status?: "sent" | "retrying" | "failed";
                 from?: string;
