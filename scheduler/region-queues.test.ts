@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { connectNatsBus, createMemoryBus, type Bus } from "../core/bus/index.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionBrowserSubject, regionSubject } from "../core/jobs/messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { dropNatsStreams, insertMonitors, insertOrg, markRegionOnline, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
@@ -68,6 +68,29 @@ for (const kind of ["memory", "nats"] as const) {
       expect(await bus.pendingJobs(regionSubject(region))).toBe(0);
       expect(results.filter((r) => r.id === expired.id || r.id === inTime.id)).toHaveLength(2);
     }, 15_000);
+
+    it("records an expired job of a browser engine's queue when no online worker of the region offers that engine", async () => {
+      const org = await insertOrg(db.sql);
+      const region = `engines-${kind}`;
+      const [mon] = await insertMonitors(db.sql, org, [{ regions: [region] }]);
+      // A worker without browsers is online: the region's own queue is its, the chromium queue nobody's.
+      await markRegionOnline(db.sql, region);
+      const now = Date.now();
+      const expired = job(mon!, org, region, now - 60_000, now - 30_000);
+      await bus.publishJob(regionBrowserSubject(region, "chromium"), expired);
+      expect(await sweepRegionQueues(db.sql, bus, silentLogger, () => now)).toBe(1);
+      await until(() => results.some((r) => r.id === expired.id));
+      expect(results.find((r) => r.id === expired.id)).toMatchObject({ status: "unavailable", location: region, error: expiredUnclaimed(region, "chromium") });
+      expect(await bus.pendingJobs(regionBrowserSubject(region, "chromium"))).toBe(0);
+
+      // Once a worker there offers chromium, its queue is left to it.
+      await db.sql`update region_workers set browsers = '{chromium}' where region = ${region}`;
+      const next = job(mon!, org, region, now - 50_000, now - 20_000);
+      await bus.publishJob(regionBrowserSubject(region, "chromium"), next);
+      expect(await sweepRegionQueues(db.sql, bus, silentLogger, () => now)).toBe(0);
+      expect(await bus.pendingJobs(regionBrowserSubject(region, "chromium"))).toBe(1);
+      await bus.purgeJobs(regionBrowserSubject(region, "chromium"));
+    });
 
     it("leaves the queue of a region with a worker online to its workers", async () => {
       const org = await insertOrg(db.sql);
