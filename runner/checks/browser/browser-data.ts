@@ -16,5 +16,5 @@ export const browserDataFields = {
   request_count: intField("Requests the page made (documents, subresources, redirect hops)"),
   transfer_bytes: intField("Bytes received by the page: response headers and encoded bodies of every finished request"),
   screenshots: listField("Names of the screenshots stored with this result (GET /monitors/:id/checks/:checkId/screenshot?name=)"),
-  browser_memory_mb: nullable(Type.Number({ minimum: 0 }), "Peak memory of the browser during the check (all its processes, proportional set size), MB"),
+  browser_memory_mb: nullable(Type.Number({ minimum: 0 }), "Peak memory of the browser during the check (all its processes, private resident memory), MB"),
 };

@@ -4,7 +4,7 @@ import type { Logger } from "../../../core/log.ts";
 import { CheckAbortedError, CheckUnavailableError } from "../types.ts";
 import { type Engine, launchEngine, requireEngine } from "./engines.ts";
 import { BrowserLostError } from "./pool-errors.ts";
-import { childPids, treeMemoryBytes } from "./process-tree.ts";
+import { childPids, privateMemoryBytes, processTree } from "./process-tree.ts";
 
 export interface BrowserPoolOptions {
   /** Engines this pool offers (from BROWSERS); each gets `size` warm browsers. */
@@ -15,7 +15,7 @@ export interface BrowserPoolOptions {
   maxUses?: number;
   /** Hard cap of one check's time with a browser, whatever the check's own timeout. Default 130 s. */
   maxCheckMs?: number;
-  /** Cap of one browser's memory (all its processes, proportional set size) while a check runs. Default 1024 MB. */
+  /** Cap of one browser's memory (all its processes, private resident memory) while a check runs. Default 1024 MB. */
   memoryCapMb?: number;
   /** How often the memory is sampled during a check. Default 250 ms. */
   memorySampleMs?: number;
@@ -162,9 +162,13 @@ export class BrowserPool {
     const onCallerAbort = () => lease.abort(new CheckAbortedError(engine));
     opts.signal?.addEventListener("abort", onCallerAbort, { once: true });
     const capMb = this.o.memoryCapMb ?? 1024;
+    // The process list is re-read every fourth sample (renderers start with pages); memory every sample.
+    let tree: number[] = [];
+    let samples = 0;
     const sample = () => {
       if (slot.pid === null) return;
-      const bytes = treeMemoryBytes(slot.pid);
+      if (samples++ % 4 === 0) tree = processTree(slot.pid);
+      const bytes = privateMemoryBytes(tree);
       if (bytes === 0) return;
       peak = Math.max(peak ?? 0, bytes);
       if (bytes > capMb * 1024 * 1024) lose(new BrowserLostError("memory", `the page used ${Math.round(bytes / 1048576)} MB, over the ${capMb} MB cap of one browser check`));

@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 
-/** pid → parent pid of every process visible in /proc (Linux); empty elsewhere. */
-function parentsByPid(): Map<number, number> {
+const PAGE = 4096;
+
+/**
+ * pid → parent pid of the processes in /proc (Linux; empty elsewhere), only those with a pid of at
+ * least `minPid`: a browser's children are started after it, so a scan for its tree skips the rest
+ * of the machine (a pid counter that wrapped around meanwhile only hides a process from the count).
+ */
+function parentsByPid(minPid = 0): Map<number, number> {
   const parents = new Map<number, number>();
   let entries: string[];
   try {
@@ -10,12 +16,13 @@ function parentsByPid(): Map<number, number> {
     return parents;
   }
   for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid < minPid) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       // The command name may contain spaces and parentheses: fields start after the last ")".
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      parents.set(Number(name), Number(fields[1]));
+      parents.set(pid, Number(fields[1]));
     } catch {
       // The process ended while we looked.
     }
@@ -30,44 +37,57 @@ export function childPids(pid: number): Set<number> {
   return out;
 }
 
-/** `pid` and every process below it. */
+/** `pid` and every process below it; empty when `pid` is gone. */
 export function processTree(pid: number): number[] {
-  const parents = parentsByPid();
+  const parents = parentsByPid(pid);
+  if (!parents.has(pid)) return [];
   const children = new Map<number, number[]>();
   for (const [child, parent] of parents) children.set(parent, [...(children.get(parent) ?? []), child]);
   const out: number[] = [];
   const stack = [pid];
   while (stack.length > 0) {
     const p = stack.pop()!;
-    if (p !== pid && !parents.has(p)) continue;
     out.push(p);
     stack.push(...(children.get(p) ?? []));
   }
-  return parents.has(pid) ? out : [];
+  return out;
 }
 
 /**
- * Memory of one process in bytes: its proportional set size (shared pages split between the
- * processes sharing them, so a browser's processes add up honestly), else its resident set.
+ * Private resident memory of the processes, in bytes: resident pages minus shared (file-backed and
+ * shared-memory) pages, from /proc/<pid>/statm. Cheap enough to sample often, and it does not count
+ * the browser's shared libraries once per process the way a sum of RSS would.
  */
-function processMemory(pid: number): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const pss = /^Pss:\s+(\d+) kB/m.exec(rollup);
-    if (pss) return Number(pss[1]) * 1024;
-  } catch {
-    // No smaps_rollup (old kernel, or the process ended): fall back to RSS.
+export function privateMemoryBytes(pids: number[]): number {
+  let total = 0;
+  for (const p of pids) {
+    try {
+      const [, resident, shared] = readFileSync(`/proc/${p}/statm`, "utf8").split(" ").map(Number);
+      total += Math.max(0, (resident! - shared!) * PAGE);
+    } catch {
+      // Ended meanwhile.
+    }
   }
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status);
-    return rss ? Number(rss[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
+  return total;
 }
 
-/** Memory of a browser: its process and all of its children (renderers, GPU, network service). */
+/** Private resident memory of a browser and everything it started (renderers, GPU, network service). */
 export function treeMemoryBytes(pid: number): number {
-  return processTree(pid).reduce((sum, p) => sum + processMemory(p), 0);
+  return privateMemoryBytes(processTree(pid));
+}
+
+/** CPU time (user + system) used so far by `pid` and every process below it, in milliseconds. */
+export function treeCpuMs(pid: number): number {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(f[11]) + Number(f[12])) * tick;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return total;
 }
