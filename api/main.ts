@@ -4,6 +4,7 @@ import { openDatabase } from "../core/db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createBus } from "../core/bus/index.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";
+import { listenError } from "../core/process/listen-error.ts";
 import { loadApiConfig } from "./config.ts";
 import { buildApiDeps, startApiServer } from "./server.ts";
 import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
@@ -14,14 +15,19 @@ export async function runApi(env: Record<string, string | undefined>) {
   const config = loadApiConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "api" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 20 });
+  // A failed start ends the process; an embedded PostgreSQL is a child that would outlive it.
+  const abort = async (err: unknown): Promise<never> => {
+    await db.close().catch(() => {});
+    throw err;
+  };
   const secretKey = loadSecretKey(config.SECRET_KEY, config.DATA_DIR);
-  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
-  const sim = await maybeStartSimulator(config, db.sql, log);
+  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log }).catch(abort);
+  const sim = await maybeStartSimulator(config, db.sql, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
   // Run-now of browser monitors: browsers start on the first such request, not with the API.
   apiDeps.browsers = await startBrowserPool(config, log, { warm: false });
   apiDeps.billingClock = sim.now;
-  const api = await startApiServer(apiDeps);
+  const api = await startApiServer(apiDeps).catch(listenError("PORT", config.PORT)).catch(abort);
   sim.attach(api.url);
   const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
   onShutdown(log, [() => api.stop(), async () => apiDeps.browsers?.close(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);

@@ -1,6 +1,7 @@
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import type { Mailer } from "../core/mail/mailer.ts";
+import { listenError } from "../core/process/listen-error.ts";
 import { startBillingJobs } from "./jobs.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/from-config.ts";
 import { simulatorPrices } from "./simulator/prices.ts";
@@ -18,7 +19,13 @@ export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_S
   log: Logger,
 ): Promise<{ config: C; attach(apiUrl: string): void; stop(): Promise<void>; now?: () => Date }> {
   if (!config.BILLING || !config.BILLING_SIMULATOR) return { config, attach() {}, async stop() {} };
-  const sim: BillingSimulator = startBillingSimulator({ port: config.BILLING_SIM_PORT, webhookUrl: "http://127.0.0.1:9/", secret: SIM_SECRET, prices: await simulatorPrices(sql) });
+  const prices = await simulatorPrices(sql);
+  let sim: BillingSimulator;
+  try {
+    sim = startBillingSimulator({ port: config.BILLING_SIM_PORT, webhookUrl: "http://127.0.0.1:9/", secret: SIM_SECRET, prices });
+  } catch (err) {
+    return listenError("BILLING_SIM_PORT", config.BILLING_SIM_PORT)(err);
+  }
   log.warn({ op: "billing.simulator", url: sim.url }, "payment provider SIMULATOR in use: no real payments (admin endpoints under /sim/)");
   return {
     config: { ...config, PADDLE_API_URL: sim.url, PADDLE_API_KEY: "sim", PADDLE_WEBHOOK_SECRETS: SIM_SECRET },

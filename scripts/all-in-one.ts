@@ -10,6 +10,7 @@ import { openDatabase } from "../core/db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";
+import { listenError } from "../core/process/listen-error.ts";
 import pkg from "../package.json" with { type: "json" };
 import { loadWorkerConfig } from "../runner/cloud/config.ts";
 import { startWorker } from "../runner/cloud/worker.ts";
@@ -34,21 +35,26 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
 
   const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
   const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30 });
+  // A role that fails to start ends the process; the embedded PostgreSQL is a child that would outlive it.
+  const abort = async (err: unknown): Promise<never> => {
+    await db.close().catch(() => {});
+    throw err;
+  };
   const secretKey = loadSecretKey(apiConfig.SECRET_KEY, apiConfig.DATA_DIR);
   const box = new SecretBox(secretKey);
-  const bus = await createBus({ natsUrl: apiConfig.NATS_URL, prefix: apiConfig.NATS_PREFIX, log });
+  const bus = await createBus({ natsUrl: apiConfig.NATS_URL, prefix: apiConfig.NATS_PREFIX, log }).catch(abort);
   const metrics = createMetrics("all-in-one");
 
-  const sim = await maybeStartSimulator(apiConfig, db.sql, log);
+  const sim = await maybeStartSimulator(apiConfig, db.sql, log).catch(abort);
   // One browser pool (BROWSERS) for the local region's worker and the API's run-now.
-  const browsers = await startBrowserPool(workerConfig, log);
+  const browsers = await startBrowserPool(workerConfig, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
   apiDeps.billingClock = sim.now;
   apiDeps.browsers = browsers;
-  const api = await startApiServer(apiDeps, { metrics });
+  const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
   sim.attach(api.url);
   const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
-  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry });
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const worker = await startWorker({
     bus,
     sql: db.sql,
@@ -64,7 +70,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     version: pkg.version,
     registry: metrics.registry,
     browsers,
-  });
+  }).catch(abort);
   const scheduler = await startScheduler({
     sql: db.sql,
     databaseUrl: db.url,
@@ -73,7 +79,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     registry: metrics.registry,
     backfillSeconds: schedulerConfig.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: schedulerConfig.SCHEDULER_LOCK_RETRY_MS,
-  });
+  }).catch(abort);
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, "Watchpost running (all-in-one)");
 
   // Stop taking work first, then let the running checks report, then drain results, then close.

@@ -105,4 +105,16 @@ describe("all-in-one start on the embedded database", () => {
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 120_000);
+
+  it("exits naming PORT when the API port is taken, and stops the embedded PostgreSQL it started", async () => {
+    const squatter = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    try {
+      const proc = Bun.spawn(["bun", "scripts/start.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
+      expect(await proc.exited).toBe(78);
+      expect(await new Response(proc.stderr).text()).toContain(`PORT=${port} is taken by another process`);
+      expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    } finally {
+      squatter.stop(true);
+    }
+  }, 60_000);
 });
