@@ -41,6 +41,7 @@ export async function startAlertingRole(input: {
     log,
     channelCtx,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    registry: input.registry,
     options: {
       pollMs: config.ALERTING_POLL_MS,
       leaseMs: config.ALERTING_LEASE_MS,

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import { type Sql, withTx } from "../../core/db/client.ts";
+import { isDatabaseUnavailable, type Sql, withTx } from "../../core/db/client.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
 import { findAlertChannel } from "../../db/queries/alert-channels.ts";
@@ -9,6 +9,7 @@ import { claimDueStates, postponeStates, saveStates, type StateKey } from "../..
 import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig } from "../config/channels.ts";
 import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
+import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
 export interface DispatcherDeps {
@@ -24,6 +25,7 @@ export interface DispatcherDeps {
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  metrics?: DispatcherMetrics;
   /** Test hook: runs after a delivery is claimed, before it is sent. */
   beforeSend?: (d: DeliveryRow) => void;
 }
@@ -82,7 +84,42 @@ async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {
   }
   const durationMs = Math.round(performance.now() - started);
   const gaveUp = !outcome.ok && (outcome.error.permanent || d.attempts >= deps.maxAttempts);
-  const log = { op: "alerting.dispatch", delivery: d.idempotency_key, channel: d.channel_id, kind: d.kind, attempt: d.attempts };
+  const log = { op: "alerting.dispatch", delivery: d.idempotency_key, orgId: d.org_id, ruleId: d.rule_id, monitorId: d.monitor_id, region: d.region, channel: d.channel_id, kind: d.kind, attempt: d.attempts };
+  // Once sent, the outcome must be recorded: were it lost to a database restart, the delivery would go
+  // out again when its lease ran out. So a database outage is waited out, while the lease is ours.
+  await untilRecorded(deps, d, () => recordOutcome(deps, d, row, outcome, gaveUp, durationMs));
+  deps.metrics?.deliveries.inc({ kind: d.kind, outcome: outcome.ok ? "sent" : gaveUp ? "failed" : "retrying" });
+  deps.metrics?.sendSeconds.observe({ outcome: outcome.ok ? "sent" : "error" }, durationMs / 1000);
+  const occurred = Date.parse(event.occurredAt);
+  if (outcome.ok && Number.isFinite(occurred)) deps.metrics?.latency.observe({ kind: d.kind }, Math.max(0, Date.now() - occurred) / 1000);
+  if (outcome.ok) deps.log.info({ ...log, ms: durationMs }, "sent");
+  else deps.log.warn({ ...log, permanent: outcome.error.permanent, gaveUp, err: outcome.error.message }, "delivery failed");
+}
+
+/** How long before its lease ends a dispatcher stops retrying the record of a delivery it sent. */
+const LEASE_MARGIN_MS = 1000;
+
+async function untilRecorded(deps: DispatcherDeps, d: DeliveryRow, record: () => Promise<void>): Promise<void> {
+  const deadline = (d.lease_until?.getTime() ?? Date.now() + deps.leaseMs) - LEASE_MARGIN_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await record();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() + 250 > deadline) throw err;
+      if (attempt === 0) deps.log.warn({ op: "alerting.dispatch", delivery: d.idempotency_key, err }, "database unavailable; retrying the record of a delivery");
+      await Bun.sleep(Math.min(250 * 2 ** attempt, 2000, Math.max(0, deadline - Date.now())));
+    }
+  }
+}
+
+async function recordOutcome(
+  deps: DispatcherDeps,
+  d: DeliveryRow,
+  row: Awaited<ReturnType<typeof findAlertChannel>>,
+  outcome: { ok: true; status?: number } | { ok: false; error: ChannelError },
+  gaveUp: boolean,
+  durationMs: number,
+): Promise<void> {
   await withTx(deps.sql, async (tx) => {
     if (outcome.ok) await markDelivery(tx, d.id, { status: "sent" });
     else if (gaveUp) await markDelivery(tx, d.id, { status: "failed", error: outcome.error.message });
@@ -119,8 +156,6 @@ async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {
       ]);
     }
   });
-  if (outcome.ok) deps.log.info({ ...log, ms: durationMs }, "sent");
-  else deps.log.warn({ ...log, permanent: outcome.error.permanent, gaveUp, err: outcome.error.message }, "delivery failed");
 }
 
 /** Claims due deliveries and sends them; the deliveries of one (alert, channel) never overtake each other (see claimDeliveries). */

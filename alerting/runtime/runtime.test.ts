@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { Registry } from "prom-client";
 import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
 import { resultSubject } from "../../core/jobs/messages.ts";
 import { silentLogger } from "../../core/log.ts";
@@ -7,6 +8,7 @@ import { type HttpReceiver, startHttpReceiver } from "../channels/testing.ts";
 import { createChannelContext } from "../channels/index.ts";
 import { alertingOrg, result, testBox, until } from "../testing/fixtures.ts";
 import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
+import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
 import { startAlerting, suppressedByMaintenance } from "./start.ts";
 
@@ -282,5 +284,53 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     expect(a + b).toBe(5);
     expect(received(mon)).toHaveLength(5);
     alerting = await startAlerting({ sql: db.sql, bus, box: testBox, log: silentLogger, channelCtx: channelCtx(), publicBaseUrl: "https://watchpost.test", options: { pollMs: 50 } });
+  });
+
+  it("records a sent delivery once the database is back from an outage, rather than sending it again when the lease runs out", async () => {
+    const o = await alertingOrg(db.sql);
+    const mon = await o.monitor();
+    const ch = await o.webhook(`${receiver.url}/outage`);
+    await alerting.stop();
+    try {
+      await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }] });
+      const { evaluateResults } = await import("./evaluate.ts");
+      await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [result(o.orgId, mon, "down")]);
+      // The database goes away just after the send: the first two attempts to record it fail.
+      let failures = 2;
+      const flaky = new Proxy(db.sql, {
+        get(target, prop, receiver) {
+          if (prop === "begin" && failures > 0) {
+            failures--;
+            return () => Promise.reject(Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), { code: "CONNECTION_CLOSED" }));
+          }
+          return Reflect.get(target, prop, receiver);
+        },
+      });
+      const registry = new Registry();
+      const deps: DispatcherDeps = {
+        sql: flaky,
+        box: testBox,
+        log: silentLogger,
+        rules: new RuleCache(db.sql, silentLogger),
+        channelCtx: channelCtx(),
+        publicBaseUrl: "https://watchpost.test",
+        isQuiet: async () => false,
+        leaseMs: 3000,
+        maxAttempts: 3,
+        retryBaseMs: 10,
+        retryMaxMs: 10,
+        metrics: createAlertingMetrics(registry),
+      };
+      expect(await runDueDeliveries(deps)).toBe(1);
+      expect(failures).toBe(0);
+      const [row] = await db.sql`select status from alert_deliveries where org_id = ${o.orgId}`;
+      expect(row!.status).toBe("sent");
+      await Bun.sleep(3100);
+      expect(await runDueDeliveries(deps)).toBe(0);
+      expect(received(mon)).toEqual(["alert"]);
+      expect(await registry.getSingleMetricAsString("watchpost_alerting_deliveries_total")).toContain('watchpost_alerting_deliveries_total{kind="alert",outcome="sent"} 1');
+    } finally {
+      alerting = await startAlerting({ sql: db.sql, bus, box: testBox, log: silentLogger, channelCtx: channelCtx(), publicBaseUrl: "https://watchpost.test", options: { pollMs: 50 } });
+    }
   });
 });

@@ -3,12 +3,14 @@ import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../core/db/client.ts";
 import type { CheckResultMessage } from "../../core/jobs/messages.ts";
 import type { Logger } from "../../core/log.ts";
+import type { Registry } from "prom-client";
 import { activeWindowsFor } from "../../core/maintenance/active.ts";
 import type { DeliveryRow } from "../../db/queries/alert-deliveries.ts";
 import type { ChannelContext } from "../channels/index.ts";
 import { type AlertBusEvent, type MonitorInfo, publishAlertEvents } from "./decide.ts";
 import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
 import { evaluateResults } from "./evaluate.ts";
+import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
 
 export interface AlertingOptions {
@@ -33,6 +35,8 @@ export interface AlertingDeps {
   channelCtx: ChannelContext;
   publicBaseUrl: string;
   options?: AlertingOptions;
+  /** Process registry for the alerting metrics; none when omitted. */
+  registry?: Registry;
 }
 
 /** Maintenance windows with suppress_alerts covering the monitor at that time (core/maintenance). */
@@ -47,6 +51,7 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
   const rules = new RuleCache(deps.sql, deps.log);
   await rules.listen();
   const publish = (events: AlertBusEvent[]) => publishAlertEvents(deps.bus, events);
+  const metrics = deps.registry ? createAlertingMetrics(deps.registry) : undefined;
   const dispatcher: DispatcherDeps = {
     sql: deps.sql,
     box: deps.box,
@@ -60,6 +65,7 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
     retryBaseMs: o.retryBaseMs ?? 2_000,
     retryMaxMs: o.retryMaxMs ?? 300_000,
     beforeSend: o.beforeSend,
+    metrics,
   };
 
   let running = true;
@@ -91,6 +97,7 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
     { batchSize: o.batchSize ?? 500, maxWaitMs: o.maxWaitMs ?? 20 },
     async (batch) => {
       const out = await evaluateResults({ sql: deps.sql, rules, publicBaseUrl: deps.publicBaseUrl, isQuiet: suppressedByMaintenance }, batch.map((d) => d.data));
+      metrics?.evaluated.inc(batch.length);
       publish(out.busEvents);
       if (out.deliveries > 0) wake();
     },

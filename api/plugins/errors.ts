@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
+import { isDatabaseUnavailable } from "../../core/db/client.ts";
 
 const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
 
@@ -52,16 +53,11 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
     case "INVALID_COOKIE_SIGNATURE":
       return { status: 400, body: { error: "Invalid cookie", code: "VALIDATION_ERROR", details: { issues: [{ path: "cookie", message: "Invalid signature" }] } } };
   }
-  if (isDatabaseDown(error)) {
+  if (isDatabaseUnavailable(error)) {
     return { status: 503, body: { error: "The database is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
   }
   log.error({ op: "api.error", code, err: error }, "unhandled error");
   return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
-}
-
-function isDatabaseDown(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P03"].includes(code ?? "");
 }
 
 export const errorsPlugin = (log: Logger) =>

@@ -37,3 +37,9 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint_name?: string };
   return e?.code === "23505" && (!constraint || e.constraint_name === constraint);
 }
+
+/** PostgreSQL unreachable, restarting or shutting down: worth retrying shortly (the API answers 503). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
+}

@@ -1,0 +1,366 @@
+/**
+ * The scaled topology under faults. Every role runs as its own process on loopback (API ×2 behind
+ * a TLS balancer, scheduler ×2, alerting ×2, cloud worker ×2, a self-hosted runner) on a PostgreSQL
+ * cluster and a NATS JetStream server of this test's own, with monitors checking loopback targets
+ * (some slow, some flapping between up and down) and an alert rule notifying a loopback webhook.
+ * Mid-run each process type is SIGKILLed (and started again), NATS is restarted and PostgreSQL is
+ * restarted. Afterwards:
+ * - results: every job the schedule owed (one per monitor, location and grid point between the
+ *   start and the end of the run) is stored exactly once: `unavailable` (a recorded gap) counts as
+ *   stored; a second row for the same monitor, location and due time is a duplicate;
+ * - notifications: what the webhook received equals what the alert rule owes for the stored results
+ *   (each run of `down` results per monitor and location is one alert and, once up again, one
+ *   recovery), each delivery id received once;
+ * - the standby scheduler took over from the killed leader, the dead runner's claimed job was
+ *   re-queued and recorded, and the API answered 503 with the error body while PostgreSQL was down.
+ */
+import { afterAll, beforeAll, expect, it } from "bun:test";
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type HttpReceiver, startHttpReceiver } from "../../alerting/channels/testing.ts";
+import { connectNatsBus } from "../../core/bus/index.ts";
+import { createSql, type Sql } from "../../core/db/client.ts";
+import { migrate } from "../../db/migrate.ts";
+import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
+import { phaseOf } from "../../scheduler/grid.ts";
+import { client, makeOrg } from "../support/api.ts";
+import { spawnRole, type RoleProcess } from "../support/processes.ts";
+import { insertMonitors, until } from "../support/scheduling.ts";
+import { startBalancer, startTargets } from "./loopback.ts";
+import { freePort, type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./servers.ts";
+
+const SECRET_KEY = "fault-test-secret-key-0123456789abcdef0123";
+const REGION = "fault";
+/** The shortest interval the schema allows. */
+const INTERVAL_MS = 10_000;
+/** Runs of three checks down, three up. */
+const FLAP_MS = 30_000;
+/** The API's claim deadline for runner jobs (the bus default): a dead runner's claims come back after it. */
+const RUNNER_CLAIM_MS = 60_000;
+const RUN_MS = 76_000;
+
+let pg: PrivatePostgres;
+let nats: PrivateNats;
+let sql: Sql;
+let dbUrl: string;
+let pki: ReturnType<typeof createTestPki>;
+let caDir: string;
+let receiver: HttpReceiver;
+let targets: ReturnType<typeof startTargets>;
+let balancer: ReturnType<typeof startBalancer>;
+const apiPorts = [freePort(), freePort()];
+const procs = new Map<string, RoleProcess>();
+const everyProcess: RoleProcess[] = [];
+const killed: Record<string, number> = {};
+
+beforeAll(async () => {
+  [pg, nats] = await Promise.all([startPrivatePostgres(), startPrivateNats()]);
+  const admin = createSql(pg.url("postgres"), { max: 1 });
+  await admin.unsafe("create database watchpost");
+  await admin.end();
+  dbUrl = pg.url("watchpost");
+  await migrate(dbUrl);
+  sql = createSql(dbUrl, { max: 4 });
+  pki = createTestPki();
+  caDir = mkdtempSync(join(tmpdir(), "wp-fault-ca-"));
+  writeFileSync(join(caDir, "ca.pem"), pki.caPem);
+  receiver = await startHttpReceiver();
+  balancer = startBalancer(pki.leaf(2), apiPorts.map((p) => `http://127.0.0.1:${p}`));
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(everyProcess.map((p) => p.stop(2000)));
+  balancer?.stop();
+  targets?.stop();
+  await receiver?.close();
+  await sql?.end({ timeout: 1 }).catch(() => {});
+  await Promise.all([pg?.destroy(), nats?.destroy()]);
+  pki?.cleanup();
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
+}, 60_000);
+
+const common = () => ({ DATABASE_URL: dbUrl, NATS_URL: nats.url, SECRET_KEY, LOG_LEVEL: "info" });
+
+/** The roles by name; a second start of a name replaces the process it stands for. */
+const ROLES: Record<string, () => RoleProcess> = {
+  "api-a": () => api(0),
+  "api-b": () => api(1),
+  "scheduler-a": () => spawnRole("scheduler/main.ts", { ...common(), SCHEDULER_LOCK_RETRY_MS: "500" }),
+  "scheduler-b": () => spawnRole("scheduler/main.ts", { ...common(), SCHEDULER_LOCK_RETRY_MS: "500" }),
+  "alerting-a": () => alerting(),
+  "alerting-b": () => alerting(),
+  "worker-a": () => worker(),
+  "worker-b": () => worker(),
+};
+const READY: Record<string, string> = { api: "API listening", scheduler: "", alerting: "ingest and alerting started", worker: "worker consuming", runner: "runner connected" };
+
+function api(i: number) {
+  return spawnRole("api/main.ts", {
+    ...common(),
+    HOST: "127.0.0.1",
+    PORT: String(apiPorts[i]),
+    REGIONS: REGION,
+    REGION_LOCATIONS: `${REGION}=Loopback`,
+    BILLING: "false",
+    ALLOW_PRIVATE_IPS: "true",
+    RATE_LIMIT_PER_ORG: "1000000",
+    RATE_LIMIT_PER_IP: "1000000",
+  });
+}
+const alerting = () =>
+  spawnRole("alerting/main.ts", { ...common(), ALLOW_PRIVATE_IPS: "true", ALERTING_POLL_MS: "100", ALERTING_LEASE_MS: "5000", ALERTING_RETRY_BASE_MS: "500" });
+const worker = () => spawnRole("runner/cloud/main.ts", { ...common(), ALLOW_PRIVATE_IPS: "true", JOB_ACK_WAIT_MS: "3000", HEARTBEAT_INTERVAL_MS: "1000" }, ["--region", REGION]);
+let runnerToken = "";
+const runner = () =>
+  spawnRole("runner/main.ts", {
+    SERVICE_API_URL: balancer.url,
+    SERVICE_TOKEN: runnerToken,
+    RUNNER_NAME: "fault-runner",
+    RUNNER_REGION: "loopback",
+    POLL_INTERVAL_MS: "1000",
+    HEARTBEAT_INTERVAL_MS: "5000",
+    CONCURRENCY: "10",
+    ALLOW_PRIVATE_IPS: "true",
+    NODE_EXTRA_CA_CERTS: join(caDir, "ca.pem"),
+  });
+
+async function start(name: string): Promise<RoleProcess> {
+  const p = name === "runner" ? runner() : ROLES[name]!();
+  procs.set(name, p);
+  everyProcess.push(p);
+  const ready = READY[name.split("-")[0]!];
+  if (ready) await p.waitForLog(ready, 30_000);
+  return p;
+}
+
+async function kill(name: string): Promise<number> {
+  const p = procs.get(name)!;
+  p.proc.kill("SIGKILL");
+  await p.proc.exited;
+  const type = name.split("-")[0]!;
+  killed[type] = (killed[type] ?? 0) + 1;
+  return Date.now();
+}
+
+const logged = (p: RoleProcess, msg: string) => p.lines.filter((l) => l.msg === msg).length;
+
+/** Waits until `p` has logged `msg` more than `before` times. */
+async function nextLog(p: RoleProcess, msg: string, before: number, timeoutMs: number): Promise<void> {
+  await until(() => logged(p, msg) > before, timeoutMs, `${msg} (${p.proc.pid})`);
+}
+
+it(
+  "loses no result and no notification, and stores and sends none twice, through SIGKILLs of every role and restarts of NATS and PostgreSQL",
+  async () => {
+    // ---- the organisation, its alert rule to the webhook, its runner ----
+    await Promise.all([start("api-a"), start("api-b")]);
+    const org = await makeOrg(sql, "unlimited");
+    const call = client(`http://127.0.0.1:${apiPorts[0]}`, { key: org.api_key });
+    const channel = await call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: `${receiver.url}/hook` } });
+    expect(channel.status).toBe(201);
+    const rule = await call("POST", "/api/v1/alert-rules", {
+      name: "Down",
+      scope: { type: "all_monitors" },
+      condition: { type: "status_change", to: ["down"] },
+      channels: [{ channel_id: channel.body.id, delay_minutes: 0 }],
+    });
+    expect(rule.status).toBe(201);
+    const created = await call("POST", "/api/v1/runners", { name: "fault-runner" });
+    expect(created.status).toBe(201);
+    const runnerId = created.body.id as string;
+    runnerToken = created.body.token as string;
+
+    // ---- the workload: cloud monitors (plain, slow, flapping) and runner monitors ----
+    targets = startTargets(FLAP_MS);
+    const t = targets.url;
+    const spec = (path: string, where: { regions?: string[]; runner_ids?: string[] }) => ({ config: { url: `${t}${path}` }, interval_seconds: INTERVAL_MS / 1000, timeout_ms: 5000, ...where });
+    const cloud = { regions: [REGION] };
+    const onRunner = { regions: [], runner_ids: [runnerId] };
+    const specs = [
+      ...Array.from({ length: 24 }, () => spec("/ok", cloud)),
+      ...Array.from({ length: 10 }, (_, i) => spec(`/slow/w${i}`, cloud)),
+      ...Array.from({ length: 10 }, (_, i) => spec(`/flap/w${i}`, cloud)),
+      ...Array.from({ length: 2 }, () => spec("/ok", onRunner)),
+      ...Array.from({ length: 6 }, (_, i) => spec(`/slow/r${i}`, onRunner)),
+      ...Array.from({ length: 3 }, (_, i) => spec(`/flap/r${i}`, onRunner)),
+    ];
+    const monitorIds = await insertMonitors(sql, org.org_id, specs);
+    const monitors = monitorIds.map((id, i) => ({ id, path: new URL(specs[i]!.config.url).pathname, location: specs[i]!.runner_ids ? runnerId : REGION }));
+
+    // ---- every other role ----
+    await Promise.all([start("worker-a"), start("worker-b"), start("alerting-a"), start("alerting-b"), start("runner")]);
+    const schedA = await start("scheduler-a");
+    await schedA.waitForLog("schedule running", 30_000);
+    const schedB = await start("scheduler-b");
+    await schedB.waitForLog("standing by: another instance leads", 30_000);
+    const t0 = Date.now();
+    const at = async (ms: number) => {
+      const wait = t0 + ms - Date.now();
+      if (wait > 0) await Bun.sleep(wait);
+    };
+    const restart = async (name: string) => {
+      await Bun.sleep(500);
+      await start(name);
+    };
+
+    // ---- the faults ----
+    // A runner dies mid-check: the job it claimed is re-queued after the claim deadline and recorded.
+    await at(3000);
+    await until(() => targets.inFlight("/slow/r").length > 0, 10_000, "a runner check in flight");
+    const runnerHit = targets.inFlight("/slow/r")[0]!;
+    const runnerKilledAt = await kill("runner");
+    await restart("runner");
+
+    // An API process dies (maybe holding a runner's long poll or its claimed jobs).
+    await at(8000);
+    await kill("api-b");
+    await restart("api-b");
+
+    // An alerting process dies holding whatever batch it had.
+    await at(13_000);
+    await kill("alerting-a");
+    await restart("alerting-a");
+
+    // A cloud worker dies mid-check: the job is redelivered to the other one.
+    await at(18_000);
+    await until(() => targets.inFlight("/slow/w").length > 0, 10_000, "a worker check in flight");
+    await kill("worker-a");
+    await restart("worker-a");
+
+    // The leading scheduler dies: the standby takes over.
+    await at(23_000);
+    const leaderName = [...procs.entries()].find(([n, p]) => n.startsWith("scheduler") && logged(p, "schedule running") > logged(p, "stepping down"))![0];
+    const standbyName = leaderName === "scheduler-a" ? "scheduler-b" : "scheduler-a";
+    const standby = procs.get(standbyName)!;
+    const runningBefore = logged(standby, "schedule running");
+    const leaderKilledAt = await kill(leaderName);
+    await nextLog(standby, "schedule running", runningBefore, 15_000);
+    const takeoverMs = Date.now() - leaderKilledAt;
+    await restart(leaderName);
+
+    // NATS restarts (JetStream keeps its store).
+    await at(30_000);
+    await nats.restart(2000);
+    const natsRestarts = 1;
+
+    // PostgreSQL restarts; meanwhile the API answers 503 with the error body, quickly.
+    await at(42_000);
+    await pg.stop();
+    const outage: { port: number; status: number; code: string; hasError: boolean; ms: number }[] = [];
+    for (const port of apiPorts) {
+      const began = Date.now();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/monitors`, { headers: { authorization: `Bearer ${org.api_key}` }, signal: AbortSignal.timeout(10_000) });
+      const body = (await res.json()) as { error?: unknown; code?: string };
+      outage.push({ port, status: res.status, code: body.code ?? "", hasError: typeof body.error === "string", ms: Date.now() - began });
+    }
+    await Bun.sleep(2000);
+    await pg.start();
+    const pgRestarts = 1;
+
+    // ---- the end of the run: the schedulers stop; every job owed until then must be recorded ----
+    await at(Math.max(RUN_MS, runnerKilledAt - t0 + RUNNER_CLAIM_MS + 8000));
+    const t1 = Date.now() - 2000;
+    await Promise.all([procs.get("scheduler-a")!.stop(10_000), procs.get("scheduler-b")!.stop(10_000)]);
+
+    const expected = new Map<string, { monitor: string; location: string; due: number }>();
+    for (const m of monitors) {
+      const phase = phaseOf(m.id, INTERVAL_MS);
+      for (let due = phase + Math.ceil((t0 - phase) / INTERVAL_MS) * INTERVAL_MS; due <= t1; due += INTERVAL_MS) {
+        expected.set(`${m.id}.${m.location}.${due}`, { monitor: m.id, location: m.location, due });
+      }
+    }
+    type Row = { job_id: string; monitor_id: string; location: string; scheduled_at: Date; checked_at: Date; status: string; error: string | null };
+    const stored = () => sql<Row[]>`select job_id, monitor_id, location, scheduled_at, checked_at, status, error from check_results where org_id = ${org.org_id}`;
+    const missingOf = (rows: Row[]) => {
+      const ids = new Set(rows.map((r) => r.job_id));
+      return [...expected.keys()].filter((id) => !ids.has(id));
+    };
+    await until(async () => missingOf(await stored()).length === 0, 45_000, "every owed result stored").catch(() => {});
+
+    // Results stored, the alerting durable caught up and no delivery is left to send.
+    const bus = await connectNatsBus({ url: nats.url });
+    try {
+      await until(async () => (await bus.pendingResults("alerting")) === 0 && (await bus.pendingResults("ingest")) === 0, 30_000, "results consumed").catch(() => {});
+    } finally {
+      await bus.close();
+    }
+    await until(async () => (await sql`select 1 from alert_deliveries where org_id = ${org.org_id} and status = 'pending' limit 1`).length === 0, 30_000, "deliveries sent").catch(() => {});
+    await Bun.sleep(2000);
+
+    // ---- results ----
+    const rows = await stored();
+    const missing = missingOf(rows);
+    const perSlot = new Map<string, number>();
+    for (const r of rows) {
+      const slot = `${r.monitor_id}.${r.location}.${r.scheduled_at.getTime()}`;
+      perSlot.set(slot, (perSlot.get(slot) ?? 0) + 1);
+    }
+    const duplicatedResults = [...perSlot.values()].reduce((n, c) => n + c - 1, 0);
+    const storedExpected = rows.filter((r) => expected.has(r.job_id));
+    const unavailable = storedExpected.filter((r) => r.status === "unavailable").length;
+
+    // ---- notifications owed by the stored results: status_change to down, confirmation 1, recovery on ----
+    const owed = new Map<string, number>();
+    const series = new Map<string, Row[]>();
+    for (const r of rows) series.set(`${r.monitor_id}|${r.location}`, [...(series.get(`${r.monitor_id}|${r.location}`) ?? []), r]);
+    for (const [key, list] of series) {
+      let firing = false;
+      for (const r of list.sort((a, b) => a.checked_at.getTime() - b.checked_at.getTime())) {
+        if (r.status === "unavailable") continue;
+        if (r.status === "down" && !firing) {
+          firing = true;
+          owed.set(`${key}|alert`, (owed.get(`${key}|alert`) ?? 0) + 1);
+        } else if (r.status !== "down" && firing) {
+          firing = false;
+          owed.set(`${key}|recovery`, (owed.get(`${key}|recovery`) ?? 0) + 1);
+        }
+      }
+    }
+    const received = receiver.requests.filter((r) => r.path === "/hook");
+    const byDelivery = new Map<string, number>();
+    const sent = new Map<string, number>();
+    for (const r of received) {
+      const id = r.headers.get("x-watchpost-delivery")!;
+      byDelivery.set(id, (byDelivery.get(id) ?? 0) + 1);
+      if (byDelivery.get(id)! > 1) continue;
+      const body = r.json();
+      const key = `${body.monitor.id}|${body.region}|${body.kind}`;
+      sent.set(key, (sent.get(key) ?? 0) + 1);
+    }
+    const owedTotal = [...owed.values()].reduce((a, b) => a + b, 0);
+    const sentTotal = [...sent.values()].reduce((a, b) => a + b, 0);
+    const duplicatedNotifications = [...byDelivery.values()].reduce((n, c) => n + c - 1, 0);
+    const lostNotifications = [...owed].reduce((n, [k, c]) => n + Math.max(0, c - (sent.get(k) ?? 0)), 0);
+    const extraNotifications = [...sent].reduce((n, [k, c]) => n + Math.max(0, c - (owed.get(k) ?? 0)), 0);
+
+    // ---- the dead runner's claimed job ----
+    const runnerMonitor = monitors.find((m) => m.path === runnerHit.path)!;
+    const phase = phaseOf(runnerMonitor.id, INTERVAL_MS);
+    const killedJob = `${runnerMonitor.id}.${runnerId}.${phase + Math.floor((runnerHit.at - phase) / INTERVAL_MS) * INTERVAL_MS}`;
+    const requeued = rows.find((r) => r.job_id === killedJob);
+
+    console.log(
+      [
+        `faults: processes killed ${Object.values(killed).reduce((a, b) => a + b, 0)} (${Object.entries(killed).map(([k, v]) => `${k} ${v}`).join(", ")}), NATS restarts ${natsRestarts}, PostgreSQL restarts ${pgRestarts}`,
+        `faults: results expected ${expected.size}, stored ${storedExpected.length} (${unavailable} unavailable), missing ${missing.length}, duplicated ${duplicatedResults}`,
+        `faults: notifications expected ${owedTotal}, sent ${sentTotal}, lost ${lostNotifications}, extra ${extraNotifications}, duplicated ${duplicatedNotifications}`,
+        `faults: standby took over in ${takeoverMs} ms; dead runner's job ${requeued ? `recorded ${requeued.status} ${Math.round((requeued.checked_at.getTime() - runnerKilledAt) / 1000)} s after the kill` : "NOT recorded"}`,
+        `faults: API during the PostgreSQL outage: ${outage.map((o) => `${o.status} ${o.code} in ${o.ms} ms`).join("; ")}`,
+      ].join("\n"),
+    );
+    if (missing.length > 0) console.log(`faults: missing ${missing.slice(0, 10).join(", ")}`);
+
+    expect(Object.keys(killed).sort()).toEqual(["alerting", "api", "runner", "scheduler", "worker"]);
+    expect(missing).toEqual([]);
+    expect(duplicatedResults).toBe(0);
+    expect(owedTotal).toBeGreaterThan(0);
+    expect({ lost: lostNotifications, extra: extraNotifications, duplicated: duplicatedNotifications }).toEqual({ lost: 0, extra: 0, duplicated: 0 });
+    expect(takeoverMs).toBeLessThan(15_000);
+    expect(requeued).toBeDefined();
+    expect(requeued!.checked_at.getTime()).toBeGreaterThan(runnerKilledAt);
+    for (const o of outage) expect(o).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE", hasError: true });
+    for (const o of outage) expect(o.ms).toBeLessThan(5000);
+  },
+  { timeout: 170_000 },
+);
