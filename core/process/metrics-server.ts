@@ -1,8 +1,19 @@
 import type { Registry } from "prom-client";
+import { listenError } from "./listen-error.ts";
 
 /** /metrics (Prometheus) and /healthz for roles without an HTTP API of their own. */
 export function startMetricsServer(o: { host: string; port: number; registry: Registry; healthy: () => boolean }) {
-  const server = Bun.serve({
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = serve(o);
+  } catch (err) {
+    return listenError("METRICS_PORT", o.port)(err);
+  }
+  return { port: server.port, stop: () => server.stop(true) };
+}
+
+function serve(o: { host: string; port: number; registry: Registry; healthy: () => boolean }) {
+  return Bun.serve({
     hostname: o.host,
     port: o.port,
     async fetch(req) {
@@ -12,5 +23,4 @@ export function startMetricsServer(o: { host: string; port: number; registry: Re
       return new Response("not found", { status: 404 });
     },
   });
-  return { port: server.port, stop: () => server.stop(true) };
 }
