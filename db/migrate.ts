@@ -20,19 +20,46 @@ function withSslMode(url: string): string {
   return u.toString();
 }
 
+/** Advisory lock key held while migrating (advisory locks are per database). */
+const MIGRATE_LOCK = 727_100;
+
 /**
- * Applies db/migrations, then db/timescale when the server offers TimescaleDB.
- * dbmate takes a lock, so several processes may call this at start at once.
+ * Applies db/migrations, then db/timescale when the server offers TimescaleDB. Every role migrates
+ * at start, so several processes may call this at once on a fresh database: dbmate itself takes no
+ * lock (two at once fail on duplicate objects), so one advisory lock serialises them and the later
+ * ones find everything applied.
  */
 export async function migrate(url: string): Promise<{ timescale: boolean }> {
-  await dbmate(url, join(here, "migrations"), "schema_migrations");
   const sql = createSql(url, { max: 1 });
   try {
-    const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
-    if (!row?.available) return { timescale: false };
+    await waitForServer(sql);
+    await sql`select pg_advisory_lock(${MIGRATE_LOCK})`;
+    try {
+      await dbmate(url, join(here, "migrations"), "schema_migrations");
+      const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
+      if (!row?.available) return { timescale: false };
+      await dbmate(url, join(here, "timescale"), "timescale_migrations");
+      return { timescale: true };
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATE_LOCK})`.catch(() => {});
+    }
   } finally {
     await sql.end();
   }
-  await dbmate(url, join(here, "timescale"), "timescale_migrations");
-  return { timescale: true };
+}
+
+/** Like dbmate's --wait: a server still starting (refusing connections) gets up to a minute. */
+async function waitForServer(sql: ReturnType<typeof createSql>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await sql`select 1`;
+      return;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const starting = code === "ECONNREFUSED" || code === "57P03" || code === "CONNECTION_CLOSED" || code === "CONNECT_TIMEOUT";
+      if (!starting || Date.now() > end) throw err;
+      await Bun.sleep(1000);
+    }
+  }
 }
