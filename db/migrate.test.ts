@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { createSql } from "../core/db/client.ts";
 import { TEST_ADMIN_URL } from "../tests/support/db.ts";
+import { SCHEDULER_LOCK_KEY } from "../scheduler/leader.ts";
 import { migrate } from "./migrate.ts";
 
 const name = `wp_t_${Math.floor(Date.now() / 1000)}_mig${Math.random().toString(36).slice(2, 8)}`;
@@ -27,3 +28,14 @@ it("migrates a fresh database from several processes at once: every role may sta
   await sql.end();
   expect(row!.n).toBeGreaterThan(5);
 }, 120_000);
+
+it("does not wait for the scheduler's leader lock, which a running leader holds for as long as it leads", async () => {
+  const leader = createSql(url, { max: 1 });
+  try {
+    await leader`select pg_advisory_lock(${SCHEDULER_LOCK_KEY})`;
+    const done = await Promise.race([migrate(url).then(() => "migrated"), Bun.sleep(20_000).then(() => "blocked")]);
+    expect(done).toBe("migrated");
+  } finally {
+    await leader.end();
+  }
+}, 30_000);

@@ -20,8 +20,11 @@ function withSslMode(url: string): string {
   return u.toString();
 }
 
-/** Advisory lock key held while migrating (advisory locks are per database). */
-const MIGRATE_LOCK = 727_100;
+/**
+ * The advisory lock held while migrating (advisory locks are per database). The two-key form lives
+ * apart from every single-key lock (the scheduler's leader lock, hashtext() locks of the services).
+ */
+const MIGRATE_LOCK = [727, 200] as const;
 
 /**
  * Applies db/migrations, then db/timescale when the server offers TimescaleDB. Every role migrates
@@ -33,7 +36,7 @@ export async function migrate(url: string): Promise<{ timescale: boolean }> {
   const sql = createSql(url, { max: 1 });
   try {
     await waitForServer(sql);
-    await sql`select pg_advisory_lock(${MIGRATE_LOCK})`;
+    await sql`select pg_advisory_lock(${MIGRATE_LOCK[0]}, ${MIGRATE_LOCK[1]})`;
     try {
       await dbmate(url, join(here, "migrations"), "schema_migrations");
       const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
@@ -41,7 +44,7 @@ export async function migrate(url: string): Promise<{ timescale: boolean }> {
       await dbmate(url, join(here, "timescale"), "timescale_migrations");
       return { timescale: true };
     } finally {
-      await sql`select pg_advisory_unlock(${MIGRATE_LOCK})`.catch(() => {});
+      await sql`select pg_advisory_unlock(${MIGRATE_LOCK[0]}, ${MIGRATE_LOCK[1]})`.catch(() => {});
     }
   } finally {
     await sql.end();
