@@ -14,11 +14,20 @@ let api: TestApi;
 let ingest: ConsumerHandle;
 let pool: BrowserPool;
 let site: ReturnType<typeof startPageServer>;
+const passwords: string[] = [];
 
 beforeAll(async () => {
   api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" });
   ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
-  site = startPageServer({ "/": () => html("<title>Store</title><h1>Open for business</h1><button id='buy'>Buy</button>") });
+  site = startPageServer({
+    "/": () => html("<title>Store</title><h1>Open for business</h1><button id='buy'>Buy</button>"),
+    "/login": () => html("<title>Login</title><form method='post' action='/session'><input id='pw' name='pw' type='password'><button id='go'>Go</button></form>"),
+    "/session": async (req) => {
+      const pw = new URLSearchParams(await req.text()).get("pw");
+      passwords.push(pw ?? "");
+      return pw === "correct horse" ? html("<title>Welcome</title><p>Signed in</p>") : html("<title>Login</title><p>Wrong password</p>", { status: 401 });
+    },
+  });
   pool = await testPool();
 });
 afterAll(async () => {
@@ -41,9 +50,9 @@ describe("GET /plugins/flow/components", () => {
     expect(res.body.data).toEqual(JSON.parse(JSON.stringify(flowPalette())));
     expect(res.body.pagination).toMatchObject({ page: 1, limit: 100, total: 18, hasMore: false });
     const fill = res.body.data.find((c: { action: string }) => c.action === "fill");
-    expect(fill.fields.map((f: { name: string }) => f.name)).toEqual(["selector", "value", "name", "timeout_ms"]);
+    expect(fill.fields.map((f: { name: string }) => f.name)).toEqual(["selector", "value", "secret", "name", "timeout_ms"]);
     expect(fill.fields[0]).toMatchObject({ name: "selector", type: "string", required: true, min_length: 1, max_length: 1024 });
-    expect(fill.fields[3]).toMatchObject({ name: "timeout_ms", type: "integer", required: false, minimum: 100, maximum: 120000, default: 10000 });
+    expect(fill.fields[4]).toMatchObject({ name: "timeout_ms", type: "integer", required: false, minimum: 100, maximum: 120000, default: 10000 });
     const page = await call("GET", "/api/v1/plugins/flow/components?limit=5&page=2");
     expect(page.body.data.map((c: { action: string }) => c.action)).toEqual(flowPalette().slice(5, 10).map((c) => c.action));
   });
@@ -108,6 +117,31 @@ describe("browser monitors through the API", () => {
       expect(ok.body).toMatchObject({ status: "up", data: { screenshots: null } });
       const okChecks = await until(async () => (await call("GET", `/api/v1/monitors/${passing.body.id}/checks`)).body.data.length === 1).then(() => call("GET", `/api/v1/monitors/${passing.body.id}/checks`));
       expect((await call("GET", `/api/v1/monitors/${passing.body.id}/checks/${okChecks.body.data[0].id}/screenshot`)).status).toBe(404);
+    } finally {
+      api.server.deps.browsers = null;
+    }
+  });
+  it("keeps a flow step's secret value encrypted: shown as a placeholder, kept on edit, typed for real by the check", async () => {
+    api.server.deps.browsers = pool;
+    try {
+      const { call } = await org();
+      const steps = [
+        { action: "fill", selector: "#pw", value: "correct horse", secret: true },
+        { action: "click", selector: "#go" },
+        { action: "assert_text", text: "Signed in", timeout_ms: 2000 },
+      ];
+      const m = await call("POST", "/api/v1/monitors", { name: "Login", type: "browser_flow", config: { url: site.url("/login"), steps } });
+      expect(m.status).toBe(201);
+      expect(m.body.config.steps[0]).toMatchObject({ action: "fill", value: "••••••••", secret: true });
+      expect(JSON.stringify(m.body)).not.toContain("correct horse");
+      const [row] = await api.sql<{ config: unknown }[]>`select config from monitors where id = ${m.body.id}`;
+      expect(JSON.stringify(row!.config)).not.toContain("correct horse");
+      // Sending the placeholder back (an edit of another field) keeps the stored secret.
+      const edited = await call("PATCH", `/api/v1/monitors/${m.body.id}`, { config: { url: site.url("/login"), steps: m.body.config.steps } });
+      expect(edited.status).toBe(200);
+      const run = await call("POST", `/api/v1/monitors/${m.body.id}/run`);
+      expect(run.body).toMatchObject({ status: "up", data: { steps_passed: 3, title: "Welcome" } });
+      expect(passwords.at(-1)).toBe("correct horse");
     } finally {
       api.server.deps.browsers = null;
     }

@@ -13,6 +13,10 @@ import { httpUrlSchema } from "../shared/schema-parts.ts";
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 export const VARIABLE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,63}$";
 const VARS = "; may contain {{variable}} placeholders filled by earlier extract_text steps";
+/** On steps whose value may be a password or token: stored encrypted, shown as •••••••• by the API. */
+const secretFlag = Type.Optional(
+  Type.Boolean({ default: false, description: "Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens" }),
+);
 
 const selector = (what: string) =>
   Type.String({ minLength: 1, maxLength: 1024, description: `${what}: a CSS selector, or a Playwright selector such as text=Sign in or role=button[name="Buy"]${VARS}`, examples: ["#login"] });
@@ -65,6 +69,7 @@ export const flowStepSchemas = [
   step("fill", "Fill", "Type a value into an input, textarea or editable element, replacing its content", {
     selector: selector("Field to fill"),
     value: Type.String({ maxLength: 8192, description: `Text to enter${VARS}`, examples: ["user@example.com"] }),
+    secret: secretFlag,
   }),
   step("select", "Select", "Choose an option of a <select> by its value or its label", {
     selector: selector("The <select> element"),
@@ -117,10 +122,12 @@ export const flowStepSchemas = [
   step("set_header", "Set header", "Send a header with every later request of the flow", {
     header: Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description: "Header name", examples: ["X-Test-Run"] }),
     value: Type.String({ maxLength: 8192, description: `Header value${VARS}`, examples: ["synthetic"] }),
+    secret: secretFlag,
   }),
   step("set_cookie", "Set cookie", "Add a cookie to the browser context", {
     cookie: Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", description: "Cookie name", examples: ["session"] }),
     value: Type.String({ maxLength: 4096, description: `Cookie value${VARS}`, examples: ["abc123"] }),
+    secret: secretFlag,
     domain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: "^\\.?[A-Za-z0-9.-]+$", description: "Cookie domain; default: the host of the current page (or of url)", examples: ["example.com"] })),
     path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: "^/", default: "/", description: "Cookie path" })),
     secure: Type.Optional(Type.Boolean({ default: false, description: "Send only over HTTPS" })),

@@ -2309,6 +2309,11 @@ export interface components {
                  */
                 value: string;
                 /**
+                 * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
+                 * @default false
+                 */
+                secret: boolean;
+                /**
                  * @description Label of the step in results
                  * @example Open the login page
                  */
@@ -2694,6 +2699,11 @@ export interface components {
                  */
                 value: string;
                 /**
+                 * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
+                 * @default false
+                 */
+                secret: boolean;
+                /**
                  * @description Label of the step in results
                  * @example Open the login page
                  */
@@ -2720,6 +2730,11 @@ export interface components {
                  * @example abc123
                  */
                 value: string;
+                /**
+                 * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
+                 * @default false
+                 */
+                secret: boolean;
                 /**
                  * @description Cookie domain; default: the host of the current page (or of url)
                  * @example example.com
@@ -2940,7 +2955,7 @@ export interface components {
             transfer_bytes: number | null;
             /** @description Names of the screenshots stored with this result (GET /monitors/:id/checks/:checkId/screenshot?name=) */
             screenshots: string[] | null;
-            /** @description Peak memory of the browser during the check (all its processes, proportional set size), MB */
+            /** @description Peak memory of the browser during the check (all its processes, private resident memory), MB */
             browser_memory_mb: number | null;
             /** @description Navigation timing: from the start of navigation to the first byte of the document (redirects included), ms */
             ttfb_ms: number | null;
@@ -2981,7 +2996,7 @@ export interface components {
             transfer_bytes: number | null;
             /** @description Names of the screenshots stored with this result (GET /monitors/:id/checks/:checkId/screenshot?name=) */
             screenshots: string[] | null;
-            /** @description Peak memory of the browser during the check (all its processes, proportional set size), MB */
+            /** @description Peak memory of the browser during the check (all its processes, private resident memory), MB */
             browser_memory_mb: number | null;
             /** @description Every step in order with its outcome and duration */
             steps: {
