@@ -91,8 +91,5 @@ it("three processes deliver each of 40 alerts once, and a delayed channel's time
   expect(deliveryIds("/later").every((id) => id.endsWith(`:${later}:escalation:1`))).toBe(true);
   expect(deliveryIds("/now")).toHaveLength(40);
   const history = await db.sql`select kind, count(*)::int as n from alert_history where org_id = ${o.orgId} and status = 'sent' group by kind order by kind`;
-  expect(history).toEqual([
-    { kind: "alert", n: 40 },
-    { kind: "escalation", n: 40 },
-  ]);
+  expect(history.map((h) => `${h.kind}:${h.n}`)).toEqual(["alert:40", "escalation:40"]);
 }, 90_000);
