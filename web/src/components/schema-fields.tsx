@@ -1,5 +1,6 @@
 import { createContext, useContext, useId, useState } from "react";
 import { toInput, type FormField } from "../lib/schema-form";
+import { withLabel } from "./ui";
 
 interface Props {
   fields: FormField[];
@@ -57,7 +58,7 @@ function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: 
       )}
       {error && (
         <small id={`${id}-err`} className="field-error">
-          {f.label} {error}
+          {withLabel(f.label, error)}
         </small>
       )}
     </>
@@ -159,7 +160,7 @@ function VariantField({ field: f, prefix, issuePrefix, value, issues }: { field:
         (f.variants![type] ?? []).map((g) => (
           <SchemaField key={`${type}-${g.path}`} field={g} prefix={prefix} issuePrefix={issuePrefix} value={value?.type === type ? value[g.key] : undefined} issues={issues} />
         ))}
-      {issues[`${issuePrefix}.${f.path}`] && <small className="field-error">{f.label} {issues[`${issuePrefix}.${f.path}`]}</small>}
+      {issues[`${issuePrefix}.${f.path}`] && <small className="field-error">{withLabel(f.label, issues[`${issuePrefix}.${f.path}`]!)}</small>}
     </fieldset>
   );
 }

@@ -19,6 +19,8 @@ export function TimeChart({ x, series, label, unit = "ms" }: { x: number[]; seri
       width: el.clientWidth || 600,
       height: 220,
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: true, value: (_u: uPlot, v: number | null) => (v == null ? "—" : `${Math.round(v)} ${unit}`) }))],
+      // A lone instant (or several in one second) would otherwise stretch the axis over years.
+      scales: { x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 60, max + 60] : [min, max]) } },
       axes: [{ stroke: "currentColor" }, { stroke: "currentColor", size: 70, values: (_u, vals) => vals.map((v) => `${v} ${unit}`) }],
     };
     plot.current = new uPlot(opts, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, el);

@@ -26,18 +26,25 @@ export function ErrorMessage({ error }: { error: unknown }) {
   );
 }
 
+/** "is required" reads as "Name is required"; a message that is a sentence already stays as it is. */
+export const withLabel = (label: string, message: string) => (/^[a-z]/.test(message) ? `${label.replace(/ \(optional\)$/, "")} ${message}` : message);
+
 export function Field({ label, hint, error, ...input }: { label: string; hint?: string; error?: string } & InputHTMLAttributes<HTMLInputElement>) {
   const id = input.id ?? `f-${input.name ?? label.replace(/\W+/g, "-").toLowerCase()}`;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={[hint && `${id}-hint`, error && `${id}-err`].filter(Boolean).join(" ") || undefined} {...input} />
       {hint && (
         <small id={`${id}-hint`} className="muted">
           {hint}
         </small>
       )}
-      {error && <small className="field-error">{error}</small>}
+      {error && (
+        <small id={`${id}-err`} className="field-error">
+          {withLabel(label, error)}
+        </small>
+      )}
     </div>
   );
 }

@@ -48,6 +48,7 @@ const LABELS: Record<string, string> = {
   period_seconds: "Expected every (seconds)",
   grace_seconds: "Grace period (seconds)",
   record_type: "Record type",
+  name: "Record name",
   expected: "Expected answers",
   resolver: "Resolver",
   count: "Packets per check",
@@ -57,8 +58,6 @@ const LABELS: Record<string, string> = {
   headers: "Request headers",
   body: "Request body",
   auth: "Authentication",
-  to: "Statuses",
-  from: "Only after these statuses",
   days_before: "Days before expiry",
   api_key: "API key",
   routing_key: "Routing key",
@@ -67,8 +66,8 @@ const LABELS: Record<string, string> = {
   message_thread_id: "Forum topic id",
 };
 
-export function labelFor(key: string): string {
-  if (LABELS[key]) return LABELS[key];
+export function labelFor(key: string, labels: Record<string, string> = {}): string {
+  if (labels[key] ?? LABELS[key]) return (labels[key] ?? LABELS[key])!;
   const unit = key.match(/_(ms|seconds|minutes|days|pct)$/)?.[1];
   const base = (unit ? key.slice(0, -unit.length - 1) : key).replace(/_/g, " ");
   const text = base.charAt(0).toUpperCase() + base.slice(1);
@@ -82,15 +81,15 @@ const literals = (s: Json): string[] | null => {
 };
 const isType = (s: Json, t: string) => s.type === t || (props(s as TSchema).anyOf ?? []).some((o) => o.type === t);
 
-/** The form fields of an object schema, in schema order. */
-export function describeFields(schema: TObject | TSchema, prefix = ""): FormField[] {
+/** The form fields of an object schema, in schema order; `labels` names fields where the key alone says too little. */
+export function describeFields(schema: TObject | TSchema, prefix = "", labels: Record<string, string> = {}): FormField[] {
   const obj = props(schema);
   const required = new Set(obj.required ?? []);
-  return Object.entries(obj.properties ?? {}).map(([key, raw]) => describeField(key, raw, required.has(key), prefix ? `${prefix}.${key}` : key));
+  return Object.entries(obj.properties ?? {}).map(([key, raw]) => describeField(key, raw, required.has(key), prefix ? `${prefix}.${key}` : key, labels));
 }
 
-function describeField(key: string, s: Json, required: boolean, path: string): FormField {
-  const base: FormField = { key, path, label: labelFor(key), kind: "text", required, description: s.description as string | undefined, default: s.default };
+function describeField(key: string, s: Json, required: boolean, path: string, labels: Record<string, string>): FormField {
+  const base: FormField = { key, path, label: labelFor(key, labels), kind: "text", required, description: s.description as string | undefined, default: s.default };
   const options = literals(s);
   if (options && options.length > 1) return { ...base, kind: "select", options };
   if (s.type === "boolean") return { ...base, kind: "checkbox" };
@@ -104,13 +103,13 @@ function describeField(key: string, s: Json, required: boolean, path: string): F
       const variants = Object.fromEntries(
         anyOf.map((o) => {
           const { type, ...rest } = o.properties as Record<string, Json>;
-          return [String(type!.const), describeFields({ ...o, properties: rest, required: (o.required as string[]).filter((r) => r !== "type") } as unknown as TObject, path)];
+          return [String(type!.const), describeFields({ ...o, properties: rest, required: (o.required as string[]).filter((r) => r !== "type") } as unknown as TObject, path, labels)];
         }),
       );
       return { ...base, kind: "variant", variants };
     }
     const array = anyOf.find((o) => o.type === "array");
-    if (array) return { ...describeField(key, array, required, path), description: base.description };
+    if (array) return { ...describeField(key, array, required, path, labels), description: base.description };
     if (isType(s, "string") && isType(s, "integer")) return { ...base, numeric: true };
   }
   if (s.type === "array") {
@@ -123,7 +122,7 @@ function describeField(key: string, s: Json, required: boolean, path: string): F
     return { ...base, kind: "lines", commas: !(items.type === "string" && !items.pattern && !items.format), numberItems: isType(items, "integer") };
   }
   if (s.type === "object" && s.patternProperties) return { ...base, kind: "pairs" };
-  if (s.type === "object" && s.properties) return { ...base, kind: "group", fields: describeFields(s as unknown as TObject, path) };
+  if (s.type === "object" && s.properties) return { ...base, kind: "group", fields: describeFields(s as unknown as TObject, path, labels) };
   return { ...base, kind: "json" };
 }
 

@@ -75,10 +75,15 @@ export function AlertChannels() {
   );
 }
 
-function ChannelForm({ channel, onDone }: { channel?: Channel; onDone?: () => void }) {
+/** A fresh form, with its choices reset, after each save. */
+function ChannelForm(props: { channel?: Channel; onDone?: () => void }) {
+  const [round, setRound] = useState(0);
+  return <ChannelFormFields key={round} {...props} onSaved={() => setRound((r) => r + 1)} />;
+}
+
+function ChannelFormFields({ channel, onDone, onSaved }: { channel?: Channel; onDone?: () => void; onSaved: () => void }) {
   const qc = useQueryClient();
   const [type, setType] = useState<ChannelType>((channel?.type as ChannelType) ?? "email");
-  const [formKey, setFormKey] = useState(0);
   const save = useMutation({
     mutationFn: async (f: FormData) => {
       const body = readChannelForm(type, f);
@@ -87,7 +92,7 @@ function ChannelForm({ channel, onDone }: { channel?: Channel; onDone?: () => vo
     },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["alert-channels"] });
-      setFormKey((k) => k + 1);
+      onSaved();
       onDone?.();
     },
   });
@@ -95,7 +100,6 @@ function ChannelForm({ channel, onDone }: { channel?: Channel; onDone?: () => vo
   const prefix = channel ? `edit-${channel.id}` : "new";
   return (
     <form
-      key={formKey}
       className="stack"
       noValidate
       aria-label={channel ? `Edit ${channel.name}` : "New channel"}

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { api, data, type paths } from "../../api/client";
 import { MonitorPicker } from "../../components/monitor-picker";
@@ -30,6 +30,17 @@ export function AlertRules() {
   const rules = useQuery({ queryKey: ["alert-rules"], queryFn: () => api.GET("/api/v1/alert-rules", { params: { query: { limit: 100 } } }).then(data) });
   const lookups = useAlertLookups();
   const [editing, setEditing] = useState<string | null>(null);
+  // Names of the monitors single-monitor rules watch (cached per monitor, shared with other screens).
+  const scoped = [...new Set((rules.data?.data ?? []).filter((r) => r.scope.type === "monitor").map((r) => String(r.scope.monitor_id)))];
+  const monitors = useQueries({
+    queries: scoped.map((id) => ({
+      queryKey: ["monitor", id],
+      staleTime: 60_000,
+      retry: false,
+      queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data),
+    })),
+  });
+  const names = { ...lookups.names, monitors: new Map(monitors.flatMap((m) => (m.data ? [[m.data.id, m.data.name] as const] : []))) };
   const toggle = useMutation({
     mutationFn: (r: Rule) => api.PATCH("/api/v1/alert-rules/{id}", { params: { path: { id: r.id } }, body: { enabled: !r.enabled } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ["alert-rules"] }),
@@ -68,7 +79,7 @@ export function AlertRules() {
                 <strong>{r.name}</strong>
                 {!r.enabled && <span className="badge badge-paused">disabled</span>}
               </div>
-              <p className="muted">{describeRule(r, lookups.names)}</p>
+              <p className="muted">{describeRule(r, names)}</p>
               {r.description && <p>{r.description}</p>}
               <div className="row" role="group" aria-label={`Actions for ${r.name}`}>
                 <button onClick={() => setEditing(editing === r.id ? null : r.id)} aria-expanded={editing === r.id}>
@@ -92,9 +103,14 @@ export function AlertRules() {
   );
 }
 
-function RuleForm({ rule, lookups, onDone }: { rule?: Rule; lookups: ReturnType<typeof useAlertLookups>; onDone?: () => void }) {
+/** A fresh form, with its choices reset, after each save. */
+function RuleForm(props: { rule?: Rule; lookups: ReturnType<typeof useAlertLookups>; onDone?: () => void }) {
+  const [round, setRound] = useState(0);
+  return <RuleFormFields key={round} {...props} onSaved={() => setRound((r) => r + 1)} />;
+}
+
+function RuleFormFields({ rule, lookups, onDone, onSaved }: { rule?: Rule; lookups: ReturnType<typeof useAlertLookups>; onDone?: () => void; onSaved: () => void }) {
   const qc = useQueryClient();
-  const [formKey, setFormKey] = useState(0);
   const [scope, setScope] = useState(String(rule?.scope.type ?? "all_monitors"));
   const [condition, setCondition] = useState<ConditionType>((rule?.condition.type as ConditionType) ?? "status_change");
   const [delivery, setDelivery] = useState(rule?.escalation_policy_id ? "policy" : "channels");
@@ -108,7 +124,7 @@ function RuleForm({ rule, lookups, onDone }: { rule?: Rule; lookups: ReturnType<
     },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["alert-rules"] });
-      setFormKey((k) => k + 1);
+      onSaved();
       onDone?.();
     },
   });
@@ -118,7 +134,6 @@ function RuleForm({ rule, lookups, onDone }: { rule?: Rule; lookups: ReturnType<
   const enabledChannels = lookups.channels;
   return (
     <form
-      key={formKey}
       className="stack"
       noValidate
       aria-label={rule ? `Edit rule ${rule.name}` : "New rule"}

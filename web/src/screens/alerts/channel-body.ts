@@ -19,7 +19,7 @@ export const CHANNEL_HELP: Record<ChannelType, string> = {
 const cache = new Map<ChannelType, FormField[]>();
 export function channelFields(type: ChannelType): FormField[] {
   let f = cache.get(type);
-  if (!f) cache.set(type, (f = describeFields(channelConfigSchemas[type] as TSchema)));
+  if (!f) cache.set(type, (f = describeFields(channelConfigSchemas[type] as TSchema, "", { to: "Recipients", url: type === "webhook" ? "URL" : "Webhook URL" })));
   return f;
 }
 

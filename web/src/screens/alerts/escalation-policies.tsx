@@ -66,10 +66,15 @@ export function EscalationPolicies({ channels }: { channels: { id: string; name:
   );
 }
 
-function PolicyForm({ policy, channels, onDone }: { policy?: Policy; channels: { id: string; name: string }[]; onDone?: () => void }) {
+/** A fresh form, with its choices reset, after each save. */
+function PolicyForm(props: { policy?: Policy; channels: { id: string; name: string }[]; onDone?: () => void }) {
+  const [round, setRound] = useState(0);
+  return <PolicyFormFields key={round} {...props} onSaved={() => setRound((r) => r + 1)} />;
+}
+
+function PolicyFormFields({ policy, channels, onDone, onSaved }: { policy?: Policy; channels: { id: string; name: string }[]; onDone?: () => void; onSaved: () => void }) {
   const qc = useQueryClient();
   const [steps, setSteps] = useState(policy?.steps.length ?? 1);
-  const [formKey, setFormKey] = useState(0);
   const save = useMutation({
     mutationFn: (f: FormData) => {
       const body = readPolicySteps(f, steps);
@@ -78,8 +83,7 @@ function PolicyForm({ policy, channels, onDone }: { policy?: Policy; channels: {
     },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["escalation-policies"] });
-      setFormKey((k) => k + 1);
-      setSteps(1);
+      onSaved();
       onDone?.();
     },
   });
@@ -87,7 +91,6 @@ function PolicyForm({ policy, channels, onDone }: { policy?: Policy; channels: {
   const uid = policy?.id ?? "new-policy";
   return (
     <form
-      key={formKey}
       className="stack"
       noValidate
       aria-label={policy ? `Edit policy ${policy.name}` : "New escalation policy"}

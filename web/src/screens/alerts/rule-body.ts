@@ -22,7 +22,7 @@ export function conditionFields(type: ConditionType): FormField[] {
   let f = cache.get(type);
   if (!f) {
     const { type: _t, ...properties } = conditionSchemas[type].properties as Record<string, unknown>;
-    cache.set(type, (f = describeFields({ ...conditionSchemas[type], properties, required: (conditionSchemas[type].required ?? []).filter((r: string) => r !== "type") } as never)));
+    cache.set(type, (f = describeFields({ ...conditionSchemas[type], properties, required: (conditionSchemas[type].required ?? []).filter((r: string) => r !== "type") } as never, "", { to: "Statuses", from: "Only after these statuses" })));
   }
   return f;
 }

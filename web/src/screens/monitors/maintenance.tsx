@@ -91,9 +91,14 @@ export function MaintenanceWindows() {
   );
 }
 
-function WindowForm({ window: w, onDone }: { window?: Window; onDone?: () => void }) {
+/** A fresh form, with its choices reset, after each save. */
+function WindowForm(props: { window?: Window; onDone?: () => void }) {
+  const [round, setRound] = useState(0);
+  return <WindowFormFields key={round} {...props} onSaved={() => setRound((r) => r + 1)} />;
+}
+
+function WindowFormFields({ window: w, onDone, onSaved }: { window?: Window; onDone?: () => void; onSaved: () => void }) {
   const qc = useQueryClient();
-  const [formKey, setFormKey] = useState(0);
   const [kind, setKind] = useState<WindowKind>(w?.kind ?? "once");
   const initialPreset = w?.rrule ? (Object.entries(RRULE_PRESETS).find(([, v]) => v === w.rrule)?.[0] ?? "custom") : "weekly";
   const [preset, setPreset] = useState(initialPreset);
@@ -108,9 +113,7 @@ function WindowForm({ window: w, onDone }: { window?: Window; onDone?: () => voi
     },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["maintenance"] });
-      setFormKey((k) => k + 1);
-      setMonitors([]);
-      setPreview(null);
+      onSaved();
       onDone?.();
     },
   });
@@ -125,7 +128,6 @@ function WindowForm({ window: w, onDone }: { window?: Window; onDone?: () => voi
   };
   return (
     <form
-      key={formKey}
       className="stack"
       noValidate
       aria-label={w ? `Edit ${w.name}` : "New maintenance window"}

@@ -63,6 +63,7 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const tags = [...new Set(String(form.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean))];
   if (tags.some((t) => t.length > 64)) issues.push({ path: "body.tags", message: "each tag has at most 64 characters" });
   const body: MonitorBody = { name, type, config, interval_seconds: interval, tags };
+  if (form.has("paused")) body.paused = true;
   if (timeout !== undefined) body.timeout_ms = timeout;
   // Only lists the form showed are sent, so a list that failed to load is left as it was.
   if (type !== "heartbeat" && form.has("has_regions")) body.regions = form.getAll("regions").map(String);

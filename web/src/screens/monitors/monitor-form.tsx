@@ -115,6 +115,11 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
           </fieldset>
         )}
         {inbound && !monitor && <p className="muted">After saving, the monitor page shows the URL your job should call.</p>}
+        {!monitor && (
+          <label className="inline">
+            <input type="checkbox" name="paused" /> Start paused (nothing is checked until you resume it)
+          </label>
+        )}
         <ErrorMessage error={save.error} />
         <div className="row">
           <button className="primary" disabled={save.isPending}>

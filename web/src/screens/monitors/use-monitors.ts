@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQueries } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQueries } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
 import type { paths } from "../../api/schema";
 
@@ -13,6 +13,8 @@ export const PAGE_SIZE = 100;
 export function useMonitorPages(filters: MonitorFilters) {
   return useInfiniteQuery({
     queryKey: ["monitors", filters],
+    // A new filter keeps the old rows on screen until its first page arrives (and the search box keeps focus).
+    placeholderData: keepPreviousData,
     initialPageParam: 1,
     queryFn: ({ pageParam }) =>
       api.GET("/api/v1/monitors", { params: { query: { ...(filters as Query), page: pageParam, limit: PAGE_SIZE } } }).then(data),

@@ -4,7 +4,7 @@ import type { Series } from "../../../components/time-chart";
 export type CheckResult = paths["/api/v1/monitors/{id}/checks"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 export type Bucket = paths["/api/v1/monitors/{id}/aggregates"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 
-const secs = (iso: string) => Math.floor(new Date(iso).getTime() / 1000);
+const secs = (iso: string) => new Date(iso).getTime() / 1000;
 
 /** One line per location over the given results (any order), on a shared time axis; gaps are null. */
 export function durationSeries(checks: Pick<CheckResult, "checked_at" | "location" | "duration_ms" | "status">[]): { x: number[]; series: Series[] } {

@@ -30,9 +30,9 @@ export function ResponseCharts({ monitor }: { monitor: Monitor }) {
     <section aria-labelledby="rt-h" className="panel">
       <header className="page-head">
         <h2 id="rt-h">Response time</h2>
-        <div className="segmented" role="radiogroup" aria-label="Time range">
+        <div className="segmented" role="group" aria-label="Time range">
           {(Object.keys(RANGES) as Range[]).map((r) => (
-            <button key={r} role="radio" aria-checked={range === r} className={range === r ? "on" : ""} onClick={() => setRange(r)}>
+            <button key={r} aria-pressed={range === r} className={range === r ? "on" : ""} onClick={() => setRange(r)}>
               {RANGES[r].label}
             </button>
           ))}
