@@ -3,6 +3,14 @@ import { join } from "node:path";
 
 export const WEB_ROOT = join(import.meta.dir, "..", "..", "web");
 export const WEB_DIST = join(WEB_ROOT, "dist");
+const REPO = join(WEB_ROOT, "..");
+
+/**
+ * Folders outside web/ whose browser-safe modules the dashboard imports (the API's own schemas and
+ * checks: check configs, channel configs, alert conditions, maintenance recurrence). A change there
+ * makes web/dist stale too; build.test.ts fails when web/src imports from anywhere else.
+ */
+export const WEB_SHARED_SOURCES = ["runner/checks", "alerting/channels", "alerting/engine", "alerting/config", "core/maintenance"];
 
 /** The bundler options of the dashboard, shared by scripts/build-web.ts and the on-demand build. */
 export const webBuildOptions = {
@@ -33,7 +41,8 @@ export function distIsStale(): boolean {
     return true;
   }
   try {
-    return Math.max(newestMtime(join(WEB_ROOT, "src")), statSync(join(WEB_ROOT, "index.html")).mtimeMs) > built;
+    const shared = WEB_SHARED_SOURCES.map((d) => newestMtime(join(REPO, d)));
+    return Math.max(newestMtime(join(WEB_ROOT, "src")), statSync(join(WEB_ROOT, "index.html")).mtimeMs, ...shared) > built;
   } catch {
     return false;
   }
