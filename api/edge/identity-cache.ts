@@ -14,6 +14,7 @@ export class IdentityCache {
   private readonly entries = new Map<string, { identity: Identity; expires: number }>();
   private listening = false;
   private generation = 0;
+  private readonly watchers = new Set<() => void>();
 
   get(key: string): Identity | undefined {
     if (!this.listening) return undefined;
@@ -42,17 +43,27 @@ export class IdentityCache {
     this.entries.clear();
   }
 
+  /**
+   * Calls `watcher` whenever the database says a credential may have changed (NOTIFY wp_identity:
+   * a revoked key, a changed role, an ended session, ...), e.g. to re-check long-lived streams.
+   * Returns the function that stops it.
+   */
+  onInvalidated(watcher: () => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
   /** Starts listening; until the LISTEN is in place (and after it drops) nothing is cached. */
   async listen(sql: Sql, log: Logger): Promise<() => Promise<void>> {
-    const sub = await sql.listen(
-      "wp_identity",
-      () => this.clear(),
-      () => {
-        // (Re)connected: anything may have changed while we were not listening.
-        this.clear();
-        this.listening = true;
-      },
-    );
+    const invalidated = () => {
+      this.clear();
+      for (const watch of this.watchers) watch();
+    };
+    const sub = await sql.listen("wp_identity", invalidated, () => {
+      // (Re)connected: anything may have changed while we were not listening.
+      invalidated();
+      this.listening = true;
+    });
     log.debug({ op: "identity-cache.listen" }, "listening for identity changes");
     return async () => {
       this.listening = false;

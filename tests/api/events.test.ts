@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { EventSource } from "eventsource";
 import { publishLiveEvent } from "../../core/events/publish.ts";
 import type { LiveEventType } from "../../core/events/types.ts";
-import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -40,6 +40,8 @@ async function openStream(key: string, lastEventId?: string) {
   return {
     res,
     events,
+    /** Resolves when the server ends the stream (or close() aborts it). */
+    done: pump,
     async waitFor(n: number, ms = 3000) {
       const deadline = Date.now() + ms;
       while (events.length < n && Date.now() < deadline) await Bun.sleep(20);
@@ -82,6 +84,41 @@ describe("GET /events", () => {
     const res = await fetch(`${api.url}/api/v1/events`, { headers: { authorization: `Bearer ${key.body.key}`, accept: "text/event-stream" } });
     expect(res.status).toBe(403);
     expect((await res.json()).code).toBe("PERMISSION_DENIED");
+  });
+});
+
+describe("GET /events after the credential changes", () => {
+  it("ends a stream once its key is revoked, and keeps the streams of other keys", async () => {
+    const o = await makeOrg(api.sql);
+    const admin = client(api.url, { key: o.api_key });
+    const reader = (await admin("POST", "/api/v1/api-keys", { name: "dashboard tv", scopes: ["monitors:read"] })).body;
+    const doomed = await openStream(reader.key);
+    const kept = await openStream(o.api_key);
+    await Bun.sleep(100);
+    let ended = false;
+    void doomed.done.then(() => (ended = true));
+    expect((await admin("DELETE", `/api/v1/api-keys/${reader.id}`)).status).toBe(204);
+    const deadline = Date.now() + 3000;
+    while (!ended && Date.now() < deadline) await Bun.sleep(20);
+    expect(ended).toBe(true);
+    publishLiveEvent(api.bus, o.org_id, "check.result", { monitor_id: "mon_after" });
+    expect((await kept.waitFor(1)).map((e) => e.data.data.monitor_id)).toEqual(["mon_after"]);
+    expect(doomed.events).toEqual([]);
+    await kept.close();
+  });
+
+  it("ends a member's session stream when they are removed from the organisation", async () => {
+    const o = await makeOrg(api.sql, "pro");
+    const admin = client(api.url, { key: o.api_key });
+    const viewer = await signUp(api.url);
+    const inv = (await admin("POST", "/api/v1/org/invitations", { email: viewer.email, role_id: "viewer" })).body;
+    expect((await viewer.call("POST", "/api/v1/invitations/accept", { token: inv.token })).status).toBe(200);
+    const res = await fetch(`${api.url}/api/v1/events`, { headers: { cookie: viewer.cookie, accept: "text/event-stream", "x-org-id": o.org_id } });
+    expect(res.status).toBe(200);
+    const body = new Response(res.body).text();
+    await Bun.sleep(100);
+    expect((await admin("DELETE", `/api/v1/org/members/${viewer.userId}`)).status).toBe(204);
+    expect(await Promise.race([body.then(() => "ended"), Bun.sleep(3000).then(() => "still open")])).toBe("ended");
   });
 });
 
