@@ -10,10 +10,14 @@ const require = createRequire(import.meta.url);
 export const AXE_PATH = require.resolve("axe-core/axe.min.js");
 export const JSQR_PATH = require.resolve("jsqr/dist/jsQR.js");
 
-export const freePort = () => {
+const handedOut = new Set<number>();
+/** A loopback port nothing listens on now, never the same twice in this process. */
+export const freePort = (): number => {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = s.port!;
   s.stop(true);
+  if (handedOut.has(port)) return freePort();
+  handedOut.add(port);
   return port;
 };
 
@@ -152,3 +156,11 @@ export async function captureScreen(page: Page, name: string): Promise<void> {
 }
 
 export const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
+
+/** Waits for `locator`; on a timeout, saves a screenshot and reports what the page logged. */
+export async function waitOrShoot(env: Part2Env, locator: ReturnType<Page["locator"]>, name: string, timeout = 10_000): Promise<void> {
+  await locator.waitFor({ timeout }).catch(async (err) => {
+    await screenshot(env.page, `fail-${name}`);
+    throw new Error(`${err}\nlogged: ${env.errors.join("\n")}`);
+  });
+}

@@ -61,9 +61,26 @@ export function Snippet({ code, what, testId }: { code: string; what: string; te
   );
 }
 
+/** A modal <dialog>: focus is trapped, Escape or Cancel closes it. Rendered only while open. */
+export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog ref={ref} className="confirm" aria-labelledby={id} onClose={onClose}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </dialog>
+  );
+}
+
 /**
- * A button that asks before doing something destructive, in a modal <dialog> (focus is trapped,
- * Escape cancels) rather than window.confirm.
+ * A button that asks before doing something destructive, in a modal dialog rather than
+ * window.confirm.
  */
 export function ConfirmButton({
   label,
@@ -85,21 +102,14 @@ export function ConfirmButton({
   /** An accessible name for the opening button when `label` alone is ambiguous in a list. */
   buttonLabel?: string;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const id = useId();
   const [open, setOpen] = useState(false);
-  useEffect(() => {
-    if (open) ref.current?.showModal();
-    else ref.current?.close();
-  }, [open]);
   return (
     <>
       <button type="button" className={danger ? "danger" : undefined} disabled={disabled} aria-label={buttonLabel} onClick={() => setOpen(true)}>
         {label}
       </button>
       {open && (
-        <dialog ref={ref} className="confirm" aria-labelledby={id} onClose={() => setOpen(false)}>
-          <h2 id={id}>{title}</h2>
+        <Modal title={title} onClose={() => setOpen(false)}>
           {children}
           <div className="row">
             <button type="button" autoFocus onClick={() => setOpen(false)}>
@@ -116,7 +126,7 @@ export function ConfirmButton({
               {confirmLabel}
             </button>
           </div>
-        </dialog>
+        </Modal>
       )}
     </>
   );
