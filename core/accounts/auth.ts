@@ -50,7 +50,7 @@ export async function requestPasswordReset(sql: Sql, mailer: Mailer, baseUrl: st
   await mailer.send({
     to: user.email,
     subject: "Reset your Watchpost password",
-    text: `Use this token within one hour to choose a new password: ${token}\n${baseUrl}/reset-password?token=${token}`,
+    text: `Use this token within one hour to choose a new password: ${token}\n${baseUrl}/password-reset?token=${token}`,
   });
 }
 

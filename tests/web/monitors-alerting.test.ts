@@ -13,6 +13,7 @@ import { apiCall, captureScreen, nav, signUpInBrowser, startPart2, type Part2Env
  * axe-core in both themes; no console error or unexpected HTTP error is allowed.
  */
 let env: Part2Env;
+let email = "";
 let page: Page;
 let target: ReturnType<typeof Bun.serve>;
 let failing = false;
@@ -33,7 +34,8 @@ beforeAll(async () => {
   });
   env = await startPart2("p1");
   page = env.page;
-  await signUpInBrowser(env, "Grace", `grace-${Date.now()}@example.test`);
+  email = `grace-${Date.now()}@example.test`;
+  await signUpInBrowser(env, "Grace", email);
   // Every check type needs its quota (browser monitors are not on Free).
   await env.db.sql`update organisations set plan_id = 'business'`;
 }, 90_000);
@@ -380,6 +382,32 @@ describe("monitors and alerting screens", () => {
     await page.locator("[data-monitor-id]").first().waitFor();
     await captureScreen(page, "p1-16-overview-phone-dark");
     await page.setViewportSize({ width: 1280, height: 900 });
+    noErrors();
+  }, 30_000);
+
+  it("resets a forgotten password from the emailed link and signs in with the new one", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Email me a link" }).click();
+    await page.getByText(/we have emailed it a link/).waitFor();
+    // Without SMTP the server writes mail to its log: the link is read from there.
+    let link: string | undefined;
+    for (let i = 0; i < 50 && !link; i++, await Bun.sleep(100)) {
+      const mail = env.server.lines.find((l) => l.op === "mail.send" && JSON.stringify(l.to).includes(email));
+      link = String(mail?.text ?? "").match(/https?:\/\/\S+\/password-reset\?token=[\w-]+/)?.[0];
+    }
+    expect(link).toBeDefined();
+    await page.goto(link!.replace(/^https?:\/\/[^/]+/, env.base));
+    await page.getByLabel("New password").fill("a brand new passphrase");
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByText("Your password is changed").waitFor();
+    await screenshot(page, "p1-17-password-changed");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a brand new passphrase");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Monitors" }).waitFor();
     noErrors();
   }, 30_000);
 });

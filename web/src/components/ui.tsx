@@ -1,18 +1,43 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 import { ApiError } from "../api/client";
 import { FormIssuesError } from "../lib/form-issues";
+import { Link } from "../lib/router";
 
 /** Field issues of a failed save, from the API (VALIDATION_ERROR) or the form's own checks, keyed by path. */
 export const issuesOf = (error: unknown): Record<string, string> => (error instanceof ApiError || error instanceof FormIssuesError ? error.issues : {});
 
+/** What the person can do about an error, by its code (the message itself comes from the API). */
+export function nextStep(error: unknown): ReactNode {
+  if (error instanceof TypeError) return "The server could not be reached; check the connection and try again.";
+  if (!(error instanceof ApiError)) return null;
+  switch (error.code) {
+    case "RATE_LIMIT_EXCEEDED":
+      return `Try again in ${Number(error.details.retryAfterSeconds ?? 60)} s.`;
+    case "ENTITLEMENT_REQUIRED":
+      return (
+        <>
+          Your plan does not include this{error.details.entitlement ? ` (${String(error.details.entitlement)})` : ""}. <Link to="/billing">See plans and add-ons</Link>.
+        </>
+      );
+    case "PERMISSION_DENIED":
+      return "Your role in this organisation does not allow it; an owner or admin can.";
+    case "UNAUTHENTICATED":
+      return <Link to="/signin">Sign in again</Link>;
+    default:
+      return error.status >= 500 ? "Something went wrong on our side; it is safe to try again." : null;
+  }
+}
+
 /** The API's own message (and the field issues of a VALIDATION_ERROR), read out to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof TypeError ? "Network error" : error instanceof Error ? error.message : String(error);
   const issues = Object.entries(issuesOf(error));
+  const next = nextStep(error);
   return (
     <div role="alert" className="error">
       <strong>{message}</strong>
+      {next && <div className="next-step">{next}</div>}
       {issues.length > 0 && (
         <ul>
           {issues.map(([path, msg]) => (

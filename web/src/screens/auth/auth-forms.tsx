@@ -57,7 +57,7 @@ export function SignUp() {
 
 export function SignIn() {
   const session = useSession();
-  const { navigate } = useRouter();
+  const { navigate, search } = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
   const signin = useMutation({
     mutationFn: (body: { email: string; password: string; totp_code?: string }) => api.POST("/api/v1/auth/signin", { body }).then(data),
@@ -72,6 +72,11 @@ export function SignIn() {
   });
   return (
     <AuthFrame title="Sign in">
+      {search.get("reset") === "done" && (
+        <p role="status" className="notice">
+          Your password is changed and every other session signed out. Sign in with the new one.
+        </p>
+      )}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -100,7 +105,7 @@ export function PasswordReset() {
   const request = useMutation({ mutationFn: (email: string) => api.POST("/api/v1/auth/password-reset/request", { body: { email } }) });
   const confirm = useMutation({
     mutationFn: (password: string) => api.POST("/api/v1/auth/password-reset/confirm", { body: { token: token!, password } }),
-    onSuccess: () => navigate("/signin"),
+    onSuccess: () => navigate("/signin?reset=done"),
   });
   if (token)
     return (
