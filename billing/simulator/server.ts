@@ -126,6 +126,7 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     const p = url.pathname;
     const m = (re: RegExp) => re.exec(p);
     let r: RegExpExecArray | null;
+    if (p === "/favicon.ico") return new Response(null, { status: 204 });
     // Hosted checkout page and its "pay" button.
     if ((r = m(/^\/checkout\/([^/]+)$/)) && req.method === "GET") {
       const t = state.transactions.get(r[1]!);
