@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { apiCall, captureScreen, nav, type Part2Env, signUpInBrowser, sim, startPart2, waitOrShoot } from "./part2-support.ts";
+
+// Billing through the payment-provider simulator that the all-in-one mode runs without PADDLE_API_KEY.
+let env: Part2Env;
+
+beforeAll(async () => {
+  env = await startPart2("billing");
+  await signUpInBrowser(env, "Bea", `bea-${Date.now()}@example.test`);
+}, 90_000);
+afterAll(() => env?.stop(), 30_000);
+
+/** Errors the simulator's own page causes (its favicon is a 404) are not the dashboard's. */
+const dashboardErrors = () => env.errors.filter((e) => !e.includes(env.simUrl));
+const addonRow = (id: string) => env.page.locator(`[data-addon="${id}"]`);
+const line = (productId: string) => env.page.locator(`[data-line="${productId}"]`);
+
+describe("billing", () => {
+  it("shows the Free plan, usage bars and the plans with monthly and annual prices", async () => {
+    const { page } = env;
+    await nav(page, "Billing");
+    await page.getByTestId("plan-name").filter({ hasText: "Free" }).waitFor();
+    expect(await page.getByTestId("usage").getByRole("meter").count()).toBeGreaterThan(3);
+    const monitors = page.getByRole("meter", { name: "Monitors", exact: true });
+    expect(await monitors.getAttribute("aria-valuetext")).toBe("0 of 20");
+    const pro = page.locator('[data-plan="pro"]');
+    expect(await pro.locator(".price").textContent()).toBe("$29.99");
+    await pro.getByText("or $24.99 / month billed yearly").waitFor();
+    await captureScreen(page, "p2-billing-01-free");
+    await page.getByRole("radiogroup", { name: "Billing cycle" }).getByText("Annual").click();
+    expect(await pro.locator(".price").textContent()).toBe("$24.99");
+    await pro.getByText("$299.88 billed yearly (save 17%)").waitFor();
+    await captureScreen(page, "p2-billing-02-annual");
+    await page.getByRole("radiogroup", { name: "Billing cycle" }).getByText("Monthly").click();
+    expect(dashboardErrors()).toEqual([]);
+  }, 30_000);
+
+  it("buys Starter with add-ons in one hosted checkout and comes back to the new plan", async () => {
+    const { page } = env;
+    await page.locator('[data-plan="starter"]').getByLabel("Choose Starter").check();
+    await addonRow("runner").getByRole("spinbutton").fill("1");
+    await addonRow("monitors_standard").getByRole("spinbutton").fill("2");
+    // A Pro-only add-on is not offered on Starter.
+    expect(await addonRow("status_pages").getByRole("spinbutton").isDisabled()).toBe(true);
+    expect(await page.getByTestId("cart-total").textContent()).toBe("$21.96");
+    await captureScreen(page, "p2-billing-03-cart");
+    await page.getByRole("button", { name: "Continue to checkout" }).click();
+    await page.waitForURL(`${env.simUrl}/checkout/**`);
+    await page.getByRole("heading", { name: "Simulated checkout" }).waitFor();
+    expect(await page.textContent("body")).toContain("$21.96");
+    await page.getByRole("button", { name: "Pay" }).click();
+    await page.waitForURL(`${env.base}/billing?checkout=*`);
+    await waitOrShoot(env, page.getByTestId("checkout-returned"), "checkout-return");
+    await page.getByTestId("plan-name").filter({ hasText: "Starter" }).waitFor();
+    await line("starter").locator("[data-status=active]").waitFor();
+    await line("runner").getByText("+1 Self-hosted runner slot").waitFor();
+    await line("monitors_standard").getByText("2 × +25 Standard uptime monitors").waitFor();
+    expect(await page.getByRole("meter", { name: "Monitors", exact: true }).getAttribute("aria-valuetext")).toBe("0 of 100");
+    await captureScreen(page, "p2-billing-04-starter");
+    expect(dashboardErrors()).toEqual([]);
+  }, 60_000);
+
+  it("upgrades to Pro with the prorated charge shown first, then settles the overlap notices", async () => {
+    const { page } = env;
+    await page.getByRole("button", { name: "Upgrade to Pro" }).click();
+    const dialog = page.getByRole("dialog", { name: "Upgrade to Pro?" });
+    await dialog.getByTestId("proration").waitFor();
+    expect(await dialog.textContent()).toMatch(/You pay \$\d+\.\d\d now/);
+    await captureScreen(page, "p2-billing-05-upgrade-dialog");
+    await dialog.getByRole("button", { name: "Upgrade to Pro" }).click();
+    await page.getByTestId("plan-name").filter({ hasText: "Pro" }).waitFor();
+    await page.getByTestId("billing-notice").getByText(/Upgraded to Pro/).waitFor();
+
+    // Pro includes more runners and monitors than Starter: both add-ons overlap.
+    const overlaps = page.getByTestId("overlap");
+    await overlaps.nth(1).waitFor();
+    await captureScreen(page, "p2-billing-06-overlaps");
+    await overlaps.filter({ hasText: "+1 Self-hosted runner slot" }).getByRole("button", { name: "Keep add-on" }).click();
+    await page.getByText("Kept: the add-on stays on top of your plan.").waitFor();
+    await overlaps.filter({ hasText: "Standard uptime monitors" }).getByRole("button", { name: "Cancel add-on" }).click();
+    await page.getByText(/Cancelled at the next renewal; \$\d+\.\d\d of unused balance is credited/).waitFor();
+    await overlaps.first().waitFor({ state: "detached" });
+    await line("monitors_standard").locator("[data-status=pending_cancellation]").waitFor();
+    expect((await apiCall(env, "GET", "/api/v1/billing/overlaps")).data).toEqual([]);
+    expect(dashboardErrors()).toEqual([]);
+  }, 60_000);
+
+  it("adds an add-on to the live subscription, cancels its line and resumes it", async () => {
+    const { page } = env;
+    await addonRow("members").getByRole("spinbutton").fill("1");
+    await page.getByRole("button", { name: "Add to subscription" }).click();
+    await page.getByTestId("billing-notice").getByText("Added to your subscription").waitFor();
+    await line("members").locator("[data-status=active]").waitFor();
+
+    await page.getByRole("button", { name: "Cancel +5 Team members" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel at period end" }).click();
+    await line("members").locator("[data-status=pending_cancellation]").waitFor();
+    await line("members").getByText(/^Ends /).waitFor();
+    await captureScreen(page, "p2-billing-07-pending-cancellation");
+    await page.getByRole("button", { name: "Resume +5 Team members" }).click();
+    await line("members").locator("[data-status=active]").waitFor();
+    expect(dashboardErrors()).toEqual([]);
+  }, 60_000);
+
+  it("downgrades to Starter after warning which runners it suspends, and marks them suspended", async () => {
+    const { page } = env;
+    for (const name of ["Rack A", "Rack B", "Rack C"]) await apiCall(env, "POST", "/api/v1/runners", { name });
+    await page.reload();
+    await page.getByRole("button", { name: "Downgrade to Starter" }).click();
+    const dialog = page.getByRole("dialog", { name: "Change to Starter?" });
+    await dialog.getByTestId("proration").waitFor();
+    // Starter's 1 runner plus the kept runner add-on: 3 in use, 2 allowed.
+    await dialog.getByTestId("suspension-warning").getByText("Self-hosted runners: 3 in use, 2 allowed (1 suspended)").waitFor();
+    expect(await dialog.textContent()).toMatch(/\$\d+\.\d\d of unused time is credited/);
+    await captureScreen(page, "p2-billing-08-downgrade-dialog");
+    await dialog.getByRole("button", { name: "Downgrade to Starter" }).click();
+    await page.getByTestId("plan-name").filter({ hasText: "Starter" }).waitFor();
+    const suspended = page.getByTestId("suspended");
+    await suspended.getByRole("link", { name: "Rack C" }).waitFor();
+    await suspended.locator("[data-suspended=true]").first().waitFor();
+    await captureScreen(page, "p2-billing-09-suspended");
+
+    await nav(page, "Runners");
+    const rackC = page.locator("tr", { hasText: "Rack C" });
+    await rackC.locator("[data-suspended=true]").waitFor();
+    expect(await page.locator("tr", { hasText: "Rack A" }).locator("[data-suspended=true]").count()).toBe(0);
+    await captureScreen(page, "p2-billing-10-runners-suspended");
+    expect(dashboardErrors()).toEqual([]);
+  }, 60_000);
+
+  it("shows the grace-period banner on every screen after a failed renewal, until it is paid", async () => {
+    const { page } = env;
+    await sim(env, "POST", "/sim/fail-next", {});
+    await sim(env, "POST", "/sim/advance", { days: 31 });
+    await sim(env, "POST", "/sim/drain");
+    for (let i = 0; i < 50 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).banner === null; i++) await Bun.sleep(100);
+    await nav(page, "Monitors");
+    await page.reload();
+    const banner = page.getByTestId("grace-banner");
+    await waitOrShoot(env, banner, "grace-banner");
+    expect(await banner.textContent()).toContain("Your last payment failed.");
+    await captureScreen(page, "p2-billing-11-grace-banner");
+    await nav(page, "Status pages");
+    await banner.waitFor();
+    await banner.getByRole("link", { name: "Update payment details" }).click();
+    await page.getByTestId("grace-notice").waitFor();
+    await line("starter").locator("[data-status=grace_period]").waitFor();
+    await captureScreen(page, "p2-billing-12-grace-billing");
+
+    const state = await sim<{ subscriptions: { id: string }[] }>(env, "GET", "/sim/state");
+    await sim(env, "POST", `/sim/subscriptions/${state.subscriptions[0]!.id}/pay`, {});
+    await sim(env, "POST", "/sim/drain");
+    for (let i = 0; i < 50 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).banner !== null; i++) await Bun.sleep(100);
+    await page.reload();
+    await line("starter").locator("[data-status=active]").waitFor();
+    expect(await page.getByTestId("grace-banner").count()).toBe(0);
+    expect(dashboardErrors()).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,19 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, data } from "../../api/client";
+import { useSession } from "../../lib/session";
+
+/** Permissions only a role's own list grants; org:admin implies every other one (core/access/permissions.ts). */
+const NOT_IMPLIED_BY_ADMIN = new Set(["billing:manage", "org:owner"]);
+
+export const roleGrants = (permissions: readonly string[], needed: string) =>
+  permissions.includes(needed) || (!NOT_IMPLIED_BY_ADMIN.has(needed) && permissions.includes("org:admin"));
+
+/** The signed-in user's role in the active organisation, to hide what the API would refuse. */
+export function useMyRole() {
+  const { orgs, orgId } = useSession();
+  const roleId = orgs.find((o) => o.id === orgId)?.role ?? null;
+  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles").then(data) });
+  const role = roles.data?.data.find((r) => r.id === roleId) ?? null;
+  const permissions = role?.permissions ?? [];
+  return { roleId, role, loading: roles.isPending, can: (p: string) => roleGrants(permissions, p) };
+}
