@@ -92,3 +92,21 @@ describe("GET /orgs two_factor_required", () => {
     expect(blocked.body.details.reason).toBe("two_factor_required");
   });
 });
+
+describe("DELETE /user", () => {
+  it("clears the session cookies along with the account, so the browser holds no dead session", async () => {
+    const user = await signUp(api.url);
+    const res = await user.call("DELETE", "/api/v1/user", { password: user.password });
+    expect(res.status).toBe(200);
+    const cleared = res.headers.getSetCookie();
+    expect(cleared.some((c) => c.startsWith("wp_session=;") && c.includes("Max-Age=0"))).toBe(true);
+    expect(cleared.some((c) => c.startsWith("wp_csrf=;") && c.includes("Max-Age=0"))).toBe(true);
+  });
+
+  it("keeps the cookies when the password is wrong", async () => {
+    const user = await signUp(api.url);
+    const res = await user.call("DELETE", "/api/v1/user", { password: "not the password" });
+    expect(res.status).toBe(401);
+    expect(res.headers.getSetCookie()).toEqual([]);
+  });
+});

@@ -11,8 +11,11 @@ import { billingScreens } from "./screens/billing/routes";
 import { orgScreens } from "./screens/org/routes";
 import { runnerScreens } from "./screens/runners/routes";
 import { statusPageScreens } from "./screens/status-pages/routes";
+import { AcceptInvitationScreen } from "./screens/org/accept-invitation";
 
 const PUBLIC: Partial<Record<string, () => ReactNode>> = { "/signin": SignIn, "/signup": SignUp, "/password-reset": PasswordReset };
+/** Screens for signed-in and signed-out visitors alike (they render their own frame). */
+const EITHER: Partial<Record<string, () => ReactNode>> = { "/invitations/accept": AcceptInvitationScreen };
 
 /** Signed-in screens, first match wins (`/monitors/new` before `/monitors/:id`). */
 const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
@@ -29,6 +32,8 @@ export function App() {
   const session = useSession();
   const { path, navigate } = useRouter();
   if (session.loading) return <Loading what="Watchpost" />;
+  const Either = EITHER[path];
+  if (Either) return <Either />;
   const Public = PUBLIC[path];
   if (!session.user) {
     if (Public) return <Public />;

@@ -13,6 +13,7 @@ import {
 import type { UserRow } from "../../../db/queries/users.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
+import { clearedCookies, isSecure } from "../auth/cookies.ts";
 import { Email, Password } from "../auth/schemas.ts";
 import { IdParams, Obj, Timestamp } from "../../schemas/common.ts";
 
@@ -111,11 +112,16 @@ export const userRoutes = (deps: ApiDeps) =>
         })
         .delete(
           "",
-          async ({ actor, body }) => deleteAccount(deps.sql, actor.userId, body.password),
+          async ({ actor, body, request, set }) => {
+            const result = await deleteAccount(deps.sql, actor.userId, body.password);
+            // The session went with the account: the browser drops its cookies too.
+            set.headers["set-cookie"] = clearedCookies(isSecure(request, deps.config)) as never;
+            return result;
+          },
           {
             body: Obj({ password: t.String({ minLength: 1, maxLength: 200 }) }),
             response: { 200: t.Object({ deleted_organisations: t.Array(t.String()) }) },
-            detail: { summary: "Delete your account; organisations you solely own are deleted when no one else is in them, otherwise 409" },
+            detail: { summary: "Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409" },
           },
         ),
     );

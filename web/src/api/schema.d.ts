@@ -300,7 +300,7 @@ export interface paths {
         get: operations["getApiV1User"];
         put?: never;
         post?: never;
-        /** Delete your account; organisations you solely own are deleted when no one else is in them, otherwise 409 */
+        /** Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409 */
         delete: operations["deleteApiV1User"];
         options?: never;
         head?: never;
@@ -700,7 +700,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Payment-provider webhooks (Paddle-Signature verified; unauthenticated) */
+        /**
+         * Payment-provider webhooks (Paddle-Signature verified; unauthenticated)
+         * @description 400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.
+         */
         post: operations["postApiV1BillingWebhooksPaddle"];
         delete?: never;
         options?: never;
@@ -3368,6 +3371,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Password form (password-protected page without a valid access cookie) */
             401: {
                 headers: {
@@ -3424,6 +3436,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
             401: {
                 headers: {
@@ -3471,6 +3492,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
             401: {
                 headers: {
@@ -3517,6 +3547,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
             401: {
@@ -3567,6 +3606,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Wrong password: the form again */
             401: {
                 headers: {
@@ -3583,6 +3631,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description More than 10 attempts a minute from this address */
@@ -3636,6 +3693,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description More than 10 a minute from this address */
@@ -3716,6 +3782,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
             404: {
                 headers: {
@@ -3754,6 +3829,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
             404: {
                 headers: {
@@ -3791,6 +3875,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
             404: {
@@ -7959,8 +8052,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description No content */
-            204: {
+            /** @description Response for status 200 */
+            200: {
                 headers: {
                     /** @description Requests allowed in the current one-minute window */
                     "X-RateLimit-Limit"?: number;
@@ -7970,10 +8063,53 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        /** @enum {string} */
+                        outcome: "applied" | "duplicate" | "stale" | "ignored";
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description CONFLICT with current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,9 +1,13 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, data } from "../api/client";
-import { Link } from "../lib/router";
+import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
 import { fmtDate } from "./part2-format";
+import { ErrorMessage } from "./ui";
 import "./part2-ui.css";
+
+/** sessionStorage key of an invitation token opened before signing in. */
+export const INVITE_KEY = "wp_invite";
 
 /** Whether the active organisation's policy blocks this user until they turn 2FA on. */
 export function useTwoFactorBlock(): boolean {
@@ -18,6 +22,15 @@ export function useTwoFactorBlock(): boolean {
  * last payment failed and the subscription is in its grace period (everything keeps working until then).
  */
 export function AppBanners() {
+  return (
+    <>
+      <PaymentAndPolicyBanner />
+      <PendingInvitationsBanner />
+    </>
+  );
+}
+
+function PaymentAndPolicyBanner() {
   const blocked = useTwoFactorBlock();
   const sub = useQuery({
     queryKey: ["billing", "subscription"],
@@ -44,4 +57,42 @@ export function AppBanners() {
       </div>
     );
   return null;
+}
+
+/** Invitations waiting for the signed-in user (sent to their address, or opened from a link before signing in). */
+function PendingInvitationsBanner() {
+  const qc = useQueryClient();
+  const session = useSession();
+  const { navigate, path } = useRouter();
+  const mine = useQuery({ queryKey: ["my-invitations"], queryFn: () => api.GET("/api/v1/invitations").then(data), staleTime: 60_000 });
+  const accept = useMutation({
+    mutationFn: (invitation_id: string) => api.POST("/api/v1/invitations/accept", { body: { invitation_id } }).then(data),
+    onSuccess: async (inv) => {
+      sessionStorage.removeItem(INVITE_KEY);
+      await qc.invalidateQueries({ queryKey: ["my-invitations"] });
+      await qc.invalidateQueries({ queryKey: ["session"] });
+      session.switchOrg(inv.org_id);
+      navigate("/monitors");
+    },
+  });
+  const held = sessionStorage.getItem(INVITE_KEY);
+  const list = (mine.data?.data ?? []).filter((i) => !i.accepted_at);
+  if (path === "/invitations/accept") return null;
+  if (list.length === 0 && !held) return null;
+  return (
+    <div className="banner banner-warning" role="region" aria-label="Invitations" data-testid="invitation-banner">
+      {list.map((i) => (
+        <span key={i.id} className="row" style={{ margin: 0 }}>
+          <span>
+            You are invited to join <strong>{i.org_name}</strong> as {i.role_id}.
+          </span>
+          <button className="primary" onClick={() => accept.mutate(i.id)} disabled={accept.isPending} aria-label={`Accept the invitation to ${i.org_name}`}>
+            Accept
+          </button>
+        </span>
+      ))}
+      {list.length === 0 && held && <Link to={`/invitations/accept?token=${encodeURIComponent(held)}`}>Accept the invitation you opened</Link>}
+      <ErrorMessage error={accept.error} />
+    </div>
+  );
 }
