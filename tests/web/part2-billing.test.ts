@@ -105,12 +105,16 @@ describe("billing", () => {
   it("downgrades to Starter after warning which runners it suspends, and marks them suspended", async () => {
     const { page } = env;
     for (const name of ["Rack A", "Rack B", "Rack C"]) await apiCall(env, "POST", "/api/v1/runners", { name });
+    // Every 30 s needs a real-time slot: Pro has them, Starter none.
+    await apiCall(env, "POST", "/api/v1/monitors", { name: "Checkout fast", type: "tcp", config: { host: "127.0.0.1", port: 9 }, interval_seconds: 30 });
+    await apiCall(env, "POST", "/api/v1/monitors", { name: "Blog", type: "tcp", config: { host: "127.0.0.1", port: 9 }, interval_seconds: 300 });
     await page.reload();
     await page.getByRole("button", { name: "Downgrade to Starter" }).click();
     const dialog = page.getByRole("dialog", { name: "Change to Starter?" });
     await dialog.getByTestId("proration").waitFor();
     // Starter's 1 runner plus the kept runner add-on: 3 in use, 2 allowed.
     await dialog.getByTestId("suspension-warning").getByText("Self-hosted runners: 3 in use, 2 allowed (1 suspended)").waitFor();
+    await dialog.getByTestId("suspension-warning").getByText("Real-time monitors (30 s): 1 in use, 0 allowed (1 suspended)").waitFor();
     expect(await dialog.textContent()).toMatch(/\$\d+\.\d\d of unused time is credited/);
     await captureScreen(page, "p2-billing-08-downgrade-dialog");
     await dialog.getByRole("button", { name: "Downgrade to Starter" }).click();
@@ -125,6 +129,11 @@ describe("billing", () => {
     await rackC.locator("[data-suspended=true]").waitFor();
     expect(await page.locator("tr", { hasText: "Rack A" }).locator("[data-suspended=true]").count()).toBe(0);
     await captureScreen(page, "p2-billing-10-runners-suspended");
+
+    await nav(page, "Monitors");
+    await page.locator("[data-monitor-id]", { hasText: "Checkout fast" }).locator("[data-suspended=true]").waitFor();
+    expect(await page.locator("[data-monitor-id]", { hasText: "Blog" }).locator("[data-suspended=true]").count()).toBe(0);
+    await captureScreen(page, "p2-billing-11-monitors-suspended");
     expect(dashboardErrors()).toEqual([]);
   }, 60_000);
 
@@ -139,13 +148,13 @@ describe("billing", () => {
     const banner = page.getByTestId("grace-banner");
     await waitOrShoot(env, banner, "grace-banner");
     expect(await banner.textContent()).toContain("Your last payment failed.");
-    await captureScreen(page, "p2-billing-11-grace-banner");
+    await captureScreen(page, "p2-billing-12-grace-banner");
     await nav(page, "Status pages");
     await banner.waitFor();
     await banner.getByRole("link", { name: "Update payment details" }).click();
     await page.getByTestId("grace-notice").waitFor();
     await line("starter").locator("[data-status=grace_period]").waitFor();
-    await captureScreen(page, "p2-billing-12-grace-billing");
+    await captureScreen(page, "p2-billing-13-grace-billing");
 
     const state = await sim<{ subscriptions: { id: string }[] }>(env, "GET", "/sim/state");
     await sim(env, "POST", `/sim/subscriptions/${state.subscriptions[0]!.id}/pay`, {});

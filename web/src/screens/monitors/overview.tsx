@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api, data } from "../../api/client";
+import { SuspendedBadge } from "../../components/part2-ui";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useMonitorPages, useUptimeFor, type MonitorFilters, type MonitorSort } from "./use-monitors";
@@ -208,6 +209,12 @@ export function MonitorsOverview() {
                     <span role="cell" className="name">
                       <Link to={`/monitors/${m.id}`}>{m.name}</Link>
                       <small className="muted"> {m.type}</small>
+                      {m.suspended && (
+                        <>
+                          {" "}
+                          <SuspendedBadge what="monitor" />
+                        </>
+                      )}
                     </span>
                     <span role="cell">{fmtPct(uptime.get(m.id))}</span>
                     <span role="cell" className="hide-phone">
