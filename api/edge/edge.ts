@@ -95,12 +95,19 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     return response;
   };
 
-  /** Oversized bodies are refused unread: by Content-Length, or part-way through a chunked body. */
+  /**
+   * Oversized bodies are refused unread: by Content-Length, or part-way through a chunked body.
+   * A JSON body nested deeper than MAX_JSON_DEPTH is refused before anything parses or walks it.
+   */
   async function capBody(request: Request, declared: string | null, headers: Record<string, string>, next: (request: Request) => Promise<Response> | Response): Promise<Response> {
     if (Number(declared ?? 0) > maxBytes) return tooLarge(headers);
-    if (declared === null && request.body) {
+    const isJson = request.headers.get("content-type")?.toLowerCase().includes("json") ?? false;
+    if ((declared === null || isJson) && request.body) {
       const body = await readCapped(request.body, maxBytes);
       if (!body) return tooLarge(headers);
+      if (isJson && jsonDepth(await body.text()) > MAX_JSON_DEPTH) {
+        return json(400, { error: `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, code: "VALIDATION_ERROR", details: { issues: [{ path: "body", message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }] } }, headers);
+      }
       const copy = new Headers(request.headers);
       copy.delete("transfer-encoding");
       copy.set("content-length", String(body.size));
@@ -108,6 +115,27 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     }
     return next(request);
   }
+}
+
+/** No request body of the API nests anywhere near this deep; deeper ones only exhaust the stack of whatever walks them. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deep arrays and objects nest in JSON text (strings skipped); stops counting past MAX_JSON_DEPTH. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max && (max = depth) > MAX_JSON_DEPTH) return max;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return max;
 }
 
 /** The whole body, or null as soon as it grows past `maxBytes`. */

@@ -58,7 +58,12 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
         if (path.startsWith("/api/v1")) (res as { headers?: unknown }).headers = RATE_HEADERS;
         if (status === "204") delete (res as { content?: unknown }).content;
       }
-      if (!path.startsWith("/api/v1")) continue;
+      if (!path.startsWith("/api/v1")) {
+        // Public pages and badges validate their parameters and bodies like the API does.
+        if (op.parameters?.length || op.requestBody) responses["400"] ??= errorRef("400");
+        if (op.requestBody) responses["413"] ??= errorRef("413");
+        continue;
+      }
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const statuses = ["429", "500", "503", ...(op["x-errors"] ?? [])];
       delete op["x-errors"];

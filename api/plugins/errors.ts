@@ -53,6 +53,9 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
     case "INVALID_COOKIE_SIGNATURE":
       return { status: 400, body: { error: "Invalid cookie", code: "VALIDATION_ERROR", details: { issues: [{ path: "cookie", message: "Invalid signature" }] } } };
   }
+  if (isUnstorableText(error)) {
+    return { status: 400, body: { error: "Request contains text that cannot be stored (a NUL character)", code: "VALIDATION_ERROR", details: { issues: [{ path: "request", message: "Contains a NUL (\\u0000) character" }] } } };
+  }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: { error: "The database is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
   }
@@ -67,3 +70,12 @@ export const errorsPlugin = (log: Logger) =>
     if (status === 503) set.headers["retry-after"] = "5";
     return body;
   });
+
+/**
+ * PostgreSQL refuses text with a NUL character (22021 in text, 22P05 as \u0000 in jsonb). Only a
+ * request can carry one, in any field or path segment, so it is the client's error, not a fault.
+ */
+function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === "22021" || code === "22P05";
+}

@@ -250,6 +250,33 @@ describe("413 PAYLOAD_TOO_LARGE", () => {
     expect(small.status).toBe(201);
     expect((await small.json()).name).toBe("chunked");
   });
+
+});
+
+describe("request hygiene", () => {
+  it("refuses a JSON body nested deeper than 64 levels before anything walks it, and accepts 64", async () => {
+    const org = await makeOrg(api.sql);
+    const call = client(api.url, { key: org.api_key });
+    // Elysia's validation error would stringify the whole value: at this depth that threw (a 500).
+    const deep = await call("PATCH", "/api/v1/org", "[".repeat(1500) + "]".repeat(1500));
+    expectIssue(deep, "body");
+    expect(deep.body.error).toBe("Request body is nested deeper than 64 levels");
+    const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect((await call("PATCH", "/api/v1/org", nested(65))).body.error).toBe("Request body is nested deeper than 64 levels");
+    const at64 = await call("PATCH", "/api/v1/org", nested(64));
+    expectErrorBody(at64, 400, "VALIDATION_ERROR");
+    expect(at64.body.error).toBe("Request validation failed");
+    // Brackets inside strings are text, not nesting.
+    expect((await call("PATCH", "/api/v1/org", { name: `${"[".repeat(100)} renamed` })).status).toBe(200);
+  });
+
+  it("answers a NUL character in a body field or a path segment with 400, not a database fault", async () => {
+    const org = await makeOrg(api.sql);
+    const call = client(api.url, { key: org.api_key });
+    expectIssue(await call("PATCH", "/api/v1/org", { name: "bad\u0000name" }), "request");
+    expectIssue(await call("GET", "/api/v1/alert-rules/%00"), "request");
+    expectIssue(await call("POST", "/api/v1/monitors", { name: "m", type: "http", config: { url: "http://127.0.0.1:9/", headers: { "x-note": "a\u0000b" } }, interval_seconds: 300 }), "request");
+  });
 });
 
 describe("500 INTERNAL_ERROR", () => {

@@ -36,6 +36,8 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   });
   const mailer = createMemoryMailer();
   const bus = sharedBus ?? createMemoryBus();
+  // As createBus does for every role: the streams exist before the first request.
+  if (!sharedBus) await bus.ensureTopology();
   const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
   return {
     url: server.url,

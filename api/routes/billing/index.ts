@@ -9,6 +9,8 @@ import { IdParams } from "../../schemas/common.ts";
 import { CatalogueView, ChangePlanBody, CheckoutBody, CheckoutResult, LineView, OverlapView, PlanChangeView, SubscriptionView } from "./schemas.ts";
 
 const Done = t.Object({ ok: t.Literal(true) });
+const WebhookAck = t.Object({ ok: t.Literal(true), outcome: t.Union([t.Literal("applied"), t.Literal("duplicate"), t.Literal("stale"), t.Literal("ignored")]) });
+const WEBHOOK_ERROR_CODES = { 400: "VALIDATION_ERROR", 401: "UNAUTHENTICATED", 404: "NOT_FOUND" } as const;
 
 /** Subscription state, checkout, plan changes, line cancellation, overlap notices and the provider's webhooks. */
 export const billingRoutes = (deps: ApiDeps) => {
@@ -23,13 +25,22 @@ export const billingRoutes = (deps: ApiDeps) => {
   return new Elysia({ prefix: "/billing", detail: { tags: ["billing"] } })
     .post(
       "/webhooks/paddle",
-      async ({ request, set }) => {
+      async ({ request }) => {
         // The signature covers the exact bytes, so the body is read raw, before any JSON parsing.
         const result = await receiveWebhook(deps.sql, provider, deps.log, await request.text(), request.headers);
-        set.status = result.status;
-        return "error" in result ? { error: result.error, code: result.status === 404 ? "NOT_FOUND" : "UNAUTHENTICATED" } : { ok: true, outcome: result.outcome };
+        if ("error" in result) return Response.json({ error: result.error, code: WEBHOOK_ERROR_CODES[result.status] }, { status: result.status });
+        return Response.json({ ok: true, outcome: result.outcome } satisfies typeof WebhookAck.static);
       },
-      { parse: "none", detail: { summary: "Payment-provider webhooks (Paddle-Signature verified; unauthenticated)", security: [] as never[] } },
+      {
+        parse: "none",
+        response: { 200: WebhookAck },
+        detail: {
+          summary: "Payment-provider webhooks (Paddle-Signature verified; unauthenticated)",
+          description: "400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.",
+          security: [] as never[],
+          "x-errors": ["400", "401", "404", "413"],
+        },
+      },
     )
     .use(authPlugin)
     .guard({ requires: "member" }, (app) =>
