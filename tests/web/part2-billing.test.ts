@@ -134,6 +134,10 @@ describe("billing", () => {
     await page.locator("[data-monitor-id]", { hasText: "Checkout fast" }).locator("[data-suspended=true]").waitFor();
     expect(await page.locator("[data-monitor-id]", { hasText: "Blog" }).locator("[data-suspended=true]").count()).toBe(0);
     await captureScreen(page, "p2-billing-11-monitors-suspended");
+    // Picking runners for a monitor: the suspended one says so.
+    await page.goto(`${env.base}/monitors/new`);
+    await page.locator("label", { hasText: "Rack C" }).locator("[data-suspended=true]").waitFor();
+    expect(await page.locator("label", { hasText: "Rack A" }).locator("[data-suspended=true]").count()).toBe(0);
     expect(dashboardErrors()).toEqual([]);
   }, 60_000);
 

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
 import { SchemaFields } from "../../components/schema-fields";
+import { SuspendedBadge } from "../../components/part2-ui";
 import { ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
@@ -109,6 +110,7 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
               <label key={r.id} className="inline">
                 <input type="checkbox" name="runner_ids" value={r.id} defaultChecked={monitor?.runner_ids.includes(r.id)} /> {r.name} {r.location_label ? `(${r.location_label})` : ""}
                 <span className="muted"> {r.status}</span>
+                {r.suspended && <SuspendedBadge what="runner" />}
               </label>
             ))}
             {issues["body.runner_ids"] && <small className="field-error">{issues["body.runner_ids"]}</small>}
