@@ -20,6 +20,9 @@ export function nextStep(error: unknown): ReactNode {
         </>
       );
     case "PERMISSION_DENIED":
+      // The organisation's 2FA policy and CSRF refusals are not about the role.
+      if (error.details.reason === "two_factor_required") return <Link to="/account/security">Set up two-factor authentication</Link>;
+      if (error.details.reason) return null;
       return "Your role in this organisation does not allow it; an owner or admin can.";
     case "UNAUTHENTICATED":
       return <Link to="/signin">Sign in again</Link>;

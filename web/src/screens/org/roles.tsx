@@ -4,7 +4,9 @@ import { api, data } from "../../api/client";
 import { ConfirmButton } from "../../components/part2-ui";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { OrgNav } from "./org-nav";
-import { useMyRole } from "./use-permissions";
+import { roleGrants, useMyRole } from "./use-permissions";
+
+const SYSTEM_ORDER = ["owner", "admin", "member", "viewer"];
 
 export const PERMISSION_LABELS: Record<string, string> = {
   "org:admin": "Administer the organisation (every scope below)",
@@ -49,7 +51,9 @@ export function Roles() {
   const remove = useMutation({ mutationFn: (id: string) => api.DELETE("/api/v1/org/roles/{id}", { params: { path: { id } } }), onSuccess: () => done("Deleted.") });
   if (roles.isPending || loading) return <Loading what="roles" />;
   if (roles.isError) return <ErrorMessage error={roles.error} />;
-  const { data: list, permissions } = roles.data;
+  const { permissions } = roles.data;
+  const rank = (id: string) => (SYSTEM_ORDER.includes(id) ? SYSTEM_ORDER.indexOf(id) : SYSTEM_ORDER.length);
+  const list = [...roles.data.data].sort((a, b) => rank(a.id) - rank(b.id) || a.name.localeCompare(b.name));
   const current = (id: string, base: string[]) => edits[id] ?? base;
   const toggle = (id: string, base: string[], p: string, on: boolean) => setEdits({ ...edits, [id]: on ? [...current(id, base), p] : current(id, base).filter((x) => x !== p) });
   return (
@@ -64,7 +68,7 @@ export function Roles() {
             <tr>
               <th scope="col">Permission</th>
               {list.map((r) => (
-                <th key={r.id} scope="col" style={{ writingMode: "horizontal-tb", transform: "none" }}>
+                <th key={r.id} scope="col">
                   {r.name}
                   {r.system ? "" : " (custom)"}
                 </th>
@@ -76,11 +80,19 @@ export function Roles() {
               <tr key={p}>
                 <th scope="row">{permissionLabel(p)}</th>
                 {list.map((r) => {
-                  const on = current(r.id, r.permissions).includes(p);
-                  const editable = admin && !r.system && can(p);
+                  const held = current(r.id, r.permissions);
+                  // Administer implies every scope: shown ticked, not separately editable.
+                  const implied = !held.includes(p) && roleGrants(held, p);
+                  const editable = admin && !r.system && can(p) && !implied;
                   return (
-                    <td key={r.id}>
-                      <input type="checkbox" aria-label={`${r.name}: ${permissionLabel(p)}`} checked={on} disabled={!editable} onChange={(e) => toggle(r.id, r.permissions, p, e.target.checked)} />
+                    <td key={r.id} title={implied ? "Included in “Administer the organisation”" : undefined}>
+                      <input
+                        type="checkbox"
+                        aria-label={`${r.name}: ${permissionLabel(p)}${implied ? " (included by Administer)" : ""}`}
+                        checked={held.includes(p) || implied}
+                        disabled={!editable}
+                        onChange={(e) => toggle(r.id, r.permissions, p, e.target.checked)}
+                      />
                     </td>
                   );
                 })}
