@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Metrics } from "../core/metrics.ts";
-import type { ApiDeps } from "./context.ts";
+import { type ApiDeps, requestMeta } from "./context.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { webStatic } from "./web/static.ts";
 import { openApiComponents } from "./openapi/components.ts";
@@ -98,8 +98,17 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
       const t0 = started.get(request);
       if (t0 === undefined) return;
       const labels = { method: request.method, route: route || "unmatched", status: String(set.status ?? 200) };
+      const seconds = (performance.now() - t0) / 1000;
       metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, (performance.now() - t0) / 1000);
+      metrics.httpDuration.observe(labels, seconds);
+      // The access log (LOG_LEVEL=debug): the route template, never the URL (tokens travel in some paths).
+      if (deps.log.isLevelEnabled("debug")) {
+        const id = requestMeta.get(request)?.identity;
+        deps.log.debug(
+          { op: "api.request", ...labels, ms: Math.round(seconds * 1000), orgId: id?.orgId ?? undefined, userId: id?.userId, keyId: id?.kind === "api_key" ? id.keyId : undefined },
+          "request",
+        );
+      }
     })
     .use(auditPlugin(deps.sql, deps.log))
     .use(systemRoutes(deps, metrics))

@@ -1,4 +1,4 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 export type LogFormat = "json" | "pretty";
@@ -8,19 +8,22 @@ export interface LogOptions {
   level: LogLevel;
   format: LogFormat;
   name?: string;
+  /** Where JSON lines go instead of stdout (tests that read the logs). */
+  destination?: DestinationStream;
 }
 
 /** One pino logger per process; children carry `op` and ids. Secrets are redacted by key name. */
-export function createLogger({ level, format, name }: LogOptions): Logger {
-  return pino({
+export function createLogger({ level, format, name, destination }: LogOptions): Logger {
+  const options = {
     name,
     level,
     redact: {
       paths: ["token", "apiKey", "password", "*.token", "*.apiKey", "*.password", "headers.authorization", "headers.cookie"],
       censor: "[redacted]",
     },
-    transport: format === "pretty" ? { target: "pino-pretty", options: { colorize: false } } : undefined,
-  });
+    transport: format === "pretty" && !destination ? { target: "pino-pretty", options: { colorize: false } } : undefined,
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A silent logger for tests and library code that was given none. */

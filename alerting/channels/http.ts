@@ -1,5 +1,5 @@
 import { Agent, buildConnector, fetch as undiciFetch } from "undici/index.js";
-import { HostResolutionError, RANGE_LABELS, resolveAndCheck, TargetRefusedError } from "../../core/net-guard/index.ts";
+import { type HostResolver, HostResolutionError, RANGE_LABELS, resolveAndCheck, TargetRefusedError } from "../../core/net-guard/index.ts";
 import { type ChannelContext, ChannelError, type HttpFetch, type HttpRequestInit } from "./types.ts";
 
 export const USER_AGENT = "Watchpost-Alerts/1";
@@ -16,6 +16,8 @@ export interface HttpFetchOptions {
   connectTimeoutMs?: number;
   /** Extra trusted CA certificates (PEM), for receivers behind an internal CA. */
   ca?: string[];
+  /** Replaces the system resolver (tests). */
+  resolver?: HostResolver;
 }
 
 /**
@@ -23,10 +25,10 @@ export interface HttpFetchOptions {
  * connecting to the address the guard checked (so DNS rebinding and redirects cannot reach the
  * internal network); TLS still verifies the certificate against the URL's host name.
  */
-export function createHttpFetch({ allowPrivateAddresses, ipv6 = false, connectTimeoutMs = 10_000, ca }: HttpFetchOptions): HttpFetch {
+export function createHttpFetch({ allowPrivateAddresses, ipv6 = false, connectTimeoutMs = 10_000, ca, resolver }: HttpFetchOptions): HttpFetch {
   const connect = buildConnector({ timeout: connectTimeoutMs, ...(ca ? { ca } : {}) });
   const guarded: buildConnector.connector = (options, callback) => {
-    resolveAndCheck(options.hostname, { allowPrivate: allowPrivateAddresses, ipv6 }).then(
+    resolveAndCheck(options.hostname, { allowPrivate: allowPrivateAddresses, ipv6, resolver }).then(
       ({ address }) => connect({ ...options, hostname: address }, callback),
       (err: Error) => callback(err, null),
     );
