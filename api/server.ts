@@ -5,6 +5,7 @@ import type { Logger } from "../core/log.ts";
 import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../core/metrics.ts";
 import { createApp } from "./app.ts";
+import { registerFleetMetrics } from "./fleet-metrics.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
 import { createEdge } from "./edge/edge.ts";
@@ -71,6 +72,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   // Every process reads the billing mode from the database (entitlement checks run outside the API too).
   await setBillingEnabled(deps.sql, deps.config.BILLING).catch((err) => deps.log.warn({ op: "billing.mode", err }, "could not record the billing mode yet"));
   const metrics = options.metrics ?? createMetrics("api");
+  registerFleetMetrics(metrics.registry, deps.sql);
   const app = createApp(deps, metrics);
   app.compile();
   const fetch = createEdge(deps, (request) => app.handle(request));

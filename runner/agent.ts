@@ -150,7 +150,7 @@ export class RunnerAgent {
       })
       .catch((err) => {
         this.held.delete(claim);
-        if (!(err instanceof CheckAbortedError)) this.o.log.error({ op: "runner.check", jobId: job.id, err }, "check failed unexpectedly; the job returns after its ack deadline");
+        if (!(err instanceof CheckAbortedError)) this.o.log.error({ op: "runner.check", jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id, err }, "check failed unexpectedly; the job returns after its ack deadline");
       })
       .finally(() => {
         this.running.delete(claim);

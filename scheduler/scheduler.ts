@@ -47,6 +47,10 @@ interface Slot {
 /** One message to hand to the bus for one (monitor, location, due time). */
 interface Outgoing {
   due: number;
+  /** For the logs: the job (or unavailable result) id, its monitor and organisation. */
+  jobId: string;
+  monitorId: string;
+  orgId: string;
   expiresAt: number;
   locationType: LocationType;
   send(): Promise<unknown>;
@@ -258,7 +262,7 @@ export class Scheduler {
             : "runner offline";
         const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
         const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-        this.enqueue({ due, expiresAt, locationType, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+        this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
         continue;
       }
       const job: CheckJobMessage = {
@@ -272,7 +276,7 @@ export class Scheduler {
         timeout_ms: e.timeoutMs,
       };
       const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
-      this.enqueue({ due, expiresAt, locationType, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
     }
   }
 
@@ -321,10 +325,10 @@ export class Scheduler {
         this.o.metrics?.publishErrors.inc();
         if (this.o.clock.now() >= item.expiresAt) {
           this.o.metrics?.dropped.inc();
-          this.o.log.error({ op: "scheduler.publish", err, due: item.due }, "giving up a due check: the bus did not take it before it expired");
+          this.o.log.error({ op: "scheduler.publish", err, due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "giving up a due check: the bus did not take it before it expired");
           return;
         }
-        if (attempt === 0) this.o.log.warn({ op: "scheduler.publish", err }, "publish failed; retrying");
+        if (attempt === 0) this.o.log.warn({ op: "scheduler.publish", err, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "publish failed; retrying");
         await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
       }
     }

@@ -109,7 +109,7 @@ export async function startIngest({ sql, bus, log, registry, batchSize = 1000, m
       const input = toInput(delivery.data);
       if (input && Value.Check(CheckResultInputSchema, input)) valid.push({ delivery, input });
       else {
-        log.warn({ op: "ingest.invalid", jobId: delivery.data?.id }, "dropping malformed result");
+        log.warn({ op: "ingest.invalid", jobId: delivery.data?.id, orgId: delivery.data?.org_id, monitorId: delivery.data?.monitor_id }, "dropping malformed result");
         delivery.term();
       }
     }

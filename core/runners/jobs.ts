@@ -130,7 +130,7 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
         d.sql,
         r.artifacts.map((a) => ({ orgId: c.o, monitorId: c.m, jobId: c.j, scheduledAt: c.d, name: a.name, contentType: a.content_type, bytes: Buffer.from(a.data_base64, "base64") })),
       ).catch((err) => {
-        d.log.warn({ op: "runner.results", err, jobId: c.j }, "could not store a result's screenshots");
+        d.log.warn({ op: "runner.results", err, jobId: c.j, orgId: c.o, monitorId: c.m, runnerId: runner.id }, "could not store a result's screenshots");
         return [];
       });
       data = { ...data, screenshots: stored.length > 0 ? stored : null };

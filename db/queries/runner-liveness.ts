@@ -48,3 +48,17 @@ export async function announceRecoveredRunners(sql: Sql): Promise<RunnerTransiti
     )
     select org_id, id as runner_id, name, last_seen_at from back`;
 }
+
+/** Runners of every organisation by state, for the API's fleet gauges. */
+export async function runnerCountsByStatus(sql: Sql): Promise<{ status: string; n: number }[]> {
+  return sql<{ status: string; n: number }[]>`
+    select case
+             when revoked_at is not null then 'revoked'
+             when suspended then 'suspended'
+             when last_seen_at is null then 'never_connected'
+             when last_seen_at > now() - ${offlineAfter(sql)} then 'online'
+             else 'offline'
+           end as status,
+           count(*)::int as n
+    from runners group by 1`;
+}

@@ -88,7 +88,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
       deps.sql,
       files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
     ).catch((err) => {
-      log.warn({ op: "worker.artifacts", err, jobId: job.id }, "could not store the result's screenshots");
+      log.warn({ op: "worker.artifacts", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id }, "could not store the result's screenshots");
       return [];
     });
 
@@ -118,7 +118,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
         d.nak();
         return;
       }
-      log.warn({ op: "worker.job", err, jobId: job.id, delivery: d.deliveryCount }, "job failed; it will be redelivered");
+      log.warn({ op: "worker.job", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id, delivery: d.deliveryCount }, "job failed; it will be redelivered");
       throw err;
     } finally {
       clearInterval(keepAlive);
