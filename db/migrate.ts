@@ -30,22 +30,36 @@ const MIGRATE_LOCK = [727, 200] as const;
  * Applies db/migrations, then db/timescale when the server offers TimescaleDB. Every role migrates
  * at start, so several processes may call this at once on a fresh database: dbmate itself takes no
  * lock (two at once fail on duplicate objects), so one advisory lock serialises them and the later
- * ones find everything applied.
+ * ones find everything applied. `lock: false` is for a server that takes one connection at a time
+ * (the PGlite test target), where the lock's connection would keep dbmate waiting forever.
  */
-export async function migrate(url: string): Promise<{ timescale: boolean }> {
+export async function migrate(url: string, options: { lock?: boolean } = {}): Promise<{ timescale: boolean }> {
+  const run = async (): Promise<{ timescale: boolean }> => {
+    await dbmate(url, join(here, "migrations"), "schema_migrations");
+    if (!(await timescaleAvailable(url))) return { timescale: false };
+    await dbmate(url, join(here, "timescale"), "timescale_migrations");
+    return { timescale: true };
+  };
+  if (options.lock === false) return run();
   const sql = createSql(url, { max: 1 });
   try {
     await waitForServer(sql);
     await sql`select pg_advisory_lock(${MIGRATE_LOCK[0]}, ${MIGRATE_LOCK[1]})`;
     try {
-      await dbmate(url, join(here, "migrations"), "schema_migrations");
-      const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
-      if (!row?.available) return { timescale: false };
-      await dbmate(url, join(here, "timescale"), "timescale_migrations");
-      return { timescale: true };
+      return await run();
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATE_LOCK[0]}, ${MIGRATE_LOCK[1]})`.catch(() => {});
     }
+  } finally {
+    await sql.end();
+  }
+}
+
+async function timescaleAvailable(url: string): Promise<boolean> {
+  const sql = createSql(url, { max: 1 });
+  try {
+    const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
+    return Boolean(row?.available);
   } finally {
     await sql.end();
   }

@@ -74,7 +74,7 @@ export async function createTimescaleTestDatabase(): Promise<TimescaleTestDataba
     await db.close();
   };
   try {
-    const { timescale } = await migrate(url);
+    const { timescale } = await migrate(url, { lock: false });
     if (!timescale) throw new Error("PGlite did not offer the timescaledb extension");
   } catch (err) {
     await stop();
