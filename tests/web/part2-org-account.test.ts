@@ -78,7 +78,7 @@ describe("organisation", () => {
   it("lists the owner as the only member and renames the organisation", async () => {
     const { page } = env;
     await nav(page, "Organisation");
-    await page.getByRole("row", { name: /Olga \(you\)/ }).waitFor();
+    await page.getByRole("row", { name: /Olga.* \(you\)/ }).waitFor();
     await page.getByRole("heading", { name: "No pending invitations" }).waitFor();
     await captureScreen(page, "p2-org-01-members");
     await page.getByLabel("Organisation name").fill("Olga & Co");
@@ -175,9 +175,25 @@ describe("organisation", () => {
 });
 
 describe("account", () => {
-  it("sets up two-factor authentication from a QR code that carries the secret", async () => {
+  it("renames the user, asking for the current password only when the email changes", async () => {
     const { page } = env;
     await page.getByRole("link", { name: "Account", exact: true }).click();
+    const form = page.getByRole("form", { name: "Profile" });
+    await form.waitFor();
+    expect(await form.getByLabel("Current password").count()).toBe(0);
+    await form.getByLabel("Email").fill(`other-${owner.email}`);
+    await form.getByLabel("Current password").waitFor();
+    await form.getByLabel("Email").fill(owner.email);
+    expect(await form.getByLabel("Current password").count()).toBe(0);
+    await form.getByLabel("Your name").fill("Olga Petrova");
+    await form.getByRole("button", { name: "Save profile" }).click();
+    await form.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    expect((await apiCall(env, "GET", "/api/v1/user")).name).toBe("Olga Petrova");
+    expect(env.errors).toEqual([]);
+  }, 30_000);
+
+  it("sets up two-factor authentication from a QR code that carries the secret", async () => {
+    const { page } = env;
     await page.getByRole("heading", { name: "Account" }).waitFor();
     await captureScreen(page, "p2-account-01-profile");
     await accountNav("Two-factor authentication");
@@ -314,7 +330,7 @@ describe("a member", () => {
     // Olga's organisation lost a member, not its data.
     await signIn(owner, ownerTotp);
     await nav(page, "Organisation");
-    await page.getByRole("row", { name: /Olga \(you\)/ }).waitFor();
+    await page.getByRole("row", { name: /Olga.* \(you\)/ }).waitFor();
     expect(await page.getByTestId("members").locator("tbody tr").count()).toBe(1);
     expect(env.errors).toEqual([]);
   }, 60_000);
