@@ -17,6 +17,6 @@ export function fmtAgo(iso: string | null | undefined, now = Date.now()): string
 }
 
 /** US dollar cents as "$6.99". */
-export const fmtMoney = (cents: number, currency = "USD") => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100);
+export const fmtMoney = (cents: number | string, currency = "USD") => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(Number(cents) / 100);
 
 export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" }) : "—");
