@@ -39,14 +39,17 @@ describe("dockerRunLine", () => {
 });
 
 describe("composeSnippet", () => {
-  it("has the settings of the example compose file's standard runner", async () => {
+  it("has the settings of the example compose file's service for every image variant", async () => {
     const example = Bun.YAML.parse(await Bun.file(join(ROOT, "infra", "runner-compose.example.yml")).text()) as { services: Record<string, Record<string, unknown>> };
-    const ours = Bun.YAML.parse(composeSnippet(VARIANTS[0]!, { apiUrl: "https://w.example.org", token: "rt_abc", registry: "ghcr.io/acme" }, "Office rack")) as { services: { runner: Record<string, unknown> } };
-    const { image, environment, ...settings } = ours.services.runner;
-    const { image: _i, environment: _e, ...expected } = example.services.runner!;
-    expect(settings).toEqual(expected);
-    expect(image).toBe("ghcr.io/acme/runner-standard:latest");
-    expect(environment).toEqual({ SERVICE_API_URL: "https://w.example.org", SERVICE_TOKEN: "rt_abc", RUNNER_NAME: "Office rack" });
+    for (const v of VARIANTS) {
+      const ours = (Bun.YAML.parse(composeSnippet(v, { apiUrl: "https://w.example.org", token: "rt_abc", registry: "ghcr.io/acme" }, "Office rack")) as { services: { runner: Record<string, unknown> } }).services.runner;
+      const { image, environment, ...settings } = ours;
+      const { image: _i, environment: theirEnv, profiles: _p, ...expected } = example.services[`runner-${v.id}`]!;
+      expect(settings).toEqual(expected);
+      expect(image).toBe(`ghcr.io/acme/runner-${v.id}:latest`);
+      expect(environment).toMatchObject({ SERVICE_API_URL: "https://w.example.org", SERVICE_TOKEN: "rt_abc", RUNNER_NAME: "Office rack" });
+      expect((environment as Record<string, string>).BROWSERS).toBe((theirEnv as Record<string, string>).BROWSERS);
+    }
   });
 
   it("gives browser variants shared memory, and Firefox/WebKit the home directory and SYS_ADMIN", () => {
