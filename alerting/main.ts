@@ -18,7 +18,7 @@ export async function runAlerting(env: Record<string, string | undefined>) {
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "alerting" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 10 });
   const box = new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR));
-  const bus = await createBus({ natsUrl: config.NATS_URL, log, prefix: config.NATS_PREFIX });
+  const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, log, prefix: config.NATS_PREFIX });
   const metrics = createMetrics("alerting");
   const role = await startAlertingRole({
     config,

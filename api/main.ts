@@ -21,7 +21,7 @@ export async function runApi(env: Record<string, string | undefined>) {
     throw err;
   };
   const secretKey = loadSecretKey(config.SECRET_KEY, config.DATA_DIR);
-  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log }).catch(abort);
+  const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log }).catch(abort);
   const sim = await maybeStartSimulator(config, db.sql, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
   // Run-now of browser monitors: browsers start on the first such request, not with the API.

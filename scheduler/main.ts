@@ -13,7 +13,7 @@ export async function runScheduler(env: Record<string, string | undefined>) {
   const config = loadSchedulerConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "scheduler" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 5 });
-  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
+  const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("scheduler");
   const scheduler = await startScheduler({
     sql: db.sql,

@@ -42,7 +42,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   };
   const secretKey = loadSecretKey(apiConfig.SECRET_KEY, apiConfig.DATA_DIR);
   const box = new SecretBox(secretKey);
-  const bus = await createBus({ natsUrl: apiConfig.NATS_URL, prefix: apiConfig.NATS_PREFIX, log }).catch(abort);
+  const bus = await createBus({ natsUrl: apiConfig.NATS_URL, replicas: apiConfig.NATS_REPLICAS, prefix: apiConfig.NATS_PREFIX, log }).catch(abort);
   const metrics = createMetrics("all-in-one");
 
   const sim = await maybeStartSimulator(apiConfig, db.sql, log).catch(abort);

@@ -28,7 +28,7 @@ import type {
 } from "./types.ts";
 
 export interface NatsBusOptions extends BusOptions {
-  /** e.g. `nats://127.0.0.1:4222` */
+  /** e.g. `nats://127.0.0.1:4222`; several servers of one cluster comma-separated. */
   url: string;
   /** Connection name shown by the server. */
   name?: string;
@@ -37,7 +37,7 @@ export interface NatsBusOptions extends BusOptions {
 }
 
 export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
-  const nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1 });
+  const nc = await connect({ servers: opts.url.split(",").map((s) => s.trim()), name: opts.name, maxReconnectAttempts: -1 });
   return new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts);
 }
 

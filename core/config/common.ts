@@ -3,7 +3,18 @@ import { Type } from "@sinclair/typebox";
 /** Variables every role reads. Each entry point spreads these into its own schema. */
 export const commonEnv = {
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://", description: "PostgreSQL URL; unset starts the embedded database" })),
-  NATS_URL: Type.Optional(Type.String({ pattern: "^(nats|tls)://", description: "NATS URL; unset uses the in-process bus" })),
+  NATS_URL: Type.Optional(
+    Type.String({
+      pattern: "^(nats|tls)://[^,\\s]+(,(nats|tls)://[^,\\s]+)*$",
+      description: "NATS URL, or the URLs of several servers of one cluster comma-separated; unset uses the in-process bus",
+    }),
+  ),
+  NATS_REPLICAS: Type.Integer({
+    minimum: 1,
+    maximum: 5,
+    default: 1,
+    description: "copies JetStream keeps of the JOBS and RESULTS streams, 1-5: 3 on a three-server cluster; the same on every process",
+  }),
   NATS_PREFIX: Type.String({ default: "", pattern: "^[A-Za-z0-9_-]*$", description: "namespace of the bus streams and subjects on a shared NATS server; letters, digits, _ and -" }),
   DATA_DIR: Type.String({ default: "./.data", description: "embedded database and local state" }),
   LOG_LEVEL: Type.Union(

@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { loadApiConfig } from "../../api/config.ts";
+import { commonEnv } from "./common.ts";
 import { ConfigError, EnvBool, parseEnv } from "./parse-env.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -59,6 +60,18 @@ describe("parseEnv", () => {
     }
     expect(parseEnv(schema, {}).FLAG).toBe(false);
     expect(() => parseEnv(schema, { FLAG: "maybe" })).toThrow('Invalid environment variable FLAG="maybe"');
+  });
+});
+
+describe("NATS_URL and NATS_REPLICAS", () => {
+  const schema = Type.Object(commonEnv);
+  it("takes one server or the servers of a cluster comma-separated, with a replica count of 1 to 5", () => {
+    expect(parseEnv(schema, { NATS_URL: "nats://127.0.0.1:4222" })).toMatchObject({ NATS_URL: "nats://127.0.0.1:4222", NATS_REPLICAS: 1 });
+    expect(parseEnv(schema, { NATS_URL: "nats://n1:4222,tls://n2:4222,nats://n3:4222", NATS_REPLICAS: "3" })).toMatchObject({ NATS_REPLICAS: 3 });
+    for (const bad of ["nats://n1:4222,", "nats://n1:4222, nats://n2:4222", "nats://n1:4222,http://n2", "n1:4222"]) {
+      expect(() => parseEnv(schema, { NATS_URL: bad })).toThrow("Invalid environment variable NATS_URL");
+    }
+    expect(() => parseEnv(schema, { NATS_REPLICAS: "7" })).toThrow("Invalid environment variable NATS_REPLICAS");
   });
 });
 

@@ -17,7 +17,7 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
   const config = loadWorkerConfig(env, argv);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "worker" });
   const db = await openDatabase(config, log, { migrate: false, poolSize: 2 });
-  const bus = await createBus({ natsUrl: config.NATS_URL, prefix: config.NATS_PREFIX, log });
+  const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("worker");
   // BROWSERS naming an engine that is not installed stops the worker here, naming it.
   const browsers = await startBrowserPool(config, log);

@@ -131,3 +131,63 @@ export async function startPrivateNats(): Promise<PrivateNats> {
     },
   };
 }
+
+export interface NatsCluster {
+  /** Every server's client URL, comma-separated (NATS_URL for a cluster). */
+  url: string;
+  urls: string[];
+  /** Stops one server (SIGKILL: a crash, not a shutdown). */
+  kill(i: number): Promise<void>;
+  start(i: number): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/** Three (or `n`) JetStream servers routed into one cluster, each with its own store, on loopback. */
+export async function startNatsCluster(n = 3): Promise<NatsCluster> {
+  const dir = mkdtempSync(join(tmpdir(), "wp-fault-natsc-"));
+  const ports = Array.from({ length: n }, () => ({ client: freePort(), cluster: freePort() }));
+  const routes = ports.map((p) => `nats://127.0.0.1:${p.cluster}`).join(",");
+  const procs: (Subprocess | null)[] = ports.map(() => null);
+  const start = async (i: number) => {
+    const p = ports[i]!;
+    procs[i] = Bun.spawn(
+      ["nats-server", "-a", "127.0.0.1", "-p", String(p.client), "-n", `wp-${i}`, "-js", "-sd", join(dir, `n${i}`), "--cluster_name", "wp-test", "--cluster", `nats://127.0.0.1:${p.cluster}`, "--routes", routes, "-l", join(dir, `n${i}.log`)],
+      { stdout: "ignore", stderr: "ignore" },
+    );
+    const end = Date.now() + 15_000;
+    for (;;) {
+      try {
+        const s = await Bun.connect({ hostname: "127.0.0.1", port: p.client, socket: { data() {} } });
+        s.end();
+        return;
+      } catch {
+        if (Date.now() > end) throw new Error(`nats-server ${i} did not start`);
+        await Bun.sleep(50);
+      }
+    }
+  };
+  await Promise.all(ports.map((_, i) => start(i)));
+  const urls = ports.map((p) => `nats://127.0.0.1:${p.client}`);
+  return {
+    url: urls.join(","),
+    urls,
+    async kill(i) {
+      const p = procs[i];
+      procs[i] = null;
+      if (!p || p.exitCode !== null) return;
+      p.kill("SIGKILL");
+      await p.exited;
+    },
+    start,
+    async destroy() {
+      await Promise.all(
+        procs.map(async (p) => {
+          if (!p || p.exitCode !== null) return;
+          p.kill("SIGKILL");
+          await p.exited;
+        }),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
