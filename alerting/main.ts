@@ -1,6 +1,6 @@
 import { createBus } from "../core/bus/index.ts";
 import { exitOnConfigError } from "../core/config/parse-env.ts";
-import { loadSecretKey } from "../core/crypto/secret-key.ts";
+import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../core/db/open.ts";
 import { createLogger } from "../core/log.ts";
@@ -17,7 +17,7 @@ export async function runAlerting(env: Record<string, string | undefined>) {
   const config = loadAlertingConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "alerting" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 10 });
-  const box = new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR));
+  const box = new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR), previousSecretKeys(config.SECRET_KEY_PREVIOUS));
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, log, prefix: config.NATS_PREFIX });
   const metrics = createMetrics("alerting");
   const role = await startAlertingRole({

@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
@@ -36,6 +37,7 @@ function mailerOf(config: ApiConfig, log: Logger): Mailer {
 }
 
 export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus; mailer?: Mailer }): ApiDeps {
+  const previousKeys = previousSecretKeys(input.config.SECRET_KEY_PREVIOUS);
   const { sql, config, log } = input;
   let readyAt = 0;
   if (config.STATUS_PAGE_DNS_SERVERS) domainResolver.servers = config.STATUS_PAGE_DNS_SERVERS.split(",");
@@ -43,7 +45,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     sql,
     config,
     log,
-    box: new SecretBox(input.secretKey),
+    box: new SecretBox(input.secretKey, previousKeys),
     limiter: new RateLimiter(sql),
     identityCache: new IdentityCache(),
     bus: input.bus ?? createMemoryBus(),

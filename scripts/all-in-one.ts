@@ -4,7 +4,7 @@ import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps, startApiServer } from "../api/server.ts";
 import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
 import { createBus } from "../core/bus/index.ts";
-import { loadSecretKey } from "../core/crypto/secret-key.ts";
+import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../core/db/open.ts";
 import { createLogger } from "../core/log.ts";
@@ -41,7 +41,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     throw err;
   };
   const secretKey = loadSecretKey(apiConfig.SECRET_KEY, apiConfig.DATA_DIR);
-  const box = new SecretBox(secretKey);
+  const box = new SecretBox(secretKey, previousSecretKeys(apiConfig.SECRET_KEY_PREVIOUS));
   const bus = await createBus({ natsUrl: apiConfig.NATS_URL, replicas: apiConfig.NATS_REPLICAS, prefix: apiConfig.NATS_PREFIX, log }).catch(abort);
   const metrics = createMetrics("all-in-one");
 

@@ -1,17 +1,22 @@
 import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
 import { provisionOrg } from "../accounts/provision.ts";
+import { reencryptStoredSecrets } from "../crypto/rotate.ts";
+import { previousSecretKeys } from "../crypto/secret-key.ts";
+import { SecretBox } from "../crypto/secrets.ts";
 import { commonEnv } from "../config/common.ts";
 import { exitOnConfigError, parseEnv } from "../config/parse-env.ts";
 import { openDatabase } from "../db/open.ts";
 import { AppError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 
-const USAGE = `usage: bun run cli org:create --name NAME --email EMAIL --password PASSWORD [--plan free|starter|pro|business|unlimited]`;
+const USAGE = `usage: bun run cli org:create --name NAME --email EMAIL --password PASSWORD [--plan free|starter|pro|business|unlimited]
+       bun run cli secret-key:rotate     (SECRET_KEY = the new key, SECRET_KEY_PREVIOUS = the old ones; docs/operations.md)`;
 
 /** Commands for automation and self-hosters; each prints one JSON line on success. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "secret-key:rotate" && rest.length === 0) return rotateSecretKey();
   if (command !== "org:create") {
     process.stderr.write(`${USAGE}\n`);
     return 64;
@@ -41,6 +46,24 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     throw err;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Re-encrypts every stored secret with SECRET_KEY; prints the counts; exits 1 when a value was readable with none of the keys. */
+async function rotateSecretKey(): Promise<number> {
+  const config = parseEnv(Type.Object(commonEnv), process.env);
+  if (!config.SECRET_KEY) {
+    process.stderr.write("secret-key:rotate needs SECRET_KEY (the new key) and SECRET_KEY_PREVIOUS (the old ones)\n");
+    return 64;
+  }
+  const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
+  const db = await openDatabase(config, log, { migrate: true, poolSize: 2 });
+  try {
+    const report = await reencryptStoredSecrets(db.sql, new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS)));
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return report.unreadable > 0 ? 1 : 0;
   } finally {
     await db.close();
   }

@@ -33,6 +33,12 @@ export const commonEnv = {
   SECRET_KEY: Type.Optional(
     Type.String({ minLength: 32, description: "at least 32 characters; encrypts secrets at rest and signs tokens; generated into DATA_DIR when unset" }),
   ),
+  SECRET_KEY_PREVIOUS: Type.Optional(
+    Type.String({
+      pattern: "^[^,]{32,}(,[^,]{32,})*$",
+      description: "earlier SECRET_KEY values, comma-separated, while rotating it: what they encrypted or signed is still read; bun run cli secret-key:rotate re-encrypts with SECRET_KEY",
+    }),
+  ),
   EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: "port of the embedded PostgreSQL, 1-65535" }),
 };
 

@@ -1,6 +1,6 @@
 import { createBus } from "../../core/bus/index.ts";
 import { exitOnConfigError } from "../../core/config/parse-env.ts";
-import { loadSecretKey } from "../../core/crypto/secret-key.ts";
+import { loadSecretKey, previousSecretKeys } from "../../core/crypto/secret-key.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
 import { openDatabase } from "../../core/db/open.ts";
 import { createLogger } from "../../core/log.ts";
@@ -24,7 +24,7 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
   const worker = await startWorker({
     bus,
     sql: db.sql,
-    box: new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR)),
+    box: new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR), previousSecretKeys(config.SECRET_KEY_PREVIOUS)),
     log,
     region: config.REGION,
     concurrency: config.CONCURRENCY,
