@@ -5,7 +5,7 @@ const plain = { url: "http://127.0.0.1:3000/api/v1/runner/session", forwardedPro
 
 describe("runner traffic must arrive over TLS", () => {
   it("accepts a request that reached a TLS listener", () => {
-    expect(runnerTransportAllowed({ ...plain, url: "https://10.0.0.5/api/v1/runner/session", peer: "10.0.0.9", host: "0.0.0.0" })).toBe(true);
+    expect(runnerTransportAllowed({ ...plain, url: "https://api.watchpost.example/api/v1/runner/session", peer: "203.0.113.9", host: "0.0.0.0" })).toBe(true);
   });
 
   it("accepts plain HTTP only on the local development listener: bound to loopback, reached from loopback", () => {
@@ -13,7 +13,7 @@ describe("runner traffic must arrive over TLS", () => {
     expect(runnerTransportAllowed({ ...plain, host: "::1", peer: "::1" })).toBe(true);
     expect(runnerTransportAllowed({ ...plain, host: "localhost", peer: "::ffff:127.0.0.1" })).toBe(true);
     expect(runnerTransportAllowed({ ...plain, host: "0.0.0.0" })).toBe(false);
-    expect(runnerTransportAllowed({ ...plain, host: "192.168.1.10", peer: "192.168.1.20" })).toBe(false);
+    expect(runnerTransportAllowed({ ...plain, host: "198.51.100.10", peer: "198.51.100.20" })).toBe(false);
     expect(runnerTransportAllowed({ ...plain, peer: "unknown" })).toBe(false);
   });
 
