@@ -1,8 +1,10 @@
-import type { ReactNode } from "react";
-import { AccountData } from "./data";
-import { Profile } from "./profile";
-import { Sessions } from "./sessions";
-import { TwoFactor } from "./two-factor";
+import { lazy, type ReactNode } from "react";
+
+// Loaded on first use, so the first screen (the monitors overview) does not wait for this area.
+const AccountData = lazy(() => import("./data").then((m) => ({ default: m.AccountData })));
+const Profile = lazy(() => import("./profile").then((m) => ({ default: m.Profile })));
+const Sessions = lazy(() => import("./sessions").then((m) => ({ default: m.Sessions })));
+const TwoFactor = lazy(() => import("./two-factor").then((m) => ({ default: m.TwoFactor })));
 
 export const accountScreens: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/account", () => <Profile />],

@@ -1,7 +1,10 @@
-import type { ReactNode } from "react";
-import { IncidentDetail, Incidents } from "./incidents";
-import { StatusPageEditor } from "./status-page-editor";
-import { StatusPagesList } from "./status-pages-list";
+import { lazy, type ReactNode } from "react";
+
+// Loaded on first use, so the first screen (the monitors overview) does not wait for this area.
+const IncidentDetail = lazy(() => import("./incidents").then((m) => ({ default: m.IncidentDetail })));
+const Incidents = lazy(() => import("./incidents").then((m) => ({ default: m.Incidents })));
+const StatusPageEditor = lazy(() => import("./status-page-editor").then((m) => ({ default: m.StatusPageEditor })));
+const StatusPagesList = lazy(() => import("./status-pages-list").then((m) => ({ default: m.StatusPagesList })));
 
 export const statusPageScreens: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/status-pages", () => <StatusPagesList />],
