@@ -1,5 +1,7 @@
 import { loadAlertingConfig } from "../alerting/config.ts";
+import { INGEST_DURABLE } from "../alerting/ingest/ingest.ts";
 import { startAlertingRole } from "../alerting/role.ts";
+import { ALERTING_DURABLE } from "../alerting/runtime/start.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps, startApiServer } from "../api/server.ts";
 import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
@@ -44,6 +46,9 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const box = new SecretBox(secretKey, previousSecretKeys(apiConfig.SECRET_KEY_PREVIOUS));
   const bus = await createBus({ natsUrl: apiConfig.NATS_URL, replicas: apiConfig.NATS_REPLICAS, prefix: apiConfig.NATS_PREFIX, log }).catch(abort);
   const metrics = createMetrics("all-in-one");
+  // Both result durables exist before anything publishes (the in-process bus drops a result once every
+  // durable has taken it; one created later would miss results published before it).
+  await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }, { name: ALERTING_DURABLE }] }).catch(abort);
 
   const sim = await maybeStartSimulator(apiConfig, db.sql, log).catch(abort);
   // One browser pool (BROWSERS) for the local region's worker and the API's run-now.

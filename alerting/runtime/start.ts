@@ -13,6 +13,8 @@ import { evaluateResults } from "./evaluate.ts";
 import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
 
+export const ALERTING_DURABLE = "alerting";
+
 export interface AlertingOptions {
   /** Durable consumer name; every alerting process shares it. */
   durable?: string;
@@ -93,7 +95,7 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
   })();
 
   const consumer: ConsumerHandle = await deps.bus.consumeResults<CheckResultMessage>(
-    o.durable ?? "alerting",
+    o.durable ?? ALERTING_DURABLE,
     { batchSize: o.batchSize ?? 500, maxWaitMs: o.maxWaitMs ?? 20 },
     async (batch) => {
       const out = await evaluateResults({ sql: deps.sql, rules, publicBaseUrl: deps.publicBaseUrl, isQuiet: suppressedByMaintenance }, batch.map((d) => d.data));

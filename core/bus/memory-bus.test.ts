@@ -1,3 +1,4 @@
+import { describe, expect, it } from "bun:test";
 import { runBusSuite } from "./bus.case.ts";
 import { createMemoryBus, MemoryBroker } from "./memory-bus.ts";
 
@@ -7,4 +8,37 @@ runBusSuite("memory bus", async (opts) => {
   const broker = brokers.get(opts.prefix) ?? new MemoryBroker();
   brokers.set(opts.prefix, broker);
   return createMemoryBus({ ...opts, broker });
+});
+
+
+describe("memory bus results retention", () => {
+  it("drops a result once every durable that wants it has acked it, and keeps one nobody has taken yet", async () => {
+    const broker = new MemoryBroker();
+    const bus = createMemoryBus({ broker });
+    await bus.ensureTopology({ resultDurables: [{ name: "ingest" }, { name: "alerting" }] });
+    const stored = () => [...broker.streams.values()].find((s) => !s.workQueue)!.messages.size;
+    for (let i = 0; i < 50; i++) await bus.publishResult(`results.org1.mon${i % 5}`, { id: `r${i}` });
+    expect(stored()).toBe(50);
+
+    const seen = { ingest: 0, alerting: 0 };
+    const consume = (durable: "ingest" | "alerting") =>
+      bus.consumeResults<{ id: string }>(durable, { batchSize: 10, maxWaitMs: 5 }, async (batch) => {
+        seen[durable] += batch.length;
+      });
+    const ingest = await consume("ingest");
+    await Bun.sleep(100);
+    expect(seen.ingest).toBe(50);
+    expect(stored()).toBe(50); // alerting has not taken them yet
+    const alerting = await consume("alerting");
+    await Bun.sleep(100);
+    expect(seen.alerting).toBe(50);
+    expect(stored()).toBe(0);
+
+    await bus.publishResult("results.org1.mon1", { id: "late" });
+    await Bun.sleep(100);
+    expect(seen).toEqual({ ingest: 51, alerting: 51 });
+    expect(stored()).toBe(0);
+    await Promise.all([ingest.stop(), alerting.stop()]);
+    await bus.close();
+  });
 });

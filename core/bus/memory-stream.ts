@@ -91,6 +91,21 @@ export class MemoryStream {
   get seqHigh(): number {
     return this.lastSeq;
   }
+
+  /**
+   * A message of a log stream (RESULTS) every consumer that wants it has settled is dropped: a
+   * process has no disk to keep a day of results on (at 333 results/s that is gigabytes), and every
+   * durable of the single process exists from start-up. A message nobody consumes yet waits for
+   * its max age, so a durable created later still sees it.
+   */
+  release(seq: number): void {
+    const m = this.messages.get(seq);
+    if (!m) return;
+    for (const c of this.consumers.values()) {
+      if (matchSubject(c.settings.filter, m.subject) && !c.settled(seq)) return;
+    }
+    this.messages.delete(seq);
+  }
 }
 
 export class MemoryConsumer {
@@ -140,6 +155,12 @@ export class MemoryConsumer {
   ack(seq: number): void {
     if (!this.forget(seq)) return;
     if (this.stream.workQueue) this.stream.messages.delete(seq);
+    else this.stream.release(seq);
+  }
+
+  /** Delivered (or passed over) and no longer outstanding. */
+  settled(seq: number): boolean {
+    return this.cursor >= seq && !this.deliveries.has(seq);
   }
 
   nak(seq: number, delayMs = 0): void {
