@@ -6,7 +6,8 @@
  * between up and down so alerts flow to a loopback webhook. Prints per mode:
  *   checks/s stored, scheduling deviation (checked_at - scheduled_at) p50/p99, alert latency (the
  *   check that fired to the webhook receiving it) p50/p99, RSS of each process at the start and the
- *   end of the measured window (flagged when it grew more than 10%), PostgreSQL bytes per million results.
+ *   end of the measured window (medians of its first and last fifth, sampled every 10 s; flagged when it grew more than 10%),
+ *   PostgreSQL bytes per million results.
  *
  * Usage: bun bench/soak.ts [--mode all-in-one|scaled|both] [--minutes 10] [--monitors 10000] [--interval 30] [--short]
  *   --short: a smoke run (1 minute, 500 monitors, 10 s intervals). Env SOAK_MINUTES, SOAK_MONITORS, SOAK_INTERVAL also work.
@@ -36,6 +37,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
 
 function rssOf(pid: number): number {
   try {
@@ -189,8 +195,9 @@ async function soak(mode: string): Promise<void> {
 
     // Warm-up: every monitor checked once, then the measured window.
     await Bun.sleep(INTERVAL_S * 1000 + 5000);
-    const rssStart = new Map(topology.processes.map((p) => [p.name, rssOf(p.proc.proc.pid)]));
-    const rssMax = new Map(rssStart);
+    // RSS is sampled every 10 s: one reading swings ±10% with garbage collection, so growth compares the
+    // median of the window's first fifth with the median of its last fifth.
+    const rssSamples = new Map(topology.processes.map((p) => [p.name, [rssOf(p.proc.proc.pid)]]));
     // Storage is measured as growth over the window: empty partitions and index roots are a fixed cost.
     const bytesBefore = await storageBytes(sql);
     const [{ rowsBefore }] = await sql<{ rowsBefore: number }[]>`select count(*)::int as "rowsBefore" from check_results`;
@@ -198,12 +205,11 @@ async function soak(mode: string): Promise<void> {
     const end = from + MINUTES * 60_000;
     while (Date.now() < end) {
       await Bun.sleep(Math.min(10_000, end - Date.now()));
-      for (const p of topology.processes) rssMax.set(p.name, Math.max(rssMax.get(p.name)!, rssOf(p.proc.proc.pid)));
+      for (const p of topology.processes) rssSamples.get(p.name)!.push(rssOf(p.proc.proc.pid));
       const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from check_results where scheduled_at >= ${new Date(from)}`;
       process.stdout.write(`  ${Math.round((Date.now() - from) / 1000)} s: ${n} results stored, ${receiver.received()} notifications\n`);
     }
     const to = Date.now();
-    const rssEnd = new Map(topology.processes.map((p) => [p.name, rssOf(p.proc.proc.pid)]));
     await topology.stopSchedulers();
     await Bun.sleep(5000);
 
@@ -223,11 +229,16 @@ async function soak(mode: string): Promise<void> {
     console.log(`${mode}: scheduling deviation p50 ${w.p50?.toFixed(0)} ms, p99 ${w.p99?.toFixed(0)} ms, max ${w.max?.toFixed(0)} ms`);
     console.log(`${mode}: alert latency p50 ${pct(receiver.latencies, 50).toFixed(0)} ms, p99 ${pct(receiver.latencies, 99).toFixed(0)} ms (${receiver.latencies.length} alerts, ${receiver.received()} notifications)`);
     for (const p of topology.processes) {
-      const a = rssStart.get(p.name)!;
-      const b = rssEnd.get(p.name)!;
+      const samples = rssSamples.get(p.name)!;
+      const fifth = Math.max(1, Math.floor(samples.length / 5));
+      const a = median(samples.slice(0, fifth));
+      const b = median(samples.slice(-fifth));
       const growth = a ? ((b - a) / a) * 100 : NaN;
       // A short run measures warm-up (caches filling, code compiled) as much as growth; judge leaks on the full run.
-      console.log(`${mode}: RSS ${p.name} start ${mb(a)}, end ${mb(b)}, max ${mb(rssMax.get(p.name)!)} (${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%${growth > 10 ? ", GREW MORE THAN 10%" : ""})`);
+      console.log(
+        `${mode}: RSS ${p.name} start ${mb(a)}, end ${mb(b)} (medians of the first and last fifth of ${samples.length} samples), ` +
+          `min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))} (${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%${growth > 10 ? ", GREW MORE THAN 10%" : ""})`,
+      );
     }
     const grown = bytes - bytesBefore;
     const added = total - rowsBefore;
