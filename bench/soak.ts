@@ -43,6 +43,17 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+/** The JavaScript heap a role reports on its metrics endpoint (prom-client's nodejs_heap_size_used_bytes), 0 when unreachable. */
+async function heapOf(metricsUrl: string | undefined): Promise<number> {
+  if (!metricsUrl) return 0;
+  try {
+    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(2000) })).text();
+    return Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 function rssOf(pid: number): number {
   try {
     const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
@@ -84,9 +95,15 @@ function startReceiver() {
   return { url: `http://127.0.0.1:${server.port}/hook`, latencies, received: () => received, stop: () => server.stop(true) };
 }
 
+interface SoakProcess {
+  name: string;
+  proc: RoleProcess;
+  metricsUrl?: string;
+}
+
 interface Topology {
   apiUrl: string;
-  processes: { name: string; proc: RoleProcess }[];
+  processes: SoakProcess[];
   stopSchedulers(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -113,7 +130,7 @@ async function startAllInOne(databaseUrl: string, region: string): Promise<Topol
   });
   return {
     apiUrl: `http://127.0.0.1:${port}`,
-    processes: [{ name: "all-in-one", proc }],
+    processes: [{ name: "all-in-one", proc, metricsUrl: `http://127.0.0.1:${port}/metrics` }],
     // One process: the schedule stops with it.
     stopSchedulers: async () => {},
     stop: () => proc.stop(30_000),
@@ -125,18 +142,20 @@ async function startScaled(databaseUrl: string, natsUrl: string, region: string)
   const port = freePort();
   const api = spawnRole("api/main.ts", { ...common, HOST: "127.0.0.1", PORT: String(port), REGIONS: region, REGION_LOCATIONS: `${region}=Loopback`, BILLING: "false", RATE_LIMIT_PER_ORG: "1000000" });
   await api.waitForLog("API listening", 60_000);
-  const processes = [
-    { name: "api", proc: api },
-    { name: "alerting-1", proc: spawnRole("alerting/main.ts", { ...common, ALLOW_PRIVATE_IPS: "true" }) },
-    { name: "alerting-2", proc: spawnRole("alerting/main.ts", { ...common, ALLOW_PRIVATE_IPS: "true" }) },
-    { name: "worker-1", proc: spawnRole("runner/cloud/main.ts", { ...common, ALLOW_PRIVATE_IPS: "true", CONCURRENCY: "200" }, ["--region", region]) },
-    { name: "worker-2", proc: spawnRole("runner/cloud/main.ts", { ...common, ALLOW_PRIVATE_IPS: "true", CONCURRENCY: "200" }, ["--region", region]) },
+  // Every role serves its metrics (METRICS_PORT; the API on /metrics), read for the JavaScript heap beside RSS.
+  const role = (name: string, entry: string, env: Record<string, string>, argv: string[] = []): SoakProcess => {
+    const metricsPort = freePort();
+    return { name, proc: spawnRole(entry, { ...common, ...env, METRICS_PORT: String(metricsPort) }, argv), metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+  };
+  const processes: SoakProcess[] = [
+    { name: "api", proc: api, metricsUrl: `http://127.0.0.1:${port}/metrics` },
+    role("alerting-1", "alerting/main.ts", { ALLOW_PRIVATE_IPS: "true" }),
+    role("alerting-2", "alerting/main.ts", { ALLOW_PRIVATE_IPS: "true" }),
+    role("worker-1", "runner/cloud/main.ts", { ALLOW_PRIVATE_IPS: "true", CONCURRENCY: "200" }, ["--region", region]),
+    role("worker-2", "runner/cloud/main.ts", { ALLOW_PRIVATE_IPS: "true", CONCURRENCY: "200" }, ["--region", region]),
   ];
   await Promise.all(processes.slice(1).map((p) => p.proc.waitForLog(p.name.startsWith("worker") ? "worker consuming" : "ingest and alerting started", 60_000)));
-  const schedulers = [
-    { name: "scheduler-1", proc: spawnRole("scheduler/main.ts", common) },
-    { name: "scheduler-2", proc: spawnRole("scheduler/main.ts", common) },
-  ];
+  const schedulers = [role("scheduler-1", "scheduler/main.ts", {}), role("scheduler-2", "scheduler/main.ts", {})];
   const deadline = Date.now() + 60_000;
   while (!schedulers.some((s) => s.proc.lines.some((l) => l.msg === "schedule running"))) {
     if (Date.now() > deadline) throw new Error("no scheduler started the schedule within 60 s");
@@ -193,11 +212,17 @@ async function soak(mode: string): Promise<void> {
     }));
     await insertMonitors(sql, org.org_id, specs);
 
-    // Warm-up: every monitor checked once, then the measured window.
+    // Warm-up: every monitor checked once and every flapping monitor's alert fired and cleared once, so
+    // the window starts with every code path compiled and loaded (the first alerts load and compile
+    // the delivery path: a one-time step of ~10 MB RSS in alerting processes, flat after it).
     await Bun.sleep(INTERVAL_S * 1000 + 5000);
+    const warmUntil = Date.now() + 12 * INTERVAL_S * 1000;
+    while (receiver.received() < 2 * FLAPPING && Date.now() < warmUntil) await Bun.sleep(1000);
     // RSS is sampled every 10 s: one reading swings ±10% with garbage collection, so growth compares the
     // median of the window's first fifth with the median of its last fifth.
     const rssSamples = new Map(topology.processes.map((p) => [p.name, [rssOf(p.proc.proc.pid)]]));
+    // The JavaScript heap tells a leak in our objects (heap grows) from the allocator keeping freed pages (RSS alone grows).
+    const heapSamples = new Map(await Promise.all(topology.processes.map(async (p) => [p.name, [await heapOf(p.metricsUrl)]] as [string, number[]])));
     // Storage is measured as growth over the window: empty partitions and index roots are a fixed cost.
     const bytesBefore = await storageBytes(sql);
     const [{ rowsBefore }] = await sql<{ rowsBefore: number }[]>`select count(*)::int as "rowsBefore" from check_results`;
@@ -206,6 +231,8 @@ async function soak(mode: string): Promise<void> {
     while (Date.now() < end) {
       await Bun.sleep(Math.min(10_000, end - Date.now()));
       for (const p of topology.processes) rssSamples.get(p.name)!.push(rssOf(p.proc.proc.pid));
+      const heaps = await Promise.all(topology.processes.map((p) => heapOf(p.metricsUrl)));
+      topology.processes.forEach((p, i) => heapSamples.get(p.name)!.push(heaps[i]!));
       const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from check_results where scheduled_at >= ${new Date(from)}`;
       process.stdout.write(`  ${Math.round((Date.now() - from) / 1000)} s: ${n} results stored, ${receiver.received()} notifications\n`);
     }
@@ -234,10 +261,14 @@ async function soak(mode: string): Promise<void> {
       const a = median(samples.slice(0, fifth));
       const b = median(samples.slice(-fifth));
       const growth = a ? ((b - a) / a) * 100 : NaN;
+      const heaps = heapSamples.get(p.name)!;
+      const ha = median(heaps.slice(0, fifth));
+      const hb = median(heaps.slice(-fifth));
+      const heap = ha ? `; JS heap ${mb(ha)} → ${mb(hb)} (${hb >= ha ? "+" : ""}${(((hb - ha) / ha) * 100).toFixed(1)}%)` : "";
       // A short run measures warm-up (caches filling, code compiled) as much as growth; judge leaks on the full run.
       console.log(
         `${mode}: RSS ${p.name} start ${mb(a)}, end ${mb(b)} (medians of the first and last fifth of ${samples.length} samples), ` +
-          `min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))} (${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%${growth > 10 ? ", GREW MORE THAN 10%" : ""})`,
+          `min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))} (${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%${growth > 10 ? ", GREW MORE THAN 10%" : ""})${heap}`,
       );
     }
     const grown = bytes - bytesBefore;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { screenshot } from "./browser.ts";
-import { apiCall, captureScreen, nav, signUpInBrowser, startPart2, type Part2Env } from "./part2-support.ts";
+import { apiCall, captureScreen, nav, signUpInBrowser, startJourney, type JourneyEnv } from "./journey-support.ts";
 
 /**
  * The part-1 screens against the real all-in-one server: a monitor of every check type through
@@ -12,7 +12,7 @@ import { apiCall, captureScreen, nav, signUpInBrowser, startPart2, type Part2Env
  * the notification bell and alert history. Every main screen is screenshotted and checked with
  * axe-core in both themes; no console error or unexpected HTTP error is allowed.
  */
-let env: Part2Env;
+let env: JourneyEnv;
 let email = "";
 let page: Page;
 let target: ReturnType<typeof Bun.serve>;
@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   // This journey packs several minutes of clicking into one: a per-organisation limit of 300 calls a
   // minute (the default) is too tight for it; the last test bounds the calls the screens make instead.
-  env = await startPart2("p1", { RATE_LIMIT_PER_ORG: "1000" });
+  env = await startJourney("p1", { RATE_LIMIT_PER_ORG: "1000" });
   page = env.page;
   page.on("request", (r) => {
     const u = new URL(r.url());

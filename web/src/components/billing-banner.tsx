@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, data } from "../api/client";
 import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
-import { fmtDate } from "./part2-format";
+import { fmtDate } from "./format";
 import { ErrorMessage } from "./ui";
-import "./part2-ui.css";
+import "./widgets.css";
 
 /** sessionStorage key of an invitation token opened before signing in. */
 export const INVITE_KEY = "wp_invite";

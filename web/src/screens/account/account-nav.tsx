@@ -1,4 +1,4 @@
-import { SubNav } from "../../components/part2-ui";
+import { SubNav } from "../../components/widgets";
 
 export function AccountNav() {
   return (

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, ApiError, data, ORG_KEY } from "../../api/client";
-import { ConfirmButton } from "../../components/part2-ui";
+import { ConfirmButton } from "../../components/widgets";
 import { ErrorMessage, Field } from "../../components/ui";
 import { AccountNav } from "./account-nav";
 

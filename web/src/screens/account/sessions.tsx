@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import { fmtAgo } from "../../components/part2-format";
-import { ConfirmButton } from "../../components/part2-ui";
+import { fmtAgo } from "../../components/format";
+import { ConfirmButton } from "../../components/widgets";
 import { ErrorMessage, fmtTime, Loading } from "../../components/ui";
 import { AccountNav } from "./account-nav";
 

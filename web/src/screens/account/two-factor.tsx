@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { QRCodeSVG } from "qrcode.react";
 import { useState } from "react";
 import { api, data } from "../../api/client";
-import { CopyButton } from "../../components/part2-ui";
+import { CopyButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { AccountNav } from "./account-nav";
 

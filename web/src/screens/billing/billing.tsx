@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtDate, fmtMoney } from "../../components/part2-format";
-import { ConfirmButton, SuspendedBadge, UsageBar } from "../../components/part2-ui";
+import { fmtDate, fmtMoney } from "../../components/format";
+import { ConfirmButton, SuspendedBadge, UsageBar } from "../../components/widgets";
 import { ErrorMessage, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useMyRole } from "../org/use-permissions";

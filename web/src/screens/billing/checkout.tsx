@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtDate, fmtMoney } from "../../components/part2-format";
-import { Modal } from "../../components/part2-ui";
+import { fmtDate, fmtMoney } from "../../components/format";
+import { Modal } from "../../components/widgets";
 import { ErrorMessage } from "../../components/ui";
 import type { Catalogue, Entitlements, Subscription } from "./billing";
 import { invalidateBilling, LIVE } from "./billing";

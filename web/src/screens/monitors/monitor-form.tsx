@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
 import { SchemaFields } from "../../components/schema-fields";
-import { SuspendedBadge } from "../../components/part2-ui";
+import { SuspendedBadge } from "../../components/widgets";
 import { ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";

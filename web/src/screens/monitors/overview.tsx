@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api, data } from "../../api/client";
-import { SuspendedBadge } from "../../components/part2-ui";
+import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useMonitorPages, useUptimeFor, type MonitorFilters, type MonitorSort } from "./use-monitors";

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
-import { fmtAgo } from "../../components/part2-format";
-import { ConfirmButton, SecretOnce } from "../../components/part2-ui";
+import { fmtAgo } from "../../components/format";
+import { ConfirmButton, SecretOnce } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import { OrgNav } from "./org-nav";
 import { permissionLabel } from "./roles";

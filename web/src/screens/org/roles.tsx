@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
-import { ConfirmButton } from "../../components/part2-ui";
+import { ConfirmButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { OrgNav } from "./org-nav";
 import { roleGrants, useMyRole } from "./use-permissions";

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtAgo } from "../../components/part2-format";
-import { ConfirmButton, SecretOnce, Snippet, SuspendedBadge } from "../../components/part2-ui";
+import { fmtAgo } from "../../components/format";
+import { ConfirmButton, SecretOnce, Snippet, SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
 import { composeSnippet, dockerRunLine, type Variant } from "./install-commands";

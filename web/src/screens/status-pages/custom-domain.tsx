@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, ApiError, data } from "../../api/client";
-import { fmtDate } from "../../components/part2-format";
-import { ConfirmButton, CopyButton } from "../../components/part2-ui";
+import { fmtDate } from "../../components/format";
+import { ConfirmButton, CopyButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
 import type { StatusPage } from "./status-page-editor";

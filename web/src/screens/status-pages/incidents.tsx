@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtAgo } from "../../components/part2-format";
-import { ConfirmButton } from "../../components/part2-ui";
+import { fmtAgo } from "../../components/format";
+import { ConfirmButton } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading, Select } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 

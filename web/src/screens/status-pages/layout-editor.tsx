@@ -17,7 +17,7 @@ import { CSS } from "@dnd-kit/utilities";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useDeferredValue, useState, type ReactNode } from "react";
 import { api, data } from "../../api/client";
-import { SuspendedBadge } from "../../components/part2-ui";
+import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Select, StatusBadge } from "../../components/ui";
 import { type EditComponent, type EditSection, fromView, moveComponent, moveSection, newKey, sectionOf, toBody } from "./layout-model";
 import type { StatusPage } from "./status-page-editor";

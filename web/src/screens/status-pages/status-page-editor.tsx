@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { ConfirmButton, SubNav, SuspendedBadge } from "../../components/part2-ui";
+import { ConfirmButton, SubNav, SuspendedBadge } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { CustomDomain } from "./custom-domain";

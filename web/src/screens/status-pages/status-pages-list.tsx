@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
-import { SuspendedBadge } from "../../components/part2-ui";
+import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 

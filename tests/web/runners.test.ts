@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { dockerRunLine } from "../../web/src/screens/runners/install-commands.ts";
-import { apiCall, captureScreen, nav, type Part2Env, signUpInBrowser, startPart2 } from "./part2-support.ts";
+import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, startJourney } from "./journey-support.ts";
 
-let env: Part2Env;
+let env: JourneyEnv;
 const email = `runner-owner-${Date.now()}@example.test`;
 
 beforeAll(async () => {
-  env = await startPart2("runners");
+  env = await startJourney("runners");
   await env.chromium.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.base });
   await signUpInBrowser(env, "Rita", email);
 }, 90_000);

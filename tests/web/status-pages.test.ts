@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import { apiCall, captureScreen, nav, type Part2Env, signUpInBrowser, startPart2, waitOrShoot } from "./part2-support.ts";
+import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot } from "./journey-support.ts";
 
-let env: Part2Env;
+let env: JourneyEnv;
 let pageId: string;
 const slug = `acme-${Date.now().toString(36)}`;
 
@@ -27,7 +27,7 @@ const layoutNames = async () =>
   );
 
 beforeAll(async () => {
-  env = await startPart2("status-pages");
+  env = await startJourney("status-pages");
   await signUpInBrowser(env, "Sam", `sam-${Date.now()}@example.test`);
   // A paid plan (custom domains need one), bought through the simulator's hosted checkout.
   const { checkout_url } = await apiCall(env, "POST", "/api/v1/billing/checkout", { plan: "starter", cycle: "monthly" });

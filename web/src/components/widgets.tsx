@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { Link, useRouter } from "../lib/router";
-import "./part2-ui.css";
+import "./widgets.css";
 
 /** Copies `text`; falls back to selecting it when the clipboard is not available, and says which happened. */
 export function CopyButton({ text, label = "Copy", what }: { text: string; label?: string; what: string }) {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { apiCall, captureScreen, nav, type Part2Env, signUpInBrowser, sim, startPart2, waitOrShoot } from "./part2-support.ts";
+import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, sim, startJourney, waitOrShoot } from "./journey-support.ts";
 
 // Billing through the payment-provider simulator that the all-in-one mode runs without PADDLE_API_KEY.
-let env: Part2Env;
+let env: JourneyEnv;
 
 beforeAll(async () => {
-  env = await startPart2("billing");
+  env = await startJourney("billing");
   await signUpInBrowser(env, "Bea", `bea-${Date.now()}@example.test`);
 }, 90_000);
 afterAll(() => env?.stop(), 30_000);

@@ -21,7 +21,7 @@ export const freePort = (): number => {
   return port;
 };
 
-export interface Part2Env {
+export interface JourneyEnv {
   base: string;
   /** The in-process billing simulator (its admin endpoints move time and fail payments). */
   simUrl: string;
@@ -41,7 +41,7 @@ export interface Part2Env {
  * The real all-in-one server (`scripts/start.ts`: API, scheduler, worker, alerting, billing with its
  * simulator) on a test database, and Debian Chromium with a fresh profile.
  */
-export async function startPart2(tag: string, env: Record<string, string> = {}): Promise<Part2Env> {
+export async function startJourney(tag: string, env: Record<string, string> = {}): Promise<JourneyEnv> {
   const db = await createTestDatabase();
   const zone: Record<string, ZoneEntry> = {};
   const dns = await startDnsServer(zone);
@@ -85,7 +85,7 @@ export async function startPart2(tag: string, env: Record<string, string> = {}):
 }
 
 /** Signs a new person up through the app's own form; lands on the empty monitors overview. */
-export async function signUpInBrowser(env: Part2Env, name: string, email: string, password = "correct horse battery") {
+export async function signUpInBrowser(env: JourneyEnv, name: string, email: string, password = "correct horse battery") {
   const { page } = env;
   await page.goto(`${env.base}/signup`);
   await page.getByLabel("Your name").fill(name);
@@ -96,7 +96,7 @@ export async function signUpInBrowser(env: Part2Env, name: string, email: string
 }
 
 /** A cookie-authenticated API call from the page's own session (cookies, X-CSRF-Token, X-Org-Id). */
-export async function apiCall<T = any>(env: Part2Env, method: string, path: string, data?: unknown, expectOk = true): Promise<T> {
+export async function apiCall<T = any>(env: JourneyEnv, method: string, path: string, data?: unknown, expectOk = true): Promise<T> {
   const cookies = await env.page.context().cookies();
   const csrf = cookies.find((c) => c.name === "wp_csrf")?.value ?? "";
   const org = await env.page.evaluate(() => localStorage.getItem("wp_org")).catch(() => null);
@@ -106,7 +106,7 @@ export async function apiCall<T = any>(env: Part2Env, method: string, path: stri
 }
 
 /** The billing simulator's admin endpoints (`/sim/*`). */
-export async function sim<T = any>(env: Part2Env, method: string, path: string, body?: unknown): Promise<T> {
+export async function sim<T = any>(env: JourneyEnv, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${env.simUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   expect(res.status, `${method} ${path}`).toBeLessThan(300);
   return (await res.json()) as T;
@@ -158,7 +158,7 @@ export async function captureScreen(page: Page, name: string): Promise<void> {
 export const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
 
 /** Waits for `locator`; on a timeout, saves a screenshot and reports what the page logged. */
-export async function waitOrShoot(env: Part2Env, locator: ReturnType<Page["locator"]>, name: string, timeout = 10_000): Promise<void> {
+export async function waitOrShoot(env: JourneyEnv, locator: ReturnType<Page["locator"]>, name: string, timeout = 10_000): Promise<void> {
   await locator.waitFor({ timeout }).catch(async (err) => {
     await screenshot(env.page, `fail-${name}`);
     throw new Error(`${err}\nlogged: ${env.errors.join("\n")}`);

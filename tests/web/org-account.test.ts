@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import * as OTPAuth from "otpauth";
-import { apiCall, captureScreen, JSQR_PATH, nav, type Part2Env, signUpInBrowser, startPart2, waitOrShoot } from "./part2-support.ts";
+import { apiCall, captureScreen, JSQR_PATH, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot } from "./journey-support.ts";
 
-let env: Part2Env;
+let env: JourneyEnv;
 const stamp = Date.now().toString(36);
 const owner = { name: "Olga", email: `olga-${stamp}@example.test`, password: "correct horse battery" };
 const member = { name: "Vic", email: `vic-${stamp}@example.test`, password: "another long password" };
@@ -69,7 +69,7 @@ async function decodeQr(): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = await startPart2("org-account");
+  env = await startJourney("org-account");
   await signUpInBrowser(env, owner.name, owner.email, owner.password);
 }, 90_000);
 afterAll(() => env?.stop(), 30_000);

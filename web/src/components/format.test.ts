@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { fmtAgo, fmtMoney } from "./part2-format";
+import { fmtAgo, fmtMoney } from "./format";
 
 describe("fmtAgo", () => {
   const now = Date.parse("2026-01-10T12:00:00Z");
