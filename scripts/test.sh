@@ -18,6 +18,11 @@ bun test --timeout 60000 "$@" 2>&1 | tee "$out"
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+if [ "$failed" -ne 0 ]; then
+  echo "== failed tests, with their files and output"
+  # bun's own summary omits the file, and names a test whose hook timed out only "(unnamed)".
+  awk -f scripts/failure-digest.awk "$out"
+fi
 rm -f "$out"
 echo "tests: ${passed} passed, ${failed} failed"
 exit "$status"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, sim, startJourney, waitOrShoot } from "./journey-support.ts";
+import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, sim, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 // Billing through the payment-provider simulator that the all-in-one mode runs without PADDLE_API_KEY.
 let env: JourneyEnv;
@@ -7,7 +7,7 @@ let env: JourneyEnv;
 beforeAll(async () => {
   env = await startJourney("billing");
   await signUpInBrowser(env, "Bea", `bea-${Date.now()}@example.test`);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 afterAll(() => env?.stop(), 30_000);
 
 /** Errors the simulator's own page causes (its favicon is a 404) are not the dashboard's. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -6,31 +6,51 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
 
-/** Debian's Chromium, headless, with a fresh profile; nothing leaves loopback. */
+const LAUNCH_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-dev-shm-usage",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/**
+ * Debian's Chromium, headless, with a fresh profile; nothing leaves loopback. A start that does not
+ * answer within 20 s is killed and tried once more with a new profile: Chromium now and then stalls
+ * before its DevTools endpoint comes up, and Playwright's own limit (180 s) outlasts every test hook.
+ */
 export async function launchChromium(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), "wp-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    viewport,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
+  for (let attempt = 1; ; attempt++) {
+    const profile = mkdtempSync(join(tmpdir(), "wp-chromium-"));
+    try {
+      const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, viewport, headless: true, timeout: 20_000, args: LAUNCH_ARGS });
+      return {
+        context,
+        async close() {
+          await context.close();
+          rmSync(profile, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      killProcessesNaming(profile);
       rmSync(profile, { recursive: true, force: true });
-    },
-  };
+      if (attempt >= 2) throw new Error(`Chromium (${CHROMIUM}) did not start twice: ${err}`);
+    }
+  }
+}
+
+/** SIGKILLs every process whose command line names `arg` (a stalled Chromium Playwright gave up on keeps running). */
+function killProcessesNaming(arg: string): void {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(arg)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
 }
 
 /** Collects console errors and uncaught page errors; the journey fails on any. */

@@ -42,57 +42,87 @@ export interface JourneyEnv {
  * simulator) on a test database, and Debian Chromium with a fresh profile.
  */
 export async function startJourney(tag: string, env: Record<string, string> = {}): Promise<JourneyEnv> {
-  const db = await createTestDatabase();
-  const zone: Record<string, ZoneEntry> = {};
-  const dns = await startDnsServer(zone);
-  const port = freePort();
-  const simPort = freePort();
-  const server = spawnRole("scripts/start.ts", {
-    DATABASE_URL: db.url,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    ALLOW_PRIVATE_IPS: "true",
-    DATA_DIR: `/tmp/wp-web-${tag}-${port}`,
-    BILLING_SIM_PORT: String(simPort),
-    STATUS_PAGE_DNS_SERVERS: dns.address,
-    RUNNER_IMAGE_REGISTRY: "ghcr.io/acme/watchpost",
-    // The journeys sign several people up and in from one address.
-    RATE_LIMIT_SIGNUP_PER_IP: "100",
-    RATE_LIMIT_SIGNIN_PER_IP: "100",
-    ...env,
-  });
-  await server.waitForLog("API listening", 60_000);
-  const chromium = await launchChromium();
-  const page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
-  const errors = watchConsole(page);
-  return {
-    base: `http://127.0.0.1:${port}`,
-    simUrl: `http://127.0.0.1:${simPort}`,
-    db,
-    server,
-    chromium,
-    page,
-    errors,
-    zone,
-    dns,
-    async stop() {
-      await chromium.close().catch(() => {});
-      await server.stop(5000);
-      await dns.stop();
-      await db.drop();
-    },
+  const started: { stop(): Promise<unknown> | unknown }[] = [];
+  const stopAll = async () => {
+    for (const s of started.splice(0).reverse()) await Promise.resolve(s.stop()).catch(() => {});
   };
+  try {
+    const db = await phase("test database", 20_000, createTestDatabase);
+    started.push({ stop: () => db.drop() });
+    const zone: Record<string, ZoneEntry> = {};
+    const dns = await startDnsServer(zone);
+    started.push(dns);
+    const port = freePort();
+    const simPort = freePort();
+    const server = spawnRole("scripts/start.ts", {
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ALLOW_PRIVATE_IPS: "true",
+      DATA_DIR: `/tmp/wp-web-${tag}-${port}`,
+      BILLING_SIM_PORT: String(simPort),
+      STATUS_PAGE_DNS_SERVERS: dns.address,
+      RUNNER_IMAGE_REGISTRY: "ghcr.io/acme/watchpost",
+      // The journeys sign several people up and in from one address.
+      RATE_LIMIT_SIGNUP_PER_IP: "100",
+      RATE_LIMIT_SIGNIN_PER_IP: "100",
+      ...env,
+    });
+    started.push({ stop: () => server.stop(5000) });
+    await server.waitForLog("API listening", 45_000);
+    const chromium = await phase("Chromium start", 45_000, () => launchChromium());
+    started.push({ stop: () => chromium.close() });
+    const page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
+    const errors = watchConsole(page);
+    return {
+      base: `http://127.0.0.1:${port}`,
+      simUrl: `http://127.0.0.1:${simPort}`,
+      db,
+      server,
+      chromium,
+      page,
+      errors,
+      zone,
+      dns,
+      stop: stopAll,
+    };
+  } catch (err) {
+    // A set-up that fails half-way must not leave its server and browser running into the next file.
+    await stopAll();
+    throw err;
+  }
 }
+
+/**
+ * Runs one step of a journey's set-up with its own deadline, so a stalled step fails by name well
+ * inside the test hook's limit instead of as an anonymous hook timeout.
+ */
+export async function phase<T>(name: string, ms: number, run: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`journey set-up: ${name} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([run(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a journey file's beforeAll may take: the server, Chromium and the sign-up at their limits. */
+export const SETUP_TIMEOUT_MS = 180_000;
 
 /** Signs a new person up through the app's own form; lands on the empty monitors overview. */
 export async function signUpInBrowser(env: JourneyEnv, name: string, email: string, password = "correct horse battery") {
   const { page } = env;
-  await page.goto(`${env.base}/signup`);
-  await page.getByLabel("Your name").fill(name);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Watch your first site in under a minute" }).waitFor({ timeout: 15_000 });
+  await phase("sign-up in the browser", 45_000, async () => {
+    await page.goto(`${env.base}/signup`);
+    await page.getByLabel("Your name").fill(name);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "Watch your first site in under a minute" }).waitFor({ timeout: 15_000 });
+  });
 }
 
 /** A cookie-authenticated API call from the page's own session (cookies, X-CSRF-Token, X-Org-Id). */

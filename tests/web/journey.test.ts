@@ -49,7 +49,7 @@ beforeAll(async () => {
   chromium = await launchChromium();
   page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
   consoleErrors = watchConsole(page);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await chromium?.close();

@@ -26,7 +26,7 @@ beforeAll(async () => {
   });
   const signin = await chromium.context.request.post(`${api.url}/api/v1/auth/signin`, { data: { email: org.email, password: org.password } });
   expect(signin.status()).toBe(200);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await chromium?.close();

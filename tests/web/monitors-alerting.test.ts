@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { screenshot } from "./browser.ts";
-import { apiCall, captureScreen, nav, signUpInBrowser, startJourney, type JourneyEnv } from "./journey-support.ts";
+import { apiCall, captureScreen, nav, signUpInBrowser, startJourney, type JourneyEnv, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 /**
  * The part-1 screens against the real all-in-one server: a monitor of every check type through
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await signUpInBrowser(env, "Grace", email);
   // Every check type needs its quota (browser monitors are not on Free).
   await env.db.sql`update organisations set plan_id = 'business'`;
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await env?.stop();

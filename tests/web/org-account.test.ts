@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import * as OTPAuth from "otpauth";
-import { apiCall, captureScreen, JSQR_PATH, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot } from "./journey-support.ts";
+import { apiCall, captureScreen, JSQR_PATH, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 let env: JourneyEnv;
 const stamp = Date.now().toString(36);
@@ -71,7 +71,7 @@ async function decodeQr(): Promise<string> {
 beforeAll(async () => {
   env = await startJourney("org-account");
   await signUpInBrowser(env, owner.name, owner.email, owner.password);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 afterAll(() => env?.stop(), 30_000);
 
 describe("organisation", () => {

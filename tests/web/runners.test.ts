@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { dockerRunLine } from "../../web/src/screens/runners/install-commands.ts";
-import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, startJourney } from "./journey-support.ts";
+import { apiCall, captureScreen, nav, phase, type JourneyEnv, signUpInBrowser, startJourney, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 let env: JourneyEnv;
 const email = `runner-owner-${Date.now()}@example.test`;
 
 beforeAll(async () => {
   env = await startJourney("runners");
-  await env.chromium.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.base });
+  await phase("clipboard permission", 10_000, () => env.chromium.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.base }));
   await signUpInBrowser(env, "Rita", email);
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 afterAll(() => env?.stop(), 30_000);
 
 /** Buys a plan through the simulator's hosted checkout, as the billing screen does. */

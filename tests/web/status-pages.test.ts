@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot } from "./journey-support.ts";
+import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 let env: JourneyEnv;
 let pageId: string;
@@ -40,7 +40,7 @@ beforeAll(async () => {
   ] as const) {
     await apiCall(env, "POST", "/api/v1/monitors", { name, type: "tcp", config: { host: "127.0.0.1", port: 9 }, interval_seconds: 300, tags });
   }
-}, 90_000);
+}, SETUP_TIMEOUT_MS);
 afterAll(() => env?.stop(), 30_000);
 
 describe("status pages", () => {
