@@ -10,7 +10,6 @@ runBusSuite("memory bus", async (opts) => {
   return createMemoryBus({ ...opts, broker });
 });
 
-
 describe("memory bus results retention", () => {
   it("drops a result once every durable that wants it has acked it, and keeps one nobody has taken yet", async () => {
     const broker = new MemoryBroker();

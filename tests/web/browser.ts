@@ -2,20 +2,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { CHROMIUM_ARGS } from "../../runner/checks/browser/engines.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
-
-const LAUNCH_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 /**
  * Debian's Chromium, headless, with a fresh profile; nothing leaves loopback. A start that does not
@@ -26,7 +16,7 @@ export async function launchChromium(viewport = { width: 1280, height: 900 }): P
   for (let attempt = 1; ; attempt++) {
     const profile = mkdtempSync(join(tmpdir(), "wp-chromium-"));
     try {
-      const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, viewport, headless: true, timeout: 20_000, args: LAUNCH_ARGS });
+      const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, viewport, headless: true, timeout: 20_000, args: [...CHROMIUM_ARGS] });
       return {
         context,
         async close() {
