@@ -20,6 +20,7 @@ import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createSmtpMailer } from "../core/status-pages/smtp-mailer.ts";
 import { startSubscriberDispatcher } from "../core/incidents/notify.ts";
 import { createChannelContext } from "../alerting/channels/context.ts";
+import { sealPlaintextMonitorSecrets } from "../core/monitors/seal-plaintext.ts";
 
 export interface ApiServer {
   url: string;
@@ -73,6 +74,8 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   deps.events.start(deps.bus);
   // Every process reads the billing mode from the database (entitlement checks run outside the API too).
   await setBillingEnabled(deps.sql, deps.config.BILLING).catch((err) => deps.log.warn({ op: "billing.mode", err }, "could not record the billing mode yet"));
+  // Header values older releases stored in the clear: sealed in the background (idempotent; the views redact meanwhile).
+  void sealPlaintextMonitorSecrets(deps.sql, deps.box, deps.log).catch((err) => deps.log.warn({ op: "monitors.seal-plaintext", err }, "could not seal plaintext monitor secrets yet"));
   const metrics = options.metrics ?? createMetrics("api");
   registerFleetMetrics(metrics.registry, deps.sql);
   const app = createApp(deps, metrics);

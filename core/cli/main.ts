@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { Type } from "@sinclair/typebox";
 import { provisionOrg } from "../accounts/provision.ts";
 import { reencryptStoredSecrets } from "../crypto/rotate.ts";
+import { sealPlaintextMonitorSecrets } from "../monitors/seal-plaintext.ts";
 import { previousSecretKeys } from "../crypto/secret-key.ts";
 import { SecretBox } from "../crypto/secrets.ts";
 import { commonEnv } from "../config/common.ts";
@@ -61,8 +62,11 @@ async function rotateSecretKey(): Promise<number> {
   const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 2 });
   try {
-    const report = await reencryptStoredSecrets(db.sql, new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS)));
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    const box = new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS));
+    // Secrets an older release stored in the clear are encrypted first, so this run covers them too.
+    const sealed = await sealPlaintextMonitorSecrets(db.sql, box, log);
+    const report = await reencryptStoredSecrets(db.sql, box);
+    process.stdout.write(`${JSON.stringify({ ...report, sealed_plaintext_monitors: sealed })}\n`);
     return report.unreadable > 0 ? 1 : 0;
   } finally {
     await db.close();

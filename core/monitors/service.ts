@@ -117,7 +117,7 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
   if (limits.regions !== undefined && regions.length > limits.regions) {
     throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.regions} regions per monitor`, { limit: limits.regions, requested: regions.length });
   }
-  const { config: stored, secretsEnc } = splitSecrets(config, ctx.box, previous?.secrets_enc ?? null);
+  const { config: stored, secretsEnc } = splitSecrets(config, ctx.box, previous);
   return {
     name: input.name,
     type: input.type,

@@ -42,8 +42,11 @@ describe("bun run cli secret-key:rotate", () => {
     // Secrets written by the API under the old key: a channel's config, a monitor's credentials and heartbeat token.
     const channel = await call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "http://127.0.0.1:9/hook", secret: "rotate-me-webhook-secret" } });
     expect(channel.status).toBe(201);
-    const monitor = await call("POST", "/api/v1/monitors", { name: "auth", type: "http", config: { url: "http://127.0.0.1:9/", auth: { type: "bearer", token: "rotate-me-bearer" } }, interval_seconds: 300, paused: true });
+    const monitor = await call("POST", "/api/v1/monitors", { name: "auth", type: "http", config: { url: "http://127.0.0.1:9/", auth: { type: "bearer", token: "rotate-me-bearer" }, headers: { "X-Api-Key": "rotate-me-header" } }, interval_seconds: 300, paused: true });
     expect(monitor.status).toBe(201);
+    // A header an older release stored in the clear: the rotation encrypts it too.
+    const legacy = await call("POST", "/api/v1/monitors", { name: "legacy", type: "http", config: { url: "http://127.0.0.1:9/" }, interval_seconds: 300, paused: true });
+    await db.sql`update monitors set config = ${db.sql.json({ url: "http://127.0.0.1:9/", headers: { Cookie: "sid=rotate-me-legacy" } } as never)} where id = ${legacy.body.id}`;
     const heartbeat = await call("POST", "/api/v1/monitors", { name: "hb", type: "heartbeat", config: { period_seconds: 3600, grace_seconds: 60 } });
     expect(heartbeat.status).toBe(201);
     // And one value no key of ours can read (written by another deployment).
@@ -63,6 +66,11 @@ describe("bun run cli secret-key:rotate", () => {
     expect(JSON.parse(onlyNew.decrypt(ch!.config_enc)).secret).toBe("rotate-me-webhook-secret");
     const [mon] = await db.sql`select secrets_enc from monitors where id = ${monitor.body.id}`;
     expect(onlyNew.decrypt(mon!.secrets_enc)).toContain("rotate-me-bearer");
+    expect(onlyNew.decrypt(mon!.secrets_enc)).toContain("rotate-me-header");
+    expect(report.sealed_plaintext_monitors).toBe(1);
+    const [old] = await db.sql`select config, secrets_enc from monitors where id = ${legacy.body.id}`;
+    expect(JSON.stringify(old!.config)).not.toContain("rotate-me-legacy");
+    expect(onlyNew.decrypt(old!.secrets_enc)).toContain("rotate-me-legacy");
     const [hb] = await db.sql`select heartbeat_token_enc from monitors where id = ${heartbeat.body.id}`;
     expect(heartbeat.body.heartbeat_url).toEndWith(onlyNew.decrypt(hb!.heartbeat_token_enc));
 

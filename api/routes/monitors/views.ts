@@ -1,4 +1,5 @@
 import type { SecretBox } from "../../../core/crypto/secrets.ts";
+import { redactMonitorConfig } from "../../../core/monitors/secrets.ts";
 import type { MonitorRow } from "../../../db/queries/monitors.ts";
 
 export function toMonitorView(m: MonitorRow, box: SecretBox, baseUrl: string) {
@@ -6,7 +7,8 @@ export function toMonitorView(m: MonitorRow, box: SecretBox, baseUrl: string) {
     id: m.id,
     name: m.name,
     type: m.type as never,
-    config: m.config,
+    // Stored configs hold placeholders already; redacting again covers rows not yet sealed (seal-plaintext.ts).
+    config: redactMonitorConfig(m.config),
     interval_seconds: m.interval_seconds,
     timeout_ms: m.timeout_ms,
     regions: m.regions,

@@ -2,6 +2,7 @@ import { type Static, type TLiteral, type TObject, type TProperties, Type } from
 import { browserCommonFields } from "../browser/browser-schema-parts.ts";
 import { statusMatcherSchema } from "../http/http-schema.ts";
 import { httpUrlSchema } from "../shared/schema-parts.ts";
+import { secretHeadersSchema } from "../shared/secret-headers.ts";
 
 /**
  * The Flow step palette. Each step is a declarative object validated here; the worker maps it to
@@ -149,6 +150,7 @@ export const browserFlowConfigSchema = Type.Object(
     url: httpUrlSchema,
     steps: Type.Array(browserFlowStepSchema, { minItems: 1, maxItems: 100, description: "Steps run in order after url has loaded" }),
     headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { description: "Extra request headers sent with every request of the flow" })),
+    secret_headers: secretHeadersSchema,
     ...browserCommonFields,
   },
   { additionalProperties: false },

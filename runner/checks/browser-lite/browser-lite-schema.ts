@@ -2,6 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { browserCommonFields } from "../browser/browser-schema-parts.ts";
 import { statusMatcherSchema } from "../http/http-schema.ts";
 import { httpUrlSchema } from "../shared/schema-parts.ts";
+import { secretHeadersSchema } from "../shared/secret-headers.ts";
 
 export const BROWSER_LITE_DEFAULTS = { wait_until: "load", expected_status: ["200-399"] } as const;
 
@@ -17,6 +18,7 @@ export const browserLiteConfigSchema = Type.Object(
     ),
     keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "Text the rendered page must contain" })),
     headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { description: "Extra request headers sent with every request of the page" })),
+    secret_headers: secretHeadersSchema,
     expected_status: Type.Optional(
       Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: BROWSER_LITE_DEFAULTS.expected_status, description: "Accepted statuses of the main document" }),
     ),

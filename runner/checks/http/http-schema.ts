@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { httpUrlSchema } from "../shared/schema-parts.ts";
+import { secretHeadersSchema } from "../shared/secret-headers.ts";
 
 export const HTTP_DEFAULTS = {
   method: "GET",
@@ -41,6 +42,7 @@ export const httpConfigFields = {
     ),
   ),
   headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }))),
+  secret_headers: secretHeadersSchema,
   body: Type.Optional(Type.String({ maxLength: 65536 })),
   expected_status: Type.Optional(Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: HTTP_DEFAULTS.expected_status })),
   follow_redirects: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.follow_redirects })),
