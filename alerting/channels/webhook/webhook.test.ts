@@ -93,8 +93,8 @@ describe("webhook channel", () => {
     expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret: "short" })).not.toEqual([]);
   });
 
-  it("masks the secret and every extra header value but shows the URL", () => {
-    const masked = maskSecrets("webhook", { url: "https://example.com/h", secret, headers: { Authorization: "Bearer receiver-token-1234", "X-Team": "ops" } });
-    expect(masked).toEqual({ url: "https://example.com/h", secret: "••••cdef", headers: { Authorization: "••••1234", "X-Team": "••••" } });
+  it("masks the URL (it may carry the receiver's token), the secret and every extra header value", () => {
+    const masked = maskSecrets("webhook", { url: "https://example.com/hooks/catch/1/tok9", secret, headers: { Authorization: "Bearer receiver-token-1234", "X-Team": "ops" } });
+    expect(masked).toEqual({ url: "••••tok9", secret: "••••cdef", headers: { Authorization: "••••1234", "X-Team": "••••" } });
   });
 });

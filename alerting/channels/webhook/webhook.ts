@@ -18,7 +18,8 @@ export const signWebhook = (secret: string, timestamp: string, rawBody: string) 
 export const webhook: Channel<WebhookConfig> = {
   type: "webhook",
   configSchema: webhookConfig,
-  secretFields: ["secret", "headers"],
+  // The URL too: generic receivers (Zapier, n8n, Make…) carry their credential in the path or query.
+  secretFields: ["url", "secret", "headers"],
   validate(config) {
     const issues: ValidationIssue[] = urlIssues("/url", config.url);
     for (const name of Object.keys(config.headers ?? {})) {

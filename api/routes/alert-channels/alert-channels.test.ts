@@ -26,12 +26,27 @@ describe("/alert-channels", () => {
     const { call, org_id } = await org();
     const res = await call("POST", "/api/v1/alert-channels", webhook());
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: "Ops hook", type: "webhook", enabled: true, config: { url: `${receiver.url}/hook`, secret: "••••1234" } });
+    expect(res.body).toMatchObject({ name: "Ops hook", type: "webhook", enabled: true, config: { url: "••••hook", secret: "••••1234" } });
     const [row] = await api.sql`select config_enc from alert_channels where org_id = ${org_id}`;
     expect(row!.config_enc).not.toContain("signing-secret");
     expect(row!.config_enc).not.toContain("/hook");
     const got = await call("GET", `/api/v1/alert-channels/${res.body.id}`);
     expect(got.body.config.secret).toBe("••••1234");
+  });
+
+  it("never shows a credential a webhook URL carries (path or query token) and keeps it when the mask comes back", async () => {
+    const { call } = await org();
+    const url = `${receiver.url}/hooks/catch/path-token-secret?token=query-token-secret`;
+    const res = await call("POST", "/api/v1/alert-channels", { name: "Zap", type: "webhook", config: { url, headers: { "X-Api-Key": "header-secret-value" } } });
+    expect(res.status).toBe(201);
+    const shown = JSON.stringify([res.body, (await call("GET", `/api/v1/alert-channels/${res.body.id}`)).body, (await call("GET", "/api/v1/alert-channels")).body]);
+    for (const secret of ["path-token-secret", "query-token-secret", "header-secret-value"]) expect(shown).not.toContain(secret);
+    const kept = await call("PATCH", `/api/v1/alert-channels/${res.body.id}`, { config: res.body.config });
+    expect(kept.status).toBe(200);
+    receiver.requests.length = 0;
+    expect((await call("POST", `/api/v1/alert-channels/${res.body.id}/test`)).body.ok).toBe(true);
+    expect(receiver.last().path).toBe("/hooks/catch/path-token-secret?token=query-token-secret");
+    expect(receiver.last().headers.get("x-api-key")).toBe("header-secret-value");
   });
 
   it("rejects an invalid config with the path of the problem", async () => {
