@@ -30,6 +30,25 @@ describe("readMonitorForm", () => {
     expect(late).toEqual([{ path: "body.timeout_ms", message: "must not exceed the interval" }]);
   });
 
+  it("sends redacted secrets back unchanged, so the API keeps the stored values", () => {
+    const { body, issues } = readMonitorForm(
+      "http",
+      form({
+        name: "Api",
+        "config.url": "https://example.com/",
+        "config.headers": "Authorization: ••••••••\nX-Trace: on",
+        "config.secret_headers": "X-Trace",
+        "config.auth.type": "basic",
+        "config.auth.username": "u",
+        "config.auth.password": "••••••••",
+        interval_seconds: "60",
+      }),
+      30,
+    );
+    expect(issues).toEqual([]);
+    expect(body.config).toMatchObject({ headers: { Authorization: "••••••••", "X-Trace": "on" }, secret_headers: ["X-Trace"], auth: { type: "basic", username: "u", password: "••••••••" } });
+  });
+
   it("sends no timeout, regions or runners for an inbound heartbeat", () => {
     const { body, issues } = readMonitorForm("heartbeat", form({ name: "Backup job", "config.period_seconds": "3600", interval_seconds: "60", has_regions: "1" }), 30);
     expect(issues).toEqual([]);
