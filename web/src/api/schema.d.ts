@@ -2078,6 +2078,8 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /** @description Names of more headers whose values are secret: stored encrypted, shown as ••••••••, and kept when •••••••• is sent back. Secret without being listed: authorization, proxy-authorization, cookie, x-api-key and names containing token, secret, key, auth, password, passwd, session, credential, signature, cookie */
+            secret_headers?: string[];
             body?: string;
             /**
              * @default [
@@ -2111,6 +2113,8 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /** @description Names of more headers whose values are secret: stored encrypted, shown as ••••••••, and kept when •••••••• is sent back. Secret without being listed: authorization, proxy-authorization, cookie, x-api-key and names containing token, secret, key, auth, password, passwd, session, credential, signature, cookie */
+            secret_headers?: string[];
             body?: string;
             /**
              * @default [
@@ -2197,6 +2201,8 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /** @description Names of more headers whose values are secret: stored encrypted, shown as ••••••••, and kept when •••••••• is sent back. Secret without being listed: authorization, proxy-authorization, cookie, x-api-key and names containing token, secret, key, auth, password, passwd, session, credential, signature, cookie */
+            secret_headers?: string[];
             /**
              * @description Accepted statuses of the main document
              * @default [
@@ -2774,6 +2780,8 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /** @description Names of more headers whose values are secret: stored encrypted, shown as ••••••••, and kept when •••••••• is sent back. Secret without being listed: authorization, proxy-authorization, cookie, x-api-key and names containing token, secret, key, auth, password, passwd, session, credential, signature, cookie */
+            secret_headers?: string[];
             /**
              * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
              * @default chromium
