@@ -21,6 +21,7 @@ import { createSmtpMailer } from "../core/status-pages/smtp-mailer.ts";
 import { startSubscriberDispatcher } from "../core/incidents/notify.ts";
 import { createChannelContext } from "../alerting/channels/context.ts";
 import { sealPlaintextMonitorSecrets } from "../core/monitors/seal-plaintext.ts";
+import { sealPlaintextSubscriberWebhooks } from "../core/status-pages/seal-plaintext.ts";
 
 export interface ApiServer {
   url: string;
@@ -74,8 +75,11 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   deps.events.start(deps.bus);
   // Every process reads the billing mode from the database (entitlement checks run outside the API too).
   await setBillingEnabled(deps.sql, deps.config.BILLING).catch((err) => deps.log.warn({ op: "billing.mode", err }, "could not record the billing mode yet"));
-  // Header values older releases stored in the clear: sealed in the background (idempotent; the views redact meanwhile).
-  void sealPlaintextMonitorSecrets(deps.sql, deps.box, deps.log).catch((err) => deps.log.warn({ op: "monitors.seal-plaintext", err }, "could not seal plaintext monitor secrets yet"));
+  // Secrets older releases stored in clear (monitor header values, subscriber webhook URLs): sealed in the
+  // background, idempotent; reads redact them meanwhile.
+  void sealPlaintextMonitorSecrets(deps.sql, deps.box, deps.log)
+    .then(() => sealPlaintextSubscriberWebhooks(deps.sql, deps.box))
+    .catch((err) => deps.log.warn({ op: "secrets.seal-plaintext", err }, "could not seal plaintext secrets yet"));
   const metrics = options.metrics ?? createMetrics("api");
   registerFleetMetrics(metrics.registry, deps.sql);
   const app = createApp(deps, metrics);

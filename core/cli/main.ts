@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { provisionOrg } from "../accounts/provision.ts";
 import { reencryptStoredSecrets } from "../crypto/rotate.ts";
 import { sealPlaintextMonitorSecrets } from "../monitors/seal-plaintext.ts";
+import { sealPlaintextSubscriberWebhooks } from "../status-pages/seal-plaintext.ts";
 import { previousSecretKeys } from "../crypto/secret-key.ts";
 import { SecretBox } from "../crypto/secrets.ts";
 import { commonEnv } from "../config/common.ts";
@@ -65,8 +66,9 @@ async function rotateSecretKey(): Promise<number> {
     const box = new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS));
     // Secrets an older release stored in the clear are encrypted first, so this run covers them too.
     const sealed = await sealPlaintextMonitorSecrets(db.sql, box, log);
+    const sealedSubscribers = await sealPlaintextSubscriberWebhooks(db.sql, box);
     const report = await reencryptStoredSecrets(db.sql, box);
-    process.stdout.write(`${JSON.stringify({ ...report, sealed_plaintext_monitors: sealed })}\n`);
+    process.stdout.write(`${JSON.stringify({ ...report, sealed_plaintext_monitors: sealed, sealed_plaintext_subscribers: sealedSubscribers })}\n`);
     return report.unreadable > 0 ? 1 : 0;
   } finally {
     await db.close();

@@ -6,7 +6,7 @@ import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.
 import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
 import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscribers.ts";
 import { escapeHtml } from "../status-pages/html.ts";
-import { type MailCtx, unsubscribeHeaders, unsubscribeUrl } from "../status-pages/subscribers.ts";
+import { type MailCtx, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../status-pages/subscribers.ts";
 
 export type IncidentNotice = NoticeKind;
 
@@ -68,7 +68,7 @@ async function sendNotice(n: NotifyCtx, d: SubscriberDeliveryRow): Promise<void>
     }
     return;
   }
-  await postJson(n.channelCtx, "Status-page webhook", sub.webhook_url!, {
+  await postJson(n.channelCtx, "Status-page webhook", subscriberWebhookUrl(n.box, sub)!, {
     type: `incident.${d.kind}`,
     page: { id: page.id, name: page.name, url: `${n.baseUrl}/status/${page.slug}` },
     incident: { id: incident.id, title: incident.title, impact: incident.impact, status: incident.status, created_at: incident.created_at, resolved_at: incident.resolved_at },

@@ -1,4 +1,4 @@
-import type { SecretBox } from "../crypto/secrets.ts";
+import { hashToken, type SecretBox } from "../crypto/secrets.ts";
 import type { Sql } from "../db/client.ts";
 import { notFound, validationError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -23,6 +23,13 @@ export interface MailCtx {
   baseUrl: string;
   log: Logger;
 }
+
+/** A webhook subscriber's URL as stored: encrypted (it often carries the receiver's token) and hashed to find duplicates. */
+export const sealWebhookUrl = (box: SecretBox, url: string) => ({ enc: box.encrypt(url), hash: hashToken(url) });
+
+/** The URL a webhook subscriber is sent to: decrypted, or in clear in a row of an earlier release not sealed yet. */
+export const subscriberWebhookUrl = (box: SecretBox, sub: Pick<SubscriberRow, "webhook_url" | "webhook_url_enc">): string | null =>
+  sub.webhook_url_enc ? box.decrypt(sub.webhook_url_enc) : sub.webhook_url;
 
 const EMAIL_RE = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,255}\.[^\s@<>".]{2,}$/;
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -69,7 +76,7 @@ function normaliseWebhook(url: string): string {
 /** Email subscribers stay unconfirmed until they follow the signed link (double opt-in). */
 export async function subscribeEmail(m: MailCtx, page: StatusPageRow, email: string): Promise<SubscriberRow> {
   const address = normaliseEmail(email);
-  const { row } = await upsertSubscriber(m.sql, { id: newId("sub"), orgId: page.org_id, pageId: page.id, kind: "email", email: address, webhookUrl: null, confirmed: false });
+  const { row } = await upsertSubscriber(m.sql, { id: newId("sub"), orgId: page.org_id, pageId: page.id, kind: "email", email: address, webhook: null, confirmed: false });
   if (!row.confirmed_at) await sendConfirmation(m, page, row);
   return row;
 }
@@ -79,7 +86,7 @@ export async function addSubscriber(ctx: Ctx, m: MailCtx, pageId: string, input:
   const page = await getPage(ctx, pageId);
   if ((input.email === undefined) === (input.webhook_url === undefined)) throw validationError([{ path: "body", message: "give exactly one of email and webhook_url" }]);
   if (input.email !== undefined) return subscribeEmail(m, page, input.email);
-  const { row } = await upsertSubscriber(ctx.sql, { id: newId("sub"), orgId: page.org_id, pageId, kind: "webhook", email: null, webhookUrl: normaliseWebhook(input.webhook_url!), confirmed: true });
+  const { row } = await upsertSubscriber(ctx.sql, { id: newId("sub"), orgId: page.org_id, pageId, kind: "webhook", email: null, webhook: sealWebhookUrl(m.box, normaliseWebhook(input.webhook_url!)), confirmed: true });
   return row;
 }
 

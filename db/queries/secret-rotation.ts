@@ -7,6 +7,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: "monitors", column: "heartbeat_token_enc" },
   { table: "users", column: "totp_secret_enc" },
   { table: "runner_sessions", column: "key_enc" },
+  { table: "status_page_subscribers", column: "webhook_url_enc" },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];

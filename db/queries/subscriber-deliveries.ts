@@ -18,7 +18,7 @@ export interface SubscriberDeliveryRow {
 }
 
 /**
- * One notice per address (an email case-insensitively, a webhook URL) among the confirmed subscribers
+ * One notice per address (an email case-insensitively, a webhook URL by its hash) among the confirmed subscribers
  * of the pages, skipping suspended pages; the oldest subscription of an address carries it.
  */
 export async function enqueueSubscriberNotices(
@@ -30,10 +30,10 @@ export async function enqueueSubscriberNotices(
     insert into subscriber_deliveries (id, org_id, subscriber_id, incident_id, update_id, kind)
     select 'sdl_' || replace(gen_random_uuid()::text, '-', ''), ${n.orgId}, s.id, ${n.incidentId}, ${n.updateId}, ${n.kind}
     from (
-      select distinct on (coalesce('e:' || lower(s.email), 'w:' || s.webhook_url)) s.id
+      select distinct on (coalesce('e:' || lower(s.email), 'h:' || encode(s.webhook_url_hash, 'hex'), 'w:' || s.webhook_url)) s.id
       from status_page_subscribers s join status_pages p on p.id = s.page_id
       where s.org_id = ${n.orgId} and s.page_id = any(${n.pageIds}) and s.confirmed_at is not null and not p.suspended
-      order by coalesce('e:' || lower(s.email), 'w:' || s.webhook_url), s.created_at, s.id
+      order by coalesce('e:' || lower(s.email), 'h:' || encode(s.webhook_url_hash, 'hex'), 'w:' || s.webhook_url), s.created_at, s.id
     ) s
     on conflict (update_id, subscriber_id) do nothing
     returning id`;

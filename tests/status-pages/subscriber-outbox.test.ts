@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createIncident } from "../../core/incidents/service.ts";
-import { startTestApi, type TestApi } from "../support/api.ts";
+import { client, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";
 
@@ -105,5 +105,38 @@ describe("subscriber notices (outbox)", () => {
     await Bun.sleep(300);
     expect(hitsAt("/both")).toHaveLength(1);
     expect(await rowsOf(created.body.id)).toHaveLength(1);
+  });
+
+  it("keep a webhook subscriber's URL encrypted and masked (it may carry the receiver's token), and still deliver to it", async () => {
+    const p = await orgWithPage(api);
+    const url = hookUrl("/hooks/T000/B000/sub-url-token-secret?key=sub-query-secret");
+    const added = await p.call("POST", `/api/v1/status-pages/${p.pageId}/subscribers`, { webhook_url: url });
+    expect(added.status).toBe(201);
+    const again = await p.call("POST", `/api/v1/status-pages/${p.pageId}/subscribers`, { webhook_url: url });
+    expect(again.body.id).toBe(added.body.id);
+    const listed = await p.call("GET", `/api/v1/status-pages/${p.pageId}/subscribers`);
+    expect(listed.body.data).toHaveLength(1);
+    const shown = JSON.stringify([added.body, listed.body]);
+    expect(shown).not.toContain("token-secret");
+    expect(shown).not.toContain("query-secret");
+    expect(listed.body.data[0].webhook_url).toBe("••••cret");
+    const [row] = await db.sql`select * from status_page_subscribers where id = ${added.body.id}`;
+    expect(JSON.stringify(row)).not.toContain("token-secret");
+    await p.call("POST", "/api/v1/incidents", { title: "Hooked", impact: "minor", message: "x", component_ids: [p.componentIds[0]] });
+    expect(await eventually(async () => hitsAt("/hooks/T000/B000/sub-url-token-secret"), (h) => h.length === 1, 10_000)).toHaveLength(1);
+  });
+
+  it("are sealed from plaintext rows of earlier releases at start-up", async () => {
+    const p = await orgWithPage(api);
+    const added = await p.call("POST", `/api/v1/status-pages/${p.pageId}/subscribers`, { webhook_url: hookUrl("/legacy-plain-hook") });
+    await db.sql`update status_page_subscribers set webhook_url = ${hookUrl("/legacy-plain-hook")}, webhook_url_enc = null, webhook_url_hash = null where id = ${added.body.id}`;
+    expect((await p.call("GET", `/api/v1/status-pages/${p.pageId}/subscribers`)).body.data[0].webhook_url).toBe("••••hook");
+    await api.stop();
+    api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" }, db);
+    const [row] = await eventually(() => db.sql`select * from status_page_subscribers where id = ${added.body.id}`, (r) => r[0]?.webhook_url === null, 10_000);
+    expect(JSON.stringify(row)).not.toContain("legacy-plain-hook");
+    const call = client(api.url, { key: p.org.api_key });
+    await call("POST", "/api/v1/incidents", { title: "Sealed", impact: "minor", message: "x", component_ids: [p.componentIds[0]] });
+    expect(await eventually(async () => hitsAt("/legacy-plain-hook"), (h) => h.length === 1, 10_000)).toHaveLength(1);
   });
 });

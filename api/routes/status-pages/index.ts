@@ -43,7 +43,7 @@ export const statusPageRoutes = (deps: ApiDeps) => {
           "/:id/subscribers",
           async ({ actor, params, query }) => {
             const { rows, total } = await listPageSubscribers(ctx(actor), params.id, query.limit, (query.page - 1) * query.limit);
-            return toPage(rows.map(toSubscriberView), total, query.page, query.limit);
+            return toPage(rows.map((r) => toSubscriberView(r, deps.box)), total, query.page, query.limit);
           },
           { params: IdParams, query: ListQuery, response: { 200: paginated(SubscriberView) }, detail: { summary: "Subscribers of a page, newest first" } },
         ),
@@ -98,7 +98,7 @@ export const statusPageRoutes = (deps: ApiDeps) => {
           "/:id/subscribers",
           async ({ actor, params, body, set }) => {
             set.status = 201;
-            return toSubscriberView(await addSubscriber(ctx(actor), mail(), params.id, body));
+            return toSubscriberView(await addSubscriber(ctx(actor), mail(), params.id, body), deps.box);
           },
           { params: IdParams, body: SubscriberBody, response: { 201: SubscriberView }, detail: { summary: "Add an email (double opt-in: confirmation email) or webhook subscriber" } },
         )

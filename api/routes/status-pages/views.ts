@@ -2,6 +2,9 @@ import type { StatusPageRow } from "../../../db/queries/status-pages.ts";
 import type { SubscriberRow } from "../../../db/queries/subscribers.ts";
 import type { Layout } from "../../../core/status-pages/service.ts";
 import { txtRecordOf } from "../../../core/status-pages/domain.ts";
+import type { SecretBox } from "../../../core/crypto/secrets.ts";
+import { subscriberWebhookUrl } from "../../../core/status-pages/subscribers.ts";
+import { maskSecret } from "../../../alerting/channels/registry.ts";
 
 export function toLayoutView(layout: Layout) {
   return {
@@ -34,12 +37,14 @@ export function toPageView(p: StatusPageRow, layout: Layout, baseUrl: string, do
   };
 }
 
-export function toSubscriberView(s: SubscriberRow) {
+/** A webhook URL often carries the receiver's token: shown masked like a channel secret (••••1234). */
+export function toSubscriberView(s: SubscriberRow, box: SecretBox) {
+  const url = subscriberWebhookUrl(box, s);
   return {
     id: s.id,
     kind: s.kind,
     email: s.email,
-    webhook_url: s.webhook_url,
+    webhook_url: url === null ? null : maskSecret(url),
     confirmed: s.confirmed_at !== null,
     confirmed_at: s.confirmed_at?.toISOString() ?? null,
     created_at: s.created_at.toISOString(),

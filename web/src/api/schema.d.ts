@@ -18908,6 +18908,7 @@ export interface operations {
                             /** @enum {string} */
                             kind: "email" | "webhook";
                             email: string | null;
+                            /** @description Masked, as it may carry the receiver's credential: •••• plus its last 4 characters (only •••• under 12 characters) */
                             webhook_url: string | null;
                             confirmed: boolean;
                             /** Format: date-time */
@@ -19027,6 +19028,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "email" | "webhook";
                         email: string | null;
+                        /** @description Masked, as it may carry the receiver's credential: •••• plus its last 4 characters (only •••• under 12 characters) */
                         webhook_url: string | null;
                         confirmed: boolean;
                         /** Format: date-time */
