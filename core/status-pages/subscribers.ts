@@ -31,6 +31,17 @@ export const sealWebhookUrl = (box: SecretBox, url: string) => ({ enc: box.encry
 export const subscriberWebhookUrl = (box: SecretBox, sub: Pick<SubscriberRow, "webhook_url" | "webhook_url_enc">): string | null =>
   sub.webhook_url_enc ? box.decrypt(sub.webhook_url_enc) : sub.webhook_url;
 
+/**
+ * How a webhook subscriber's URL is shown: its origin, which says where notices go, then the rest
+ * masked like a channel secret (`••••` plus the last 4 characters when the rest has 12 or more).
+ */
+export function maskWebhookUrl(url: string): string {
+  if (!URL.canParse(url)) return "••••";
+  const origin = new URL(url).origin;
+  const rest = url.startsWith(`${origin}/`) ? url.slice(origin.length + 1) : url;
+  return `${origin}/••••${rest.length >= 12 ? rest.slice(-4) : ""}`;
+}
+
 const EMAIL_RE = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,255}\.[^\s@<>".]{2,}$/;
 const nowS = () => Math.floor(Date.now() / 1000);
 

@@ -119,7 +119,7 @@ describe("subscriber notices (outbox)", () => {
     const shown = JSON.stringify([added.body, listed.body]);
     expect(shown).not.toContain("token-secret");
     expect(shown).not.toContain("query-secret");
-    expect(listed.body.data[0].webhook_url).toBe("••••cret");
+    expect(listed.body.data[0].webhook_url).toBe(`http://127.0.0.1:${hooks.port}/••••cret`);
     const [row] = await db.sql`select * from status_page_subscribers where id = ${added.body.id}`;
     expect(JSON.stringify(row)).not.toContain("token-secret");
     await p.call("POST", "/api/v1/incidents", { title: "Hooked", impact: "minor", message: "x", component_ids: [p.componentIds[0]] });
@@ -130,7 +130,7 @@ describe("subscriber notices (outbox)", () => {
     const p = await orgWithPage(api);
     const added = await p.call("POST", `/api/v1/status-pages/${p.pageId}/subscribers`, { webhook_url: hookUrl("/legacy-plain-hook") });
     await db.sql`update status_page_subscribers set webhook_url = ${hookUrl("/legacy-plain-hook")}, webhook_url_enc = null, webhook_url_hash = null where id = ${added.body.id}`;
-    expect((await p.call("GET", `/api/v1/status-pages/${p.pageId}/subscribers`)).body.data[0].webhook_url).toBe("••••hook");
+    expect((await p.call("GET", `/api/v1/status-pages/${p.pageId}/subscribers`)).body.data[0].webhook_url).toBe(`http://127.0.0.1:${hooks.port}/••••hook`);
     await api.stop();
     api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" }, db);
     const [row] = await eventually(() => db.sql`select * from status_page_subscribers where id = ${added.body.id}`, (r) => r[0]?.webhook_url === null, 10_000);

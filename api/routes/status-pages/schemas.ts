@@ -94,7 +94,7 @@ export const SubscriberView = t.Object(
     id: t.String(),
     kind: t.Union([t.Literal("email"), t.Literal("webhook")]),
     email: t.Union([t.String(), t.Null()]),
-    webhook_url: t.Union([t.String(), t.Null()], { description: "Masked, as it may carry the receiver's credential: •••• plus its last 4 characters (only •••• under 12 characters)" }),
+    webhook_url: t.Union([t.String(), t.Null()], { description: "Masked, as it may carry the receiver's credential: the origin, then •••• and the last 4 characters of the rest (none when the rest is under 12 characters)" }),
     confirmed: t.Boolean(),
     confirmed_at: t.Union([Timestamp, t.Null()]),
     created_at: Timestamp,

@@ -3,8 +3,7 @@ import type { SubscriberRow } from "../../../db/queries/subscribers.ts";
 import type { Layout } from "../../../core/status-pages/service.ts";
 import { txtRecordOf } from "../../../core/status-pages/domain.ts";
 import type { SecretBox } from "../../../core/crypto/secrets.ts";
-import { subscriberWebhookUrl } from "../../../core/status-pages/subscribers.ts";
-import { maskSecret } from "../../../alerting/channels/registry.ts";
+import { maskWebhookUrl, subscriberWebhookUrl } from "../../../core/status-pages/subscribers.ts";
 
 export function toLayoutView(layout: Layout) {
   return {
@@ -37,14 +36,14 @@ export function toPageView(p: StatusPageRow, layout: Layout, baseUrl: string, do
   };
 }
 
-/** A webhook URL often carries the receiver's token: shown masked like a channel secret (••••1234). */
+/** A webhook URL often carries the receiver's token: only its origin is shown in clear. */
 export function toSubscriberView(s: SubscriberRow, box: SecretBox) {
   const url = subscriberWebhookUrl(box, s);
   return {
     id: s.id,
     kind: s.kind,
     email: s.email,
-    webhook_url: url === null ? null : maskSecret(url),
+    webhook_url: url === null ? null : maskWebhookUrl(url),
     confirmed: s.confirmed_at !== null,
     confirmed_at: s.confirmed_at?.toISOString() ?? null,
     created_at: s.created_at.toISOString(),

@@ -18908,7 +18908,7 @@ export interface operations {
                             /** @enum {string} */
                             kind: "email" | "webhook";
                             email: string | null;
-                            /** @description Masked, as it may carry the receiver's credential: •••• plus its last 4 characters (only •••• under 12 characters) */
+                            /** @description Masked, as it may carry the receiver's credential: the origin, then •••• and the last 4 characters of the rest (none when the rest is under 12 characters) */
                             webhook_url: string | null;
                             confirmed: boolean;
                             /** Format: date-time */
@@ -19028,7 +19028,7 @@ export interface operations {
                         /** @enum {string} */
                         kind: "email" | "webhook";
                         email: string | null;
-                        /** @description Masked, as it may carry the receiver's credential: •••• plus its last 4 characters (only •••• under 12 characters) */
+                        /** @description Masked, as it may carry the receiver's credential: the origin, then •••• and the last 4 characters of the rest (none when the rest is under 12 characters) */
                         webhook_url: string | null;
                         confirmed: boolean;
                         /** Format: date-time */
