@@ -156,7 +156,7 @@ describe("monitor secrets", () => {
     expect(seen[0]!.get("authorization")).toBe("Bearer legacy-plain");
   });
 
-  it("puts no monitor secret in the audit log or the data export", async () => {
+  it("puts no monitor or channel secret in the audit log or the data export", async () => {
     const { call } = await signUp(api.url);
     const created = await call("POST", "/api/v1/monitors", {
       name: "a",
@@ -165,6 +165,8 @@ describe("monitor secrets", () => {
     });
     expect(created.status).toBe(201);
     await call("PATCH", `/api/v1/monitors/${created.body.id}`, { config: { ...created.body.config, headers: { Authorization: "Bearer audit-secret-3" } } });
+    const channel = await call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: `${url()}?token=audit-secret-4`, secret: "audit-secret-5-long-enough" } });
+    expect(channel.status).toBe(201);
     const audit = await call("GET", "/api/v1/audit-log");
     expect(audit.status).toBe(200);
     expect(audit.body.data.length).toBeGreaterThan(0);
