@@ -40,5 +40,7 @@ describe("readChannelForm", () => {
   it("leaves masked secrets to the server, which keeps the stored value", () => {
     expect(readChannelForm("slack", form({ name: "Ops", "config.url": "••••1234" })).config).toEqual({ url: "••••1234" });
     expect(readChannelForm("webhook", form({ name: "H", "config.url": "https://e.test/x", "config.headers": "Authorization: ••••abcd" })).config.headers).toEqual({ Authorization: "••••abcd" });
+    // A webhook's URL is masked too (it may carry the receiver's token).
+    expect(readChannelForm("webhook", form({ name: "H", "config.url": "••••ok/x" })).config.url).toBe("••••ok/x");
   });
 });
