@@ -2,7 +2,7 @@ import type { SecretBox } from "../crypto/secrets.ts";
 import type { Logger } from "../log.ts";
 import type { Sql } from "../db/client.ts";
 import { monitorsWithSecretFields, replaceMonitorSecrets } from "../../db/queries/monitor-secrets.ts";
-import { redactMonitorConfig, splitSecrets } from "./secrets.ts";
+import { hasPlaintextSecrets, splitSecrets } from "./secrets.ts";
 
 /**
  * Moves secrets that older releases stored in the clear (header values, before headers were
@@ -16,7 +16,7 @@ export async function sealPlaintextMonitorSecrets(sql: Sql, box: SecretBox, log?
     const page = await monitorsWithSecretFields(sql, after, pageSize);
     if (page.length === 0) return sealed;
     for (const row of page) {
-      if (JSON.stringify(redactMonitorConfig(row.config)) === JSON.stringify(row.config)) continue;
+      if (!hasPlaintextSecrets(row.config)) continue;
       try {
         const { config, secretsEnc } = splitSecrets(row.config, box, row);
         if (await replaceMonitorSecrets(sql, row.id, row.config, config, secretsEnc)) sealed++;

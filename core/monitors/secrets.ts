@@ -66,9 +66,39 @@ function mapSecretValues(config: Config, f: (value: string, slot: Slot) => strin
   return out;
 }
 
-/** The config as readers see it: every secret value replaced by the placeholder (also for rows stored before secrets were split off). */
+/** A user name or password in a URL (https://user:pass@host/): it would be stored and shown in clear. */
+const hasUserInfo = (url: unknown): url is string => typeof url === "string" && URL.canParse(url) && (new URL(url).username !== "" || new URL(url).password !== "");
+
+/** URLs a check opens: `url`, and the absolute URLs of browser-flow `navigate` steps. */
+function urlSlots(config: Config): { path: string; url: unknown }[] {
+  const steps = Array.isArray(config.steps) ? config.steps : [];
+  return [{ path: "url", url: config.url }, ...steps.map((s: unknown, i) => ({ path: `steps.${i}.url`, url: isObject(s) && s.action === "navigate" ? s.url : undefined }))];
+}
+
+/** Refuses credentials in a URL (400): they belong in `auth` or a secret header, which are stored encrypted. */
+export function assertNoUrlCredentials(config: Config): void {
+  const issues = urlSlots(config)
+    .filter((u) => hasUserInfo(u.url))
+    .map((u) => ({ path: `body.config.${u.path}`, message: "must not contain a user name or password (they would be stored and shown in clear); use auth, or a secret Authorization header" }));
+  if (issues.length > 0) throw validationError(issues);
+}
+
+/** Whether a stored config still holds a secret in clear (a row of an earlier release). */
+export const hasPlaintextSecrets = (config: Config): boolean => JSON.stringify(mapSecretValues(config, () => SECRET_PLACEHOLDER)) !== JSON.stringify(config);
+
+/**
+ * The config as readers see it: every secret value replaced by the placeholder (also for rows
+ * stored before secrets were split off), and the user info of URLs stored before it was refused.
+ */
 export function redactMonitorConfig(config: Config): Config {
-  return mapSecretValues(config, () => SECRET_PLACEHOLDER);
+  const out = mapSecretValues(config, () => SECRET_PLACEHOLDER);
+  const withoutUserInfo = (url: string) => {
+    const u = new URL(url);
+    return url.replace(`${u.protocol}//${url.slice(u.protocol.length + 2).split("@")[0]}@`, `${u.protocol}//${SECRET_PLACEHOLDER}@`);
+  };
+  if (hasUserInfo(out.url)) out.url = withoutUserInfo(out.url);
+  if (Array.isArray(out.steps)) out.steps = out.steps.map((s: unknown) => (isObject(s) && s.action === "navigate" && hasUserInfo(s.url) ? { ...s, url: withoutUserInfo(s.url) } : s));
+  return out;
 }
 
 /** The secret values of a runnable config, to look up what a placeholder sent back stands for. */

@@ -18,7 +18,7 @@ import {
   updateMonitor,
 } from "../../db/queries/monitors.ts";
 import { liveRunnerIds } from "../../db/queries/runners.ts";
-import { splitSecrets } from "./secrets.ts";
+import { assertNoUrlCredentials, splitSecrets } from "./secrets.ts";
 import { validateCheckConfig } from "./validate-config.ts";
 
 export const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
@@ -79,6 +79,7 @@ const uniq = (xs: string[]) => [...new Set(xs)];
 /** Checks everything about a monitor that is not a plain schema rule, then builds the row to write. */
 async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null): Promise<MonitorWrite> {
   const config = validateCheckConfig(input.type, input.config);
+  assertNoUrlCredentials(config);
   if (input.timeout_ms > input.interval_seconds * 1000) {
     throw validationError([{ path: "body.timeout_ms", message: "timeout_ms must not exceed the interval" }]);
   }

@@ -94,6 +94,21 @@ describe("monitor secrets", () => {
     expect(password.body.details.issues[0].path).toBe("body.config.auth.password");
   });
 
+  it("refuses a password in the URL, where it would be shown in clear, and points to auth", async () => {
+    const { call } = await org();
+    const withPassword = url().replace("://", "://user:url-password-secret@");
+    for (const [type, extra] of [["http", {}], ["keyword", { keyword: "ok" }], ["browser_lite", {}]] as const) {
+      const res = await call("POST", "/api/v1/monitors", { name: "u", type, config: { url: withPassword, ...extra } });
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues[0].path).toBe("body.config.url");
+      expect(JSON.stringify(res.body)).not.toContain("url-password-secret");
+    }
+    // One stored before they were refused is shown without them.
+    const old = await call("POST", "/api/v1/monitors", { name: "old", type: "http", config: { url: url() } });
+    await api.sql`update monitors set config = ${api.sql.json({ url: withPassword } as never)} where id = ${old.body.id}`;
+    expect((await call("GET", `/api/v1/monitors/${old.body.id}`)).body.config.url).toBe(url().replace("://", `://${REDACTED}@`));
+  });
+
   it("redacts secret headers of browser monitors and Authorization set by a flow step", async () => {
     const { call } = await org();
     const lite = await call("POST", "/api/v1/monitors", { name: "l", type: "browser_lite", config: { url: url(), headers: { Authorization: "Basic lite-secret-1" } } });
