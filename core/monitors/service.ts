@@ -79,7 +79,8 @@ const uniq = (xs: string[]) => [...new Set(xs)];
 /** Checks everything about a monitor that is not a plain schema rule, then builds the row to write. */
 async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null): Promise<MonitorWrite> {
   const config = validateCheckConfig(input.type, input.config);
-  assertNoUrlCredentials(config);
+  // Only a config sent now: a row stored before the rule can still be renamed or moved.
+  if (input.config !== previous?.config) assertNoUrlCredentials(config);
   if (input.timeout_ms > input.interval_seconds * 1000) {
     throw validationError([{ path: "body.timeout_ms", message: "timeout_ms must not exceed the interval" }]);
   }

@@ -107,6 +107,7 @@ describe("monitor secrets", () => {
     const old = await call("POST", "/api/v1/monitors", { name: "old", type: "http", config: { url: url() } });
     await api.sql`update monitors set config = ${api.sql.json({ url: withPassword } as never)} where id = ${old.body.id}`;
     expect((await call("GET", `/api/v1/monitors/${old.body.id}`)).body.config.url).toBe(url().replace("://", `://${REDACTED}@`));
+    expect((await call("PATCH", `/api/v1/monitors/${old.body.id}`, { name: "renamed" })).status).toBe(200);
   });
 
   it("redacts secret headers of browser monitors and Authorization set by a flow step", async () => {
