@@ -18,10 +18,17 @@ export const statusMatcherSchema = Type.Union([
 
 export const httpAuthSchema = Type.Union([
   Type.Object(
-    { type: Type.Literal("basic"), username: Type.String({ maxLength: 256 }), password: Type.String({ maxLength: 1024 }) },
+    {
+      type: Type.Literal("basic"),
+      username: Type.String({ maxLength: 256 }),
+      password: Type.String({ maxLength: 1024, description: "Stored encrypted, shown as ••••••••; send •••••••• back to keep it" }),
+    },
     { additionalProperties: false },
   ),
-  Type.Object({ type: Type.Literal("bearer"), token: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+  Type.Object(
+    { type: Type.Literal("bearer"), token: Type.String({ minLength: 1, maxLength: 4096, description: "Stored encrypted, shown as ••••••••; send •••••••• back to keep it" }) },
+    { additionalProperties: false },
+  ),
 ]);
 
 /** The fields of an HTTP request check, shared by http and keyword. */
@@ -41,7 +48,11 @@ export const httpConfigFields = {
       { default: HTTP_DEFAULTS.method },
     ),
   ),
-  headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }))),
+  headers: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), {
+      description: "Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as ••••••••",
+    }),
+  ),
   secret_headers: secretHeadersSchema,
   body: Type.Optional(Type.String({ maxLength: 65536 })),
   expected_status: Type.Optional(Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: HTTP_DEFAULTS.expected_status })),

@@ -2075,6 +2075,7 @@ export interface components {
             url: string;
             /** @default GET */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
             };
@@ -2096,10 +2097,12 @@ export interface components {
                 /** @constant */
                 type: "basic";
                 username: string;
+                /** @description Stored encrypted, shown as ••••••••; send •••••••• back to keep it */
                 password: string;
             } | {
                 /** @constant */
                 type: "bearer";
+                /** @description Stored encrypted, shown as ••••••••; send •••••••• back to keep it */
                 token: string;
             };
             /** @default true */
@@ -2110,6 +2113,7 @@ export interface components {
             url: string;
             /** @default GET */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
             };
@@ -2131,10 +2135,12 @@ export interface components {
                 /** @constant */
                 type: "basic";
                 username: string;
+                /** @description Stored encrypted, shown as ••••••••; send •••••••• back to keep it */
                 password: string;
             } | {
                 /** @constant */
                 type: "bearer";
+                /** @description Stored encrypted, shown as ••••••••; send •••••••• back to keep it */
                 token: string;
             };
             /** @default true */
