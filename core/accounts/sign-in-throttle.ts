@@ -21,8 +21,13 @@ export const accountThrottled = (retryAfterSeconds: number) =>
  * (so parallel guesses cannot overtake the count), refused with 429 while the account is delayed,
  * and the count cleared when the check succeeds. Any throw counts as a failed attempt.
  */
-export async function throttledAttempt<T>(sql: Sql, email: string, attempt: () => Promise<T>): Promise<T> {
-  const key = accountKey(email);
+export const throttledAttempt = <T>(sql: Sql, email: string, attempt: () => Promise<T>): Promise<T> => throttled(sql, accountKey(email), attempt);
+
+/** A status page's password is a shared account of its own: the same policy, keyed by the page. */
+export const statusPageKey = (pageId: string): Buffer => createHash("sha256").update(`status-page:${pageId}`).digest();
+
+/** throttledAttempt for any key (see accountKey, statusPageKey). */
+export async function throttled<T>(sql: Sql, key: Buffer, attempt: () => Promise<T>): Promise<T> {
   const wait = await claimSignInAttempt(sql, key, SIGN_IN_THROTTLE);
   if (wait !== null) throw accountThrottled(wait);
   const result = await attempt();

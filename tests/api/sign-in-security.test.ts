@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import * as OTPAuth from "otpauth";
 import { client, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { orgWithPage } from "../status-pages/support.ts";
 
 // TRUST_PROXY lets each request claim its own client address: the attacker below is distributed.
 let api: TestApi;
@@ -263,5 +264,32 @@ describe("login CSRF", () => {
     expect(second.status).toBe(403);
     // The refused attempt neither used the code nor counted against the account.
     expect((await signIn({ email: user.email, password: user.password, totp_code: codeAt(user.totp, 0) })).status).toBe(200);
+  });
+});
+
+describe("a status page's password (the same defects on the other sign-in form)", () => {
+  const login = (slug: string, password: string, headers: Record<string, string> = {}) =>
+    fetch(`${api.url}/status/${slug}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": anotherIp(), ...headers },
+      body: new URLSearchParams({ password }),
+      redirect: "manual",
+    });
+
+  it("delays a page after five wrong passwords from five addresses, then even the right one, with Retry-After", async () => {
+    const { slug } = await orgWithPage(api, { access: { mode: "password", password: "open sesame" } });
+    for (let i = 0; i < 5; i++) expect((await login(slug, `wrong ${i}`)).status).toBe(401);
+    const refused = await login(slug, "open sesame");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("refuses a password form posted from another site", async () => {
+    const { slug } = await orgWithPage(api, { access: { mode: "password", password: "open sesame" } });
+    const res = await login(slug, "open sesame", { origin: "https://evil.example", "sec-fetch-site": "cross-site" });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect((await login(slug, "open sesame", { origin: new URL(api.url).origin, "sec-fetch-site": "same-origin" })).status).toBe(303);
   });
 });

@@ -3644,6 +3644,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Posted from another site's page (Origin / Sec-Fetch-Site): login CSRF is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
             404: {
                 headers: {
@@ -3662,7 +3671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description More than 10 attempts a minute from this address */
+            /** @description More than 10 attempts a minute from this address, or the page's own throttle after 5 failures (Retry-After; docs/security.md) */
             429: {
                 headers: {
                     [name: string]: unknown;
