@@ -71,6 +71,14 @@ describe("per-account sign-in throttle", () => {
     expect(refused.headers.getSetCookie()).toEqual([]);
   });
 
+  it("lets no more than five of twenty parallel guesses be checked", async () => {
+    const user = await signUp(api.url);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn({ email: user.email, password: `parallel guess ${i}` })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+  });
+
   it("doubles the delay with each further failure up to five minutes, and a successful sign-in clears it", async () => {
     const user = await signUp(api.url);
     for (let i = 0; i < 5; i++) await signIn({ email: user.email, password: "wrong guess" });
