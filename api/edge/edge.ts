@@ -3,6 +3,7 @@ import { AppError, type ErrorBody, rateLimited } from "../../core/errors.ts";
 import type { ApiDeps, RequestMeta } from "../context.ts";
 import { requestMeta } from "../context.ts";
 import { mapError } from "../plugins/errors.ts";
+import { crossSiteRefused, isCrossSite, issuesSessionCookies } from "./cross-site.ts";
 import { resolveIdentity } from "./identity.ts";
 import type { RateDecision } from "./rate-limiter.ts";
 
@@ -87,6 +88,9 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
       return json(429, err.toBody(), { ...headers, "retry-after": String(decision.resetSeconds) });
     }
     if (refused) return json(refused.status, refused.toBody(), headers);
+    // Login CSRF and cookie writes from another site's page: refused before the body is read.
+    const cookieBound = issuesSessionCookies(request.method, path) || (meta.identity?.kind === "session" && WRITES.has(request.method));
+    if (cookieBound && isCrossSite(request, deps.config)) return json(403, crossSiteRefused().toBody(), headers);
     const response = await capBody(request, declared, headers, (capped) => (requestMeta.set(capped, meta), handle(capped)));
     // The NOTIFY that invalidates cached callers arrives asynchronously: after a write by a caller
     // (or to sessions and passwords) this process must not go on trusting what it cached before.

@@ -1,5 +1,7 @@
 import type { Sql } from "../../core/db/client.ts";
 import { claimRateLimitTokens, deleteRateLimitWindowsBefore } from "../../db/queries/rate-limits.ts";
+import { deleteQuietSignInThrottles } from "../../db/queries/sign-in-throttles.ts";
+import { SIGN_IN_THROTTLE } from "../../core/accounts/sign-in-throttle.ts";
 
 export interface RateDecision {
   allowed: boolean;
@@ -66,5 +68,7 @@ export class RateLimiter {
     if (windowStart - this.lastSweep < WINDOW_MS) return;
     this.lastSweep = windowStart;
     void deleteRateLimitWindowsBefore(this.sql, new Date(windowStart - WINDOW_MS)).catch(() => {});
+    // Per-account sign-in throttles whose failures are forgotten anyway go with the same sweep.
+    void deleteQuietSignInThrottles(this.sql, SIGN_IN_THROTTLE.forgetAfterSeconds).catch(() => {});
   }
 }

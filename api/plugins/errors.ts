@@ -68,6 +68,9 @@ export const errorsPlugin = (log: Logger) =>
     const { status, body } = mapError(code, error, log, request);
     set.status = status;
     if (status === 503) set.headers["retry-after"] = "5";
+    // A 429 thrown by a service (the per-account sign-in throttle) carries its wait in the header too.
+    const wait = status === 429 ? body.details?.retryAfterSeconds : undefined;
+    if (typeof wait === "number") set.headers["retry-after"] = String(wait);
     return body;
   });
 

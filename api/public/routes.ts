@@ -85,8 +85,9 @@ export function publicRoutes(deps: ApiDeps) {
         responses: {
           303: { description: "Right password: sets the wp_sp_<pageId> cookie and redirects to the page" },
           401: text("text/html", "Wrong password: the form again"),
+          403: text("text/html", "Posted from another site's page (Origin / Sec-Fetch-Site): login CSRF is refused"),
           404: NOT_FOUND,
-          429: text("text/html", "More than 10 attempts a minute from this address"),
+          429: text("text/html", "More than 10 attempts a minute from this address, or the page's own throttle after 5 failures (Retry-After; docs/security.md)"),
         },
       },
     })

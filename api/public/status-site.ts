@@ -10,6 +10,8 @@ import { confirmByToken, subscribeEmail } from "../../core/status-pages/subscrib
 import { BUILT_IN_THEMES } from "../../core/status-pages/themes.ts";
 import { PAGE_COOKIE_PREFIX, PAGE_COOKIE_TTL_SECONDS, signPageCookie } from "../../core/status-pages/tokens.ts";
 import { customDomainsAllowed } from "../../billing/suspension.ts";
+import { statusPageKey, throttled } from "../../core/accounts/sign-in-throttle.ts";
+import { isCrossSite } from "../edge/cross-site.ts";
 import { findPageByDomain, findPageBySlug, type StatusPageRow } from "../../db/queries/status-pages.ts";
 import { cookieReader, html, notFoundResponse, type Rendered, rendered, serveRendered } from "./respond.ts";
 
@@ -25,6 +27,7 @@ export interface PageAddress {
 }
 
 const LOGIN_ATTEMPTS_PER_MINUTE = 10;
+const WRONG_PAGE_PASSWORD = new Error("wrong status page password");
 const SUBSCRIBE_PER_MINUTE = 10;
 
 /** The public status-page surfaces, with their render cache. Routes and the custom-domain hook call these. */
@@ -101,8 +104,23 @@ export function createStatusSite(deps: ApiDeps) {
     const theme = await themeOf(deps.sql, page);
     const limit = await deps.limiter.take(`sp-login:${page.id}:${ipOf(request)}`, LOGIN_ATTEMPTS_PER_MINUTE);
     if (!limit.allowed) return html(429, renderMessage("Too many attempts", `Try again in ${limit.resetSeconds} seconds.`, theme), { "retry-after": String(limit.resetSeconds) });
+    // Login CSRF: another site's page must not sign a visitor in (docs/security.md).
+    if (isCrossSite(request, deps.config)) return html(403, renderMessage("Refused", "This sign-in came from another site.", theme));
     const password = (await form(request)).get("password") ?? "";
-    if (!password || !(await Bun.password.verify(password, page.password_hash))) return html(401, renderPasswordForm(page.name, theme, addr.base, true));
+    const hash = page.password_hash;
+    // Per page, whatever the address: the per-IP limit above alone lets a distributed attacker guess on.
+    const verdict = await throttled(deps.sql, statusPageKey(page.id), async () => {
+      if (!password || !(await Bun.password.verify(password, hash))) throw WRONG_PAGE_PASSWORD;
+    }).then(
+      () => "ok" as const,
+      (err: unknown) => {
+        if (err === WRONG_PAGE_PASSWORD) return "wrong" as const;
+        if (err instanceof AppError && err.status === 429) return Number(err.details?.retryAfterSeconds ?? 1);
+        throw err;
+      },
+    );
+    if (typeof verdict === "number") return html(429, renderMessage("Too many attempts", `Try again in ${verdict} seconds.`, theme), { "retry-after": String(verdict) });
+    if (verdict === "wrong") return html(401, renderPasswordForm(page.name, theme, addr.base, true));
     const exp = Math.floor(Date.now() / 1000) + PAGE_COOKIE_TTL_SECONDS;
     const secure = addr.url.startsWith("https:") ? "; Secure" : "";
     const cookie = `${PAGE_COOKIE_PREFIX}${page.id}=${signPageCookie(deps.box, page.id, page.password_hash, exp)}; Path=/; Max-Age=${PAGE_COOKIE_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`;

@@ -1,4 +1,3 @@
-import * as OTPAuth from "otpauth";
 import type { SecretBox } from "../crypto/secrets.ts";
 import { hashToken } from "../crypto/secrets.ts";
 import { isUniqueViolation, type Sql, withTx } from "../db/client.ts";
@@ -10,6 +9,9 @@ import { consumePasswordReset, insertPasswordReset } from "../../db/queries/pass
 import { findUserByEmail, insertUser, updateUser, type UserRow } from "../../db/queries/users.ts";
 import { createOrgWithOwner } from "./orgs.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
+import { useRecoveryCode } from "./recovery-codes.ts";
+import { clearAccountThrottle, throttledAttempt } from "./sign-in-throttle.ts";
+import { useTotpCode } from "./totp.ts";
 
 const invalidCredentials = () => new AppError(401, "UNAUTHENTICATED", "Invalid email, password or code");
 
@@ -30,16 +32,30 @@ export async function signUp(
   }
 }
 
-/** Checks email, password and (when enabled) the TOTP code; every failure looks the same to the caller. */
-export async function verifySignIn(sql: Sql, box: SecretBox, input: { email: string; password: string; totp_code?: string }): Promise<UserRow> {
-  const user = await findUserByEmail(sql, input.email);
-  const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !ok) throw invalidCredentials();
-  if (user.totp_enabled) {
-    if (!input.totp_code) throw new AppError(401, "UNAUTHENTICATED", "Two-factor code required", { reason: "totp_required" });
-    if (!checkTotp(box.decrypt(user.totp_secret_enc!), input.totp_code)) throw invalidCredentials();
+/**
+ * Checks email, password and (when enabled) a TOTP code or a recovery code; every failure looks
+ * the same to the caller. Each try counts against the account's throttle (sign-in-throttle.ts).
+ */
+export async function verifySignIn(
+  sql: Sql,
+  box: SecretBox,
+  input: { email: string; password: string; totp_code?: string; recovery_code?: string },
+): Promise<UserRow> {
+  if (input.totp_code !== undefined && input.recovery_code !== undefined) {
+    throw validationError([{ path: "body.recovery_code", message: "Send either totp_code or recovery_code, not both" }]);
   }
-  return user;
+  return throttledAttempt(sql, input.email, async () => {
+    const user = await findUserByEmail(sql, input.email);
+    const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH);
+    if (!user || !ok) throw invalidCredentials();
+    if (!user.totp_enabled) return user;
+    if (input.recovery_code !== undefined) {
+      if (!(await useRecoveryCode(sql, user.id, input.recovery_code))) throw invalidCredentials();
+    } else if (input.totp_code === undefined) {
+      throw new AppError(401, "UNAUTHENTICATED", "Two-factor code required", { reason: "totp_required" });
+    } else if (!(await useTotpCode(sql, box, user, input.totp_code))) throw invalidCredentials();
+    return user;
+  });
 }
 
 export async function requestPasswordReset(sql: Sql, mailer: Mailer, baseUrl: string, email: string): Promise<void> {
@@ -59,16 +75,8 @@ export async function confirmPasswordReset(sql: Sql, input: { token: string; pas
   await withTx(sql, async (tx) => {
     const userId = await consumePasswordReset(tx, hashToken(input.token));
     if (!userId) throw validationError([{ path: "/token", message: "Reset token is invalid, used or expired" }], "Reset token is invalid, used or expired");
-    await updateUser(tx, userId, { passwordHash });
+    const user = await updateUser(tx, userId, { passwordHash });
     await deleteAllUserSessions(tx, userId);
+    if (user) await clearAccountThrottle(tx, user.email);
   });
-}
-
-export function newTotp(secret: OTPAuth.Secret, label: string): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({ issuer: "Watchpost", label, algorithm: "SHA1", digits: 6, period: 30, secret });
-}
-
-export function checkTotp(secretBase32: string, code: string): boolean {
-  const totp = newTotp(OTPAuth.Secret.fromBase32(secretBase32), "user");
-  return totp.validate({ token: code.replace(/\s/g, ""), window: 1 }) !== null;
 }

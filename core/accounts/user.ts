@@ -5,8 +5,11 @@ import { AppError, conflict, notFound, validationError } from "../errors.ts";
 import { deleteOrg, listUserOrgs } from "../../db/queries/orgs.ts";
 import { soleOwnedOrgs } from "../../db/queries/members.ts";
 import { deleteAllUserSessions, deleteUserSession, listUserSessions } from "../../db/queries/sessions.ts";
-import { deleteUser, findUserById, updateUser, type UserRow } from "../../db/queries/users.ts";
-import { checkTotp, newTotp } from "./auth.ts";
+import { deleteRecoveryCodes } from "../../db/queries/recovery-codes.ts";
+import { clearTotpStep, deleteUser, findUserById, updateUser, type UserRow } from "../../db/queries/users.ts";
+import { issueRecoveryCodes, useRecoveryCode } from "./recovery-codes.ts";
+import { throttledAttempt } from "./sign-in-throttle.ts";
+import { newTotp, useTotpCode } from "./totp.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 export async function getProfile(sql: Sql, userId: string): Promise<UserRow> {
@@ -22,8 +25,13 @@ export async function updateProfile(
   input: { name?: string; email?: string; password?: string; current_password?: string },
 ): Promise<UserRow> {
   const user = await getProfile(sql, userId);
-  if ((input.password || input.email) && !(input.current_password && (await verifyPassword(input.current_password, user.password_hash)))) {
-    throw validationError([{ path: "/current_password", message: "Current password is required and must be correct to change email or password" }]);
+  if (input.password || input.email) {
+    const wrong = () => validationError([{ path: "/current_password", message: "Current password is required and must be correct to change email or password" }]);
+    if (!input.current_password) throw wrong();
+    // Guessing it through a stolen session counts against the same throttle as sign-in.
+    await throttledAttempt(sql, user.email, async () => {
+      if (!(await verifyPassword(input.current_password!, user.password_hash))) throw wrong();
+    });
   }
   try {
     const updated = await updateUser(sql, userId, {
@@ -50,22 +58,65 @@ export async function setupTotp(sql: Sql, box: SecretBox, userId: string): Promi
   const user = await getProfile(sql, userId);
   if (user.totp_enabled) throw conflict("Two-factor authentication is already enabled");
   const secret = new OTPAuth.Secret({ size: 20 });
-  await updateUser(sql, userId, { totpSecretEnc: box.encrypt(secret.base32), totpEnabled: false });
+  await withTx(sql, async (tx) => {
+    await updateUser(tx, userId, { totpSecretEnc: box.encrypt(secret.base32), totpEnabled: false });
+    await clearTotpStep(tx, userId);
+  });
   return { secret: secret.base32, otpauth_url: newTotp(secret, user.email).toString() };
 }
 
-export async function enableTotp(sql: Sql, box: SecretBox, userId: string, code: string): Promise<void> {
+const invalidCode = (path: string) => validationError([{ path, message: "Code is not valid" }]);
+
+/** Turns 2FA on with a first code from the authenticator and returns the recovery codes: the only time they are shown. */
+export async function enableTotp(sql: Sql, box: SecretBox, userId: string, code: string): Promise<{ user: UserRow; recoveryCodes: string[] }> {
   const user = await getProfile(sql, userId);
+  if (user.totp_enabled) throw conflict("Two-factor authentication is already enabled");
   if (!user.totp_secret_enc) throw conflict("Start two-factor setup first");
-  if (!checkTotp(box.decrypt(user.totp_secret_enc), code)) throw validationError([{ path: "/code", message: "Code is not valid" }]);
-  await updateUser(sql, userId, { totpEnabled: true });
+  if (!(await useTotpCode(sql, box, user, code))) throw invalidCode("body.code");
+  return withTx(sql, async (tx) => {
+    const updated = await updateUser(tx, userId, { totpEnabled: true });
+    return { user: updated!, recoveryCodes: await issueRecoveryCodes(tx, userId) };
+  });
 }
 
-export async function disableTotp(sql: Sql, box: SecretBox, userId: string, code: string): Promise<void> {
+/** A second factor given on a signed-in request: exactly one of a TOTP code, a recovery code or the password. */
+export type Reauth = { code?: string; recovery_code?: string; password?: string };
+
+/** Checks `proof` (one field of those `allowed`), throttled like sign-in; a wrong one is a 400 on its field. */
+async function reauthenticate(sql: Sql, box: SecretBox, user: UserRow, proof: Reauth, allowed: (keyof Reauth)[]): Promise<void> {
+  const given = allowed.filter((k) => proof[k] !== undefined);
+  if (given.length !== 1) throw validationError([{ path: "body", message: `Send exactly one of: ${allowed.join(", ")}` }]);
+  const field = given[0]!;
+  const value = proof[field]!;
+  await throttledAttempt(sql, user.email, async () => {
+    const ok =
+      field === "password"
+        ? await verifyPassword(value, user.password_hash)
+        : field === "code"
+          ? await useTotpCode(sql, box, user, value)
+          : await useRecoveryCode(sql, user.id, value);
+    if (!ok) throw field === "password" ? validationError([{ path: "body.password", message: "Password is not correct" }]) : invalidCode(`body.${field}`);
+  });
+}
+
+/** Turns 2FA off with a current TOTP code or, when the authenticator is lost, a recovery code. */
+export async function disableTotp(sql: Sql, box: SecretBox, userId: string, proof: Reauth): Promise<void> {
   const user = await getProfile(sql, userId);
   if (!user.totp_enabled || !user.totp_secret_enc) throw conflict("Two-factor authentication is not enabled");
-  if (!checkTotp(box.decrypt(user.totp_secret_enc), code)) throw validationError([{ path: "/code", message: "Code is not valid" }]);
-  await updateUser(sql, userId, { totpEnabled: false, totpSecretEnc: null });
+  await reauthenticate(sql, box, user, proof, ["code", "recovery_code"]);
+  await withTx(sql, async (tx) => {
+    await updateUser(tx, userId, { totpEnabled: false, totpSecretEnc: null });
+    await deleteRecoveryCodes(tx, userId);
+    await clearTotpStep(tx, userId);
+  });
+}
+
+/** Replaces the recovery codes after the password or a TOTP code; the old ones stop working at once. */
+export async function regenerateRecoveryCodes(sql: Sql, box: SecretBox, userId: string, proof: Reauth): Promise<string[]> {
+  const user = await getProfile(sql, userId);
+  if (!user.totp_enabled) throw conflict("Two-factor authentication is not enabled");
+  await reauthenticate(sql, box, user, proof, ["password", "code"]);
+  return withTx(sql, (tx) => issueRecoveryCodes(tx, userId));
 }
 
 /** Everything the user owns or is: profile, memberships, sessions, keys and their own audit entries. */
@@ -93,7 +144,9 @@ export async function exportUserData(sql: Sql, userId: string): Promise<Record<s
  */
 export async function deleteAccount(sql: Sql, userId: string, password: string): Promise<{ deleted_organisations: string[] }> {
   const user = await getProfile(sql, userId);
-  if (!(await verifyPassword(password, user.password_hash))) throw new AppError(401, "UNAUTHENTICATED", "Password is not correct");
+  await throttledAttempt(sql, user.email, async () => {
+    if (!(await verifyPassword(password, user.password_hash))) throw new AppError(401, "UNAUTHENTICATED", "Password is not correct");
+  });
   return withTx(sql, async (tx) => {
     const owned = await soleOwnedOrgs(tx, userId);
     const blocking = owned.filter((o) => o.other_members > 0);

@@ -7,6 +7,8 @@ export interface UserRow {
   password_hash: string;
   totp_secret_enc: string | null;
   totp_enabled: boolean;
+  /** The last TOTP time step accepted (bigint, as text); null before the first. */
+  totp_last_step: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,6 +44,17 @@ export async function updateUser(
       updated_at = now()
     where id = ${id} returning *`;
   return row;
+}
+
+/** Records `step` as used; false when that step or a later one was already accepted (a replay). */
+export async function recordTotpStep(sql: Sql, id: string, step: number): Promise<boolean> {
+  const rows = await sql`update users set totp_last_step = ${step} where id = ${id} and (totp_last_step is null or totp_last_step < ${step}) returning id`;
+  return rows.length === 1;
+}
+
+/** A new secret starts with no used step. */
+export async function clearTotpStep(sql: Sql, id: string): Promise<void> {
+  await sql`update users set totp_last_step = null where id = ${id}`;
 }
 
 export async function deleteUser(sql: Sql, id: string): Promise<void> {

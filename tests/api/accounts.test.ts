@@ -100,27 +100,33 @@ describe("password reset", () => {
 
 describe("two-factor authentication", () => {
   it("enrols with a TOTP code, then demands a code at sign-in until disabled", async () => {
+    // Each code is accepted once, so enable, sign-in and disable use the steps t-1, t and t+1: away from a step's end.
+    while (30 - ((Date.now() / 1000) % 30) < 6) await Bun.sleep(500);
+    const step = (totp: OTPAuth.TOTP, n: number) => totp.generate({ timestamp: Date.now() + n * 30_000 });
     const user = await signUp(api.url);
     const setup = await user.call("POST", "/api/v1/user/2fa/setup");
     expect(setup.status).toBe(200);
     expect(setup.body.otpauth_url).toStartWith("otpauth://totp/");
     const totp = totpFor(setup.body.secret);
-    expect((await user.call("POST", "/api/v1/user/2fa/enable", { code: "000000" === totp.generate() ? "111111" : "000000" })).status).toBe(400);
-    const enabled = await user.call("POST", "/api/v1/user/2fa/enable", { code: totp.generate() });
+    const valid = new Set([-1, 0, 1].map((n) => step(totp, n)));
+    const invalid = ["000000", "111111", "222222", "333333"].find((c) => !valid.has(c))!;
+    expect((await user.call("POST", "/api/v1/user/2fa/enable", { code: invalid })).status).toBe(400);
+    const enabled = await user.call("POST", "/api/v1/user/2fa/enable", { code: step(totp, -1) });
     expect(enabled.body.two_factor_enabled).toBe(true);
+    expect(enabled.body.recovery_codes).toHaveLength(10);
     expect((await user.call("POST", "/api/v1/user/2fa/setup")).status).toBe(409);
 
     const noCode = await signIn(user.email, user.password);
     expect(noCode.status).toBe(401);
     expect(noCode.body).toEqual({ error: "Two-factor code required", code: "UNAUTHENTICATED", details: { reason: "totp_required" } });
-    const badCode = await signIn(user.email, user.password, { totp_code: String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, "0") });
+    const badCode = await signIn(user.email, user.password, { totp_code: invalid });
     expect(badCode.status).toBe(401);
-    const good = await signIn(user.email, user.password, { totp_code: totp.generate() });
+    const good = await signIn(user.email, user.password, { totp_code: step(totp, 0) });
     expect(good.status).toBe(200);
     expect(good.body.user.two_factor_enabled).toBe(true);
 
     expect((await good.call("POST", "/api/v1/user/2fa/disable", { code: "12345" })).status).toBe(400);
-    expect((await good.call("POST", "/api/v1/user/2fa/disable", { code: totp.generate() })).body.two_factor_enabled).toBe(false);
+    expect((await good.call("POST", "/api/v1/user/2fa/disable", { code: step(totp, 1) })).body.two_factor_enabled).toBe(false);
     expect((await signIn(user.email, user.password)).status).toBe(200);
   });
 });

@@ -8,16 +8,17 @@ const stamp = Date.now().toString(36);
 const owner = { name: "Olga", email: `olga-${stamp}@example.test`, password: "correct horse battery" };
 const member = { name: "Vic", email: `vic-${stamp}@example.test`, password: "another long password" };
 let ownerTotp: OTPAuth.TOTP;
-let lastCode = "";
+const lastCode = new Map<string, string>();
 
-/** A code not used before: a TOTP code is accepted once, so wait for the next step when needed. */
+/** A code not used before by this secret: a TOTP code is accepted once, so wait for the next step when needed. */
 async function freshCode(totp: OTPAuth.TOTP) {
+  const key = totp.secret.base32;
   let code = totp.generate();
-  while (code === lastCode) {
+  while (code === lastCode.get(key)) {
     await Bun.sleep(1000);
     code = totp.generate();
   }
-  lastCode = code;
+  lastCode.set(key, code);
   return code;
 }
 
@@ -209,6 +210,14 @@ describe("account", () => {
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByTestId("2fa-state").filter({ hasText: "on" }).waitFor();
     expect((await apiCall(env, "GET", "/api/v1/user")).two_factor_enabled).toBe(true);
+    // The ten recovery codes are shown once, with copy and download, until the user says they are saved.
+    const codes = await page.getByTestId("recovery-codes").locator("code").allTextContents();
+    expect(codes).toHaveLength(10);
+    expect(await page.getByRole("button", { name: "Download" }).isVisible()).toBe(true);
+    await captureScreen(page, "p2-account-03-2fa-recovery-codes");
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await page.getByRole("button", { name: "Generate new recovery codes" }).waitFor();
+    expect(await page.getByTestId("recovery-codes").count()).toBe(0);
     expect(env.errors).toEqual([]);
   }, 30_000);
 

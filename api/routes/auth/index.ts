@@ -36,7 +36,7 @@ export const authRoutes = (deps: ApiDeps) =>
         set.headers["set-cookie"] = sessionCookies(token, session.csrf_token, session.expires_at, isSecure(request, deps.config)) as never;
         return sessionView(user, orgId, session);
       },
-      { body: SignUpBody, response: { 201: SessionResponse }, detail: { summary: "Create an account and its first organisation", security: [] } },
+      { body: SignUpBody, response: { 201: SessionResponse }, detail: { summary: "Create an account and its first organisation; refused (403 cross_site) from another site's page", security: [], "x-errors": ["403"] } },
     )
     .post(
       "/signin",
@@ -52,7 +52,14 @@ export const authRoutes = (deps: ApiDeps) =>
         set.headers["set-cookie"] = sessionCookies(token, session.csrf_token, session.expires_at, isSecure(request, deps.config)) as never;
         return sessionView(user, org?.id ?? null, session);
       },
-      { body: SignInBody, response: { 200: SessionResponse }, detail: { summary: "Sign in with email, password and (if enabled) a TOTP code", security: [], "x-errors": ["401"] } },
+      { body: SignInBody, response: { 200: SessionResponse }, detail: {
+          summary: "Sign in with email, password and (if enabled) a TOTP code or a recovery code",
+          description:
+            "Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.",
+          security: [],
+          "x-errors": ["401", "403"],
+        },
+      },
     )
     .post(
       "/signout",

@@ -15,6 +15,7 @@ export const SignInBody = Obj({
   email: Email,
   password: t.String({ minLength: 1, maxLength: 200 }),
   totp_code: t.Optional(t.String({ pattern: "^[0-9 ]{6,8}$" })),
+  recovery_code: t.Optional(t.String({ minLength: 1, maxLength: 40, description: "One of the ten recovery codes, in place of totp_code; each works once" })),
 });
 
 export const ResetRequestBody = Obj({ email: Email });

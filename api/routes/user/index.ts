@@ -6,6 +6,7 @@ import {
   exportUserData,
   getProfile,
   listSessions,
+  regenerateRecoveryCodes,
   revokeSession,
   setupTotp,
   updateProfile,
@@ -35,7 +36,10 @@ const SessionView = t.Object({
   last_seen_at: Timestamp,
   expires_at: Timestamp,
 });
-const Code = Obj({ code: t.String({ pattern: "^[0-9 ]{6,8}$" }) });
+const TotpCode = t.String({ pattern: "^[0-9 ]{6,8}$", description: "A current code from the authenticator app" });
+const RecoveryCode = t.String({ minLength: 1, maxLength: 40, description: "One of the recovery codes; case, spaces and hyphens do not matter" });
+const Code = Obj({ code: TotpCode });
+const RecoveryCodes = t.Array(t.String(), { minItems: 10, maxItems: 10, description: "Ten one-time recovery codes, shown only in this answer; each signs in once in place of a TOTP code" });
 
 /** The signed-in user's own account: profile, sessions, 2FA, export and deletion. Sessions only. */
 export const userRoutes = (deps: ApiDeps) =>
@@ -93,18 +97,35 @@ export const userRoutes = (deps: ApiDeps) =>
         .post(
           "/2fa/enable",
           async ({ actor, body }) => {
-            await enableTotp(deps.sql, deps.box, actor.userId, body.code);
-            return toUserView(await getProfile(deps.sql, actor.userId));
+            const { user, recoveryCodes } = await enableTotp(deps.sql, deps.box, actor.userId, body.code);
+            return { ...toUserView(user), recovery_codes: recoveryCodes };
           },
-          { body: Code, response: { 200: UserView }, detail: { summary: "Confirm a code from the authenticator and turn 2FA on" } },
+          {
+            body: Code,
+            response: { 200: t.Composite([UserView, t.Object({ recovery_codes: RecoveryCodes })]) },
+            detail: { summary: "Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once" },
+          },
         )
         .post(
           "/2fa/disable",
           async ({ actor, body }) => {
-            await disableTotp(deps.sql, deps.box, actor.userId, body.code);
+            await disableTotp(deps.sql, deps.box, actor.userId, body);
             return toUserView(await getProfile(deps.sql, actor.userId));
           },
-          { body: Code, response: { 200: UserView }, detail: { summary: "Turn 2FA off with a current code" } },
+          {
+            body: Obj({ code: t.Optional(TotpCode), recovery_code: t.Optional(RecoveryCode) }),
+            response: { 200: UserView },
+            detail: { summary: "Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them)" },
+          },
+        )
+        .post(
+          "/2fa/recovery-codes",
+          async ({ actor, body }) => ({ recovery_codes: await regenerateRecoveryCodes(deps.sql, deps.box, actor.userId, body) }),
+          {
+            body: Obj({ password: t.Optional(t.String({ minLength: 1, maxLength: 200 })), code: t.Optional(TotpCode) }),
+            response: { 200: t.Object({ recovery_codes: RecoveryCodes }) },
+            detail: { summary: "Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them)" },
+          },
         )
         .get("/export", ({ actor }) => exportUserData(deps.sql, actor.userId), {
           response: { 200: t.Record(t.String(), t.Unknown()) },

@@ -213,7 +213,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account and its first organisation */
+        /** Create an account and its first organisation; refused (403 cross_site) from another site's page */
         post: operations["postApiV1AuthSignup"];
         delete?: never;
         options?: never;
@@ -230,7 +230,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with email, password and (if enabled) a TOTP code */
+        /**
+         * Sign in with email, password and (if enabled) a TOTP code or a recovery code
+         * @description Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.
+         */
         post: operations["postApiV1AuthSignin"];
         delete?: never;
         options?: never;
@@ -368,7 +371,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a code from the authenticator and turn 2FA on */
+        /** Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once */
         post: operations["postApiV1User2faEnable"];
         delete?: never;
         options?: never;
@@ -385,8 +388,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn 2FA off with a current code */
+        /** Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them) */
         post: operations["postApiV1User2faDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them) */
+        post: operations["postApiV1User2faRecovery-codes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3638,6 +3658,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Posted from another site's page (Origin / Sec-Fetch-Site): login CSRF is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
             404: {
                 headers: {
@@ -3656,7 +3685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description More than 10 attempts a minute from this address */
+            /** @description More than 10 attempts a minute from this address, or the page's own throttle after 5 failures (Retry-After; docs/security.md) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3966,6 +3995,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description CONFLICT with current state */
             409: {
                 headers: {
@@ -4027,6 +4065,8 @@ export interface operations {
                     email: string;
                     password: string;
                     totp_code?: string;
+                    /** @description One of the ten recovery codes, in place of totp_code; each works once */
+                    recovery_code?: string;
                 };
             };
         };
@@ -4069,6 +4109,15 @@ export interface operations {
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5020,7 +5069,135 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A current code from the authenticator app */
                     code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        two_factor_enabled: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description Ten one-time recovery codes, shown only in this answer; each signs in once in place of a TOTP code */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postApiV1User2faDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A current code from the authenticator app */
+                    code?: string;
+                    /** @description One of the recovery codes; case, spaces and hyphens do not matter */
+                    recovery_code?: string;
                 };
             };
         };
@@ -5132,7 +5309,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faDisable: {
+    "postApiV1User2faRecovery-codes": {
         parameters: {
             query?: never;
             header?: never;
@@ -5142,7 +5319,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    code: string;
+                    password?: string;
+                    /** @description A current code from the authenticator app */
+                    code?: string;
                 };
             };
         };
@@ -5160,14 +5339,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id: string;
-                        email: string;
-                        name: string;
-                        two_factor_enabled: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
+                        /** @description Ten one-time recovery codes, shown only in this answer; each signs in once in place of a TOTP code */
+                        recovery_codes: string[];
                     };
                 };
             };

@@ -5,6 +5,7 @@ import { api, data } from "../../api/client";
 import { CopyButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { AccountNav } from "./account-nav";
+import { RecoveryCodesOnce, RegenerateRecoveryCodes } from "./recovery-codes";
 
 /** TOTP two-factor authentication: a QR code for the authenticator app, then a code to confirm it. */
 export function TwoFactor() {
@@ -12,6 +13,7 @@ export function TwoFactor() {
   const me = useQuery({ queryKey: ["user"], queryFn: () => api.GET("/api/v1/user").then(data) });
   const [enrolment, setEnrolment] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [said, setSaid] = useState("");
+  const [codes, setCodes] = useState<string[] | null>(null);
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: ["user"] });
     void qc.invalidateQueries({ queryKey: ["session"] });
@@ -20,9 +22,10 @@ export function TwoFactor() {
   const setup = useMutation({ mutationFn: () => api.POST("/api/v1/user/2fa/setup").then(data), onSuccess: setEnrolment });
   const enable = useMutation({
     mutationFn: (code: string) => api.POST("/api/v1/user/2fa/enable", { body: { code } }).then(data),
-    onSuccess: (u) => {
+    onSuccess: ({ recovery_codes, ...u }) => {
       qc.setQueryData(["user"], u);
       setEnrolment(null);
+      setCodes(recovery_codes);
       setSaid("Two-factor authentication is on. Signing in now asks for a code from your app.");
       refresh();
     },
@@ -31,6 +34,7 @@ export function TwoFactor() {
     mutationFn: (code: string) => api.POST("/api/v1/user/2fa/disable", { body: { code } }).then(data),
     onSuccess: (u) => {
       qc.setQueryData(["user"], u);
+      setCodes(null);
       setSaid("Two-factor authentication is off.");
       refresh();
     },
@@ -50,6 +54,8 @@ export function TwoFactor() {
         </span>
       </p>
       <p role="status">{said}</p>
+      {codes && <RecoveryCodesOnce codes={codes} onDone={() => setCodes(null)} />}
+      {on && !codes && <RegenerateRecoveryCodes onCodes={setCodes} />}
       {on ? (
         <form
           className="stack card"

@@ -59,8 +59,9 @@ export function SignIn() {
   const session = useSession();
   const { navigate, search } = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
+  const [useRecovery, setUseRecovery] = useState(false);
   const signin = useMutation({
-    mutationFn: (body: { email: string; password: string; totp_code?: string }) => api.POST("/api/v1/auth/signin", { body }).then(data),
+    mutationFn: (body: { email: string; password: string; totp_code?: string; recovery_code?: string }) => api.POST("/api/v1/auth/signin", { body }).then(data),
     onSuccess: async (res) => {
       await session.signedIn(res.org_id);
       navigate("/monitors");
@@ -81,12 +82,19 @@ export function SignIn() {
         onSubmit={(e) => {
           e.preventDefault();
           const f = form(e);
-          signin.mutate({ email: f.email!, password: f.password!, ...(f.totp_code ? { totp_code: f.totp_code } : {}) });
+          const second = f.recovery_code ? { recovery_code: f.recovery_code } : f.totp_code ? { totp_code: f.totp_code } : {};
+          signin.mutate({ email: f.email!, password: f.password!, ...second });
         }}
       >
         <Field label="Email" name="email" type="email" required autoComplete="username" />
         <Field label="Password" name="password" type="password" required autoComplete="current-password" />
-        {needsCode && <Field label="Authentication code" name="totp_code" inputMode="numeric" pattern="[0-9 ]{6,8}" autoComplete="one-time-code" autoFocus required hint="The 6-digit code from your authenticator app" />}
+        {needsCode && !useRecovery && <Field label="Authentication code" name="totp_code" inputMode="numeric" pattern="[0-9 ]{6,8}" autoComplete="one-time-code" autoFocus required hint="The 6-digit code from your authenticator app" />}
+        {needsCode && useRecovery && <Field label="Recovery code" name="recovery_code" autoComplete="off" autoFocus required maxLength={40} hint="One of the recovery codes you saved when turning on 2FA; each works once" />}
+        {needsCode && (
+          <button type="button" className="link" onClick={() => setUseRecovery(!useRecovery)}>
+            {useRecovery ? "Use a code from your app instead" : "Lost your app? Use a recovery code"}
+          </button>
+        )}
         <ErrorMessage error={signin.error} />
         <button className="primary" disabled={signin.isPending}>
           {signin.isPending ? "Signing in…" : "Sign in"}
