@@ -10,6 +10,7 @@ import { registerFleetMetrics } from "./fleet-metrics.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
 import { createEdge } from "./edge/edge.ts";
+import { securityHeaders } from "./edge/security-headers.ts";
 import { RateLimiter } from "./edge/rate-limiter.ts";
 import { IdentityCache } from "./edge/identity-cache.ts";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
@@ -78,6 +79,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const app = createApp(deps, metrics);
   app.compile();
   const fetch = createEdge(deps, (request) => app.handle(request));
+  const secure = securityHeaders({ https: deps.config.PUBLIC_BASE_URL?.startsWith("https://") ?? false });
   const server = Bun.serve({
     hostname: deps.config.HOST,
     port: deps.config.PORT,
@@ -85,10 +87,10 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     maxRequestBodySize: Math.max(deps.config.MAX_BODY_BYTES * 2, 1 << 30),
     idleTimeout: 120,
     tls: options.tls,
-    fetch: (request, srv) => fetch(request, srv),
+    fetch: async (request, srv) => secure(await fetch(request, srv)),
     error: (err) => {
       deps.log.error({ op: "api.server", err }, "unhandled server error");
-      return new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } });
+      return secure(new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } }));
     },
   });
   const scheme = options.tls ? "https" : "http";

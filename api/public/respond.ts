@@ -38,7 +38,7 @@ export function serveRendered(request: Request, r: Rendered, shared: boolean, ma
 export function html(status: number, body: string, extra: Record<string, string> = {}): Response {
   return new Response(body, {
     status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": HTML_CSP, "x-content-type-options": "nosniff", ...extra },
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": HTML_CSP, "x-content-type-options": "nosniff", "referrer-policy": "same-origin", ...extra },
   });
 }
 
