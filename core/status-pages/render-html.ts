@@ -101,6 +101,15 @@ ${wrong ? `<p role="alert">That password is not right. Try again.</p>` : ""}<for
   return documentShell({ title: `${pageName} status`, theme, body });
 }
 
+/** A page that asks before it acts: one button posting `fields` to `action` (links in emails only ever ask). */
+export function renderConfirmForm(title: string, message: string, theme: ThemeView, form: { action: string; button: string; fields?: Record<string, string> }): string {
+  const hidden = Object.entries(form.fields ?? {})
+    .map(([name, value]) => `<input type="hidden" name="${e(name)}" value="${e(value)}">`)
+    .join("");
+  const body = `<main id="main"><div class="card"><h1>${e(title)}</h1><p>${e(message)}</p><form method="post" action="${e(form.action)}">${hidden}<button type="submit">${e(form.button)}</button></form></div></main>`;
+  return documentShell({ title, theme, body });
+}
+
 export function renderMessage(title: string, message: string, theme: ThemeView, link?: { href: string; text: string }): string {
   const body = `<main id="main"><div class="card"><h1>${e(title)}</h1><p>${e(message)}</p>${link ? `<p><a href="${e(link.href)}">${e(link.text)}</a></p>` : ""}</div></main>`;
   return documentShell({ title, theme, body });
