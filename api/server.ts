@@ -5,6 +5,7 @@ import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../core/metrics.ts";
+import { startMetricsServer } from "../core/process/metrics-server.ts";
 import { createApp } from "./app.ts";
 import { registerFleetMetrics } from "./fleet-metrics.ts";
 import type { ApiConfig } from "./config.ts";
@@ -27,6 +28,8 @@ export interface ApiServer {
   port: number;
   server: Server<unknown>;
   deps: ApiDeps;
+  /** The /metrics and /healthz listener (METRICS_PORT); undefined when METRICS_PORT is unset. */
+  metricsUrl?: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -93,11 +96,21 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       return secure(new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } }));
     },
   });
+  // Prometheus scrapes this listener inside the deployment's network; the public PORT has no /metrics.
+  let metricsServer: ReturnType<typeof startMetricsServer> | null = null;
+  try {
+    if (deps.config.METRICS_PORT !== undefined) metricsServer = startMetricsServer({ host: deps.config.METRICS_HOST, port: deps.config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
+  } catch (err) {
+    server.stop(true);
+    throw err;
+  }
   const scheme = options.tls ? "https" : "http";
   const host = deps.config.HOST.includes(":") ? `[${deps.config.HOST}]` : deps.config.HOST;
   const url = `${scheme}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${server.port}`;
   deps.publicBaseUrl = deps.config.PUBLIC_BASE_URL ?? url;
-  deps.log.info({ op: "api.listen", url }, "API listening");
+  const metricsHost = deps.config.METRICS_HOST.includes(":") ? `[${deps.config.METRICS_HOST}]` : deps.config.METRICS_HOST;
+  const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
+  deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
   // Incident notices to status-page subscribers (an outbox written with each incident change).
   const notices = await startSubscriberDispatcher({
     sql: deps.sql,
@@ -112,6 +125,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     port: server.port!,
     server,
     deps,
+    metricsUrl,
     async stop(graceMs = 10_000) {
       // Stop accepting, end the live streams (they never finish on their own; clients reconnect
       // elsewhere), then let the other in-flight requests finish.
@@ -119,6 +133,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       deps.events.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
+      await metricsServer?.stop();
       await notices.stop();
       await unlisten().catch(() => {});
     },
