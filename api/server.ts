@@ -90,7 +90,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     maxRequestBodySize: Math.max(deps.config.MAX_BODY_BYTES * 2, 1 << 30),
     idleTimeout: 120,
     tls: options.tls,
-    fetch: async (request, srv) => secure(await fetch(request, srv)),
+    fetch: async (request, srv) => secure(await fetch(request, srv), request),
     error: (err) => {
       deps.log.error({ op: "api.server", err }, "unhandled server error");
       return secure(new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } }));

@@ -102,6 +102,21 @@ describe("security headers", () => {
     }
   });
 
+  it("keeps API answers out of shared and browser caches, and isolates the dashboard's window", async () => {
+    const { org } = await orgWithPage(api);
+    const call = client(api.url, { key: org.api_key });
+    // The one-time secret of a new key must not sit in a cache.
+    const created = await call("POST", "/api/v1/api-keys", { name: "cache test", scopes: ["monitors:read"] });
+    expect(created.status).toBe(201);
+    for (const res of [created, await call("GET", "/api/v1/monitors"), await call("GET", "/api/v1/no-such-route")]) {
+      expect(res.headers.get("cache-control")).toBe("no-store");
+    }
+    // What sets its own caching keeps it (the public OpenAPI document).
+    expect((await fetch(`${api.url}/api/v1/openapi.json`)).headers.get("cache-control")).toBe("public, max-age=60");
+    const dashboard = await fetch(`${api.url}/`, { headers: HTML });
+    expect(dashboard.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+  });
+
   it("sends HSTS only when PUBLIC_BASE_URL is https", async () => {
     for (const path of ["/", "/api/v1/monitors", "/healthz", "/status/none"]) {
       const secure = await fetch(`${https.url}${path}`, { headers: HTML });
