@@ -3264,7 +3264,7 @@ export interface components {
             };
             /**
              * Format: uri
-             * @description GET or POST it to stop these notices
+             * @description POST it to stop these notices (a GET only describes what it would do)
              */
             unsubscribe_url: string;
         };
