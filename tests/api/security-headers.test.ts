@@ -4,6 +4,7 @@
  * nosniff / Referrer-Policy / frame denial everywhere, and HSTS only behind an https PUBLIC_BASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { createHash } from "node:crypto";
 import { client, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { orgWithPage } from "../status-pages/support.ts";
@@ -55,13 +56,19 @@ describe("security headers", () => {
     }
   });
 
-  it("sends a status page CSP that allows its own theme (inline styles, https images) and nothing else", async () => {
-    const { slug } = await orgWithPage(api);
-    for (const path of [`/status/${slug}`, "/status/no-such-page"]) {
+  it("sends a status page CSP that allows its own theme (its one stylesheet, https images) and nothing else", async () => {
+    const { slug } = await orgWithPage(api, { access: { mode: "password", password: "page password 1" } });
+    const { slug: open } = await orgWithPage(api);
+    for (const path of [`/status/${open}`, `/status/${slug}`, "/status/no-such-page"]) {
       const res = await fetch(`${api.url}${path}`, { headers: HTML });
+      const body = await res.text();
       const csp = directives(res.headers.get("content-security-policy"));
       expect({ path, def: csp.get("default-src") }).toEqual({ path, def: ["'none'"] });
-      expect(csp.get("style-src")).toEqual(["'unsafe-inline'"]);
+      // Exactly the page's own <style> element, by its hash; no other inline style applies.
+      const style = /<style>([\s\S]*?)<\/style>/.exec(body)?.[1];
+      const allowed = style === undefined ? "'none'" : `'sha256-${createHash("sha256").update(style).digest("base64")}'`;
+      expect({ path, style: csp.get("style-src") }).toEqual({ path, style: [allowed] });
+      expect(body).not.toContain(" style=");
       expect(csp.get("img-src")).toEqual(["https:", "data:"]);
       expect(csp.get("script-src")).toBeUndefined();
       expect(csp.get("frame-ancestors")).toEqual(["'none'"]);

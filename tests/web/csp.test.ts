@@ -1,7 +1,7 @@
 /**
  * The Content-Security-Policy headers break nothing a person sees: the dashboard loads, signs up,
  * draws its screens (charts, the 2FA QR code) with no CSP violation, and a status page with a custom
- * theme still shows the theme's colours and CSS. The violations are read from the browser itself
+ * theme still shows the theme's colours and CSS (and only its own stylesheet applies). The violations are read from the browser itself
  * (securitypolicyviolation events and console reports), not inferred from the header text.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
@@ -90,6 +90,14 @@ describe("content security policy in a real browser", () => {
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(16, 32, 48)");
     expect(await page.evaluate(() => getComputedStyle(document.querySelector("h1")!).letterSpacing)).toBe("7px");
     expect(violations).toEqual([]);
+    // Only the page's own stylesheet applies: a style element added any other way does not.
+    const after = await page.evaluate(() => {
+      const style = document.createElement("style");
+      style.textContent = "body { background: rgb(255, 0, 0) !important; }";
+      document.head.append(style);
+      return getComputedStyle(document.body).backgroundColor;
+    });
+    expect(after).toBe("rgb(16, 32, 48)");
     await page.close();
   }, 60_000);
 });
