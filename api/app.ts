@@ -111,7 +111,7 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
       }
     })
     .use(auditPlugin(deps.sql, deps.log))
-    .use(systemRoutes(deps, metrics))
+    .use(systemRoutes(deps))
     .use(publicRoutes(deps))
     .get("/openapi.json", serveDocument, { detail: { hide: true } })
     .use(v1)

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { commonEnv } from "../core/config/common.ts";
+import { commonEnv, metricsEnv } from "../core/config/common.ts";
 import { EnvBool, parseEnv } from "../core/config/parse-env.ts";
 import { browserEnv } from "../runner/checks/browser/browser-env.ts";
 import { smtpEnv } from "../core/config/smtp.ts";
@@ -7,6 +7,8 @@ import { smtpEnv } from "../core/config/smtp.ts";
 export const apiEnv = Type.Object({
   ...commonEnv,
   ...smtpEnv,
+  // /metrics never on the public listener (the proxy forwards PORT to the internet): its own port.
+  ...metricsEnv,
   HOST: Type.String({ default: "127.0.0.1", description: "API listen address" }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: "API listen port, 0-65535" }),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "external URL of the API, e.g. https://watchpost.example.com" })),

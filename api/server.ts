@@ -5,11 +5,13 @@ import type { Sql } from "../core/db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../core/metrics.ts";
+import { startMetricsServer } from "../core/process/metrics-server.ts";
 import { createApp } from "./app.ts";
 import { registerFleetMetrics } from "./fleet-metrics.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
 import { createEdge } from "./edge/edge.ts";
+import { securityHeaders } from "./edge/security-headers.ts";
 import { RateLimiter } from "./edge/rate-limiter.ts";
 import { IdentityCache } from "./edge/identity-cache.ts";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
@@ -28,6 +30,8 @@ export interface ApiServer {
   port: number;
   server: Server<unknown>;
   deps: ApiDeps;
+  /** The /metrics and /healthz listener (METRICS_PORT); undefined when METRICS_PORT is unset. */
+  metricsUrl?: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -85,6 +89,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const app = createApp(deps, metrics);
   app.compile();
   const fetch = createEdge(deps, (request) => app.handle(request));
+  const secure = securityHeaders({ https: deps.config.PUBLIC_BASE_URL?.startsWith("https://") ?? false });
   const server = Bun.serve({
     hostname: deps.config.HOST,
     port: deps.config.PORT,
@@ -92,17 +97,27 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     maxRequestBodySize: Math.max(deps.config.MAX_BODY_BYTES * 2, 1 << 30),
     idleTimeout: 120,
     tls: options.tls,
-    fetch: (request, srv) => fetch(request, srv),
+    fetch: async (request, srv) => secure(await fetch(request, srv), request),
     error: (err) => {
       deps.log.error({ op: "api.server", err }, "unhandled server error");
-      return new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } });
+      return secure(new Response(JSON.stringify({ error: "Internal server error", code: "INTERNAL_ERROR" }), { status: 500, headers: { "content-type": "application/json" } }));
     },
   });
+  // Prometheus scrapes this listener inside the deployment's network; the public PORT has no /metrics.
+  let metricsServer: ReturnType<typeof startMetricsServer> | null = null;
+  try {
+    if (deps.config.METRICS_PORT !== undefined) metricsServer = startMetricsServer({ host: deps.config.METRICS_HOST, port: deps.config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
+  } catch (err) {
+    server.stop(true);
+    throw err;
+  }
   const scheme = options.tls ? "https" : "http";
   const host = deps.config.HOST.includes(":") ? `[${deps.config.HOST}]` : deps.config.HOST;
   const url = `${scheme}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${server.port}`;
   deps.publicBaseUrl = deps.config.PUBLIC_BASE_URL ?? url;
-  deps.log.info({ op: "api.listen", url }, "API listening");
+  const metricsHost = deps.config.METRICS_HOST.includes(":") ? `[${deps.config.METRICS_HOST}]` : deps.config.METRICS_HOST;
+  const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
+  deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
   // Incident notices to status-page subscribers (an outbox written with each incident change).
   const notices = await startSubscriberDispatcher({
     sql: deps.sql,
@@ -117,6 +132,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
     port: server.port!,
     server,
     deps,
+    metricsUrl,
     async stop(graceMs = 10_000) {
       // Stop accepting, end the live streams (they never finish on their own; clients reconnect
       // elsewhere), then let the other in-flight requests finish.
@@ -124,6 +140,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       deps.events.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
+      await metricsServer?.stop();
       await notices.stop();
       await unlisten().catch(() => {});
     },

@@ -110,11 +110,13 @@ interface Topology {
 
 async function startAllInOne(databaseUrl: string, region: string): Promise<Topology> {
   const port = freePort();
+  const metricsPort = freePort();
   const proc = spawnRole("scripts/start.ts", {
     DATABASE_URL: databaseUrl,
     SECRET_KEY,
     HOST: "127.0.0.1",
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
     REGIONS: region,
     REGION_LOCATIONS: `${region}=Loopback`,
     ALLOW_PRIVATE_IPS: "true",
@@ -130,7 +132,7 @@ async function startAllInOne(databaseUrl: string, region: string): Promise<Topol
   });
   return {
     apiUrl: `http://127.0.0.1:${port}`,
-    processes: [{ name: "all-in-one", proc, metricsUrl: `http://127.0.0.1:${port}/metrics` }],
+    processes: [{ name: "all-in-one", proc, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` }],
     // One process: the schedule stops with it.
     stopSchedulers: async () => {},
     stop: () => proc.stop(30_000),
@@ -140,15 +142,16 @@ async function startAllInOne(databaseUrl: string, region: string): Promise<Topol
 async function startScaled(databaseUrl: string, natsUrl: string, region: string): Promise<Topology> {
   const common = { DATABASE_URL: databaseUrl, NATS_URL: natsUrl, SECRET_KEY, LOG_LEVEL: "info" };
   const port = freePort();
-  const api = spawnRole("api/main.ts", { ...common, HOST: "127.0.0.1", PORT: String(port), REGIONS: region, REGION_LOCATIONS: `${region}=Loopback`, BILLING: "false", RATE_LIMIT_PER_ORG: "1000000" });
+  const apiMetricsPort = freePort();
+  const api = spawnRole("api/main.ts", { ...common, HOST: "127.0.0.1", PORT: String(port), METRICS_PORT: String(apiMetricsPort), REGIONS: region, REGION_LOCATIONS: `${region}=Loopback`, BILLING: "false", RATE_LIMIT_PER_ORG: "1000000" });
   await api.waitForLog("API listening", 60_000);
-  // Every role serves its metrics (METRICS_PORT; the API on /metrics), read for the JavaScript heap beside RSS.
+  // Every role serves its metrics on METRICS_PORT, read for the JavaScript heap beside RSS.
   const role = (name: string, entry: string, env: Record<string, string>, argv: string[] = []): SoakProcess => {
     const metricsPort = freePort();
     return { name, proc: spawnRole(entry, { ...common, ...env, METRICS_PORT: String(metricsPort) }, argv), metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
   };
   const processes: SoakProcess[] = [
-    { name: "api", proc: api, metricsUrl: `http://127.0.0.1:${port}/metrics` },
+    { name: "api", proc: api, metricsUrl: `http://127.0.0.1:${apiMetricsPort}/metrics` },
     role("alerting-1", "alerting/main.ts", { ALLOW_PRIVATE_IPS: "true" }),
     role("alerting-2", "alerting/main.ts", { ALLOW_PRIVATE_IPS: "true" }),
     role("worker-1", "runner/cloud/main.ts", { ALLOW_PRIVATE_IPS: "true", CONCURRENCY: "200" }, ["--region", region]),

@@ -59,6 +59,6 @@ export const SubscriberWebhookPayload = {
       required: ["status", "message", "created_at"],
       properties: { status: { type: "string" }, message: { type: "string" }, created_at: { type: "string", format: "date-time" } },
     },
-    unsubscribe_url: { type: "string", format: "uri", description: "GET or POST it to stop these notices" },
+    unsubscribe_url: { type: "string", format: "uri", description: "POST it to stop these notices (a GET only describes what it would do)" },
   },
 };

@@ -1,17 +1,27 @@
 import { createHash } from "node:crypto";
 
-/** No script runs on these pages; inline styles carry the theme. */
-export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/**
+ * No script runs on these pages. The theme is the page's one inline <style> element (documentShell),
+ * allowed by its SHA-256 alone: a <style> or style attribute that found its way in any other way does not apply.
+ */
+export function htmlCsp(body: string): string {
+  const open = body.indexOf("<style>");
+  const close = open === -1 ? -1 : body.indexOf("</style>", open);
+  const style = close === -1 ? "'none'" : `'sha256-${createHash("sha256").update(body.slice(open + 7, close)).digest("base64")}'`;
+  return `default-src 'none'; style-src ${style}; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
 
 export interface Rendered {
   body: string;
   etag: string;
+  /** The Content-Security-Policy of an HTML body (its own stylesheet's hash); null for other types. */
+  csp: string | null;
   gzip: Uint8Array<ArrayBuffer>;
   type: string;
 }
 
 export function rendered(body: string, type: string): Rendered {
-  return { body, type, etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`, gzip: Bun.gzipSync(body) as Uint8Array<ArrayBuffer> };
+  return { body, type, csp: type.startsWith("text/html") ? htmlCsp(body) : null, etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`, gzip: Bun.gzipSync(body) as Uint8Array<ArrayBuffer> };
 }
 
 /** 200 (gzip when accepted) or 304 on a matching If-None-Match; `shared` false for pages behind an access check. */
@@ -23,8 +33,8 @@ export function serveRendered(request: Request, r: Rendered, shared: boolean, ma
     vary: "Accept-Encoding, Cookie",
     "x-content-type-options": "nosniff",
   };
-  if (r.type.startsWith("text/html")) {
-    headers["content-security-policy"] = HTML_CSP;
+  if (r.csp) {
+    headers["content-security-policy"] = r.csp;
     headers["referrer-policy"] = "same-origin";
   }
   const inm = request.headers.get("if-none-match");
@@ -38,7 +48,7 @@ export function serveRendered(request: Request, r: Rendered, shared: boolean, ma
 export function html(status: number, body: string, extra: Record<string, string> = {}): Response {
   return new Response(body, {
     status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": HTML_CSP, "x-content-type-options": "nosniff", ...extra },
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": htmlCsp(body), "x-content-type-options": "nosniff", "referrer-policy": "same-origin", ...extra },
   });
 }
 

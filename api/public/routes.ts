@@ -21,15 +21,16 @@ const SVG = responses({ 200: text("image/svg+xml", "The badge (badge-maker, flat
 const Slug = t.Object({ slug: t.String({ maxLength: 64 }) });
 const BadgeParams = t.Object({ id: t.String({ maxLength: 64 }) });
 
-/** Paths a verified custom domain answers at its root, and what each one is. */
-const DOMAIN_PATHS: Record<string, { method: string; handle: "html" | "json" | "rss" | "atom" | "login" | "subscribe" | "confirm" }> = {
-  "/": { method: "GET", handle: "html" },
-  "/index.json": { method: "GET", handle: "json" },
-  "/feed.rss": { method: "GET", handle: "rss" },
-  "/feed.atom": { method: "GET", handle: "atom" },
-  "/login": { method: "POST", handle: "login" },
-  "/subscribe": { method: "POST", handle: "subscribe" },
-  "/confirm": { method: "GET", handle: "confirm" },
+/** Paths a verified custom domain answers at its root, the methods of each (GET includes HEAD), and what it is. */
+const DOMAIN_PATHS: Record<string, { methods: string[]; handle: "html" | "json" | "rss" | "atom" | "login" | "subscribe" | "confirm" }> = {
+  "/": { methods: ["GET"], handle: "html" },
+  "/index.json": { methods: ["GET"], handle: "json" },
+  "/feed.rss": { methods: ["GET"], handle: "rss" },
+  "/feed.atom": { methods: ["GET"], handle: "atom" },
+  "/login": { methods: ["POST"], handle: "login" },
+  "/subscribe": { methods: ["POST"], handle: "subscribe" },
+  // GET asks, POST confirms (the emailed link must not confirm when a mail scanner fetches it).
+  "/confirm": { methods: ["GET", "POST"], handle: "confirm" },
 };
 
 /**
@@ -54,7 +55,7 @@ export function publicRoutes(deps: ApiDeps) {
       if (!host || host === ownHost || host === "localhost" || /^[\d.]+$|^\[/.test(host) || !host.includes(".")) return;
       const path = new URL(request.url).pathname;
       const route = DOMAIN_PATHS[path];
-      if (!route || (route.method !== request.method && !(route.method === "GET" && request.method === "HEAD"))) return;
+      if (!route || !route.methods.includes(request.method === "HEAD" ? "GET" : request.method)) return;
       const addr = await site.byDomain(host, deps.config.TRUST_PROXY ? request.headers.get("x-forwarded-proto") === "https" : request.url.startsWith("https:"));
       if (!addr) return;
       return dispatch(request, addr, route.handle);
@@ -105,7 +106,16 @@ export function publicRoutes(deps: ApiDeps) {
       params: Slug,
       detail: {
         ...PUBLIC,
-        summary: "Confirms an email subscription (signed link from the confirmation email, ?token=…)",
+        summary: "The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links)",
+        responses: { 200: text("text/html", "A Confirm subscription button (POST to this URL), or Subscribed when already confirmed"), 400: text("text/html", "Invalid or expired link"), 404: NOT_FOUND },
+      },
+    })
+    .post("/status/:slug/confirm", async ({ request, params }) => site.confirm(request, await site.bySlug(params.slug)), {
+      params: Slug,
+      parse: "none",
+      detail: {
+        ...PUBLIC,
+        summary: "Confirms an email subscription (the button of the confirmation page, ?token=…)",
         responses: { 200: text("text/html", "Subscribed"), 400: text("text/html", "Invalid or expired link"), 404: NOT_FOUND },
       },
     })

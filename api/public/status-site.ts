@@ -5,8 +5,8 @@ import { decideAccess, type AccessDecision } from "../../core/status-pages/acces
 import { buildPublicPage, type PublicPage, themeOf } from "../../core/status-pages/public-model.ts";
 import { RenderCache } from "../../core/status-pages/render-cache.ts";
 import { renderAtom, renderRss } from "../../core/status-pages/render-feed.ts";
-import { renderMessage, renderPasswordForm, renderStatusHtml } from "../../core/status-pages/render-html.ts";
-import { confirmByToken, subscribeEmail } from "../../core/status-pages/subscribers.ts";
+import { renderConfirmForm, renderMessage, renderPasswordForm, renderStatusHtml } from "../../core/status-pages/render-html.ts";
+import { confirmByToken, lookUpConfirmation, subscribeEmail } from "../../core/status-pages/subscribers.ts";
 import { BUILT_IN_THEMES } from "../../core/status-pages/themes.ts";
 import { PAGE_COOKIE_PREFIX, PAGE_COOKIE_TTL_SECONDS, signPageCookie } from "../../core/status-pages/tokens.ts";
 import { customDomainsAllowed } from "../../billing/suspension.ts";
@@ -146,12 +146,22 @@ export function createStatusSite(deps: ApiDeps) {
     return html(200, renderMessage("Check your inbox", "We sent a link to confirm your subscription. Updates start once you follow it.", theme, back));
   }
 
+  /**
+   * The link in the confirmation email. Mail scanners prefetch links, so GET (and HEAD) only asks;
+   * the page's button POSTs to the same address and that confirms (double opt-in stays a person's act).
+   */
   async function confirm(request: Request, addr: PageAddress | null): Promise<Response> {
     const theme = addr ? await themeOf(deps.sql, addr.page) : BUILT_IN_THEMES.light;
-    const token = new URL(request.url).searchParams.get("token") ?? "";
-    const done = await confirmByToken(deps.sql, deps.box, token);
-    if (!done || (addr && done.page.id !== addr.page.id)) return html(400, renderMessage("Link not valid", "This confirmation link is invalid or has expired. Subscribe again from the status page.", theme));
-    return html(200, renderMessage("Subscribed", `You will receive incident updates from ${done.page.name}.`, theme, addr ? { href: addr.base || "/", text: `Back to ${done.page.name}` } : undefined));
+    const url = new URL(request.url);
+    const token = url.searchParams.get("token") ?? "";
+    const act = request.method === "POST";
+    const found = act ? await confirmByToken(deps.sql, deps.box, token) : await lookUpConfirmation(deps.sql, deps.box, token);
+    if (!found || (addr && found.page.id !== addr.page.id)) return html(400, renderMessage("Link not valid", "This confirmation link is invalid or has expired. Subscribe again from the status page.", theme));
+    if (!act && !found.subscriber.confirmed_at) {
+      const form = { action: `${url.pathname}?token=${encodeURIComponent(token)}`, button: "Confirm subscription" };
+      return html(200, renderConfirmForm("Confirm your subscription", `Receive incident updates from ${found.page.name} by email?`, theme, form));
+    }
+    return html(200, renderMessage("Subscribed", `You will receive incident updates from ${found.page.name}.`, theme, addr ? { href: addr.base || "/", text: `Back to ${found.page.name}` } : undefined));
   }
 
   return {

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { join, normalize } from "node:path";
 import { notFound } from "../../core/errors.ts";
+import { DASHBOARD_HEADERS } from "../edge/security-headers.ts";
 import { buildWebInMemory, distIsStale, WEB_DIST } from "./build.ts";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -43,7 +44,7 @@ export function webStatic() {
       if (/\.[a-z0-9]+$/i.test(path) || !request.headers.get("accept")?.includes("text/html")) throw notFound("Route");
       const index = await read("/index.html");
       if (!index) throw notFound("Route");
-      return new Response(index, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+      return new Response(index, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", ...DASHBOARD_HEADERS } });
     },
     { detail: { hide: true } },
   );

@@ -42,7 +42,7 @@ export const commonEnv = {
   EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: "port of the embedded PostgreSQL, 1-65535" }),
 };
 
-/** The /metrics and /healthz listener of roles without an HTTP API of their own (scheduler, worker, alerting). */
+/** The /metrics and /healthz listener of every server role; the api (and all-in-one) never serve /metrics on PORT. */
 export const metricsEnv = {
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "serve /metrics and /healthz on this port, 0-65535; unset serves none" })),
   METRICS_HOST: Type.String({ default: "127.0.0.1", description: "listen address of the metrics server" }),

@@ -9,7 +9,7 @@ a{color:var(--wp-accent)}.wrap{max-width:60rem;margin:0 auto;padding:1rem}.skip{
 header{display:flex;align-items:center;gap:1rem;padding:1.5rem 0}header img{max-height:3rem}h1{margin:0;font-size:1.75rem}h2{font-size:1.25rem;margin:2rem 0 .75rem}
 .card{background:var(--wp-surface);border:1px solid var(--wp-border);border-radius:.5rem;padding:1rem;margin:.75rem 0}
 .overall{font-size:1.25rem;font-weight:600;border-left:.5rem solid var(--wp-up)}.overall.s-degraded,.overall.s-partial_outage{border-left-color:var(--wp-degraded)}.overall.s-major_outage{border-left-color:var(--wp-down)}.overall.s-maintenance{border-left-color:var(--wp-maintenance)}
-.comp{display:grid;grid-template-columns:1fr auto;gap:.25rem 1rem}.comp h3{margin:0;font-size:1rem}.comp p{margin:0;color:var(--wp-muted);font-size:.875rem}
+ul.comps{list-style:none;padding:0;margin:0}.comp{display:grid;grid-template-columns:1fr auto;gap:.25rem 1rem}.comp h3{margin:0;font-size:1rem}.comp p{margin:0;color:var(--wp-muted);font-size:.875rem}
 .st{font-weight:600}.st::before{content:"";display:inline-block;width:.7rem;height:.7rem;border-radius:50%;margin-right:.4rem;background:currentColor}
 .s-operational{color:var(--wp-up)}.s-degraded,.s-partial_outage{color:var(--wp-degraded)}.s-major_outage{color:var(--wp-down)}.s-maintenance{color:var(--wp-maintenance)}.s-unknown{color:var(--wp-muted)}
 .overall.s-operational,.overall.s-degraded,.overall.s-partial_outage,.overall.s-major_outage,.overall.s-maintenance,.overall.s-unknown{color:var(--wp-text)}
@@ -25,6 +25,10 @@ button{font:inherit;padding:.5rem 1rem;border:0;border-radius:.25rem;background:
 /** Custom CSS is checked on write; checked again here so a stored value from before a rule change cannot run. */
 const safeCustomCss = (css: string) => (css && cssProblems(css).length === 0 ? css : "");
 
+/**
+ * The whole document: its only style is one <style> element (theme variables, base CSS, checked
+ * custom CSS) and no style attribute, so the CSP can allow exactly that element by its hash.
+ */
 export function documentShell(opts: { title: string; theme: ThemeView; body: string; head?: string }): string {
   const { theme } = opts;
   return `<!doctype html>
@@ -74,7 +78,7 @@ function incident(i: PublicIncident): string {
 export function renderStatusHtml(model: PublicPage, theme: ThemeView, base: string): string {
   const { page } = model;
   const sections = model.sections
-    .map((s, n) => `<section aria-labelledby="sec-${n}"><h2 id="sec-${n}">${e(s.name)}</h2><ul style="list-style:none;padding:0;margin:0">${s.components.map(component).join("")}</ul></section>`)
+    .map((s, n) => `<section aria-labelledby="sec-${n}"><h2 id="sec-${n}">${e(s.name)}</h2><ul class="comps">${s.components.map(component).join("")}</ul></section>`)
     .join("");
   const active = model.incidents.active.length ? `<section aria-labelledby="h-active"><h2 id="h-active">Active incidents</h2>${model.incidents.active.map(incident).join("")}</section>` : "";
   const maintenance = model.maintenance.length
@@ -99,6 +103,15 @@ export function renderPasswordForm(pageName: string, theme: ThemeView, base: str
   const body = `<header><h1>${e(pageName)}</h1></header><main id="main"><div class="card"><h2>This status page is protected</h2>
 ${wrong ? `<p role="alert">That password is not right. Try again.</p>` : ""}<form method="post" action="${base}/login"><label for="pw">Password</label><input id="pw" type="password" name="password" required autocomplete="current-password"${wrong ? ' aria-invalid="true"' : ""}><button type="submit">View status</button></form></div></main>`;
   return documentShell({ title: `${pageName} status`, theme, body });
+}
+
+/** A page that asks before it acts: one button posting `fields` to `action` (links in emails only ever ask). */
+export function renderConfirmForm(title: string, message: string, theme: ThemeView, form: { action: string; button: string; fields?: Record<string, string> }): string {
+  const hidden = Object.entries(form.fields ?? {})
+    .map(([name, value]) => `<input type="hidden" name="${e(name)}" value="${e(value)}">`)
+    .join("");
+  const body = `<main id="main"><div class="card"><h1>${e(title)}</h1><p>${e(message)}</p><form method="post" action="${e(form.action)}">${hidden}<button type="submit">${e(form.button)}</button></form></div></main>`;
+  return documentShell({ title, theme, body });
 }
 
 export function renderMessage(title: string, message: string, theme: ThemeView, link?: { href: string; text: string }): string {

@@ -8,6 +8,7 @@ import {
   confirmSubscriber,
   deleteSubscriber,
   deleteSubscriberByToken,
+  findSubscriberOfPage,
   listSubscribers,
   type SubscriberRow,
   upsertSubscriber,
@@ -110,7 +111,19 @@ export async function removeSubscriber(ctx: Ctx, pageId: string, id: string): Pr
   if (!(await deleteSubscriber(ctx.sql, ctx.actor.orgId, pageId, id))) throw notFound("Subscriber");
 }
 
-/** Follows a confirmation link; null when the token is bad or the subscription is gone. */
+/**
+ * What a confirmation link names, changing nothing: opening the link (GET) only asks, because mail
+ * scanners prefetch links; null when the token is bad or the subscription is gone.
+ */
+export async function lookUpConfirmation(sql: Sql, box: SecretBox, token: string): Promise<{ page: StatusPageRow; subscriber: SubscriberRow } | null> {
+  const claims = verifySubscriberToken(box, "confirm", token);
+  if (!claims) return null;
+  const subscriber = await findSubscriberOfPage(sql, claims.pageId, claims.subscriberId);
+  const page = subscriber ? await findPageById(sql, claims.pageId) : undefined;
+  return subscriber && page ? { page, subscriber } : null;
+}
+
+/** Confirms by a confirmation link's token (the POST of its page); null when the token is bad or the subscription is gone. */
 export async function confirmByToken(sql: Sql, box: SecretBox, token: string): Promise<{ page: StatusPageRow; subscriber: SubscriberRow } | null> {
   const claims = verifySubscriberToken(box, "confirm", token);
   if (!claims) return null;
@@ -121,7 +134,17 @@ export async function confirmByToken(sql: Sql, box: SecretBox, token: string): P
 
 export type UnsubscribeOutcome = { ok: false } | { ok: true; removed: boolean; page: StatusPageRow | undefined };
 
-/** One-click unsubscribe: idempotent (a second click finds nothing to remove and still succeeds). */
+export type UnsubscribeLookup = { ok: false } | { ok: true; subscribed: boolean; page: StatusPageRow | undefined };
+
+/** What an unsubscribe link names, changing nothing (GET shows it and asks; mail scanners prefetch links). */
+export async function lookUpUnsubscribe(sql: Sql, box: SecretBox, token: string): Promise<UnsubscribeLookup> {
+  const claims = verifySubscriberToken(box, "unsubscribe", token);
+  if (!claims) return { ok: false };
+  const subscriber = await findSubscriberOfPage(sql, claims.pageId, claims.subscriberId);
+  return { ok: true, subscribed: !!subscriber, page: await findPageById(sql, claims.pageId) };
+}
+
+/** One-click unsubscribe (POST only): idempotent (a second click finds nothing to remove and still succeeds). */
 export async function unsubscribeByToken(sql: Sql, box: SecretBox, token: string): Promise<UnsubscribeOutcome> {
   const claims = verifySubscriberToken(box, "unsubscribe", token);
   if (!claims) return { ok: false };

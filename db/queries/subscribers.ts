@@ -80,6 +80,12 @@ export async function deleteSubscriberByToken(sql: Sql, pageId: string, id: stri
   return rows.length > 0;
 }
 
+/** The subscriber a signed token names (its page and id), read without changing it. */
+export async function findSubscriberOfPage(sql: Sql, pageId: string, id: string): Promise<SubscriberRow | undefined> {
+  const [row] = await sql<SubscriberRow[]>`select * from status_page_subscribers where page_id = ${pageId} and id = ${id}`;
+  return row;
+}
+
 export async function confirmSubscriber(sql: Sql, pageId: string, id: string): Promise<SubscriberRow | undefined> {
   const [row] = await sql<SubscriberRow[]>`
     update status_page_subscribers set confirmed_at = coalesce(confirmed_at, now()) where page_id = ${pageId} and id = ${id} returning *`;

@@ -1,7 +1,7 @@
 /**
- * Every role can be scraped: the API on its own port (/metrics, which also reports the runners and
- * region workers it cannot scrape), scheduler, worker and alerting on METRICS_PORT (/metrics and
- * /healthz); each logs one JSON object per line with the role's name and the operation.
+ * Every role can be scraped on METRICS_PORT (/metrics and /healthz), never on a public port: the API
+ * (whose metrics also report the runners and region workers it cannot scrape), scheduler, worker and
+ * alerting; each logs one JSON object per line with the role's name and the operation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
@@ -17,7 +17,7 @@ const roles: Record<string, { proc: RoleProcess; port: number; ready: string; me
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi({}, db);
+  api = await startTestApi({ METRICS_PORT: "0" }, db);
   const env = { DATABASE_URL: db.url, NATS_URL, NATS_PREFIX: prefix, SECRET_KEY: "metrics-test-secret-key-0123456789abcdef0123" };
   const spec = {
     scheduler: { entry: "scheduler/main.ts", args: [], ready: "schedule running", metrics: ["watchpost_scheduler_leader", "watchpost_scheduler_monitors", "watchpost_scheduler_jobs_published_total", "watchpost_scheduler_publish_lag_seconds", "watchpost_scheduler_dropped_total"] },
@@ -63,7 +63,7 @@ describe("metrics and logs of every role", () => {
   it("serves the API's request metrics and the fleet it cannot scrape: runners by status and workers per region", async () => {
     const org = await makeOrg(db.sql, "pro");
     expect((await client(api.url, { key: org.api_key })("POST", "/api/v1/runners", { name: "metrics" })).status).toBe(201);
-    const text = await (await fetch(`${api.url}/metrics`)).text();
+    const text = await (await fetch(`${api.server.metricsUrl}/metrics`)).text();
     expect(text).toContain('watchpost_http_requests_total{method="POST",route="/api/v1/runners",status="201",role="api"}');
     expect(text).toMatch(/watchpost_runners\{status="never_connected",role="api"\} [1-9]/);
     // The worker above heartbeats into region_workers.

@@ -55,7 +55,9 @@ describe("incident email over SMTP", () => {
     await fetch(`${server.url}/status/${slug}/subscribe`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email: reader }) });
     const confirmation = await eventually(async () => smtp.mails.find((m) => m.envelope.to.includes(reader)), (m) => !!m);
     const confirmLink = /http:\/\/\S+\/confirm\?token=\S+/.exec(confirmation!.parsed.text ?? "")![0];
+    // Opening the link asks; its button (a POST to the same address) confirms.
     expect((await fetch(confirmLink)).status).toBe(200);
+    expect((await fetch(confirmLink, { method: "POST" })).status).toBe(200);
 
     await call("POST", "/api/v1/incidents", { title: "Payments failing", impact: "major", message: "Card payments fail for some customers", component_ids: [componentIds[0]] });
     const mail = await eventually(async () => smtp.mails.find((m) => m.parsed.subject?.includes("Payments failing")), (m) => !!m);

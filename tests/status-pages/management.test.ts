@@ -115,6 +115,16 @@ describe("custom domains", () => {
     expect(html).toContain("Acme Status");
     expect(html).toContain('action="/subscribe"');
     expect((await (await fetch(`${api.url}/index.json`, { headers: { host: domain } })).json()).page.name).toBe("Acme Status");
+    // A confirmation link on the domain asks (GET) and its button posts to the domain's own /confirm.
+    const email = `dom-${Date.now()}@example.test`;
+    await fetch(`${api.url}/subscribe`, { method: "POST", headers: { host: domain, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
+    const token = /confirm\?token=(\S+)/.exec(api.mailer.sent.filter((m) => m.to === email).at(-1)!.text)![1]!;
+    const ask = await (await fetch(`${api.url}/confirm?token=${token}`, { headers: { host: domain } })).text();
+    expect(ask).toContain(`action="/confirm?token=${token}"`);
+    const subscribers = async () => (await call("GET", `/api/v1/status-pages/${pageId}/subscribers`)).body.data as { confirmed: boolean }[];
+    expect((await subscribers())[0]!.confirmed).toBe(false);
+    expect(await (await fetch(`${api.url}/confirm?token=${token}`, { method: "POST", headers: { host: domain } })).text()).toContain("Subscribed");
+    expect((await subscribers())[0]!.confirmed).toBe(true);
 
     await api.sql`update organisations set plan_id = 'free' where id = ${org.org_id}`;
     const after = await eventually(viaHost, (r) => r.status !== 200 || !r.headers.get("content-type")?.includes("text/html"));

@@ -43,6 +43,14 @@ function killProcessesNaming(arg: string): void {
   }
 }
 
+/**
+ * Loads a test library (axe-core, jsQR) into the page through DevTools rather than a <script>
+ * element: the dashboard's CSP refuses inline script, as it must, and the journeys keep it in force.
+ */
+export async function injectScript(page: Page, path: string): Promise<void> {
+  await page.evaluate(readFileSync(path, "utf8"));
+}
+
 /** Collects console errors and uncaught page errors; the journey fails on any. */
 export function watchConsole(page: Page): string[] {
   const errors: string[] = [];

@@ -4,7 +4,7 @@ import type { Page } from "playwright-core";
 import { startDnsServer, type TestDnsServer, type ZoneEntry } from "../../runner/checks/test-support/dns-server.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
-import { launchChromium, screenshot, watchConsole } from "./browser.ts";
+import { injectScript, launchChromium, screenshot, watchConsole } from "./browser.ts";
 
 const require = createRequire(import.meta.url);
 export const AXE_PATH = require.resolve("axe-core/axe.min.js");
@@ -155,7 +155,7 @@ interface AxeViolation {
  */
 export async function checkA11y(page: Page, screen: string): Promise<void> {
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== "undefined");
-  if (!loaded) await page.addScriptTag({ path: AXE_PATH });
+  if (!loaded) await injectScript(page, AXE_PATH);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, { resultTypes: ["violations"] });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import * as OTPAuth from "otpauth";
+import { injectScript } from "./browser.ts";
 import { apiCall, captureScreen, JSQR_PATH, nav, type JourneyEnv, signUpInBrowser, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 let env: JourneyEnv;
@@ -51,7 +52,7 @@ async function signIn(who: { email: string; password: string }, totp?: OTPAuth.T
 async function decodeQr(): Promise<string> {
   const { page } = env;
   await page.getByTestId("totp-qr").waitFor();
-  await page.addScriptTag({ path: JSQR_PATH });
+  await injectScript(page, JSQR_PATH);
   return page.evaluate(async () => {
     const svg = document.querySelector("[data-testid=totp-qr]") as SVGSVGElement;
     const img = new Image();

@@ -1,9 +1,11 @@
 import { Elysia, t } from "elysia";
-import type { Metrics } from "../../../core/metrics.ts";
 import type { ApiDeps } from "../../context.ts";
 
-/** Liveness, readiness, metrics: outside /api/v1 and never rate limited. */
-export const systemRoutes = (deps: ApiDeps, metrics: Metrics) =>
+/**
+ * Liveness and readiness: outside /api/v1 and never rate limited. Metrics are not here: they are
+ * served on METRICS_PORT (api/server.ts), a listener the public proxy never reaches.
+ */
+export const systemRoutes = (deps: ApiDeps) =>
   new Elysia({ detail: { tags: ["system"] } })
     .get("/healthz", () => ({ status: "ok" as const }), {
       response: { 200: t.Object({ status: t.Literal("ok") }) },
@@ -20,7 +22,4 @@ export const systemRoutes = (deps: ApiDeps, metrics: Metrics) =>
         response: { 200: t.Object({ status: t.Literal("ready") }), 503: t.Object({ status: t.Literal("unavailable") }) },
         detail: { summary: "The database is reachable and migrations are applied", security: [] },
       },
-    )
-    .get("/metrics", async () => new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType } }), {
-      detail: { hide: true },
-    });
+    );

@@ -143,10 +143,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Confirms an email subscription (signed link from the confirmation email, ?token=…) */
+        /** The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links) */
         get: operations["getStatusBySlugConfirm"];
         put?: never;
-        post?: never;
+        /** Confirms an email subscription (the button of the confirmation page, ?token=…) */
+        post: operations["postStatusBySlugConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2034,10 +2035,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One-click unsubscribe (HTML for browsers, JSON otherwise); idempotent */
+        /** What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise) */
         get: operations["getApiV1Unsubscribe"];
         put?: never;
-        /** RFC 8058 one-click unsubscribe (body List-Unsubscribe=One-Click); idempotent */
+        /** Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent */
         post: operations["postApiV1Unsubscribe"];
         delete?: never;
         options?: never;
@@ -3297,7 +3298,7 @@ export interface components {
             };
             /**
              * Format: uri
-             * @description GET or POST it to stop these notices
+             * @description POST it to stop these notices (a GET only describes what it would do)
              */
             unsubscribe_url: string;
         };
@@ -3759,6 +3760,46 @@ export interface operations {
         };
     };
     getStatusBySlugConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Confirm subscription button (POST to this URL), or Subscribed when already confirmed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid or expired link */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postStatusBySlugConfirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -21408,9 +21449,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @constant */
-                        unsubscribed: true;
-                        /** @description false when it was already removed (idempotent) */
-                        removed: boolean;
+                        unsubscribed: false;
+                        /** @description whether the subscription still exists; POST the same URL to remove it */
+                        subscribed: boolean;
                         page: string | null;
                     };
                 };
