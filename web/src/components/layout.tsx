@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { useLiveEvents } from "../lib/live";
 import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
+import { useMyRole } from "../screens/org/use-permissions";
 import { AppBanners } from "./billing-banner";
 import { NotificationBell } from "./notification-bell";
 
@@ -22,7 +23,10 @@ const NAV = [
 export function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   const { path } = useRouter();
-  const live = useLiveEvents(true, session.orgId);
+  // The stream needs monitors:read; a custom role without it would be refused with 403 on every retry.
+  const { can, loading } = useMyRole();
+  const watches = !loading && can("monitors:read");
+  const live = useLiveEvents(watches, session.orgId);
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -40,7 +44,7 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
         </nav>
         <div className="topbar-end">
-          <span className={`live ${live ? "on" : ""}`} role="status" aria-label={live ? "Live updates connected" : "Live updates reconnecting"} title={live ? "Live" : "Reconnecting"} />
+          {watches && <span className={`live ${live ? "on" : ""}`} role="status" aria-label={live ? "Live updates connected" : "Live updates reconnecting"} title={live ? "Live" : "Reconnecting"} />}
           <OrgSwitcher />
           <NotificationBell />
           <ThemeToggle />
