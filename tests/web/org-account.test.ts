@@ -98,7 +98,7 @@ describe("organisation", () => {
     expect(await matrix.getByRole("checkbox", { name: "Viewer: Monitors: read" }).isChecked()).toBe(true);
     const form = page.getByRole("form", { name: "New custom role" });
     await form.getByLabel("Role name").fill("Status editor");
-    for (const p of ["Status pages: read", "Status pages: change", "Incidents: read"]) await form.getByRole("checkbox", { name: p, exact: true }).check();
+    for (const p of ["Status pages: read", "Status pages: change", "Incidents: read", "API keys: manage"]) await form.getByRole("checkbox", { name: p, exact: true }).check();
     await form.getByRole("button", { name: "Create role" }).click();
     await page.getByText("Created Status editor.").waitFor();
     const cell = matrix.getByRole("checkbox", { name: "Status editor: Incidents: change" });
@@ -107,7 +107,7 @@ describe("organisation", () => {
     await page.getByRole("button", { name: "Save Status editor" }).click();
     await page.getByText("Saved Status editor.").waitFor();
     const roles = (await apiCall(env, "GET", "/api/v1/org/roles")).data as { name: string; permissions: string[] }[];
-    expect(roles.find((r) => r.name === "Status editor")!.permissions.sort()).toEqual(["incidents:read", "incidents:write", "status_pages:read", "status_pages:write"]);
+    expect(roles.find((r) => r.name === "Status editor")!.permissions.sort()).toEqual(["api_keys:write", "incidents:read", "incidents:write", "status_pages:read", "status_pages:write"]);
     await captureScreen(page, "p2-org-02-roles");
     expect(env.errors).toEqual([]);
   }, 30_000);
@@ -129,7 +129,7 @@ describe("organisation", () => {
     await orgNav("API keys");
     await page.getByRole("heading", { name: "No API keys" }).waitFor();
     const scopes = page.getByTestId("scopes").getByRole("checkbox");
-    expect(await scopes.count()).toBe(11);
+    expect(await scopes.count()).toBe(12);
     await page.getByLabel("Key name").fill("CI deploys");
     await page.getByRole("checkbox", { name: /Monitors: read/ }).check();
     await page.getByRole("button", { name: "Create key" }).click();
@@ -306,7 +306,7 @@ describe("a member", () => {
     await orgNav("API keys");
     await page.getByTestId("scopes").waitFor();
     const offered = await page.getByTestId("scopes").locator("input[type=checkbox]").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
-    expect(offered).toEqual(["status_pages:read", "status_pages:write", "incidents:read", "incidents:write"]);
+    expect(offered).toEqual(["status_pages:read", "status_pages:write", "incidents:read", "incidents:write", "api_keys:write"]);
     await page.getByText("Only the scopes your role holds are offered.").waitFor();
     await captureScreen(page, "p2-member-03-api-key-scopes");
     await orgNav("Audit log");

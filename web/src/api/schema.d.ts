@@ -612,7 +612,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live API keys (never the keys themselves) */
+        /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
         get: operations["getApiV1Api-keys"];
         put?: never;
         /** Create an API key (the key is shown once) */
@@ -5961,7 +5961,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string;
-                    permissions: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "billing:manage" | "org:owner")[];
+                    permissions: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write" | "billing:manage" | "org:owner")[];
                 };
             };
         };
@@ -6287,7 +6287,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string;
-                    permissions?: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "billing:manage" | "org:owner")[];
+                    permissions?: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write" | "billing:manage" | "org:owner")[];
                 };
             };
         };
@@ -7416,6 +7416,8 @@ export interface operations {
                             prefix: string;
                             scopes: string[];
                             created_by: string;
+                            /** @description The key that made this key (revoking it revokes this one), or null when a signed-in user did */
+                            created_by_key: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -7509,7 +7511,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    scopes: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write")[];
+                    scopes: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write")[];
                     /** Format: date-time */
                     expires_at?: string;
                 };
@@ -7535,6 +7537,8 @@ export interface operations {
                         prefix: string;
                         scopes: string[];
                         created_by: string;
+                        /** @description The key that made this key (revoking it revokes this one), or null when a signed-in user did */
+                        created_by_key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
