@@ -19,7 +19,7 @@ import {
 import { findMember, insertMembership } from "../../db/queries/members.ts";
 import { findOrg } from "../../db/queries/orgs.ts";
 import { findRole } from "../../db/queries/roles.ts";
-import { findUserById } from "../../db/queries/users.ts";
+import { findUserById, markEmailVerified } from "../../db/queries/users.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 
 const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -69,16 +69,23 @@ export async function cancelInvitation({ sql, actor }: Ctx, id: string): Promise
   if (!(await revokeInvitation(sql, actor.orgId, id))) throw notFound("Invitation");
 }
 
+/** Invitations to the user's address, shown only once they proved it: anyone can sign up with any address. */
 export async function myInvitations(sql: Sql, userId: string) {
   const user = await findUserById(sql, userId);
-  return user ? listInvitationsForEmail(sql, user.email) : [];
+  return user?.email_verified_at ? listInvitationsForEmail(sql, user.email) : [];
 }
 
-/** Accepts by token (from the email) or by id (a signed-in user whose email it was sent to). */
+/**
+ * Accepts by token (from the email) or by id, the latter only for a user whose address a mailed
+ * token already proved. A token for the user's own address proves it for next time.
+ */
 export async function acceptInvitation(sql: Sql, userId: string, input: { token?: string; invitation_id?: string }): Promise<InvitationRow> {
   return withTx(sql, async (tx) => {
     const user = await findUserById(tx, userId);
     if (!user) throw notFound("User");
+    if (!input.token && input.invitation_id && !user.email_verified_at) {
+      throw permissionDenied("Your email address is not verified: accept with the link in the invitation email", { reason: "email_unverified" });
+    }
     const invitation = input.token
       ? await acceptInvitationByToken(tx, hashToken(input.token))
       : input.invitation_id
@@ -87,6 +94,7 @@ export async function acceptInvitation(sql: Sql, userId: string, input: { token?
     if (!invitation) throw notFound("Invitation");
     if (await findMember(tx, invitation.org_id, userId)) throw conflict("You are already a member of this organisation");
     await insertMembership(tx, { orgId: invitation.org_id, userId, roleId: invitation.role_id, isDefault: false });
+    if (input.token) await markEmailVerified(tx, userId, invitation.email);
     return invitation;
   });
 }

@@ -578,7 +578,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations addressed to your email */
+        /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
         get: operations["getApiV1Invitations"];
         put?: never;
         post?: never;
@@ -597,7 +597,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join an organisation with the emailed token, or by id when it was sent to your email */
+        /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
         post: operations["postApiV1InvitationsAccept"];
         delete?: never;
         options?: never;
