@@ -59,13 +59,19 @@ export async function findLiveApiKey(sql: Sql, orgId: string, id: string): Promi
   return row;
 }
 
-/** Revokes a key and every live key it made, and theirs, in one statement; returns how many. */
+/**
+ * Revokes a key and every live key it made, and theirs, with the pending invitations any of them
+ * sent, in one statement; returns how many keys.
+ */
 export async function revokeApiKeyTree(sql: Sql, orgId: string, id: string): Promise<number> {
   const rows = await sql`
     with recursive tree (id) as (
       select id from api_keys where id = ${id} and org_id = ${orgId} and revoked_at is null
       union
       select k.id from api_keys k join tree t on k.created_by_key = t.id where k.org_id = ${orgId}
+    ), invitations_sent as (
+      update invitations set revoked_at = now()
+      where org_id = ${orgId} and invited_by_key in (select id from tree) and accepted_at is null and revoked_at is null
     )
     update api_keys set revoked_at = now() where id in (select id from tree) and revoked_at is null returning id`;
   return rows.length;

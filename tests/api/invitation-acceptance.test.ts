@@ -71,3 +71,52 @@ describe("accepting an invitation", () => {
     expect(await memberEmails(theirOwner)).not.toContain(target.toLowerCase());
   });
 });
+
+describe("an invitation outlives neither its sender's powers nor the key that sent it", () => {
+  async function joinAs(owner: Call, orgId: string, role: string) {
+    const user = await signUp(api.url);
+    const inv = await invite(owner, user.email, role);
+    expect((await user.call("POST", "/api/v1/invitations/accept", { token: inv.token })).status).toBe(200);
+    return { ...user, inOrg: client(api.url, { cookie: user.cookie, csrf: user.csrf, headers: { "x-org-id": orgId } }) };
+  }
+
+  it("revokes the pending invitations a key sent when the key (or the key that made it) is revoked", async () => {
+    const org = await makeOrg(api.sql, "pro");
+    const owner = client(api.url, { key: org.api_key });
+    const made = await owner("POST", "/api/v1/api-keys", { name: "leaked", scopes: ["org:admin"] });
+    const leaked = client(api.url, { key: made.body.key });
+    const child = await leaked("POST", "/api/v1/api-keys", { name: "child", scopes: ["org:admin"] });
+    const planted = await invite(leaked, newEmail("planted"), "admin");
+    const viaChild = await invite(client(api.url, { key: child.body.key }), newEmail("child-planted"), "admin");
+    const kept = await invite(owner, newEmail("kept"), "viewer");
+
+    expect((await owner("DELETE", `/api/v1/api-keys/${made.body.id}`)).status).toBe(204);
+    expect((await owner("GET", "/api/v1/org/invitations")).body.data.map((i: { id: string }) => i.id)).toEqual([kept.id]);
+    for (const inv of [planted, viaChild]) {
+      const attacker = await signUp(api.url);
+      const res = await attacker.call("POST", "/api/v1/invitations/accept", { token: inv.token });
+      expect(res.status).toBe(404);
+    }
+    expect((await memberEmails(owner)).length).toBe(1);
+  });
+
+  it("refuses an invitation whose sender was demoted below the role or left the organisation", async () => {
+    const org = await makeOrg(api.sql, "pro");
+    const owner = client(api.url, { key: org.api_key });
+    const admin = await joinAs(owner, org.org_id, "admin");
+    const toAdmin = await invite(admin.inOrg, newEmail("to-admin"), "admin");
+    const toViewer = await invite(admin.inOrg, newEmail("to-viewer"), "viewer");
+    expect((await owner("PATCH", `/api/v1/org/members/${admin.userId}`, { role_id: "member" })).status).toBe(200);
+    const late = await signUp(api.url);
+    const res = await late.call("POST", "/api/v1/invitations/accept", { token: toAdmin.token });
+    expect(res.status).toBe(404);
+    expect(await memberEmails(owner)).not.toContain(late.email.toLowerCase());
+    // A viewer's permissions are still within the demoted sender's member role.
+    expect((await (await signUp(api.url)).call("POST", "/api/v1/invitations/accept", { token: toViewer.token })).status).toBe(200);
+
+    const other = await joinAs(owner, org.org_id, "admin");
+    const fromLeaver = await invite(other.inOrg, newEmail("from-leaver"), "viewer");
+    expect((await owner("DELETE", `/api/v1/org/members/${other.userId}`)).status).toBe(204);
+    expect((await (await signUp(api.url)).call("POST", "/api/v1/invitations/accept", { token: fromLeaver.token })).status).toBe(404);
+  });
+});
