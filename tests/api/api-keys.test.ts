@@ -145,6 +145,23 @@ describe("keys made by keys", () => {
     expect(left).not.toContain(grandchild.id);
   });
 
+  it("refuses a key whose maker is revoked or expired even when the revocation did not reach it (a key minted during the revocation)", async () => {
+    const org = await makeOrg(api.sql);
+    const owner = client(api.url, { key: org.api_key });
+    const parent = await mintKey(owner, ["monitors:read", "api_keys:write"]);
+    const child = await mintKey(parent.call, ["monitors:read", "api_keys:write"]);
+    const grandchild = await mintKey(child.call, ["monitors:read"]);
+    expect((await grandchild.call("GET", "/api/v1/org")).status).toBe(200);
+    // As if the grandchild had been inserted after the revoking statement read the tree.
+    await api.sql`update api_keys set revoked_at = now() where id = ${parent.id}`;
+    for (const k of [child, grandchild]) expect((await k.call("GET", "/api/v1/org")).status).toBe(401);
+
+    const other = await mintKey(owner, ["monitors:read", "api_keys:write"]);
+    const made = await mintKey(other.call, ["monitors:read"]);
+    await api.sql`update api_keys set expires_at = now() - interval '1 second' where id = ${other.id}`;
+    expect((await made.call("GET", "/api/v1/org")).status).toBe(401);
+  });
+
   it("never lets a key made by a key outlive its maker's expiry", async () => {
     const org = await makeOrg(api.sql);
     const owner = client(api.url, { key: org.api_key });
