@@ -1,4 +1,7 @@
-/** The spec's API-key scopes; `org:admin` grants every one of them. */
+/**
+ * The spec's API-key scopes; `org:admin` grants every one of them. `api_keys:write` is ours: it
+ * manages keys (create, list, revoke), so a read-only key or a viewer cannot (docs/api-conventions.md).
+ */
 export const SCOPES = [
   "org:admin",
   "monitors:read",
@@ -11,6 +14,7 @@ export const SCOPES = [
   "runners:write",
   "incidents:read",
   "incidents:write",
+  "api_keys:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -45,14 +45,27 @@ export interface ApiKeyIdentityRow {
   last_used_at: Date | null;
 }
 
-/** A live key whose creator is still a member; the creator's current role bounds what it grants. */
+/**
+ * A live key whose creator is still a member; the creator's current role bounds what it grants.
+ * Every key up its chain of makers must be live too: revocation also marks the keys a key made,
+ * but one minted while that statement ran would escape it.
+ */
 export async function findApiKeyIdentity(sql: Sql, keyHash: Buffer): Promise<ApiKeyIdentityRow | undefined> {
   const [row] = await sql<ApiKeyIdentityRow[]>`
     select k.id as key_id, k.org_id, k.created_by as user_id, k.scopes, k.last_used_at, m.role_id, r.permissions
     from api_keys k
     join memberships m on m.org_id = k.org_id and m.user_id = k.created_by
     join roles r on r.id = m.role_id
-    where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
+    where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+      and not exists (
+        with recursive makers (id) as (
+          select k.created_by_key
+          union
+          select a.created_by_key from api_keys a join makers on a.id = makers.id
+        )
+        select 1 from api_keys a join makers on a.id = makers.id
+        where a.revoked_at is not null or (a.expires_at is not null and a.expires_at <= now())
+      )`;
   return row;
 }
 

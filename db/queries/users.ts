@@ -9,6 +9,8 @@ export interface UserRow {
   totp_enabled: boolean;
   /** The last TOTP time step accepted (bigint, as text); null before the first. */
   totp_last_step: string | null;
+  /** When a token mailed to `email` proved the user holds it; null until then and after an email change. */
+  email_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -38,6 +40,7 @@ export async function updateUser(
     update users set
       name = coalesce(${patch.name ?? null}, name),
       email = coalesce(${patch.email ?? null}, email),
+      email_verified_at = case when lower(coalesce(${patch.email ?? null}, email)) = lower(email) then email_verified_at end,
       password_hash = coalesce(${patch.passwordHash ?? null}, password_hash),
       totp_secret_enc = case when ${patch.totpSecretEnc !== undefined} then ${patch.totpSecretEnc ?? null} else totp_secret_enc end,
       totp_enabled = coalesce(${patch.totpEnabled ?? null}, totp_enabled),
@@ -55,6 +58,11 @@ export async function recordTotpStep(sql: Sql, id: string, step: number): Promis
 /** A new secret starts with no used step. */
 export async function clearTotpStep(sql: Sql, id: string): Promise<void> {
   await sql`update users set totp_last_step = null where id = ${id}`;
+}
+
+/** Records that the user proved `email` (a token mailed there came back); a no-op if their email is another one now. */
+export async function markEmailVerified(sql: Sql, id: string, email: string): Promise<void> {
+  await sql`update users set email_verified_at = now() where id = ${id} and lower(email) = lower(${email})`;
 }
 
 export async function deleteUser(sql: Sql, id: string): Promise<void> {

@@ -61,19 +61,19 @@ describe("GET /api-keys/scopes", () => {
 
   it("offers a member with a custom role only what the role holds, and the API refuses more", async () => {
     const owner = await signUp(api.url);
-    const role = await owner.call("POST", "/api/v1/org/roles", { name: "Status editor", permissions: ["status_pages:read", "status_pages:write", "incidents:read"] });
+    const role = await owner.call("POST", "/api/v1/org/roles", { name: "Status editor", permissions: ["status_pages:read", "status_pages:write", "incidents:read", "api_keys:write"] });
     const member = await joinedMember(owner, role.body.id);
     const res = await member.inOrg("GET", "/api/v1/api-keys/scopes");
-    expect(res.body.data).toEqual(["status_pages:read", "status_pages:write", "incidents:read"]);
+    expect(res.body.data).toEqual(["status_pages:read", "status_pages:write", "incidents:read", "api_keys:write"]);
     expect((await member.inOrg("POST", "/api/v1/api-keys", { name: "too much", scopes: ["monitors:write"] })).status).toBe(403);
     expect((await member.inOrg("POST", "/api/v1/api-keys", { name: "fine", scopes: ["incidents:read"] })).status).toBe(201);
   });
 
   it("offers a key calling it only the scopes the key itself carries", async () => {
     const owner = await signUp(api.url);
-    const key = await owner.call("POST", "/api/v1/api-keys", { name: "narrow", scopes: ["runners:read", "monitors:read"] });
+    const key = await owner.call("POST", "/api/v1/api-keys", { name: "narrow", scopes: ["runners:read", "monitors:read", "api_keys:write"] });
     const res = await client(api.url, { key: key.body.key })("GET", "/api/v1/api-keys/scopes");
-    expect(res.body.data).toEqual(["monitors:read", "runners:read"]);
+    expect(res.body.data).toEqual(["monitors:read", "runners:read", "api_keys:write"]);
   });
 });
 

@@ -14,6 +14,7 @@ const ApiKeyView = t.Object({
   prefix: t.String({ description: "The first characters of the key, to recognise it" }),
   scopes: t.Array(t.String()),
   created_by: t.String(),
+  created_by_key: t.Union([t.String(), t.Null()], { description: "The key that made this key (revoking it revokes this one), or null when a signed-in user did" }),
   created_at: Timestamp,
   last_used_at: t.Union([Timestamp, t.Null()]),
   expires_at: t.Union([Timestamp, t.Null()]),
@@ -24,16 +25,20 @@ const toView = (k: ApiKeyRow) => ({
   prefix: k.display_prefix,
   scopes: k.scopes,
   created_by: k.created_by,
+  created_by_key: k.created_by_key,
   created_at: k.created_at.toISOString(),
   last_used_at: k.last_used_at?.toISOString() ?? null,
   expires_at: k.expires_at?.toISOString() ?? null,
 });
 
-/** API keys of the active organisation. Any member may mint keys up to their own role. */
+/**
+ * API keys of the active organisation. Managing them takes `api_keys:write`, for sessions and keys
+ * alike; the service keeps each caller to keys within its own scopes (docs/api-conventions.md).
+ */
 export const apiKeyRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/api-keys", detail: { tags: ["api-keys"] } })
     .use(authPlugin)
-    .guard({ requires: "member" }, (app) =>
+    .guard({ requires: "api_keys:write" }, (app) =>
       app
         .post(
           "",
@@ -62,7 +67,7 @@ export const apiKeyRoutes = (deps: ApiDeps) =>
             const { rows, total } = await listOrgApiKeys({ sql: deps.sql, actor }, query.limit, (query.page - 1) * query.limit);
             return toPage(rows.map(toView), total, query.page, query.limit);
           },
-          { query: Obj(PaginationQuery), response: { 200: paginated(ApiKeyView) }, detail: { summary: "Live API keys (never the keys themselves)" } },
+          { query: Obj(PaginationQuery), response: { 200: paginated(ApiKeyView) }, detail: { summary: "Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves)" } },
         )
         .delete(
           "/:id",

@@ -16,12 +16,12 @@ export const myInvitationRoutes = (deps: ApiDeps) =>
           async ({ actor }) => ({ data: (await myInvitations(deps.sql, actor.userId)).map((i) => ({ ...toInvitationView(i), org_name: i.org_name })) }),
           {
             response: { 200: t.Object({ data: t.Array(t.Composite([InvitationView, t.Object({ org_name: t.String() })])) }) },
-            detail: { summary: "Pending invitations addressed to your email" },
+            detail: { summary: "Pending invitations addressed to your email, once a mailed token proved that address (empty until then)" },
           },
         )
         .post("/accept", async ({ actor, body }) => toInvitationView(await acceptInvitation(deps.sql, actor.userId, body)), {
           body: Obj({ token: t.Optional(t.String({ minLength: 10, maxLength: 200 })), invitation_id: t.Optional(Id) }),
           response: { 200: InvitationView },
-          detail: { summary: "Join an organisation with the emailed token, or by id when it was sent to your email" },
+          detail: { summary: "Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified)" },
         }),
     );

@@ -599,7 +599,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations addressed to your email */
+        /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
         get: operations["getApiV1Invitations"];
         put?: never;
         post?: never;
@@ -618,7 +618,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join an organisation with the emailed token, or by id when it was sent to your email */
+        /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
         post: operations["postApiV1InvitationsAccept"];
         delete?: never;
         options?: never;
@@ -633,7 +633,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live API keys (never the keys themselves) */
+        /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
         get: operations["getApiV1Api-keys"];
         put?: never;
         /** Create an API key (the key is shown once) */
@@ -6189,7 +6189,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string;
-                    permissions: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "billing:manage" | "org:owner")[];
+                    permissions: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write" | "billing:manage" | "org:owner")[];
                 };
             };
         };
@@ -6515,7 +6515,7 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string;
-                    permissions?: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "billing:manage" | "org:owner")[];
+                    permissions?: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write" | "billing:manage" | "org:owner")[];
                 };
             };
         };
@@ -7644,6 +7644,8 @@ export interface operations {
                             prefix: string;
                             scopes: string[];
                             created_by: string;
+                            /** @description The key that made this key (revoking it revokes this one), or null when a signed-in user did */
+                            created_by_key: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -7737,7 +7739,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    scopes: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write")[];
+                    scopes: ("org:admin" | "monitors:read" | "monitors:write" | "alerts:read" | "alerts:write" | "status_pages:read" | "status_pages:write" | "runners:read" | "runners:write" | "incidents:read" | "incidents:write" | "api_keys:write")[];
                     /** Format: date-time */
                     expires_at?: string;
                 };
@@ -7763,6 +7765,8 @@ export interface operations {
                         prefix: string;
                         scopes: string[];
                         created_by: string;
+                        /** @description The key that made this key (revoking it revokes this one), or null when a signed-in user did */
+                        created_by_key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

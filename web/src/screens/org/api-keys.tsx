@@ -6,12 +6,16 @@ import { ConfirmButton, SecretOnce } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import { OrgNav } from "./org-nav";
 import { permissionLabel } from "./roles";
+import { useMyRole } from "./use-permissions";
 
 /** API keys of the organisation: a new key is shown once; its scopes never exceed your role. */
 export function ApiKeys() {
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ["api-keys"], queryFn: () => api.GET("/api/v1/api-keys", { params: { query: { limit: 100 } } }).then(data) });
-  const scopes = useQuery({ queryKey: ["api-keys", "scopes"], queryFn: () => api.GET("/api/v1/api-keys/scopes").then(data) });
+  // Managing keys takes api_keys:write; without it the API answers 403, so do not ask.
+  const { can, loading } = useMyRole();
+  const manages = can("api_keys:write");
+  const keys = useQuery({ queryKey: ["api-keys"], enabled: manages, queryFn: () => api.GET("/api/v1/api-keys", { params: { query: { limit: 100 } } }).then(data) });
+  const scopes = useQuery({ queryKey: ["api-keys", "scopes"], enabled: manages, queryFn: () => api.GET("/api/v1/api-keys/scopes").then(data) });
   const members = useQuery({ queryKey: ["org", "members"], queryFn: () => api.GET("/api/v1/org/members", { params: { query: { limit: 100 } } }).then(data) });
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [picked, setPicked] = useState<string[]>([]);
@@ -27,6 +31,17 @@ export function ApiKeys() {
     mutationFn: (id: string) => api.DELETE("/api/v1/api-keys/{id}", { params: { path: { id } } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ["api-keys"] }),
   });
+  if (loading) return <Loading what="your role" />;
+  if (!manages) {
+    return (
+      <section aria-labelledby="keys-h">
+        <h1 id="keys-h">Organisation</h1>
+        <OrgNav />
+        <h2>API keys</h2>
+        <p>Your role cannot manage API keys (it needs “API keys: manage”).</p>
+      </section>
+    );
+  }
   if (keys.isPending || scopes.isPending) return <Loading what="API keys" />;
   const error = keys.error ?? scopes.error;
   if (error || !keys.data || !scopes.data) return <ErrorMessage error={error} />;

@@ -20,6 +20,7 @@ export const PERMISSION_LABELS: Record<string, string> = {
   "runners:write": "Runners: change",
   "incidents:read": "Incidents: read",
   "incidents:write": "Incidents: change",
+  "api_keys:write": "API keys: manage",
   "billing:manage": "Billing: manage (roles only)",
   "org:owner": "Ownership (roles only)",
 };
