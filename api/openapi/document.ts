@@ -2,9 +2,11 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
 
+type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
+
 type Operation = {
   operationId?: string;
-  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
+  parameters?: { in: string; name: string; required?: boolean; schema?: ParameterSchema }[];
   requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, unknown>;
   security?: unknown[];
@@ -37,6 +39,18 @@ const RATE_HEADERS = {
 };
 
 /**
+ * Elysia documents a numeric parameter as "any string with format integer, or an integer" (what it
+ * coerces from); a parameter's schema describes the value, so it is the integer or number with its bounds.
+ */
+function exactParameter(schema: ParameterSchema): ParameterSchema {
+  const alts = schema.anyOf;
+  const numeric = alts?.find((a) => a.type === "integer" || a.type === "number");
+  if (!alts || !numeric || !alts.every((a) => a === numeric || (a.type === "string" && (a.format === "integer" || a.format === "numeric")))) return schema;
+  const { anyOf: _, ...outer } = schema;
+  return { ...outer, ...numeric };
+}
+
+/**
  * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
  * common to every operation: error responses, rate-limit headers, security schemes.
  */
@@ -48,7 +62,10 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
       op.operationId ??= `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ? c.toUpperCase() : ""))}`;
-      for (const p of op.parameters ?? []) if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
+      for (const p of op.parameters ?? []) {
+        if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
+        if (p.schema) p.schema = exactParameter(p.schema);
+      }
       const json = op.requestBody?.content?.["application/json"];
       if (op.requestBody && json) op.requestBody.content = { "application/json": json };
       const responses = (op.responses ??= {});
@@ -118,7 +135,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
             error: { type: "string", description: "Human-readable message" },
             code: {
               type: "string",
-              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN"],
+              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN"],
             },
             details: { type: "object", additionalProperties: true, description: "Present only with structured context" },
           },

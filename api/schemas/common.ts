@@ -1,5 +1,6 @@
 import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
+import "../../core/formats.ts";
 
 /** Objects reject unknown fields: a client object is never spread into a row. */
 export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string } = {}) =>
@@ -8,6 +9,14 @@ export const Obj = <P extends TProperties>(properties: P, options: { description
 export const Id = t.String({ minLength: 1, maxLength: 64 });
 export const IdParams = Obj({ id: Id });
 export const Timestamp = t.String({ format: "date-time" });
+
+/**
+ * A name or title people read: at least one visible character (not only spaces or zero-width
+ * characters, which make an entry impossible to tell apart or click) and no control characters.
+ */
+export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
+export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
+  t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 
 export const ErrorBody = t.Object(
   {
@@ -18,8 +27,11 @@ export const ErrorBody = t.Object(
   { title: "ErrorBody" },
 );
 
+export const MAX_PAGE = 100_000;
+
 export const PaginationQuery = {
-  page: t.Integer({ minimum: 1, default: 1, description: "Page number, at least 1" }),
+  // The bound keeps the row offset (page × limit) far inside PostgreSQL's bigint.
+  page: t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1 to ${MAX_PAGE}` }),
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100" }),
 };
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { ChannelType } from "../../../alerting/channels/index.ts";
-import { Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 export const ChannelTypeName = t.Union([
   t.Literal("email"),
@@ -14,7 +14,7 @@ export const ChannelTypeName = t.Union([
 ]);
 // A new channel type must be added above too.
 const _allTypes: ChannelType extends typeof ChannelTypeName.static ? true : never = true;
-const Name = t.String({ minLength: 1, maxLength: 200 });
+const Name = DisplayName(200);
 const Config = t.Record(t.String(), t.Unknown(), {
   description: "The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them",
 });

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
-const Name = t.String({ minLength: 1, maxLength: 200 });
+const Name = DisplayName(200);
 const Scope = t.Object(
   { type: t.String({ description: "monitor (with monitor_id), monitor_group (with tag) or all_monitors" }) },
   { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}" },

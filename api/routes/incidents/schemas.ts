@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const Impact = t.Union([t.Literal("none"), t.Literal("minor"), t.Literal("major"), t.Literal("critical")]);
 const Status = t.Union([t.Literal("investigating"), t.Literal("identified"), t.Literal("monitoring"), t.Literal("resolved")]);
 const Message = t.String({ minLength: 1, maxLength: 5000 });
 
 export const IncidentCreateBody = Obj({
-  title: t.String({ minLength: 1, maxLength: 200 }),
+  title: DisplayName(200),
   impact: Impact,
   status: t.Optional(Status),
   message: Message,
@@ -15,7 +15,7 @@ export const IncidentCreateBody = Obj({
 });
 
 export const IncidentPatchBody = Obj({
-  title: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  title: t.Optional(DisplayName(200)),
   impact: t.Optional(Impact),
   component_ids: t.Optional(t.Array(Id, { maxItems: 200 })),
   page_ids: t.Optional(t.Array(Id, { maxItems: 50 })),

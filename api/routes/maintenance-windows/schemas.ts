@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
 const fields = {
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: DisplayName(200),
   description: t.String({ maxLength: 2000 }),
   starts_at: Nullable(Timestamp),
   ends_at: Nullable(Timestamp),

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { CHECK_TYPES } from "../../../runner/checks/types.ts";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c)));
 export const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
@@ -12,7 +12,7 @@ const ConfigField = t.Record(t.String(), t.Unknown(), {
 });
 
 const common = {
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: DisplayName(200),
   interval_seconds: t.Integer({ minimum: 10, maximum: 86_400, description: "Seconds between checks; the plan sets the minimum" }),
   timeout_ms: t.Integer({ minimum: 100, maximum: 120_000, description: "At most the interval" }),
   regions: t.Array(Region, { maxItems: 32, description: "Cloud regions to check from" }),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
-const Name = t.String({ minLength: 1, maxLength: 200, description: "Display name" });
+const Name = DisplayName(200, { description: "Display name" });
 const LocationLabel = t.String({ minLength: 1, maxLength: 200, description: "Where the runner runs, free text (e.g. \"Berlin office rack 2\")" });
 
 export const RunnerCreateBody = Obj({ name: Name, location_label: t.Optional(t.Union([LocationLabel, t.Null()])) });

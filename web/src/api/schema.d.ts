@@ -3271,7 +3271,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN";
+            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN";
             /** @description Present only with structured context */
             details?: {
                 [key: string]: unknown;
@@ -5749,8 +5749,8 @@ export interface operations {
     getApiV1OrgMembers: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -6826,8 +6826,8 @@ export interface operations {
     getApiV1OrgInvitations: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -7387,8 +7387,8 @@ export interface operations {
     "getApiV1Api-keys": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -7814,8 +7814,8 @@ export interface operations {
     "getApiV1Audit-log": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 actor?: string;
                 action?: string;
                 target?: string;
@@ -9460,8 +9460,8 @@ export interface operations {
     getApiV1MonitorsByIdChecks: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: "up" | "down" | "degraded" | "timeout" | "unavailable";
                 location?: string;
                 from?: string;
@@ -10365,8 +10365,8 @@ export interface operations {
     getApiV1PluginsFlowComponents: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -10503,8 +10503,8 @@ export interface operations {
     getApiV1Monitors: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
                 status?: "pending" | "up" | "down" | "degraded" | "timeout";
                 tag?: string;
@@ -12422,8 +12422,8 @@ export interface operations {
     "getApiV1Maintenance-windows": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 state?: "active" | "upcoming" | "ended";
             };
             header?: never;
@@ -13078,8 +13078,8 @@ export interface operations {
     getApiV1Regions: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -13193,8 +13193,8 @@ export interface operations {
     getApiV1Locations: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -13396,8 +13396,8 @@ export interface operations {
     "getApiV1Alert-channels": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -14098,8 +14098,8 @@ export interface operations {
     "getApiV1Alert-rules": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 enabled?: boolean;
                 scope_type?: "monitor" | "monitor_group" | "all_monitors";
                 monitor_id?: string;
@@ -14412,8 +14412,8 @@ export interface operations {
     "getApiV1Alert-rulesActive": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 rule_id?: string;
                 monitor_id?: string;
                 acknowledged?: boolean;
@@ -15051,8 +15051,8 @@ export interface operations {
     "getApiV1Escalation-policies": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -15623,8 +15623,8 @@ export interface operations {
     getApiV1AlertsHistory: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 rule_id?: string;
                 monitor_id?: string;
                 channel_id?: string;
@@ -15854,8 +15854,8 @@ export interface operations {
     getApiV1Notifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 unread?: boolean;
             };
             header?: never;
@@ -16424,8 +16424,8 @@ export interface operations {
     getApiV1Runners: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -17895,8 +17895,8 @@ export interface operations {
     "getApiV1Status-pages": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -18871,8 +18871,8 @@ export interface operations {
     "getApiV1Status-pagesByIdSubscribers": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -20286,8 +20286,8 @@ export interface operations {
     getApiV1Incidents: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: ("investigating" | "identified" | "monitoring" | "resolved") | "active";
                 page_id?: string;
             };
