@@ -1,6 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
+import { typeConfigBody } from "./typed-config.ts";
 
 type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
@@ -54,7 +55,7 @@ function exactParameter(schema: ParameterSchema): ParameterSchema {
  * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
  * common to every operation: error responses, rate-limit headers, security schemes.
  */
-export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}): string {
+export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}, configRefs: Record<string, Record<string, string>> = {}): string {
   const generated = toOpenAPISchema(app, { paths: [/^\/openapi\.json$/, /^\/api\/v1\/openapi\.json$/, /^\/metrics$/], staticFile: false }) as {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
@@ -66,7 +67,8 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
         if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
         if (p.schema) p.schema = exactParameter(p.schema);
       }
-      const json = op.requestBody?.content?.["application/json"];
+      const json = op.requestBody?.content?.["application/json"] as { schema?: Parameters<typeof typeConfigBody>[0] } | undefined;
+      if (json?.schema) json.schema = typeConfigBody(json.schema, configRefs);
       if (op.requestBody && json) op.requestBody.content = { "application/json": json };
       const responses = (op.responses ??= {});
       // Handlers that answer 204 declare no response schema; the document still names their success.
@@ -135,7 +137,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
             error: { type: "string", description: "Human-readable message" },
             code: {
               type: "string",
-              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN"],
+              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN", "STATUS_PAGE_SUSPENDED"],
             },
             details: { type: "object", additionalProperties: true, description: "Present only with structured context" },
           },

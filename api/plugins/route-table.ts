@@ -6,7 +6,7 @@ export interface RouteTable {
   needsCaller(method: string, path: string): boolean;
 }
 
-interface RouteLike {
+export interface RouteLike {
   method: string;
   path: string;
   hooks?: { transform?: unknown };
@@ -16,8 +16,8 @@ interface RouteLike {
 export const REQUIRES_MARK = "requires";
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-const guarded = (r: RouteLike) =>
-  Array.isArray(r.hooks?.transform) && r.hooks.transform.some((h: { fn?: unknown } | ((...a: unknown[]) => unknown)) => REQUIRES_MARK in ((typeof h === "function" ? h : h?.fn) ?? {}));
+const isMarked = (fn: unknown) => typeof fn === "function" && REQUIRES_MARK in fn;
+const guarded = (r: RouteLike) => Array.isArray(r.hooks?.transform) && r.hooks.transform.some((h: unknown) => isMarked(h) || isMarked((h as { fn?: unknown } | null)?.fn));
 
 /**
  * Built lazily from the app's route list. Catch-all routes (the dashboard's `/*`) are left out: they

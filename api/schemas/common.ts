@@ -1,10 +1,16 @@
-import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
+import { type IntegerOptions, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import "../../core/formats.ts";
 
 /** Objects reject unknown fields: a client object is never spread into a row. */
 export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string } = {}) =>
   t.Object(properties, { additionalProperties: false, ...options });
+
+/**
+ * An integer in a JSON body or answer: a JSON number only. Elysia's t.Integer also takes any text that
+ * `+text` turns into one ("1e3", " 60", "0x10"); that leniency is for query strings, which are all text.
+ */
+export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
 
 export const Id = t.String({ minLength: 1, maxLength: 64 });
 export const IdParams = Obj({ id: Id });
@@ -36,10 +42,10 @@ export const PaginationQuery = {
 };
 
 export const PaginationMeta = t.Object({
-  page: t.Integer(),
-  limit: t.Integer(),
-  total: t.Integer(),
-  totalPages: t.Integer(),
+  page: Int(),
+  limit: Int(),
+  total: Int(),
+  totalPages: Int(),
   hasMore: t.Boolean(),
 });
 

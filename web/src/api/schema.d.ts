@@ -2802,6 +2802,61 @@ export interface components {
              */
             screenshot_on_failure: boolean;
         };
+        EmailChannelConfig: {
+            /** @description Recipient address or list of addresses (at most 20) */
+            to: string | string[];
+        };
+        SlackChannelConfig: {
+            /** @description Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too */
+            url: string;
+        };
+        DiscordChannelConfig: {
+            /** @description Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> */
+            url: string;
+        };
+        TeamsChannelConfig: {
+            /** @description Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL */
+            url: string;
+        };
+        TelegramChannelConfig: {
+            /** @description Bot token from @BotFather, <id>:<secret> */
+            bot_token: string;
+            /** @description Numeric chat id (negative for groups) or @channelusername */
+            chat_id: number | string;
+            /** @description Forum topic to post in */
+            message_thread_id?: number;
+        };
+        WebhookChannelConfig: {
+            /** @description Where to POST the JSON payload */
+            url: string;
+            /** @description Signs each delivery (X-Watchpost-Signature); at least 16 characters */
+            secret?: string;
+            /** @description Extra request headers, e.g. Authorization; values are secret */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        PagerdutyChannelConfig: {
+            /** @description Events API v2 integration (routing) key, 32 characters */
+            routing_key: string;
+            /**
+             * @description Severity of triggered incidents
+             * @default critical
+             */
+            severity: "critical" | "error" | "warning" | "info";
+        };
+        OpsgenieChannelConfig: {
+            /** @description API key of an Opsgenie API integration */
+            api_key: string;
+            /**
+             * @description Opsgenie instance: us or eu
+             * @default us
+             */
+            region: "us" | "eu";
+            /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
+            priority?: "P1" | "P2" | "P3" | "P4" | "P5";
+            tags?: string[];
+        };
         /** HttpData */
         HttpData: {
             /** @description HTTP status code of the last response (after redirects were followed) */
@@ -3271,7 +3326,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN";
+            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN" | "STATUS_PAGE_SUSPENDED";
             /** @description Present only with structured context */
             details?: {
                 [key: string]: unknown;
@@ -3396,6 +3451,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The page is suspended over the plan's quota */
@@ -3426,7 +3482,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": {
+                        page: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        status: {
+                            indicator: "operational" | "degraded" | "partial_outage" | "major_outage" | "maintenance" | "unknown";
+                            description: string;
+                        };
+                        sections: {
+                            name: string;
+                            components: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                status: "operational" | "degraded" | "partial_outage" | "major_outage" | "maintenance" | "unknown";
+                                uptime_90d_pct: number | null;
+                                bars: {
+                                    /** Format: date */
+                                    date: string;
+                                    uptime_pct: number | null;
+                                    checks: number;
+                                    failed: number;
+                                }[];
+                            }[];
+                        }[];
+                        incidents: {
+                            active: {
+                                id: string;
+                                title: string;
+                                impact: "none" | "minor" | "major" | "critical";
+                                status: "investigating" | "identified" | "monitoring" | "resolved";
+                                components: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                resolved_at: string | null;
+                                updates: {
+                                    status: string;
+                                    message: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                            }[];
+                            recent: {
+                                id: string;
+                                title: string;
+                                impact: "none" | "minor" | "major" | "critical";
+                                status: "investigating" | "identified" | "monitoring" | "resolved";
+                                components: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                resolved_at: string | null;
+                                updates: {
+                                    status: string;
+                                    message: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                            }[];
+                        };
+                        maintenance: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            state: "active" | "upcoming";
+                            starts_at: string | null;
+                            ends_at: string | null;
+                        }[];
+                        /** Format: date-time */
+                        generated_at: string;
+                    };
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag) */
@@ -3451,7 +3585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3461,6 +3595,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3507,7 +3651,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3517,6 +3661,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3563,7 +3717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3573,6 +3727,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3631,6 +3795,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -3677,13 +3842,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Not an email address */
+            /** @description Not an email address (the form again, HTML), or a parameter failed validation (the error body) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3693,6 +3859,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -3751,6 +3918,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3782,7 +3950,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,13 +3966,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
     };
     "getBadgeByIdUptime.svg": {
         parameters: {
-            query?: never;
+            query?: {
+                period?: "24h" | "7d" | "30d" | "90d";
+            };
             header?: never;
             path: {
                 id: string;
@@ -3829,7 +4000,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3845,6 +4016,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3876,7 +4048,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3892,6 +4064,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5781,10 +5954,10 @@ export interface operations {
                             joined_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -6862,10 +7035,10 @@ export interface operations {
                             accepted_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -7424,10 +7597,10 @@ export interface operations {
                             expires_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -7842,7 +8015,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            id: string | number;
+                            id: number;
                             actor_type: string;
                             actor_id: string | null;
                             actor: string;
@@ -7857,10 +8030,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -7971,7 +8144,7 @@ export interface operations {
                                 addons: {
                                     addon_id: string;
                                     name: string;
-                                    quantity: string | number;
+                                    quantity: number;
                                     adds: number;
                                 }[];
                                 total: number;
@@ -7980,7 +8153,7 @@ export interface operations {
                         /** @description Slot usage of each counted quota (suspended resources hold no slot) */
                         usage: {
                             [key: string]: {
-                                used: string | number;
+                                used: number;
                                 limit: number;
                             };
                         };
@@ -8173,12 +8346,12 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @description US dollar cents */
-                            monthly_price_cents: string | number;
+                            monthly_price_cents: number;
                             /** @description US dollar cents */
-                            annual_price_cents: string | number;
+                            annual_price_cents: number;
                             /** @description US dollar cents */
-                            annual_monthly_equivalent_cents: string | number;
-                            grace_days: string | number;
+                            annual_monthly_equivalent_cents: number;
+                            grace_days: number;
                             quotas: {
                                 [key: string]: number;
                             };
@@ -8187,9 +8360,9 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @description US dollar cents */
-                            monthly_price_cents: string | number;
+                            monthly_price_cents: number;
                             /** @description US dollar cents */
-                            annual_price_cents: string | number;
+                            annual_price_cents: number;
                             minimum_plan: string;
                             grants: {
                                 [key: string]: number;
@@ -8299,11 +8472,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -8412,11 +8585,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -8603,7 +8776,7 @@ export interface operations {
                     addons?: {
                         id: string;
                         /** @default 1 */
-                        quantity: string | number;
+                        quantity: number;
                     }[];
                     /** @enum {string} */
                     cycle?: "monthly" | "annual";
@@ -8753,17 +8926,17 @@ export interface operations {
                         cycle: "monthly" | "annual";
                         proration: {
                             /** @description US dollar cents */
-                            old_price_cents: string | number;
+                            old_price_cents: number;
                             /** @description US dollar cents */
-                            new_price_cents: string | number;
-                            period_seconds: string | number;
-                            remaining_seconds: string | number;
+                            new_price_cents: number;
+                            period_seconds: number;
+                            remaining_seconds: number;
                             /** @description round((new − old) × remaining / period); positive is charged now, negative credited */
-                            amount_cents: string | number;
+                            amount_cents: number;
                             /** @description US dollar cents */
-                            charged_now_cents: string | number;
+                            charged_now_cents: number;
                             /** @description US dollar cents */
-                            credited_next_invoice_cents: string | number;
+                            credited_next_invoice_cents: number;
                         };
                         applied: boolean;
                     };
@@ -8881,11 +9054,11 @@ export interface operations {
                         kind: "plan" | "addon";
                         product_id: string;
                         product_name: string;
-                        quantity: string | number;
+                        quantity: number;
                         /** @description US dollar cents */
-                        unit_price_cents: string | number;
+                        unit_price_cents: number;
                         /** @description US dollar cents */
-                        price_cents: string | number;
+                        price_cents: number;
                         currency: string;
                         /** @enum {string} */
                         cycle: "monthly" | "annual";
@@ -9012,11 +9185,11 @@ export interface operations {
                         kind: "plan" | "addon";
                         product_id: string;
                         product_name: string;
-                        quantity: string | number;
+                        quantity: number;
                         /** @description US dollar cents */
-                        unit_price_cents: string | number;
+                        unit_price_cents: number;
                         /** @description US dollar cents */
-                        price_cents: string | number;
+                        price_cents: number;
                         currency: string;
                         /** @enum {string} */
                         cycle: "monthly" | "annual";
@@ -9144,11 +9317,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -9171,7 +9344,7 @@ export interface operations {
                             invoice_url: string | null;
                         };
                         /** @description Unused balance credited to the next invoice */
-                        credit_cents: string | number;
+                        credit_cents: number;
                     };
                 };
             };
@@ -9381,12 +9554,12 @@ export interface operations {
                         data: {
                             monitor_id: string;
                             uptime_pct: number | null;
-                            total: string | number;
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            unavailable: string | number;
+                            total: number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            unavailable: number;
                             downtime_seconds_estimate: number | null;
                         }[];
                     };
@@ -9520,10 +9693,10 @@ export interface operations {
                             };
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -9881,15 +10054,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -9900,15 +10073,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -9922,15 +10095,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -9941,15 +10114,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -9963,15 +10136,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -9982,15 +10155,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10004,15 +10177,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -10023,15 +10196,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10046,15 +10219,15 @@ export interface operations {
                             /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                             uptime_pct: number | null;
                             /** @description Every result, unavailable ones included */
-                            total: string | number;
-                            up: string | number;
-                            down: string | number;
+                            total: number;
+                            up: number;
+                            down: number;
                             /** @description Counted as up */
-                            degraded: string | number;
+                            degraded: number;
                             /** @description Counted as down */
-                            timeout: string | number;
+                            timeout: number;
                             /** @description Monitoring gaps; left out of uptime */
-                            unavailable: string | number;
+                            unavailable: number;
                             /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                             downtime_seconds_estimate: number | null;
                             /** @description The same figures per region or runner */
@@ -10065,15 +10238,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                             }[];
@@ -10188,8 +10361,8 @@ export interface operations {
                             /** Format: date-time */
                             start: string;
                             /** @description Checks that ran (every status but unavailable) */
-                            checks: string | number;
-                            unavailable: string | number;
+                            checks: number;
+                            unavailable: number;
                             uptime_pct: number | null;
                             /** @description Mean duration of the checks that ran, ms */
                             avg_ms: number | null;
@@ -10407,14 +10580,14 @@ export interface operations {
                                 type: "string" | "integer" | "number" | "boolean" | "array" | "one_of";
                                 /** @description The only values allowed */
                                 enum?: (string | number | boolean)[];
-                                min_length?: string | number;
-                                max_length?: string | number;
+                                min_length?: number;
+                                max_length?: number;
                                 /** @description Regular expression the value must match */
                                 pattern?: string;
                                 minimum?: number;
                                 maximum?: number;
-                                min_items?: string | number;
-                                max_items?: string | number;
+                                min_items?: number;
+                                max_items?: number;
                                 /** @description Type of each element (same shape as a field's type part) */
                                 items?: {
                                     [key: string]: unknown;
@@ -10426,10 +10599,10 @@ export interface operations {
                             }[];
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -10540,8 +10713,8 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            interval_seconds: string | number;
-                            timeout_ms: string | number;
+                            interval_seconds: number;
+                            timeout_ms: number;
                             regions: string[];
                             runner_ids: string[];
                             tags: string[];
@@ -10554,7 +10727,7 @@ export interface operations {
                             status_changed_at: string | null;
                             /** Format: date-time */
                             last_checked_at: string | null;
-                            last_duration_ms: (string | number) | null;
+                            last_duration_ms: number | null;
                             /** @description Heartbeat monitors: GET or POST this URL to report in */
                             heartbeat_url?: string;
                             /** Format: date-time */
@@ -10563,10 +10736,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -10648,16 +10821,167 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @enum {string} */
-                    type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                    /** @constant */
+                    type: "http";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
-                    config: {
-                        [key: string]: unknown;
-                    };
+                    config: components["schemas"]["HttpConfig"];
                     /** @description Seconds between checks; the plan sets the minimum */
-                    interval_seconds?: string | number;
+                    interval_seconds?: number;
                     /** @description At most the interval */
-                    timeout_ms?: string | number;
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "keyword";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["KeywordConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "ssl";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SslConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "tcp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["TcpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "dns";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DnsConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["PingConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "domain";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DomainConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "heartbeat";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HeartbeatConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "browser_lite";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserLiteConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "browser_flow";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserFlowConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
                     /** @description Cloud regions to check from */
                     regions?: string[];
                     /** @description Self-hosted runners to check from */
@@ -10690,8 +11014,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -10704,7 +11028,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -10829,8 +11153,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -10843,7 +11167,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11032,13 +11356,11 @@ export interface operations {
                     /** @enum {string} */
                     type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
-                    config?: {
-                        [key: string]: unknown;
-                    };
+                    config?: components["schemas"]["HttpConfig"] | components["schemas"]["KeywordConfig"] | components["schemas"]["SslConfig"] | components["schemas"]["TcpConfig"] | components["schemas"]["DnsConfig"] | components["schemas"]["PingConfig"] | components["schemas"]["DomainConfig"] | components["schemas"]["HeartbeatConfig"] | components["schemas"]["BrowserLiteConfig"] | components["schemas"]["BrowserFlowConfig"];
                     /** @description Seconds between checks; the plan sets the minimum */
-                    interval_seconds?: string | number;
+                    interval_seconds?: number;
                     /** @description At most the interval */
-                    timeout_ms?: string | number;
+                    timeout_ms?: number;
                     /** @description Cloud regions to check from */
                     regions?: string[];
                     /** @description Self-hosted runners to check from */
@@ -11071,8 +11393,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11085,7 +11407,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11210,8 +11532,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11224,7 +11546,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11340,8 +11662,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11354,7 +11676,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11580,8 +11902,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -11698,8 +12020,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -11816,8 +12138,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -11928,7 +12250,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Days of check results the plan keeps */
-                        retention_days: string | number;
+                        retention_days: number;
                         /**
                          * Format: date-time
                          * @description Start of the UTC day retention_days before now: results due earlier are deleted (hourly)
@@ -12019,14 +12341,14 @@ export interface operations {
                             tag: string;
                             /** @enum {string} */
                             status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                            monitors: string | number;
+                            monitors: number;
                             counts: {
-                                up: string | number;
-                                down: string | number;
-                                degraded: string | number;
-                                timeout: string | number;
-                                pending: string | number;
-                                paused: string | number;
+                                up: number;
+                                down: number;
+                                degraded: number;
+                                timeout: number;
+                                pending: number;
+                                paused: number;
                             };
                         }[];
                     };
@@ -12115,14 +12437,14 @@ export interface operations {
                         tag: string;
                         /** @enum {string} */
                         status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                        monitors: string | number;
+                        monitors: number;
                         counts: {
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            pending: string | number;
-                            paused: string | number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            pending: number;
+                            paused: number;
                         };
                     };
                 };
@@ -12324,14 +12646,14 @@ export interface operations {
                         tag: string;
                         /** @enum {string} */
                         status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                        monitors: string | number;
+                        monitors: number;
                         counts: {
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            pending: string | number;
-                            paused: string | number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            pending: number;
+                            paused: number;
                         };
                     };
                 };
@@ -12455,7 +12777,7 @@ export interface operations {
                             ends_at: string | null;
                             rrule: string | null;
                             cron: string | null;
-                            duration_minutes: (string | number) | null;
+                            duration_minutes: number | null;
                             timezone: string;
                             monitor_ids: string[];
                             tags: string[];
@@ -12471,10 +12793,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -12566,7 +12888,8 @@ export interface operations {
                     rrule?: string | null;
                     /** @description Cron expression (5 or 6 fields), read in `timezone` */
                     cron?: string | null;
-                    duration_minutes?: (string | number) | null;
+                    /** @description Length of each occurrence of a recurring window */
+                    duration_minutes?: number | null;
                     /** @description IANA time zone of rrule/cron, e.g. Europe/Berlin; default UTC */
                     timezone?: string;
                     /** @description Monitors covered; with tags, a monitor matching either is covered; neither means every monitor */
@@ -12603,7 +12926,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -12736,7 +13059,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -12938,7 +13261,8 @@ export interface operations {
                     rrule?: string | null;
                     /** @description Cron expression (5 or 6 fields), read in `timezone` */
                     cron?: string | null;
-                    duration_minutes?: (string | number) | null;
+                    /** @description Length of each occurrence of a recurring window */
+                    duration_minutes?: number | null;
                     /** @description IANA time zone of rrule/cron, e.g. Europe/Berlin; default UTC */
                     timezone?: string;
                     /** @description Monitors covered; with tags, a monitor matching either is covered; neither means every monitor */
@@ -12975,7 +13299,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -13105,21 +13429,21 @@ export interface operations {
                             city: string;
                             /** @enum {string} */
                             status: "online" | "offline";
-                            online_workers: string | number;
+                            online_workers: number;
                             /** @description Last heartbeat of any of the region's workers */
                             last_seen_at: string | null;
                             /** @description Checks running now */
-                            in_flight: string | number;
+                            in_flight: number;
                             /** @description Jobs queued for the region; null when the queue could not be read */
-                            backlog: (string | number) | null;
+                            backlog: number | null;
                             /** @description Median duration of the region's recent checks */
                             p50_latency_ms: number | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13224,13 +13548,13 @@ export interface operations {
                             /** @description Whether the organisation's plan can check from here */
                             usable: boolean;
                             /** @description Regions one monitor may check from at once on the plan */
-                            max_regions_per_monitor: string | number;
+                            max_regions_per_monitor: number;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13434,10 +13758,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13519,12 +13843,59 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @enum {string} */
-                    type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                    /** @constant */
+                    type: "email";
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                    config: {
-                        [key: string]: unknown;
-                    };
+                    config: components["schemas"]["EmailChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "slack";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["SlackChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "discord";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["DiscordChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "teams";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["TeamsChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "telegram";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["TelegramChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "webhook";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["WebhookChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "pagerduty";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["PagerdutyChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "opsgenie";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
                 };
             };
@@ -13861,9 +14232,7 @@ export interface operations {
                     /** @enum {string} */
                     type?: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                    config?: {
-                        [key: string]: unknown;
-                    };
+                    config?: components["schemas"]["EmailChannelConfig"] | components["schemas"]["SlackChannelConfig"] | components["schemas"]["DiscordChannelConfig"] | components["schemas"]["TeamsChannelConfig"] | components["schemas"]["TelegramChannelConfig"] | components["schemas"]["WebhookChannelConfig"] | components["schemas"]["PagerdutyChannelConfig"] | components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
                 };
             };
@@ -14007,12 +14376,12 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         attempts: {
-                            attempt: string | number;
+                            attempt: number;
                             ok: boolean;
                             /** Format: date-time */
                             at: string;
-                            durationMs: string | number;
-                            status?: string | number;
+                            durationMs: number;
+                            status?: number;
                             error?: string;
                             permanent?: boolean;
                         }[];
@@ -14136,17 +14505,17 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             confirmation: {
-                                consecutive_failures: string | number;
+                                consecutive_failures: number;
                                 confirmation_regions: string[] | null;
                             };
                             notifications: {
                                 on_recovery: boolean;
                                 recurring: boolean;
-                                recurring_interval_minutes: (string | number) | null;
+                                recurring_interval_minutes: number | null;
                             };
                             channels: {
                                 channel_id: string;
-                                delay_minutes: string | number;
+                                delay_minutes: number;
                             }[];
                             escalation_policy_id: string | null;
                             /** Format: date-time */
@@ -14155,10 +14524,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -14258,7 +14627,7 @@ export interface operations {
                     };
                     confirmation?: {
                         /** @description Default 1 */
-                        consecutive_failures?: string | number;
+                        consecutive_failures?: number;
                         /** @description Stored; no effect on evaluation */
                         confirmation_regions?: string[] | null;
                     };
@@ -14268,13 +14637,13 @@ export interface operations {
                         /** @description Default false */
                         recurring?: boolean;
                         /** @description At least 1; needed for recurring to take effect */
-                        recurring_interval_minutes?: (string | number) | null;
+                        recurring_interval_minutes?: number | null;
                     };
                     /** @description Required unless escalation_policy_id is given */
                     channels?: {
                         channel_id: string;
                         /** @description Default 0 (immediately) */
-                        delay_minutes?: string | number;
+                        delay_minutes?: number;
                     }[];
                     /** @description Instead of channels: the policy's steps become the bindings */
                     escalation_policy_id?: string | null;
@@ -14306,17 +14675,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -14449,13 +14818,13 @@ export interface operations {
                             /** Format: date-time */
                             last_notified_at: string | null;
                             /** @description Consecutive checks the condition has held */
-                            consecutive: string | number;
+                            consecutive: number;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -14561,17 +14930,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -14775,7 +15144,7 @@ export interface operations {
                     };
                     confirmation?: {
                         /** @description Default 1 */
-                        consecutive_failures?: string | number;
+                        consecutive_failures?: number;
                         /** @description Stored; no effect on evaluation */
                         confirmation_regions?: string[] | null;
                     };
@@ -14785,13 +15154,13 @@ export interface operations {
                         /** @description Default false */
                         recurring?: boolean;
                         /** @description At least 1; needed for recurring to take effect */
-                        recurring_interval_minutes?: (string | number) | null;
+                        recurring_interval_minutes?: number | null;
                     };
                     /** @description Required unless escalation_policy_id is given */
                     channels?: {
                         channel_id: string;
                         /** @description Default 0 (immediately) */
-                        delay_minutes?: string | number;
+                        delay_minutes?: number;
                     }[];
                     /** @description Instead of channels: the policy's steps become the bindings */
                     escalation_policy_id?: string | null;
@@ -14823,17 +15192,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -15077,7 +15446,7 @@ export interface operations {
                             id: string;
                             name: string;
                             steps: {
-                                delay_minutes: string | number;
+                                delay_minutes: number;
                                 channel_ids: string[];
                             }[];
                             /** Format: date-time */
@@ -15086,10 +15455,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -15173,7 +15542,7 @@ export interface operations {
                     name: string;
                     steps: {
                         /** @description Minutes after the alert starts; 0 = at once; increasing from step to step */
-                        delay_minutes: string | number;
+                        delay_minutes: number;
                         channel_ids: string[];
                     }[];
                 };
@@ -15196,7 +15565,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15316,7 +15685,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15504,7 +15873,7 @@ export interface operations {
                     name?: string;
                     steps?: {
                         /** @description Minutes after the alert starts; 0 = at once; increasing from step to step */
-                        delay_minutes: string | number;
+                        delay_minutes: number;
                         channel_ids: string[];
                     }[];
                 };
@@ -15527,7 +15896,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15665,20 +16034,20 @@ export interface operations {
                             channel_type: string | null;
                             /** @description alert, escalation, reminder, recovery or acknowledgement */
                             kind: string;
-                            attempt: string | number;
+                            attempt: number;
                             /** @description sent, retrying (failed, will retry) or failed (gave up) */
                             status: string;
-                            http_status: (string | number) | null;
+                            http_status: number | null;
                             error: string | null;
-                            duration_ms: (string | number) | null;
+                            duration_ms: number | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -15789,8 +16158,8 @@ export interface operations {
                             in_app_notifications: boolean;
                         };
                         limits: {
-                            alert_rules: string | number;
-                            alert_channels: string | number;
+                            alert_rules: number;
+                            alert_channels: number;
                         };
                     };
                 };
@@ -15893,10 +16262,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -15989,7 +16358,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        unread: string | number;
+                        unread: number;
                     };
                 };
             };
@@ -16185,7 +16554,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        marked: string | number;
+                        marked: number;
                     };
                 };
             };
@@ -16464,10 +16833,10 @@ export interface operations {
                             revoked_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -17148,11 +17517,11 @@ export interface operations {
                         version: string | null;
                         capabilities: {
                             browsers: string[];
-                            concurrency: (string | number) | null;
+                            concurrency: number | null;
                         };
-                        heartbeat_interval_ms: (string | number) | null;
-                        offline_after_ms: string | number;
-                        in_flight: string | number;
+                        heartbeat_interval_ms: number | null;
+                        offline_after_ms: number;
+                        in_flight: number;
                         /** @description Whether the runner's current session encrypts payloads */
                         encrypted: boolean | null;
                     };
@@ -17274,7 +17643,7 @@ export interface operations {
                         confirm: {
                             session_id: string;
                             /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                            seq: string | number;
+                            seq: number;
                             /** @description 12 random bytes, base64url */
                             nonce?: string;
                             /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17380,7 +17749,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17406,7 +17775,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17511,7 +17880,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17537,7 +17906,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17642,7 +18011,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17668,7 +18037,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17773,7 +18142,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17799,7 +18168,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17967,10 +18336,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -18908,10 +19277,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -20336,10 +20705,10 @@ export interface operations {
                             }[];
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
