@@ -99,7 +99,16 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
       void request.body?.cancel().catch(() => {});
       return json(401, unauthenticated().toBody(), headers);
     }
-    const response = await capBody(request, declared, headers, (capped) => (requestMeta.set(capped, meta), handle(capped)));
+    // Every input is allow-listed: a query parameter on a route that declares none is refused, never ignored.
+    const unknownQuery = queryStart !== -1 && queryStart < request.url.length - 1 && routes?.takesNoQuery(request.method, path);
+    const response = await capBody(request, declared, headers, (capped) => {
+      if (unknownQuery) {
+        const names = [...new URL(request.url).searchParams.keys()];
+        return json(400, { error: "Unknown query parameter", code: "VALIDATION_ERROR", details: { issues: names.map((n) => ({ path: `query.${n}`, message: "Unknown parameter" })) } }, headers);
+      }
+      requestMeta.set(capped, meta);
+      return handle(capped);
+    });
     // The NOTIFY that invalidates cached callers arrives asynchronously: after a write by a caller
     // (or to sessions and passwords) this process must not go on trusting what it cached before.
     if (WRITES.has(request.method) && response.status < 400 && (meta.identity || path.startsWith("/api/v1/auth/"))) deps.identityCache.clear();

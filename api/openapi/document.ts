@@ -86,7 +86,8 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const statuses = ["429", "500", "503", ...(op["x-errors"] ?? [])];
       delete op["x-errors"];
-      if (op.parameters?.length || op.requestBody) statuses.push("400");
+      // Any /api/v1 operation refuses a query parameter it does not declare.
+      statuses.push("400");
       if (!isPublic) statuses.push("401", "403");
       if (path.includes("{") || !isPublic) statuses.push("404");
       if (["post", "patch", "put", "delete"].includes(method)) statuses.push("409");

@@ -26,7 +26,10 @@ const HTML_PAGE = responses(
   { 200: text("text/html", "The page: overall status, components with 90-day bars, incidents, maintenance, subscribe form") },
   { 401: text("text/html", "Password form (password-protected page without a valid access cookie)"), 503: text("text/html", "The page is suspended over the plan's quota") },
 );
-const SVG = responses({ 200: text("image/svg+xml", "The badge (badge-maker, flat style); Cache-Control public, max-age=60 for public pages, private otherwise") }, { 400: INVALID });
+const SVG = responses(
+  { 200: text("image/svg+xml", "The badge (badge-maker, flat style); Cache-Control public, max-age=60 for public pages, private otherwise") },
+  { 400: INVALID, 404: { description: "No such monitor or component, or not on a public page", content: { "text/plain": { schema: { type: "string" as const } } } } },
+);
 const Slug = t.Object({ slug: t.String({ maxLength: 64 }) });
 const BadgeParams = t.Object({ id: t.String({ maxLength: 64 }) });
 

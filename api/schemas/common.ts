@@ -3,7 +3,7 @@ import { t } from "elysia";
 import "../../core/formats.ts";
 
 /** Objects reject unknown fields: a client object is never spread into a row. */
-export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string } = {}) =>
+export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string; minProperties?: number } = {}) =>
   t.Object(properties, { additionalProperties: false, ...options });
 
 /**

@@ -120,6 +120,15 @@ describe("JSON bodies", () => {
     expect(res.status).toBe(201);
   });
 
+  it("refuses a body that is not an object where the body may be empty (resolving an incident) with 400", async () => {
+    const incident = await call("POST", "/api/v1/incidents", { title: "t", impact: "minor", message: "m" });
+    for (const body of ["42", "\"x\"", "[]", "null"]) {
+      const res = await raw("POST", `/api/v1/incidents/${incident.body.id}/resolve`, body);
+      expect(res.status).toBe(400);
+    }
+    expect((await call("POST", `/api/v1/incidents/${incident.body.id}/resolve`, {})).status).toBe(200);
+  });
+
   it("refuses 10,000-deep nesting with 400", async () => {
     const res = await raw("POST", "/api/v1/monitors", "[".repeat(10_000) + "]".repeat(10_000));
     expect(res.status).toBe(400);

@@ -22,7 +22,8 @@ export const IncidentPatchBody = Obj({
 });
 
 export const UpdateBody = Obj({ message: Message, status: t.Optional(Status), impact: t.Optional(Impact) });
-export const ResolveBody = t.Optional(Obj({ message: t.Optional(Message) }));
+// An object, possibly empty: an optional root body is not validated by Elysia at all (42 or "x" were accepted).
+export const ResolveBody = Obj({ message: t.Optional(Message) });
 
 export const IncidentListQuery = Obj({
   ...PaginationQuery,

@@ -82,10 +82,13 @@ export const MonitorListQuery = Obj({
   ),
 });
 
-export const BulkBody = Obj({
-  ids: t.Optional(t.Array(Id, { minItems: 1, maxItems: 1000 })),
-  tag: t.Optional(Tag),
-});
+export const BulkBody = Obj(
+  {
+    ids: t.Optional(t.Array(Id, { minItems: 1, maxItems: 1000 })),
+    tag: t.Optional(Tag),
+  },
+  { minProperties: 1, description: "ids, tag or both" },
+);
 
 export const BulkResult = t.Object({ matched: Int(), affected: Int(), ids: t.Array(t.String()) });
 

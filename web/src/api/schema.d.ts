@@ -3959,14 +3959,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
                 };
             };
         };
@@ -4009,14 +4008,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
                 };
             };
         };
@@ -4057,14 +4055,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": string;
                 };
             };
         };
@@ -4307,6 +4304,15 @@ export interface operations {
                         /** @constant */
                         ok: true;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -4586,6 +4592,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -4923,6 +4938,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5102,6 +5126,15 @@ export interface operations {
                         secret: string;
                         otpauth_url: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5439,6 +5472,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5529,6 +5571,15 @@ export interface operations {
                             created_at: string;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5740,6 +5791,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6064,6 +6124,15 @@ export interface operations {
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6599,6 +6668,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7375,6 +7453,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7830,6 +7917,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8160,6 +8256,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8371,6 +8476,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8501,6 +8615,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8614,6 +8737,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8703,6 +8835,15 @@ export interface operations {
                             created_at: string;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11880,6 +12021,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -11998,6 +12140,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -12116,6 +12259,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -12259,6 +12403,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -12352,6 +12505,15 @@ export interface operations {
                             };
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16164,6 +16326,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -16362,6 +16533,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -16556,6 +16736,15 @@ export interface operations {
                     "application/json": {
                         marked: number;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17074,6 +17263,15 @@ export interface operations {
                             browsers: string;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20077,6 +20275,15 @@ export interface operations {
                             updated_at: string | null;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
