@@ -95,6 +95,23 @@ describe("numeric and date bounds", () => {
   });
 });
 
+describe("query parameters", () => {
+  it("refuses a query parameter on a route that declares none with 400, as lists do", async () => {
+    for (const path of ["/api/v1/org", "/api/v1/entitlements", "/api/v1/monitor-groups"]) {
+      const res = await call("GET", `${path}?debug=1`);
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues).toEqual([{ path: "query.debug", message: "Unknown parameter" }]);
+    }
+    expect((await call("GET", "/api/v1/org")).status).toBe(200);
+  });
+
+  it("refuses a number sent as text in a JSON body", async () => {
+    const res = await call("POST", "/api/v1/monitors", { name: "n", type: "http", config: http(), interval_seconds: "60" });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues[0].path).toBe("body.interval_seconds");
+  });
+});
+
 describe("JSON bodies", () => {
   it("refuses a body that is not valid UTF-8 with 400", async () => {
     const text = new TextEncoder().encode(JSON.stringify({ name: "caf-", type: "http", config: http() }));
