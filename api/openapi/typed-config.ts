@@ -6,6 +6,7 @@ type Schema = { type?: string; required?: string[]; properties?: Record<string, 
  * component); on change (type optional), `config` is one of the types' configs (the monitor's own).
  */
 export function typeConfigBody(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
+  body = typeMarkedProperties(body, refsByRegistry);
   const config = body.properties?.config;
   const registry = config?.["x-config-of"] as string | undefined;
   if (!config || !registry) return body;
@@ -26,4 +27,18 @@ export function typeConfigBody(body: Schema, refsByRegistry: Record<string, Reco
     })),
     discriminator: { propertyName: "type" },
   };
+}
+
+/** A property checked in code against one of a registry's schemas (alert-rule scope and condition) says which ones. */
+function typeMarkedProperties(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
+  if (!body.properties || !Object.values(body.properties).some((p) => p["x-one-of"])) return body;
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, p]) => {
+      const registry = p["x-one-of"] as string | undefined;
+      if (!registry) return [name, p];
+      const refs = Object.values(refsByRegistry[registry] ?? {}).map((ref) => ({ $ref: `#/components/schemas/${ref}` }));
+      return [name, { description: p.description, oneOf: refs, discriminator: { propertyName: "type" } }];
+    }),
+  );
+  return { ...body, properties };
 }

@@ -202,19 +202,18 @@ it(
 const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Comparing fields: from before to, ends after starts, a timeout within the interval, exactly one of two fields.
   [/^GET \/api\/v1\/monitors\/\{id\}\/(checks|uptime|aggregates)/, /from must be before to|from is required when to is given/],
-  [/^(POST|PATCH|PUT) \/api\/v1\//, /ends_at must be after starts_at|timeout_ms must not exceed the interval|give exactly one of|Give rrule or cron, not both|Changing the type needs the new type's config/i],
+  [/^(POST|PATCH|PUT) \/api\/v1\//, /ends_at must be after starts_at|timeout_ms must not exceed the interval|give exactly one of|give either .* not both|at least one channel binding|Give rrule or cron, not both|Changing the type needs the new type's config/i],
   // The monitor's or channel's own type decides which config applies (the document lists every type's).
   [/^PATCH \/api\/v1\/(monitors|alert-channels)\/\{id\}$/, /body\.config/],
   // References that must name something of the caller's organisation (or deployment: regions, time zones).
-  [/^(POST|PATCH|PUT) \/api\/v1\//, /Unknown |no alert channel|is not a (section|component) of this page/],
+  [/^(POST|PATCH|PUT) \/api\/v1\//, /Unknown |no (alert channel|escalation policy)|is not a (section|component) of this page/],
   // The clock: a key may not be born expired, a window may not end in the past.
   [/^(POST|PATCH) \/api\/v1\/(api-keys|maintenance-windows)/, /Must be in the future|in the past/i],
   // Tokens that must be ones we issued.
   [/^POST \/api\/v1\/auth\/password-reset\/confirm$/, /Reset token is invalid/],
   [/^(GET|POST) \/api\/v1\/unsubscribe$/, /invalid or expired unsubscribe token/i],
-  // Checked by parsing, not by a pattern: IP ranges, custom domains, alert-rule scope and condition by their type.
+  // Checked by parsing, not by a pattern: IP ranges, custom domains.
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
-  [/^(POST|PATCH) \/api\/v1\/alert-rules/, /body\.(scope|condition)/],
 ];
 const businessRule = (e: Endpoint, text: string) => BUSINESS_RULES.some(([op, message]) => op.test(`${e.method} ${e.path}`) && message.test(text));
 

@@ -4,7 +4,7 @@ import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../sch
 const Name = DisplayName(200);
 const Scope = t.Object(
   { type: t.String({ description: "monitor (with monitor_id), monitor_group (with tag) or all_monitors" }) },
-  { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}" },
+  { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}", "x-one-of": "scope" },
 );
 const Condition = t.Object(
   { type: t.String({ description: "status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable" }) },
@@ -12,6 +12,7 @@ const Condition = t.Object(
     additionalProperties: true,
     description:
       "status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable",
+    "x-one-of": "condition",
   },
 );
 const Confirmation = Obj({

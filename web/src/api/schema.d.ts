@@ -2857,6 +2857,89 @@ export interface components {
             priority?: "P1" | "P2" | "P3" | "P4" | "P5";
             tags?: string[];
         };
+        StatusChangeCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "StatusChangeCondition";
+            /** @description Fires on any of these statuses */
+            to: ("up" | "down" | "degraded" | "timeout")[];
+            /** @description Accepted and stored; evaluation matches on `to` only */
+            from?: ("up" | "down" | "degraded" | "timeout")[];
+        };
+        MetricThresholdCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MetricThresholdCondition";
+            /** @description response_time (alias duration_ms) or any numeric field of the result data */
+            metric: string;
+            operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
+            threshold: number;
+        };
+        SslExpiryCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SslExpiryCondition";
+            days_before: number;
+        };
+        DomainExpiryCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "DomainExpiryCondition";
+            days_before: number;
+        };
+        KeywordMissingCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "KeywordMissingCondition";
+            keyword: string;
+        };
+        CertificateChangedCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "CertificateChangedCondition";
+        };
+        MonitoringUnavailableCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitoringUnavailableCondition";
+        };
+        MonitorScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitorScope";
+            monitor_id: string;
+        };
+        MonitorGroupScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitorGroupScope";
+            tag: string;
+        };
+        AllMonitorsScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "AllMonitorsScope";
+        };
         /** HttpData */
         HttpData: {
             /** @description HTTP status code of the last response (after redirects were followed) */
@@ -14774,19 +14857,9 @@ export interface operations {
                     description?: string | null;
                     enabled?: boolean;
                     /** @description Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors} */
-                    scope: {
-                        /** @description monitor (with monitor_id), monitor_group (with tag) or all_monitors */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    scope: components["schemas"]["MonitorScope"] | components["schemas"]["MonitorGroupScope"] | components["schemas"]["AllMonitorsScope"];
                     /** @description status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable */
-                    condition: {
-                        /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    condition: components["schemas"]["StatusChangeCondition"] | components["schemas"]["MetricThresholdCondition"] | components["schemas"]["SslExpiryCondition"] | components["schemas"]["DomainExpiryCondition"] | components["schemas"]["KeywordMissingCondition"] | components["schemas"]["CertificateChangedCondition"] | components["schemas"]["MonitoringUnavailableCondition"];
                     confirmation?: {
                         /** @description Default 1 */
                         consecutive_failures?: number;
@@ -15291,19 +15364,9 @@ export interface operations {
                     description?: string | null;
                     enabled?: boolean;
                     /** @description Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors} */
-                    scope?: {
-                        /** @description monitor (with monitor_id), monitor_group (with tag) or all_monitors */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    scope?: components["schemas"]["MonitorScope"] | components["schemas"]["MonitorGroupScope"] | components["schemas"]["AllMonitorsScope"];
                     /** @description status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable */
-                    condition?: {
-                        /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    condition?: components["schemas"]["StatusChangeCondition"] | components["schemas"]["MetricThresholdCondition"] | components["schemas"]["SslExpiryCondition"] | components["schemas"]["DomainExpiryCondition"] | components["schemas"]["KeywordMissingCondition"] | components["schemas"]["CertificateChangedCondition"] | components["schemas"]["MonitoringUnavailableCondition"];
                     confirmation?: {
                         /** @description Default 1 */
                         consecutive_failures?: number;
