@@ -95,6 +95,29 @@ describe("numeric and date bounds", () => {
   });
 });
 
+describe("the OpenAPI document says what the server does", () => {
+  it("types no number as text, anywhere", () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain(`"format":"integer"`);
+    expect(text).not.toContain(`"format":"numeric"`);
+  });
+
+  it("types a monitor's and a channel's config per type, from the registries", () => {
+    const create = doc.paths["/api/v1/monitors"]!.post!.requestBody!.content!["application/json"]!.schema!;
+    expect(create.oneOf.map((v: { properties: { type: { const: string }; config: { $ref: string } } }) => [v.properties.type.const, v.properties.config.$ref])).toContainEqual(["http", "#/components/schemas/HttpConfig"]);
+    const channel = doc.paths["/api/v1/alert-channels"]!.post!.requestBody!.content!["application/json"]!.schema!;
+    expect(channel.oneOf.length).toBe(8);
+    const rule = doc.paths["/api/v1/alert-rules"]!.post!.requestBody!.content!["application/json"]!.schema!;
+    expect(rule.properties.condition.oneOf.length).toBeGreaterThan(5);
+  });
+
+  it("types the public page's JSON as an object and documents JSON error bodies on the public surfaces", () => {
+    const json = doc.paths["/status/{slug}/index.json"]!.get!;
+    expect(json.responses["200"]!.content!["application/json"]!.schema).toMatchObject({ type: "object", required: expect.arrayContaining(["page", "status", "sections"]) });
+    for (const status of ["401", "404"]) expect(json.responses[status]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+  });
+});
+
 describe("query parameters", () => {
   it("refuses a query parameter on a route that declares none with 400, as lists do", async () => {
     for (const path of ["/api/v1/org", "/api/v1/entitlements", "/api/v1/monitor-groups"]) {
