@@ -3,9 +3,10 @@ import type { Metrics } from "../core/metrics.ts";
 import { type ApiDeps, requestMeta } from "./context.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { webStatic } from "./web/static.ts";
-import { openApiComponents } from "./openapi/components.ts";
+import { openApiComponents, typedConfigRefs } from "./openapi/components.ts";
 import { auditPlugin } from "./plugins/audit.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
+import { type RouteLike, routeTableOf } from "./plugins/route-table.ts";
 import { apiKeyRoutes } from "./routes/api-keys/index.ts";
 import { auditLogRoutes } from "./routes/audit-log/index.ts";
 import { authRoutes } from "./routes/auth/index.ts";
@@ -83,14 +84,15 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
   const started = new WeakMap<Request, number>();
   let openApiDocument: string | null = null;
   const serveDocument = () =>
-    new Response((openApiDocument ??= buildOpenApiDocument(app, openApiComponents)), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } });
+    new Response((openApiDocument ??= buildOpenApiDocument(app, openApiComponents, typedConfigRefs)), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } });
 
+  const routes = routeTableOf((): RouteLike[] => app.routes);
   const v1 = new Elysia({ prefix: "/api/v1" });
   for (const resource of resources) v1.use(resource(deps));
   v1.get("/openapi.json", serveDocument, { detail: { hide: true } });
 
   const app = new Elysia({ normalize: false })
-    .use(errorsPlugin(deps.log))
+    .use(errorsPlugin(deps.log, routes))
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })

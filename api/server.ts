@@ -12,6 +12,7 @@ import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
 import { createEdge } from "./edge/edge.ts";
 import { securityHeaders } from "./edge/security-headers.ts";
+import { routeTableOf } from "./plugins/route-table.ts";
 import { RateLimiter } from "./edge/rate-limiter.ts";
 import { IdentityCache } from "./edge/identity-cache.ts";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
@@ -88,7 +89,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   registerFleetMetrics(metrics.registry, deps.sql);
   const app = createApp(deps, metrics);
   app.compile();
-  const fetch = createEdge(deps, (request) => app.handle(request));
+  const fetch = createEdge(deps, (request) => app.handle(request), routeTableOf(() => app.routes));
   const secure = securityHeaders({ https: deps.config.PUBLIC_BASE_URL?.startsWith("https://") ?? false });
   const server = Bun.serve({
     hostname: deps.config.HOST,

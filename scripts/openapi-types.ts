@@ -2,7 +2,7 @@ import { plugin } from "bun";
 import { createApp } from "../api/app.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps } from "../api/server.ts";
-import { openApiComponents } from "../api/openapi/components.ts";
+import { openApiComponents, typedConfigRefs } from "../api/openapi/components.ts";
 import { buildOpenApiDocument } from "../api/openapi/document.ts";
 import { createSql } from "../core/db/client.ts";
 import { silentLogger } from "../core/log.ts";
@@ -15,7 +15,7 @@ export function currentOpenApiDocument(): string {
   const sql = createSql("postgres://openapi@127.0.0.1:1/none", { max: 1 });
   const config = loadApiConfig({ DATABASE_URL: "postgres://openapi@127.0.0.1:1/none", PORT: "0", LOG_LEVEL: "silent" });
   const app = createApp(buildApiDeps({ sql, config, log: silentLogger, secretKey: "openapi-types-only-0123456789abcdef01234567" }), createMetrics("api"));
-  return buildOpenApiDocument(app, openApiComponents);
+  return buildOpenApiDocument(app, openApiComponents, typedConfigRefs);
 }
 
 /** TypeScript types for the web client, generated from the document above. */

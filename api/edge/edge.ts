@@ -1,10 +1,12 @@
 import type { Server } from "bun";
-import { AppError, type ErrorBody, rateLimited } from "../../core/errors.ts";
+import { AppError, type ErrorBody, rateLimited, unauthenticated } from "../../core/errors.ts";
 import type { ApiDeps, RequestMeta } from "../context.ts";
 import { requestMeta } from "../context.ts";
 import { mapError } from "../plugins/errors.ts";
 import { crossSiteRefused, isCrossSite, issuesSessionCookies } from "./cross-site.ts";
+import type { RouteTable } from "../plugins/route-table.ts";
 import { resolveIdentity } from "./identity.ts";
+import { jsonBodyIssue } from "./json-body.ts";
 import type { RateDecision } from "./rate-limiter.ts";
 
 /** Paths of the self-hosted runner protocol; authenticated by runner token, not by API key or cookie. */
@@ -40,7 +42,7 @@ function clientIp(request: Request, server: Server<unknown> | null, trustProxy: 
  * Runs before routing for every /api/v1 request: refuses oversized bodies, resolves the caller
  * once, applies the fixed-window rate limits and stamps the X-RateLimit-* headers on the answer.
  */
-export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<Response> | Response) {
+export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<Response> | Response, routes?: RouteTable) {
   const maxBytes = deps.config.MAX_BODY_BYTES;
   const tooLarge = (headers: Record<string, string> = {}) =>
     json(413, { error: `Request body exceeds ${maxBytes} bytes`, code: "PAYLOAD_TOO_LARGE", details: { maxBytes } }, headers);
@@ -50,7 +52,12 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     const path = request.url.slice(pathStart, queryStart === -1 ? undefined : queryStart);
     const declared = request.headers.get("content-length");
     // Public status pages and badges (outside /api/v1) need the client address for their IP allow-lists.
-    if (!path.startsWith("/api/v1/")) requestMeta.set(request, { identity: null, ip: clientIp(request, server, deps.config.TRUST_PROXY) });
+    if (!path.startsWith("/api/v1/")) {
+      const meta: RequestMeta = { identity: null, ip: clientIp(request, server, deps.config.TRUST_PROXY) };
+      requestMeta.set(request, meta);
+      // Public pages take JSON too (status-page sign-in, subscribe): the same checks of the raw body.
+      if (request.body && request.method !== "GET" && request.method !== "HEAD") return capBody(request, declared, {}, (capped) => (requestMeta.set(capped, meta), handle(capped)));
+    }
     if (!path.startsWith("/api/v1/") || path === "/api/v1/openapi.json") return Number(declared ?? 0) > maxBytes ? tooLarge() : handle(request);
     // Provider webhooks carry their own signature and come from a few provider IPs: not limited like anonymous traffic.
     if (path.startsWith("/api/v1/billing/webhooks/")) return Number(declared ?? 0) > maxBytes ? tooLarge() : handle(request);
@@ -91,7 +98,21 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     // Login CSRF and cookie writes from another site's page: refused before the body is read.
     const cookieBound = issuesSessionCookies(request.method, path) || (meta.identity?.kind === "session" && WRITES.has(request.method));
     if (cookieBound && isCrossSite(request, deps.config)) return json(403, crossSiteRefused().toBody(), headers);
-    const response = await capBody(request, declared, headers, (capped) => (requestMeta.set(capped, meta), handle(capped)));
+    // Authentication before validation: an anonymous request to a guarded route is 401 whatever its body, which stays unread.
+    if (!meta.identity && routes?.needsCaller(request.method, path)) {
+      void request.body?.cancel().catch(() => {});
+      return json(401, unauthenticated().toBody(), headers);
+    }
+    // Every input is allow-listed: a query parameter on a route that declares none is refused, never ignored.
+    const unknownQuery = queryStart !== -1 && queryStart < request.url.length - 1 && routes?.takesNoQuery(request.method, path);
+    const response = await capBody(request, declared, headers, (capped) => {
+      if (unknownQuery) {
+        const names = [...new URL(request.url).searchParams.keys()];
+        return json(400, { error: "Unknown query parameter", code: "VALIDATION_ERROR", details: { issues: names.map((n) => ({ path: `query.${n}`, message: "Unknown parameter" })) } }, headers);
+      }
+      requestMeta.set(capped, meta);
+      return handle(capped);
+    });
     // The NOTIFY that invalidates cached callers arrives asynchronously: after a write by a caller
     // (or to sessions and passwords) this process must not go on trusting what it cached before.
     if (WRITES.has(request.method) && response.status < 400 && (meta.identity || path.startsWith("/api/v1/auth/"))) deps.identityCache.clear();
@@ -101,7 +122,8 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
 
   /**
    * Oversized bodies are refused unread: by Content-Length, or part-way through a chunked body.
-   * A JSON body nested deeper than MAX_JSON_DEPTH is refused before anything parses or walks it.
+   * A JSON body nested deeper than MAX_JSON_DEPTH, not valid UTF-8 or repeating a key in one object
+   * is refused before anything parses or walks it.
    */
   async function capBody(request: Request, declared: string | null, headers: Record<string, string>, next: (request: Request) => Promise<Response> | Response): Promise<Response> {
     if (Number(declared ?? 0) > maxBytes) return tooLarge(headers);
@@ -112,6 +134,8 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
       if (isJson && jsonDepth(await body.text()) > MAX_JSON_DEPTH) {
         return json(400, { error: `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, code: "VALIDATION_ERROR", details: { issues: [{ path: "body", message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }] } }, headers);
       }
+      const issue = isJson ? jsonBodyIssue(new Uint8Array(await body.arrayBuffer())) : null;
+      if (issue) return json(400, { error: issue.message === "Duplicate key" ? "Request body repeats a key" : "Request body is not valid UTF-8", code: "VALIDATION_ERROR", details: { issues: [issue] } }, headers);
       const copy = new Headers(request.headers);
       copy.delete("transfer-encoding");
       copy.set("content-length", String(body.size));

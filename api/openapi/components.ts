@@ -2,6 +2,9 @@ import { Type } from "@sinclair/typebox";
 import { configSchemas } from "../../runner/checks/config-schemas.ts";
 import { dataSchemas } from "../../runner/checks/data-schemas.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
+import { channels } from "../../alerting/channels/registry.ts";
+import { conditionSchemas } from "../../alerting/engine/conditions.ts";
+import { scopeSchemas } from "../../alerting/config/rule-input.ts";
 import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
 import type { LiveEventType } from "../../core/events/types.ts";
 import { IncidentView } from "../routes/incidents/schemas.ts";
@@ -21,9 +24,24 @@ const LIVE_EVENTS = Object.keys(LIVE_EVENT_NAMES);
 
 const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
-/** Schemas the routes reference by name rather than inline: per-type monitor configs and result data, events, webhook payload. */
+/**
+ * The component that types a value for each type, by registry: a body's `config` marked
+ * `x-config-of: "check" | "channel"` becomes one variant per type, and a property marked
+ * `x-one-of: "condition" | "scope"` one of that registry's schemas, in the document (api/openapi/typed-config.ts).
+ */
+export const typedConfigRefs: Record<string, Record<string, string>> = {
+  check: Object.fromEntries(Object.keys(configSchemas).map((type) => [type, `${pascal(type)}Config`])),
+  channel: Object.fromEntries(Object.keys(channels).map((type) => [type, `${pascal(type)}ChannelConfig`])),
+  condition: Object.fromEntries(Object.keys(conditionSchemas).map((type) => [type, `${pascal(type)}Condition`])),
+  scope: Object.fromEntries(Object.keys(scopeSchemas).map((type) => [type, `${pascal(type)}Scope`])),
+};
+
+/** Schemas the routes reference by name rather than inline: per-type monitor and channel configs, result data, events, webhook payload. */
 export const openApiComponents: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
+  ...Object.fromEntries(Object.entries(channels).map(([type, channel]) => [`${pascal(type)}ChannelConfig`, channel.configSchema])),
+  ...Object.fromEntries(Object.entries(conditionSchemas).map(([type, schema]) => [`${pascal(type)}Condition`, schema])),
+  ...Object.fromEntries(Object.entries(scopeSchemas).map(([type, schema]) => [`${pascal(type)}Scope`, schema])),
   ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, schema])),
   CheckResultEvent,
   MonitorStatusChangedEvent,

@@ -1,10 +1,13 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
+import { typeConfigBody } from "./typed-config.ts";
+
+type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
 type Operation = {
   operationId?: string;
-  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
+  parameters?: { in: string; name: string; required?: boolean; schema?: ParameterSchema }[];
   requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, unknown>;
   security?: unknown[];
@@ -37,10 +40,22 @@ const RATE_HEADERS = {
 };
 
 /**
+ * Elysia documents a numeric parameter as "any string with format integer, or an integer" (what it
+ * coerces from); a parameter's schema describes the value, so it is the integer or number with its bounds.
+ */
+function exactParameter(schema: ParameterSchema): ParameterSchema {
+  const alts = schema.anyOf;
+  const numeric = alts?.find((a) => a.type === "integer" || a.type === "number");
+  if (!alts || !numeric || !alts.every((a) => a === numeric || (a.type === "string" && (a.format === "integer" || a.format === "numeric")))) return schema;
+  const { anyOf: _, ...outer } = schema;
+  return { ...outer, ...numeric };
+}
+
+/**
  * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
  * common to every operation: error responses, rate-limit headers, security schemes.
  */
-export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}): string {
+export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string, unknown> = {}, configRefs: Record<string, Record<string, string>> = {}): string {
   const generated = toOpenAPISchema(app, { paths: [/^\/openapi\.json$/, /^\/api\/v1\/openapi\.json$/, /^\/metrics$/], staticFile: false }) as {
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
@@ -48,8 +63,12 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
       op.operationId ??= `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ? c.toUpperCase() : ""))}`;
-      for (const p of op.parameters ?? []) if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
-      const json = op.requestBody?.content?.["application/json"];
+      for (const p of op.parameters ?? []) {
+        if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
+        if (p.schema) p.schema = exactParameter(p.schema);
+      }
+      const json = op.requestBody?.content?.["application/json"] as { schema?: Parameters<typeof typeConfigBody>[0] } | undefined;
+      if (json?.schema) json.schema = typeConfigBody(json.schema, configRefs);
       if (op.requestBody && json) op.requestBody.content = { "application/json": json };
       const responses = (op.responses ??= {});
       // Handlers that answer 204 declare no response schema; the document still names their success.
@@ -67,7 +86,8 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const statuses = ["429", "500", "503", ...(op["x-errors"] ?? [])];
       delete op["x-errors"];
-      if (op.parameters?.length || op.requestBody) statuses.push("400");
+      // Any /api/v1 operation refuses a query parameter it does not declare.
+      statuses.push("400");
       if (!isPublic) statuses.push("401", "403");
       if (path.includes("{") || !isPublic) statuses.push("404");
       if (["post", "patch", "put", "delete"].includes(method)) statuses.push("409");
@@ -118,7 +138,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
             error: { type: "string", description: "Human-readable message" },
             code: {
               type: "string",
-              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN"],
+              enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "CONFLICT", "PAYLOAD_TOO_LARGE", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE", "RUNNER_TOKEN_INVALID", "RUNNER_HTTPS_REQUIRED", "RUNNER_SESSION_INVALID", "RUNNER_PAYLOAD_INVALID", "RUNNER_PLAINTEXT_REFUSED", "RUNNER_REPLAY", "RUNNER_CLAIM_FOREIGN", "STATUS_PAGE_SUSPENDED"],
             },
             details: { type: "object", additionalProperties: true, description: "Present only with structured context" },
           },

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { isDatabaseUnavailable } from "../../core/db/client.ts";
+import type { RouteTable } from "./route-table.ts";
 
 const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
 
@@ -63,8 +64,17 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
   return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
 }
 
-export const errorsPlugin = (log: Logger) =>
+export const errorsPlugin = (log: Logger, routes?: RouteTable) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
+    if (code === "NOT_FOUND") {
+      // A path that exists under other methods: 405 with the methods it takes (RFC 9110 §15.5.6).
+      const allow = routes?.allowedMethods(new URL(request.url).pathname) ?? [];
+      if (allow.length > 0 && !allow.includes(request.method)) {
+        set.status = 405;
+        set.headers.allow = allow.join(", ");
+        return { error: `${request.method} is not supported here; use ${allow.join(", ")}`, code: "METHOD_NOT_ALLOWED", details: { allow } };
+      }
+    }
     const { status, body } = mapError(code, error, log, request);
     set.status = status;
     if (status === 503) set.headers["retry-after"] = "5";

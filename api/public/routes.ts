@@ -1,14 +1,23 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../context.ts";
+import { BADGE_PERIODS } from "../../core/status-pages/badges.ts";
 import { createBadges } from "./badges.ts";
+import { PublicStatusPage } from "./schemas.ts";
 import { createStatusSite, type PageAddress, type PublicView } from "./status-site.ts";
 
 const PUBLIC = { security: [], tags: ["public status pages"] };
 
 /** OpenAPI responses of the public surfaces (they answer HTML, feeds and SVG, not the API's JSON). */
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: "string" as const } } } });
-const NOT_FOUND = text("text/html", "No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list");
-const PASSWORD = text("application/json", "Password-protected page without its access cookie: sign in at the page (POST …/login)");
+const ERROR = { schema: { $ref: "#/components/schemas/ErrorBody" } };
+/** HTML to a browser (Accept: text/html), the API's error body to everything else. */
+const NOT_FOUND = {
+  description: "No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list",
+  content: { "text/html": { schema: { type: "string" as const } }, "application/json": ERROR },
+};
+const PASSWORD = { description: "Password-protected page without its access cookie: sign in at the page (POST …/login)", content: { "application/json": ERROR } };
+const SUSPENDED = { description: "The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED)", content: { "application/json": ERROR } };
+const INVALID = { description: "VALIDATION_ERROR: a parameter failed validation", content: { "application/json": ERROR } };
 const FORM = { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object" as const } } } };
 const responses = (ok: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   responses: { ...ok, 304: { description: "Not modified (If-None-Match matched the ETag)" }, 404: NOT_FOUND, ...extra },
@@ -17,7 +26,10 @@ const HTML_PAGE = responses(
   { 200: text("text/html", "The page: overall status, components with 90-day bars, incidents, maintenance, subscribe form") },
   { 401: text("text/html", "Password form (password-protected page without a valid access cookie)"), 503: text("text/html", "The page is suspended over the plan's quota") },
 );
-const SVG = responses({ 200: text("image/svg+xml", "The badge (badge-maker, flat style); Cache-Control public, max-age=60 for public pages, private otherwise") });
+const SVG = responses(
+  { 200: text("image/svg+xml", "The badge (badge-maker, flat style); Cache-Control public, max-age=60 for public pages, private otherwise") },
+  { 400: INVALID, 404: { description: "No such monitor or component, or not on a public page", content: { "text/plain": { schema: { type: "string" as const } } } } },
+);
 const Slug = t.Object({ slug: t.String({ maxLength: 64 }) });
 const BadgeParams = t.Object({ id: t.String({ maxLength: 64 }) });
 
@@ -66,15 +78,15 @@ export function publicRoutes(deps: ApiDeps) {
     })
     .get("/status/:slug/index.json", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "json"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "The status page's data as JSON", ...responses({ 200: text("application/json", "Page, overall status, sections and components with daily bars, incidents, maintenance") }, { 401: PASSWORD }) },
+      detail: { ...PUBLIC, summary: "The status page's data as JSON", ...responses({ 200: { description: "Page, overall status, sections and components with daily bars, incidents, maintenance", content: { "application/json": { schema: PublicStatusPage } } } }, { 401: PASSWORD, 503: SUSPENDED }) },
     })
     .get("/status/:slug/feed.rss", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "rss"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Incidents as RSS 2.0", ...responses({ 200: text("application/rss+xml", "Active and recent incidents") }, { 401: PASSWORD }) },
+      detail: { ...PUBLIC, summary: "Incidents as RSS 2.0", ...responses({ 200: text("application/rss+xml", "Active and recent incidents") }, { 401: PASSWORD, 503: SUSPENDED }) },
     })
     .get("/status/:slug/feed.atom", async ({ request, params }) => site.view(request, await site.bySlug(params.slug), "atom"), {
       params: Slug,
-      detail: { ...PUBLIC, summary: "Incidents as Atom", ...responses({ 200: text("application/atom+xml", "Active and recent incidents") }, { 401: PASSWORD }) },
+      detail: { ...PUBLIC, summary: "Incidents as Atom", ...responses({ 200: text("application/atom+xml", "Active and recent incidents") }, { 401: PASSWORD, 503: SUSPENDED }) },
     })
     .post("/status/:slug/login", async ({ request, params }) => site.login(request, await site.bySlug(params.slug)), {
       params: Slug,
@@ -99,7 +111,7 @@ export function publicRoutes(deps: ApiDeps) {
         ...PUBLIC,
         summary: "Subscribe form (email); sends a confirmation link (double opt-in)",
         requestBody: FORM,
-        responses: { 200: text("text/html", "Check your inbox (the same answer for a known address)"), 400: text("text/html", "Not an email address"), 404: NOT_FOUND, 429: text("text/html", "More than 10 a minute from this address") },
+        responses: { 200: text("text/html", "Check your inbox (the same answer for a known address)"), 400: { description: "Not an email address (the form again, HTML), or a parameter failed validation (the error body)", content: { "text/html": { schema: { type: "string" as const } }, "application/json": ERROR } }, 404: NOT_FOUND, 429: text("text/html", "More than 10 a minute from this address") },
       },
     })
     .get("/status/:slug/confirm", async ({ request, params }) => site.confirm(request, await site.bySlug(params.slug)), {
@@ -125,6 +137,7 @@ export function publicRoutes(deps: ApiDeps) {
     })
     .get("/badge/:id/uptime.svg", ({ request, params }) => badges.badge(request, params.id, "uptime"), {
       params: BadgeParams,
+      query: t.Object({ period: t.Optional(t.Union(BADGE_PERIODS.map((p) => t.Literal(p)), { default: "30d", description: "Uptime period" })) }),
       detail: { ...PUBLIC, summary: "Uptime badge; ?period=24h|7d|30d|90d (default 30d)", ...SVG },
     })
     .get("/badge/:id/response-time.svg", ({ request, params }) => badges.badge(request, params.id, "response-time"), {

@@ -1,13 +1,28 @@
-import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
+import { type IntegerOptions, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import "../../core/formats.ts";
 
 /** Objects reject unknown fields: a client object is never spread into a row. */
-export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string } = {}) =>
+export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string; minProperties?: number } = {}) =>
   t.Object(properties, { additionalProperties: false, ...options });
+
+/**
+ * An integer in a JSON body or answer: a JSON number only. Elysia's t.Integer also takes any text that
+ * `+text` turns into one ("1e3", " 60", "0x10"); that leniency is for query strings, which are all text.
+ */
+export const Int = (options: IntegerOptions = {}) => Type.Integer(options);
 
 export const Id = t.String({ minLength: 1, maxLength: 64 });
 export const IdParams = Obj({ id: Id });
 export const Timestamp = t.String({ format: "date-time" });
+
+/**
+ * A name or title people read: at least one visible character (not only spaces or zero-width
+ * characters, which make an entry impossible to tell apart or click) and no control characters.
+ */
+export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
+export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
+  t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 
 export const ErrorBody = t.Object(
   {
@@ -18,16 +33,19 @@ export const ErrorBody = t.Object(
   { title: "ErrorBody" },
 );
 
+export const MAX_PAGE = 100_000;
+
 export const PaginationQuery = {
-  page: t.Integer({ minimum: 1, default: 1, description: "Page number, at least 1" }),
+  // The bound keeps the row offset (page × limit) far inside PostgreSQL's bigint.
+  page: t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `Page number, 1 to ${MAX_PAGE}` }),
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100" }),
 };
 
 export const PaginationMeta = t.Object({
-  page: t.Integer(),
-  limit: t.Integer(),
-  total: t.Integer(),
-  totalPages: t.Integer(),
+  page: Int(),
+  limit: Int(),
+  total: Int(),
+  totalPages: Int(),
   hasMore: t.Boolean(),
 });
 

@@ -3,7 +3,7 @@ import { can, lacking } from "../access/identity.ts";
 import { SCOPES } from "../access/permissions.ts";
 import { hashToken } from "../crypto/secrets.ts";
 import { type Sql, withTx } from "../db/client.ts";
-import { notFound, permissionDenied } from "../errors.ts";
+import { notFound, permissionDenied, validationError } from "../errors.ts";
 import { newId, randomToken } from "../ids.ts";
 import { type ApiKeyRow, findLiveApiKey, insertApiKey, type KeyVisibility, listApiKeys, revokeApiKeyTree } from "../../db/queries/api-keys.ts";
 
@@ -28,6 +28,8 @@ export async function createApiKey(
   { sql, actor }: Ctx,
   input: { name: string; scopes: string[]; expires_at?: string },
 ): Promise<{ row: ApiKeyRow; key: string }> {
+  // A key born expired would be shown once and never work: the caller surely meant another date.
+  if (input.expires_at && Date.parse(input.expires_at) <= Date.now()) throw validationError([{ path: "body.expires_at", message: "Must be in the future" }]);
   // A key minting a key is bounded by its own scopes as well as its creator's role.
   const excess = lacking(actor.identity, input.scopes);
   if (excess.length > 0) throw permissionDenied("A key cannot carry scopes beyond your own", { scopes: excess });

@@ -273,7 +273,7 @@ describe("request hygiene", () => {
   it("answers a NUL character in a body field or a path segment with 400, not a database fault", async () => {
     const org = await makeOrg(api.sql);
     const call = client(api.url, { key: org.api_key });
-    expectIssue(await call("PATCH", "/api/v1/org", { name: "bad\u0000name" }), "request");
+    expectIssue(await call("PATCH", "/api/v1/org", { name: "bad\u0000name" }), "body.name");
     expectIssue(await call("GET", "/api/v1/alert-rules/%00"), "request");
     expectIssue(await call("POST", "/api/v1/monitors", { name: "m", type: "http", config: { url: "http://127.0.0.1:9/", headers: { "x-note": "a\u0000b" } }, interval_seconds: 300 }), "request");
   });

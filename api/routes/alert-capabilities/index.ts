@@ -5,6 +5,7 @@ import { PAGING_TYPES } from "../../../alerting/runtime/compile.ts";
 import { orgLimits } from "../../../billing/entitlements.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
+import { Int } from "../../schemas/common.ts";
 
 const Capabilities = t.Object({
   plan: t.String(),
@@ -20,7 +21,7 @@ const Capabilities = t.Object({
     test_send: t.Boolean(),
     in_app_notifications: t.Boolean(),
   }),
-  limits: t.Object({ alert_rules: t.Integer(), alert_channels: t.Integer() }),
+  limits: t.Object({ alert_rules: Int(), alert_channels: Int() }),
 });
 
 /** What alerting the organisation's plan includes: every plan has every channel type and feature; quotas differ. */

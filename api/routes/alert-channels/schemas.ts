@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { ChannelType } from "../../../alerting/channels/index.ts";
-import { Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 export const ChannelTypeName = t.Union([
   t.Literal("email"),
@@ -14,13 +14,14 @@ export const ChannelTypeName = t.Union([
 ]);
 // A new channel type must be added above too.
 const _allTypes: ChannelType extends typeof ChannelTypeName.static ? true : never = true;
-const Name = t.String({ minLength: 1, maxLength: 200 });
+const Name = DisplayName(200);
 const Config = t.Record(t.String(), t.Unknown(), {
   description: "The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them",
 });
+const ConfigIn = t.Record(t.String(), t.Unknown(), { description: Config.description, "x-config-of": "channel" });
 
-export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()) });
-export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(Config), enabled: t.Optional(t.Boolean()) });
+export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: ConfigIn, enabled: t.Optional(t.Boolean()) });
+export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(ConfigIn), enabled: t.Optional(t.Boolean()) });
 
 export const ChannelView = t.Object({
   id: t.String(),
@@ -38,11 +39,11 @@ export const TestSendResult = t.Object({
   ok: t.Boolean(),
   attempts: t.Array(
     t.Object({
-      attempt: t.Integer(),
+      attempt: Int(),
       ok: t.Boolean(),
       at: Timestamp,
-      durationMs: t.Integer(),
-      status: t.Optional(t.Integer()),
+      durationMs: Int(),
+      status: t.Optional(Int()),
       error: t.Optional(t.String()),
       permanent: t.Optional(t.Boolean()),
     }),

@@ -1,10 +1,10 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
-const Name = t.String({ minLength: 1, maxLength: 200 });
+const Name = DisplayName(200);
 const Scope = t.Object(
   { type: t.String({ description: "monitor (with monitor_id), monitor_group (with tag) or all_monitors" }) },
-  { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}" },
+  { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}", "x-one-of": "scope" },
 );
 const Condition = t.Object(
   { type: t.String({ description: "status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable" }) },
@@ -12,18 +12,19 @@ const Condition = t.Object(
     additionalProperties: true,
     description:
       "status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable",
+    "x-one-of": "condition",
   },
 );
 const Confirmation = Obj({
-  consecutive_failures: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: "Default 1" })),
+  consecutive_failures: t.Optional(Int({ minimum: 1, maximum: 1000, description: "Default 1" })),
   confirmation_regions: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 32 }), t.Null()], { description: "Stored; no effect on evaluation" })),
 });
 const Notifications = Obj({
   on_recovery: t.Optional(t.Boolean({ description: "Default true" })),
   recurring: t.Optional(t.Boolean({ description: "Default false" })),
-  recurring_interval_minutes: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 10_080 }), t.Null()], { description: "At least 1; needed for recurring to take effect" })),
+  recurring_interval_minutes: t.Optional(t.Union([Int({ minimum: 1, maximum: 10_080 }), t.Null()], { description: "At least 1; needed for recurring to take effect" })),
 });
-const Binding = Obj({ channel_id: Id, delay_minutes: t.Optional(t.Integer({ minimum: 0, maximum: 10_080, description: "Default 0 (immediately)" })) });
+const Binding = Obj({ channel_id: Id, delay_minutes: t.Optional(Int({ minimum: 0, maximum: 10_080, description: "Default 0 (immediately)" })) });
 
 const fields = {
   name: Name,
@@ -47,9 +48,9 @@ export const RuleView = t.Object({
   enabled: t.Boolean(),
   scope: t.Record(t.String(), t.Unknown()),
   condition: t.Record(t.String(), t.Unknown()),
-  confirmation: t.Object({ consecutive_failures: t.Integer(), confirmation_regions: t.Union([t.Array(t.String()), t.Null()]) }),
-  notifications: t.Object({ on_recovery: t.Boolean(), recurring: t.Boolean(), recurring_interval_minutes: t.Union([t.Integer(), t.Null()]) }),
-  channels: t.Array(t.Object({ channel_id: t.String(), delay_minutes: t.Integer() })),
+  confirmation: t.Object({ consecutive_failures: Int(), confirmation_regions: t.Union([t.Array(t.String()), t.Null()]) }),
+  notifications: t.Object({ on_recovery: t.Boolean(), recurring: t.Boolean(), recurring_interval_minutes: t.Union([Int(), t.Null()]) }),
+  channels: t.Array(t.Object({ channel_id: t.String(), delay_minutes: Int() })),
   escalation_policy_id: t.Union([t.String(), t.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -77,6 +78,6 @@ export const ActiveAlertRow = t.Object({
   acknowledged: t.Boolean(),
   since: Timestamp,
   last_notified_at: t.Union([Timestamp, t.Null()]),
-  consecutive: t.Integer({ description: "Consecutive checks the condition has held" }),
+  consecutive: Int({ description: "Consecutive checks the condition has held" }),
 });
 export const ActiveQuery = Obj({ ...PaginationQuery, rule_id: t.Optional(Id), monitor_id: t.Optional(Id), acknowledged: t.Optional(t.Boolean()) });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { type HistoryRow, listHistory } from "../../../db/queries/alert-deliveries.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Id, Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, paginated, Timestamp, toPage, Int } from "../../schemas/common.ts";
 
 const HistoryView = t.Object({
   id: t.String(),
@@ -13,11 +13,11 @@ const HistoryView = t.Object({
   channel_id: t.String(),
   channel_type: t.Union([t.String(), t.Null()]),
   kind: t.String({ description: "alert, escalation, reminder, recovery or acknowledgement" }),
-  attempt: t.Integer(),
+  attempt: Int(),
   status: t.String({ description: "sent, retrying (failed, will retry) or failed (gave up)" }),
-  http_status: t.Union([t.Integer(), t.Null()]),
+  http_status: t.Union([Int(), t.Null()]),
   error: t.Union([t.String(), t.Null()]),
-  duration_ms: t.Union([t.Integer(), t.Null()]),
+  duration_ms: t.Union([Int(), t.Null()]),
   created_at: Timestamp,
 });
 const view = (r: HistoryRow) => ({ ...r, created_at: r.created_at.toISOString() });

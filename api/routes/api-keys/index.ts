@@ -5,7 +5,7 @@ import { SCOPES } from "../../../core/access/permissions.ts";
 import type { ApiKeyRow } from "../../../db/queries/api-keys.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage, DisplayName } from "../../schemas/common.ts";
 
 const ScopeName = t.Union(SCOPES.map((s) => t.Literal(s)));
 const ApiKeyView = t.Object({
@@ -49,7 +49,7 @@ export const apiKeyRoutes = (deps: ApiDeps) =>
           },
           {
             body: Obj({
-              name: t.String({ minLength: 1, maxLength: 100 }),
+              name: DisplayName(100),
               scopes: t.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length }),
               expires_at: t.Optional(t.String({ format: "date-time" })),
             }),

@@ -2,10 +2,10 @@ import { Elysia, t } from "elysia";
 import { listAudit } from "../../../db/queries/audit-log.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated, Timestamp, toPage, Int } from "../../schemas/common.ts";
 
 const AuditView = t.Object({
-  id: t.Integer(),
+  id: Int(),
   actor_type: t.String(),
   actor_id: t.Union([t.String(), t.Null()]),
   actor: t.String(),

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Obj, Timestamp } from "../../schemas/common.ts";
+import { Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 export const Email = t.String({ format: "email", maxLength: 254 });
 export const Password = t.String({ minLength: 10, maxLength: 200, description: "At least 10 characters" });
@@ -7,8 +7,8 @@ export const Password = t.String({ minLength: 10, maxLength: 200, description: "
 export const SignUpBody = Obj({
   email: Email,
   password: Password,
-  name: t.String({ minLength: 1, maxLength: 120 }),
-  org_name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+  name: DisplayName(120),
+  org_name: t.Optional(DisplayName(120)),
 });
 
 export const SignInBody = Obj({

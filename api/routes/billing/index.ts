@@ -5,7 +5,7 @@ import { activeAddonLines, catalogue, lineView, openOverlaps, subscriptionView }
 import { receiveWebhook } from "../../../billing/webhooks.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { IdParams } from "../../schemas/common.ts";
+import { IdParams, Int } from "../../schemas/common.ts";
 import { CatalogueView, ChangePlanBody, CheckoutBody, CheckoutResult, LineView, OverlapView, PlanChangeView, SubscriptionView } from "./schemas.ts";
 
 const Done = t.Object({ ok: t.Literal(true) });
@@ -89,7 +89,7 @@ export const billingRoutes = (deps: ApiDeps) => {
           },
           {
             params: IdParams,
-            response: { 200: t.Object({ line: LineView, credit_cents: t.Integer({ description: "Unused balance credited to the next invoice" }) }) },
+            response: { 200: t.Object({ line: LineView, credit_cents: Int({ description: "Unused balance credited to the next invoice" }) }) },
             detail: { summary: "Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated" },
           },
         )

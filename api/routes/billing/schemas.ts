@@ -1,10 +1,11 @@
 import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
+import { Int } from "../../schemas/common.ts";
 
 /** `X or null` as a union: OpenAPI 3.1 has no `nullable`. */
 const OrNull = <S extends TSchema>(schema: S) => t.Union([schema, t.Null()]);
 
-const Cents = t.Integer({ description: "US dollar cents" });
+const Cents = Int({ description: "US dollar cents" });
 const Cycle = t.Union([t.Literal("monthly"), t.Literal("annual")]);
 const LineStatus = t.Union([t.Literal("active"), t.Literal("grace_period"), t.Literal("past_due"), t.Literal("pending_cancellation"), t.Literal("cancelled")]);
 
@@ -13,7 +14,7 @@ export const LineView = t.Object({
   kind: t.Union([t.Literal("plan"), t.Literal("addon")]),
   product_id: t.String(),
   product_name: t.String(),
-  quantity: t.Integer(),
+  quantity: Int(),
   unit_price_cents: Cents,
   price_cents: Cents,
   currency: t.String(),
@@ -44,7 +45,7 @@ export const CatalogueView = t.Object({
       monthly_price_cents: Cents,
       annual_price_cents: Cents,
       annual_monthly_equivalent_cents: Cents,
-      grace_days: t.Integer(),
+      grace_days: Int(),
       quotas: t.Record(t.String(), t.Number()),
     }),
   ),
@@ -56,7 +57,7 @@ export const CatalogueView = t.Object({
 export const CheckoutBody = t.Object(
   {
     plan: t.Optional(t.String({ description: "starter, pro or business" })),
-    addons: t.Optional(t.Array(t.Object({ id: t.String(), quantity: t.Integer({ minimum: 1, maximum: 100, default: 1 }) }, { additionalProperties: false }), { maxItems: 12 })),
+    addons: t.Optional(t.Array(t.Object({ id: t.String(), quantity: Int({ minimum: 1, maximum: 100, default: 1 }) }, { additionalProperties: false }), { maxItems: 12 })),
     cycle: t.Optional(Cycle),
   },
   { additionalProperties: false },
@@ -81,9 +82,9 @@ export const PlanChangeView = t.Object({
   proration: t.Object({
     old_price_cents: Cents,
     new_price_cents: Cents,
-    period_seconds: t.Integer(),
-    remaining_seconds: t.Integer(),
-    amount_cents: t.Integer({ description: "round((new − old) × remaining / period); positive is charged now, negative credited" }),
+    period_seconds: Int(),
+    remaining_seconds: Int(),
+    amount_cents: Int({ description: "round((new − old) × remaining / period); positive is charged now, negative credited" }),
     charged_now_cents: Cents,
     credited_next_invoice_cents: Cents,
   }),

@@ -2,10 +2,11 @@ import { Elysia, t } from "elysia";
 import { getEntitlements } from "../../../billing/entitlements.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
+import { Int } from "../../schemas/common.ts";
 
 const Contribution = t.Object({
   plan: t.Number({ description: "Included in the plan" }),
-  addons: t.Array(t.Object({ addon_id: t.String(), name: t.String(), quantity: t.Integer(), adds: t.Number() })),
+  addons: t.Array(t.Object({ addon_id: t.String(), name: t.String(), quantity: Int(), adds: t.Number() })),
   total: t.Number(),
 });
 
@@ -14,7 +15,7 @@ const EntitlementsView = t.Object({
   billing_enabled: t.Boolean({ description: "False with BILLING=off: every organisation has the unlimited plan" }),
   limits: t.Record(t.String(), t.Number(), { description: "Every quota of the plan plus live add-ons (counts, minimum interval in seconds, retention days)" }),
   contributions: t.Record(t.String(), Contribution, { description: "What the plan and each add-on contribute to each quota" }),
-  usage: t.Record(t.String(), t.Object({ used: t.Integer(), limit: t.Number() }), { description: "Slot usage of each counted quota (suspended resources hold no slot)" }),
+  usage: t.Record(t.String(), t.Object({ used: Int(), limit: t.Number() }), { description: "Slot usage of each counted quota (suspended resources hold no slot)" }),
 });
 
 /** Current plan, limits and usage. */

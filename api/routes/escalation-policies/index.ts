@@ -3,15 +3,15 @@ import { createPolicy, getPolicy, listPolicies, patchPolicy, removePolicy } from
 import type { Actor } from "../../../core/access/actor.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Id, IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+import { Id, IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage, DisplayName, Int } from "../../schemas/common.ts";
 
 const Step = Obj({
-  delay_minutes: t.Integer({ minimum: 0, maximum: 10_080, description: "Minutes after the alert starts; 0 = at once; increasing from step to step" }),
+  delay_minutes: Int({ minimum: 0, maximum: 10_080, description: "Minutes after the alert starts; 0 = at once; increasing from step to step" }),
   channel_ids: t.Array(Id, { minItems: 1, maxItems: 20, uniqueItems: true }),
 });
-const Name = t.String({ minLength: 1, maxLength: 200 });
+const Name = DisplayName(200);
 const Steps = t.Array(Step, { minItems: 1, maxItems: 10 });
-const PolicyView = t.Object({ id: t.String(), name: t.String(), steps: t.Array(t.Object({ delay_minutes: t.Integer(), channel_ids: t.Array(t.String()) })), created_at: Timestamp, updated_at: Timestamp });
+const PolicyView = t.Object({ id: t.String(), name: t.String(), steps: t.Array(t.Object({ delay_minutes: Int(), channel_ids: t.Array(t.String()) })), created_at: Timestamp, updated_at: Timestamp });
 
 /** Escalation policies: named steps; a rule using one gets every step's channels with that step's delay. */
 export const escalationPolicyRoutes = (deps: ApiDeps) => {

@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const Impact = t.Union([t.Literal("none"), t.Literal("minor"), t.Literal("major"), t.Literal("critical")]);
 const Status = t.Union([t.Literal("investigating"), t.Literal("identified"), t.Literal("monitoring"), t.Literal("resolved")]);
 const Message = t.String({ minLength: 1, maxLength: 5000 });
 
 export const IncidentCreateBody = Obj({
-  title: t.String({ minLength: 1, maxLength: 200 }),
+  title: DisplayName(200),
   impact: Impact,
   status: t.Optional(Status),
   message: Message,
@@ -15,14 +15,15 @@ export const IncidentCreateBody = Obj({
 });
 
 export const IncidentPatchBody = Obj({
-  title: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  title: t.Optional(DisplayName(200)),
   impact: t.Optional(Impact),
   component_ids: t.Optional(t.Array(Id, { maxItems: 200 })),
   page_ids: t.Optional(t.Array(Id, { maxItems: 50 })),
 });
 
 export const UpdateBody = Obj({ message: Message, status: t.Optional(Status), impact: t.Optional(Impact) });
-export const ResolveBody = t.Optional(Obj({ message: t.Optional(Message) }));
+// An object, possibly empty: an optional root body is not validated by Elysia at all (42 or "x" were accepted).
+export const ResolveBody = Obj({ message: t.Optional(Message) });
 
 export const IncidentListQuery = Obj({
   ...PaginationQuery,

@@ -3,7 +3,7 @@ import { regionCatalog } from "../../../core/regions/catalog.ts";
 import { planLocations } from "../../../core/regions/service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated, toPage, Int } from "../../schemas/common.ts";
 
 const LocationView = t.Object(
   {
@@ -11,7 +11,7 @@ const LocationView = t.Object(
     city: t.String(),
     type: t.Literal("region"),
     usable: t.Boolean({ description: "Whether the organisation's plan can check from here" }),
-    max_regions_per_monitor: t.Integer({ description: "Regions one monitor may check from at once on the plan" }),
+    max_regions_per_monitor: Int({ description: "Regions one monitor may check from at once on the plan" }),
   },
   { title: "Location" },
 );

@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
 const fields = {
-  name: t.String({ minLength: 1, maxLength: 200 }),
+  name: DisplayName(200),
   description: t.String({ maxLength: 2000 }),
   starts_at: Nullable(Timestamp),
   ends_at: Nullable(Timestamp),
@@ -17,7 +17,7 @@ const fields = {
     }),
   ),
   cron: Nullable(t.String({ minLength: 1, maxLength: 200, description: "Cron expression (5 or 6 fields), read in `timezone`" })),
-  duration_minutes: Nullable(t.Integer({ minimum: 1, maximum: 44_640, description: "Length of each occurrence of a recurring window" })),
+  duration_minutes: Nullable(Int({ minimum: 1, maximum: 44_640, description: "Length of each occurrence of a recurring window" })),
   timezone: t.String({ minLength: 1, maxLength: 64, description: "IANA time zone of rrule/cron, e.g. Europe/Berlin; default UTC" }),
   monitor_ids: t.Array(Id, { maxItems: 1000, description: "Monitors covered; with tags, a monitor matching either is covered; neither means every monitor" }),
   tags: t.Array(Tag, { maxItems: 64, description: "Monitor groups covered" }),
@@ -66,7 +66,7 @@ export const WindowView = t.Object(
     ends_at: Nullable(t.String()),
     rrule: Nullable(t.String()),
     cron: Nullable(t.String()),
-    duration_minutes: Nullable(t.Integer()),
+    duration_minutes: Nullable(Int()),
     timezone: t.String(),
     monitor_ids: t.Array(t.String()),
     tags: t.Array(t.String()),

@@ -3,7 +3,7 @@ import { deleteGroup, getGroup, groupStatus, listGroups, renameGroup } from "../
 import type { TagGroupRow } from "../../../db/queries/monitors.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj } from "../../schemas/common.ts";
+import { Obj, Int } from "../../schemas/common.ts";
 
 const TagParams = Obj({ tag: t.String({ minLength: 1, maxLength: 64 }) });
 const GroupView = t.Object({
@@ -11,8 +11,8 @@ const GroupView = t.Object({
   status: t.Union(["down", "timeout", "degraded", "up", "pending", "paused"].map((s) => t.Literal(s)), {
     description: "Worst status among the group's active monitors",
   }),
-  monitors: t.Integer(),
-  counts: t.Object({ up: t.Integer(), down: t.Integer(), degraded: t.Integer(), timeout: t.Integer(), pending: t.Integer(), paused: t.Integer() }),
+  monitors: Int(),
+  counts: t.Object({ up: Int(), down: Int(), degraded: Int(), timeout: Int(), pending: Int(), paused: Int() }),
 });
 const toView = (g: TagGroupRow) => ({
   tag: g.tag,

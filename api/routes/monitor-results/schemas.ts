@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, Int } from "../../schemas/common.ts";
 
 const nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
@@ -54,12 +54,12 @@ export const ExportQuery = Obj({
 
 const figures = {
   uptime_pct: nullable(t.Number({ description: "(up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted" })),
-  total: t.Integer({ description: "Every result, unavailable ones included" }),
-  up: t.Integer(),
-  down: t.Integer(),
-  degraded: t.Integer({ description: "Counted as up" }),
-  timeout: t.Integer({ description: "Counted as down" }),
-  unavailable: t.Integer({ description: "Monitoring gaps; left out of uptime" }),
+  total: Int({ description: "Every result, unavailable ones included" }),
+  up: Int(),
+  down: Int(),
+  degraded: Int({ description: "Counted as up" }),
+  timeout: Int({ description: "Counted as down" }),
+  unavailable: Int({ description: "Monitoring gaps; left out of uptime" }),
   downtime_seconds_estimate: nullable(t.Number({ description: "(down + timeout) × the monitor's interval; overall, averaged over the locations that checked" })),
 };
 
@@ -93,8 +93,8 @@ export const AggregatesQuery = Obj({
 
 export const AggregateBucketView = t.Object({
   start: Timestamp,
-  checks: t.Integer({ description: "Checks that ran (every status but unavailable)" }),
-  unavailable: t.Integer(),
+  checks: Int({ description: "Checks that ran (every status but unavailable)" }),
+  unavailable: Int(),
   uptime_pct: nullable(t.Number()),
   avg_ms: nullable(t.Number({ description: "Mean duration of the checks that ran, ms" })),
   p50_ms: nullable(t.Number({ description: "Median duration, ms, from a duration histogram (docs/results-and-uptime.md gives the error bound)" })),

@@ -2,17 +2,17 @@ import { Elysia, t } from "elysia";
 import { uptimeForMonitors, type UptimeWindow } from "../../../core/results/uptime.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj } from "../../schemas/common.ts";
+import { Obj, Int } from "../../schemas/common.ts";
 
 const MAX_IDS = 100;
 const Figures = t.Object({
   uptime_pct: t.Union([t.Number(), t.Null()]),
-  total: t.Integer(),
-  up: t.Integer(),
-  down: t.Integer(),
-  degraded: t.Integer(),
-  timeout: t.Integer(),
-  unavailable: t.Integer(),
+  total: Int(),
+  up: Int(),
+  down: Int(),
+  degraded: Int(),
+  timeout: Int(),
+  unavailable: Int(),
   downtime_seconds_estimate: t.Union([t.Number(), t.Null()]),
 });
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { CHECK_TYPES } from "../../../runner/checks/types.ts";
-import { Id, Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c)));
 export const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
@@ -9,12 +9,13 @@ const Region = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9-]+$" }
 
 const ConfigField = t.Record(t.String(), t.Unknown(), {
   description: "The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig).",
+  "x-config-of": "check",
 });
 
 const common = {
-  name: t.String({ minLength: 1, maxLength: 200 }),
-  interval_seconds: t.Integer({ minimum: 10, maximum: 86_400, description: "Seconds between checks; the plan sets the minimum" }),
-  timeout_ms: t.Integer({ minimum: 100, maximum: 120_000, description: "At most the interval" }),
+  name: DisplayName(200),
+  interval_seconds: Int({ minimum: 10, maximum: 86_400, description: "Seconds between checks; the plan sets the minimum" }),
+  timeout_ms: Int({ minimum: 100, maximum: 120_000, description: "At most the interval" }),
   regions: t.Array(Region, { maxItems: 32, description: "Cloud regions to check from" }),
   runner_ids: t.Array(Id, { maxItems: 32, description: "Self-hosted runners to check from" }),
   tags: t.Array(Tag, { maxItems: 32, description: "Monitor groups" }),
@@ -50,8 +51,8 @@ export const MonitorView = t.Object({
   name: t.String(),
   type: CheckTypeName,
   config: t.Record(t.String(), t.Unknown(), { description: "Secrets (HTTP auth) appear as ••••••••; send that back to keep them" }),
-  interval_seconds: t.Integer(),
-  timeout_ms: t.Integer(),
+  interval_seconds: Int(),
+  timeout_ms: Int(),
   regions: t.Array(t.String()),
   runner_ids: t.Array(t.String()),
   tags: t.Array(t.String()),
@@ -60,7 +61,7 @@ export const MonitorView = t.Object({
   status: MonitorStatus,
   status_changed_at: t.Union([Timestamp, t.Null()]),
   last_checked_at: t.Union([Timestamp, t.Null()]),
-  last_duration_ms: t.Union([t.Integer(), t.Null()]),
+  last_duration_ms: t.Union([Int(), t.Null()]),
   heartbeat_url: t.Optional(t.String({ description: "Heartbeat monitors: GET or POST this URL to report in" })),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -81,12 +82,15 @@ export const MonitorListQuery = Obj({
   ),
 });
 
-export const BulkBody = Obj({
-  ids: t.Optional(t.Array(Id, { minItems: 1, maxItems: 1000 })),
-  tag: t.Optional(Tag),
-});
+export const BulkBody = Obj(
+  {
+    ids: t.Optional(t.Array(Id, { minItems: 1, maxItems: 1000 })),
+    tag: t.Optional(Tag),
+  },
+  { minProperties: 1, description: "ids, tag or both" },
+);
 
-export const BulkResult = t.Object({ matched: t.Integer(), affected: t.Integer(), ids: t.Array(t.String()) });
+export const BulkResult = t.Object({ matched: Int(), affected: Int(), ids: t.Array(t.String()) });
 
 export const RunNowResult = t.Object({
   status: t.Union([t.Literal("up"), t.Literal("down"), t.Literal("degraded"), t.Literal("timeout")]),

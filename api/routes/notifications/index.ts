@@ -3,7 +3,7 @@ import { notFound } from "../../../core/errors.ts";
 import { countUnread, listNotifications, markAllRead, markRead, type NotificationRow } from "../../../db/queries/alert-notifications.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage } from "../../schemas/common.ts";
+import { IdParams, Obj, PaginationQuery, paginated, Timestamp, toPage, Int } from "../../schemas/common.ts";
 
 const NotificationView = t.Object({
   id: t.String(),
@@ -48,7 +48,7 @@ export const notificationRoutes = (deps: ApiDeps) =>
           },
         )
         .get("/unread-count", async ({ actor }) => ({ unread: await countUnread(deps.sql, actor.orgId) }), {
-          response: { 200: t.Object({ unread: t.Integer() }) },
+          response: { 200: t.Object({ unread: Int() }) },
           detail: { summary: "How many notifications are unread" },
         })
         .post(
@@ -61,7 +61,7 @@ export const notificationRoutes = (deps: ApiDeps) =>
           { params: IdParams, response: { 200: NotificationView }, detail: { summary: "Mark one notification read (harmless to repeat)" } },
         )
         .post("/read-all", async ({ actor }) => ({ marked: await markAllRead(deps.sql, actor.orgId) }), {
-          response: { 200: t.Object({ marked: t.Integer() }) },
+          response: { 200: t.Object({ marked: Int() }) },
           detail: { summary: "Mark every notification read" },
         }),
     );

@@ -6,12 +6,12 @@ import { PERMISSIONS } from "../../../core/access/permissions.ts";
 import { findSecurityPolicy, updateSecurityPolicy } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Id, IdParams, Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { Id, IdParams, Obj, PaginationQuery, paginated, toPage, DisplayName } from "../../schemas/common.ts";
 import { invitationRoutes } from "./invitations.ts";
 import { MemberView, OrgView, PermissionName, PolicyView, RoleView, toMemberView, toOrgView, toPolicyView, toRoleView } from "./views.ts";
 
 const RoleBody = {
-  name: t.String({ minLength: 1, maxLength: 60 }),
+  name: DisplayName(60),
   description: t.Optional(t.String({ maxLength: 300 })),
   permissions: t.Array(PermissionName, { maxItems: PERMISSIONS.length }),
 };
@@ -52,7 +52,7 @@ export const orgRoutes = (deps: ApiDeps) =>
     .guard({ requires: "org:admin" }, (app) =>
       app
         .patch("", async ({ actor, body }) => toOrgView(await updateOrg({ sql: deps.sql, actor, input: body })), {
-          body: Obj({ name: t.Optional(t.String({ minLength: 1, maxLength: 120 })) }),
+          body: Obj({ name: t.Optional(DisplayName(120)) }),
           response: { 200: OrgView },
           detail: { summary: "Rename the organisation" },
         })

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { createOrgWithOwner, listMyOrgs } from "../../../core/accounts/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, Timestamp } from "../../schemas/common.ts";
+import { Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 export const MyOrgView = t.Object({
   id: t.String(),
@@ -42,6 +42,6 @@ export const orgsRoutes = (deps: ApiDeps) =>
             set.status = 201;
             return { id: org.id, name: org.name, plan: org.plan_id, role: "owner", default: false, two_factor_required: false, created_at: org.created_at.toISOString() };
           },
-          { body: Obj({ name: t.String({ minLength: 1, maxLength: 120 }) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
+          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
         ),
     );

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { flowPalette } from "../../../runner/checks/browser-flow/flow-palette.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated, toPage, Int } from "../../schemas/common.ts";
 
 const Scalar = t.Union([t.String(), t.Number(), t.Boolean()]);
 const typeFields = {
@@ -10,13 +10,13 @@ const typeFields = {
     description: "JSON type of the value; one_of: one of several shapes (see one_of)",
   }),
   enum: t.Optional(t.Array(Scalar, { description: "The only values allowed" })),
-  min_length: t.Optional(t.Integer()),
-  max_length: t.Optional(t.Integer()),
+  min_length: t.Optional(Int()),
+  max_length: t.Optional(Int()),
   pattern: t.Optional(t.String({ description: "Regular expression the value must match" })),
   minimum: t.Optional(t.Number()),
   maximum: t.Optional(t.Number()),
-  min_items: t.Optional(t.Integer()),
-  max_items: t.Optional(t.Integer()),
+  min_items: t.Optional(Int()),
+  max_items: t.Optional(Int()),
   items: t.Optional(t.Object({}, { additionalProperties: true, description: "Type of each element (same shape as a field's type part)" })),
   one_of: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: "The shapes a value may take" })),
 };

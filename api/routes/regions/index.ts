@@ -3,17 +3,17 @@ import { regionCatalog } from "../../../core/regions/catalog.ts";
 import { regionHealth } from "../../../core/regions/service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated, toPage, Int } from "../../schemas/common.ts";
 
 const RegionView = t.Object(
   {
     id: t.String(),
     city: t.String(),
     status: t.Union([t.Literal("online"), t.Literal("offline")], { description: "online while a worker of the region was seen in the last 15 s" }),
-    online_workers: t.Integer(),
+    online_workers: Int(),
     last_seen_at: t.Union([t.String(), t.Null()], { description: "Last heartbeat of any of the region's workers" }),
-    in_flight: t.Integer({ description: "Checks running now" }),
-    backlog: t.Union([t.Integer(), t.Null()], { description: "Jobs queued for the region; null when the queue could not be read" }),
+    in_flight: Int({ description: "Checks running now" }),
+    backlog: t.Union([Int(), t.Null()], { description: "Jobs queued for the region; null when the queue could not be read" }),
     p50_latency_ms: t.Union([t.Number(), t.Null()], { description: "Median duration of the region's recent checks" }),
   },
   { title: "Region" },

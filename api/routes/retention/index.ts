@@ -2,9 +2,10 @@ import { Elysia, t } from "elysia";
 import { getOrgRetention } from "../../../core/results/monitor-results.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
+import { Int } from "../../schemas/common.ts";
 
 const RetentionView = t.Object({
-  retention_days: t.Integer({ description: "Days of check results the plan keeps" }),
+  retention_days: Int({ description: "Days of check results the plan keeps" }),
   oldest_kept: t.String({ format: "date-time", description: "Start of the UTC day retention_days before now: results due earlier are deleted (hourly)" }),
 });
 

@@ -4,12 +4,13 @@ import { ClaimRequest, HeartbeatRequest, ReleaseRequest, ResultsRequest, Session
 import { openPayload, openSession, sealPayload } from "../../../core/runners/sessions.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authenticateRunner } from "./auth.ts";
+import { Int } from "../../schemas/common.ts";
 
 /** On the wire: sealed `{ session_id, seq, nonce, ciphertext }`, or `{ session_id, seq, payload }` on a plain session. */
 const SessionPayload = t.Object(
   {
     session_id: t.String({ maxLength: 64 }),
-    seq: t.Integer({ minimum: 0, description: "Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r)" }),
+    seq: Int({ minimum: 0, description: "Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r)" }),
     nonce: t.Optional(t.String({ description: "12 random bytes, base64url" })),
     ciphertext: t.Optional(t.String({ description: "AES-256-GCM ciphertext with its 16-byte tag appended, base64url" })),
     payload: t.Optional(t.Unknown({ description: "Only on a session opened with encrypted: false" })),

@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { Obj, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
-const Name = t.String({ minLength: 1, maxLength: 200, description: "Display name" });
+const Name = DisplayName(200, { description: "Display name" });
 const LocationLabel = t.String({ minLength: 1, maxLength: 200, description: "Where the runner runs, free text (e.g. \"Berlin office rack 2\")" });
 
 export const RunnerCreateBody = Obj({ name: Name, location_label: t.Optional(t.Union([LocationLabel, t.Null()])) });
@@ -30,10 +30,10 @@ export const RunnerStatusView = t.Object(
     reported_name: Nullable(t.String({ description: "RUNNER_NAME as the runner reports it" })),
     region: Nullable(t.String({ description: "RUNNER_REGION as the runner reports it" })),
     version: Nullable(t.String()),
-    capabilities: t.Object({ browsers: t.Array(t.String()), concurrency: Nullable(t.Integer()) }),
-    heartbeat_interval_ms: Nullable(t.Integer()),
-    offline_after_ms: t.Integer(),
-    in_flight: t.Integer(),
+    capabilities: t.Object({ browsers: t.Array(t.String()), concurrency: Nullable(Int()) }),
+    heartbeat_interval_ms: Nullable(Int()),
+    offline_after_ms: Int(),
+    in_flight: Int(),
     encrypted: Nullable(t.Boolean({ description: "Whether the runner's current session encrypts payloads" })),
   },
   { title: "RunnerStatus" },

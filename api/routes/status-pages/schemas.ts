@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { Obj, Id, PaginationQuery, Timestamp } from "../../schemas/common.ts";
+import { Obj, Id, PaginationQuery, Timestamp, DisplayName } from "../../schemas/common.ts";
 
-const Name = t.String({ minLength: 1, maxLength: 120 });
+const Name = DisplayName(120);
 const Slug = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$", description: "URL name: /status/<slug>; unique per deployment" });
 const AccessMode = t.Union([t.Literal("public"), t.Literal("password"), t.Literal("members")], {
   description: "public: anyone; password: a shared password (signed cookie); members: signed-in members of the organisation. Others get 404.",

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { COLOR_PATTERN } from "../../../core/status-pages/themes.ts";
-import { Obj, Timestamp } from "../../schemas/common.ts";
+import { Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const Color = t.String({ maxLength: 64, pattern: COLOR_PATTERN, description: "#rgb, #rrggbb(aa), rgb()/hsl() or a colour name" });
 const Colors = Obj(
@@ -22,7 +22,7 @@ const ImageUrl = t.String({ maxLength: 2000, pattern: "^https://", description: 
 const Css = t.String({ maxLength: 20000, description: "Refused when it contains @import (other than an image), url() other than https/data images, javascript:, expression(, behavior:, -moz-binding or '<'" });
 
 export const ThemeCreateBody = Obj({
-  name: t.String({ minLength: 1, maxLength: 120 }),
+  name: DisplayName(120),
   colors: t.Optional(Colors),
   logo_url: t.Optional(t.Union([ImageUrl, t.Null()])),
   favicon_url: t.Optional(t.Union([ImageUrl, t.Null()])),
@@ -30,7 +30,7 @@ export const ThemeCreateBody = Obj({
 });
 
 export const ThemePatchBody = Obj({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+  name: t.Optional(DisplayName(120)),
   colors: t.Optional(Colors),
   logo_url: t.Optional(t.Union([ImageUrl, t.Null()])),
   favicon_url: t.Optional(t.Union([ImageUrl, t.Null()])),

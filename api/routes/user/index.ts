@@ -16,7 +16,7 @@ import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { clearedCookies, isSecure } from "../auth/cookies.ts";
 import { Email, Password } from "../auth/schemas.ts";
-import { IdParams, Obj, Timestamp } from "../../schemas/common.ts";
+import { IdParams, Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const UserView = t.Object({ id: t.String(), email: t.String(), name: t.String(), two_factor_enabled: t.Boolean(), created_at: Timestamp, updated_at: Timestamp });
 const toUserView = (u: UserRow) => ({
@@ -54,7 +54,7 @@ export const userRoutes = (deps: ApiDeps) =>
             toUserView(await updateProfile(deps.sql, actor.userId, actor.identity.kind === "session" ? actor.identity.sessionId : null, body)),
           {
             body: Obj({
-              name: t.Optional(t.String({ minLength: 1, maxLength: 120 })),
+              name: t.Optional(DisplayName(120)),
               email: t.Optional(Email),
               password: t.Optional(Password),
               current_password: t.Optional(t.String({ maxLength: 200 })),

@@ -2837,6 +2837,144 @@ export interface components {
              */
             screenshot_on_failure: boolean;
         };
+        EmailChannelConfig: {
+            /** @description Recipient address or list of addresses (at most 20) */
+            to: string | string[];
+        };
+        SlackChannelConfig: {
+            /** @description Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too */
+            url: string;
+        };
+        DiscordChannelConfig: {
+            /** @description Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> */
+            url: string;
+        };
+        TeamsChannelConfig: {
+            /** @description Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL */
+            url: string;
+        };
+        TelegramChannelConfig: {
+            /** @description Bot token from @BotFather, <id>:<secret> */
+            bot_token: string;
+            /** @description Numeric chat id (negative for groups) or @channelusername */
+            chat_id: number | string;
+            /** @description Forum topic to post in */
+            message_thread_id?: number;
+        };
+        WebhookChannelConfig: {
+            /** @description Where to POST the JSON payload; secret (it may carry the receiver's token): shown masked */
+            url: string;
+            /** @description Signs each delivery (X-Watchpost-Signature); at least 16 characters */
+            secret?: string;
+            /** @description Extra request headers, e.g. Authorization; values are secret */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        PagerdutyChannelConfig: {
+            /** @description Events API v2 integration (routing) key, 32 characters */
+            routing_key: string;
+            /**
+             * @description Severity of triggered incidents
+             * @default critical
+             */
+            severity: "critical" | "error" | "warning" | "info";
+        };
+        OpsgenieChannelConfig: {
+            /** @description API key of an Opsgenie API integration */
+            api_key: string;
+            /**
+             * @description Opsgenie instance: us or eu
+             * @default us
+             */
+            region: "us" | "eu";
+            /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
+            priority?: "P1" | "P2" | "P3" | "P4" | "P5";
+            tags?: string[];
+        };
+        StatusChangeCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "StatusChangeCondition";
+            /** @description Fires on any of these statuses */
+            to: ("up" | "down" | "degraded" | "timeout")[];
+            /** @description Accepted and stored; evaluation matches on `to` only */
+            from?: ("up" | "down" | "degraded" | "timeout")[];
+        };
+        MetricThresholdCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MetricThresholdCondition";
+            /** @description response_time (alias duration_ms) or any numeric field of the result data */
+            metric: string;
+            operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
+            threshold: number;
+        };
+        SslExpiryCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SslExpiryCondition";
+            days_before: number;
+        };
+        DomainExpiryCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "DomainExpiryCondition";
+            days_before: number;
+        };
+        KeywordMissingCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "KeywordMissingCondition";
+            keyword: string;
+        };
+        CertificateChangedCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "CertificateChangedCondition";
+        };
+        MonitoringUnavailableCondition: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitoringUnavailableCondition";
+        };
+        MonitorScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitorScope";
+            monitor_id: string;
+        };
+        MonitorGroupScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "MonitorGroupScope";
+            tag: string;
+        };
+        AllMonitorsScope: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "AllMonitorsScope";
+        };
         /** HttpData */
         HttpData: {
             /** @description HTTP status code of the last response (after redirects were followed) */
@@ -3306,7 +3444,7 @@ export interface components {
             /** @description Human-readable message */
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN";
+            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "ENTITLEMENT_REQUIRED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RUNNER_TOKEN_INVALID" | "RUNNER_HTTPS_REQUIRED" | "RUNNER_SESSION_INVALID" | "RUNNER_PAYLOAD_INVALID" | "RUNNER_PLAINTEXT_REFUSED" | "RUNNER_REPLAY" | "RUNNER_CLAIM_FOREIGN" | "STATUS_PAGE_SUSPENDED";
             /** @description Present only with structured context */
             details?: {
                 [key: string]: unknown;
@@ -3431,6 +3569,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The page is suspended over the plan's quota */
@@ -3461,7 +3600,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": {
+                        page: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        status: {
+                            indicator: "operational" | "degraded" | "partial_outage" | "major_outage" | "maintenance" | "unknown";
+                            description: string;
+                        };
+                        sections: {
+                            name: string;
+                            components: {
+                                id: string;
+                                name: string;
+                                description: string;
+                                status: "operational" | "degraded" | "partial_outage" | "major_outage" | "maintenance" | "unknown";
+                                uptime_90d_pct: number | null;
+                                bars: {
+                                    /** Format: date */
+                                    date: string;
+                                    uptime_pct: number | null;
+                                    checks: number;
+                                    failed: number;
+                                }[];
+                            }[];
+                        }[];
+                        incidents: {
+                            active: {
+                                id: string;
+                                title: string;
+                                impact: "none" | "minor" | "major" | "critical";
+                                status: "investigating" | "identified" | "monitoring" | "resolved";
+                                components: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                resolved_at: string | null;
+                                updates: {
+                                    status: string;
+                                    message: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                            }[];
+                            recent: {
+                                id: string;
+                                title: string;
+                                impact: "none" | "minor" | "major" | "critical";
+                                status: "investigating" | "identified" | "monitoring" | "resolved";
+                                components: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                resolved_at: string | null;
+                                updates: {
+                                    status: string;
+                                    message: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                            }[];
+                        };
+                        maintenance: {
+                            id: string;
+                            name: string;
+                            description: string;
+                            state: "active" | "upcoming";
+                            starts_at: string | null;
+                            ends_at: string | null;
+                        }[];
+                        /** Format: date-time */
+                        generated_at: string;
+                    };
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag) */
@@ -3486,7 +3703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3496,6 +3713,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3542,7 +3769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3552,6 +3779,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3598,7 +3835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3608,6 +3845,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3675,6 +3922,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -3721,13 +3969,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Not an email address */
+            /** @description Not an email address (the form again, HTML), or a parameter failed validation (the error body) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -3737,6 +3986,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -3795,6 +4045,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3835,6 +4086,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3866,7 +4118,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3875,20 +4127,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "text/plain": string;
                 };
             };
         };
     };
     "getBadgeByIdUptime.svg": {
         parameters: {
-            query?: never;
+            query?: {
+                period?: "24h" | "7d" | "30d" | "90d";
+            };
             header?: never;
             path: {
                 id: string;
@@ -3913,7 +4167,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,13 +4176,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "text/plain": string;
                 };
             };
         };
@@ -3960,7 +4214,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            /** @description VALIDATION_ERROR: a parameter failed validation */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3969,13 +4223,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
+            /** @description No such monitor or component, or not on a public page */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "text/plain": string;
                 };
             };
         };
@@ -4238,6 +4492,15 @@ export interface operations {
                         /** @constant */
                         ok: true;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -4517,6 +4780,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -4854,6 +5126,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5033,6 +5314,15 @@ export interface operations {
                         secret: string;
                         otpauth_url: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5494,6 +5784,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5584,6 +5883,15 @@ export interface operations {
                             created_at: string;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5797,6 +6105,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5977,8 +6294,8 @@ export interface operations {
     getApiV1OrgMembers: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -6009,10 +6326,10 @@ export interface operations {
                             joined_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -6119,6 +6436,15 @@ export interface operations {
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6656,6 +6982,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7054,8 +7389,8 @@ export interface operations {
     getApiV1OrgInvitations: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -7090,10 +7425,10 @@ export interface operations {
                             accepted_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -7430,6 +7765,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7615,8 +7959,8 @@ export interface operations {
     "getApiV1Api-keys": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -7654,10 +7998,10 @@ export interface operations {
                             expires_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -7889,6 +8233,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8046,8 +8399,8 @@ export interface operations {
     "getApiV1Audit-log": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 actor?: string;
                 action?: string;
                 target?: string;
@@ -8074,7 +8427,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            id: string | number;
+                            id: number;
                             actor_type: string;
                             actor_id: string | null;
                             actor: string;
@@ -8089,10 +8442,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -8203,7 +8556,7 @@ export interface operations {
                                 addons: {
                                     addon_id: string;
                                     name: string;
-                                    quantity: string | number;
+                                    quantity: number;
                                     adds: number;
                                 }[];
                                 total: number;
@@ -8212,11 +8565,20 @@ export interface operations {
                         /** @description Slot usage of each counted quota (suspended resources hold no slot) */
                         usage: {
                             [key: string]: {
-                                used: string | number;
+                                used: number;
                                 limit: number;
                             };
                         };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8405,12 +8767,12 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @description US dollar cents */
-                            monthly_price_cents: string | number;
+                            monthly_price_cents: number;
                             /** @description US dollar cents */
-                            annual_price_cents: string | number;
+                            annual_price_cents: number;
                             /** @description US dollar cents */
-                            annual_monthly_equivalent_cents: string | number;
-                            grace_days: string | number;
+                            annual_monthly_equivalent_cents: number;
+                            grace_days: number;
                             quotas: {
                                 [key: string]: number;
                             };
@@ -8419,15 +8781,24 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @description US dollar cents */
-                            monthly_price_cents: string | number;
+                            monthly_price_cents: number;
                             /** @description US dollar cents */
-                            annual_price_cents: string | number;
+                            annual_price_cents: number;
                             minimum_plan: string;
                             grants: {
                                 [key: string]: number;
                             };
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8531,11 +8902,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -8558,6 +8929,15 @@ export interface operations {
                             invoice_url: string | null;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8644,11 +9024,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -8671,6 +9051,15 @@ export interface operations {
                             invoice_url: string | null;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8764,6 +9153,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8835,7 +9233,7 @@ export interface operations {
                     addons?: {
                         id: string;
                         /** @default 1 */
-                        quantity: string | number;
+                        quantity: number;
                     }[];
                     /** @enum {string} */
                     cycle?: "monthly" | "annual";
@@ -8985,17 +9383,17 @@ export interface operations {
                         cycle: "monthly" | "annual";
                         proration: {
                             /** @description US dollar cents */
-                            old_price_cents: string | number;
+                            old_price_cents: number;
                             /** @description US dollar cents */
-                            new_price_cents: string | number;
-                            period_seconds: string | number;
-                            remaining_seconds: string | number;
+                            new_price_cents: number;
+                            period_seconds: number;
+                            remaining_seconds: number;
                             /** @description round((new − old) × remaining / period); positive is charged now, negative credited */
-                            amount_cents: string | number;
+                            amount_cents: number;
                             /** @description US dollar cents */
-                            charged_now_cents: string | number;
+                            charged_now_cents: number;
                             /** @description US dollar cents */
-                            credited_next_invoice_cents: string | number;
+                            credited_next_invoice_cents: number;
                         };
                         applied: boolean;
                     };
@@ -9113,11 +9511,11 @@ export interface operations {
                         kind: "plan" | "addon";
                         product_id: string;
                         product_name: string;
-                        quantity: string | number;
+                        quantity: number;
                         /** @description US dollar cents */
-                        unit_price_cents: string | number;
+                        unit_price_cents: number;
                         /** @description US dollar cents */
-                        price_cents: string | number;
+                        price_cents: number;
                         currency: string;
                         /** @enum {string} */
                         cycle: "monthly" | "annual";
@@ -9244,11 +9642,11 @@ export interface operations {
                         kind: "plan" | "addon";
                         product_id: string;
                         product_name: string;
-                        quantity: string | number;
+                        quantity: number;
                         /** @description US dollar cents */
-                        unit_price_cents: string | number;
+                        unit_price_cents: number;
                         /** @description US dollar cents */
-                        price_cents: string | number;
+                        price_cents: number;
                         currency: string;
                         /** @enum {string} */
                         cycle: "monthly" | "annual";
@@ -9376,11 +9774,11 @@ export interface operations {
                             kind: "plan" | "addon";
                             product_id: string;
                             product_name: string;
-                            quantity: string | number;
+                            quantity: number;
                             /** @description US dollar cents */
-                            unit_price_cents: string | number;
+                            unit_price_cents: number;
                             /** @description US dollar cents */
-                            price_cents: string | number;
+                            price_cents: number;
                             currency: string;
                             /** @enum {string} */
                             cycle: "monthly" | "annual";
@@ -9403,7 +9801,7 @@ export interface operations {
                             invoice_url: string | null;
                         };
                         /** @description Unused balance credited to the next invoice */
-                        credit_cents: string | number;
+                        credit_cents: number;
                     };
                 };
             };
@@ -9613,12 +10011,12 @@ export interface operations {
                         data: {
                             monitor_id: string;
                             uptime_pct: number | null;
-                            total: string | number;
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            unavailable: string | number;
+                            total: number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            unavailable: number;
                             downtime_seconds_estimate: number | null;
                         }[];
                     };
@@ -9692,8 +10090,8 @@ export interface operations {
     getApiV1MonitorsByIdChecks: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: "up" | "down" | "degraded" | "timeout" | "unavailable";
                 location?: string;
                 from?: string;
@@ -9752,10 +10150,10 @@ export interface operations {
                             };
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -10113,15 +10511,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -10132,15 +10530,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10154,15 +10552,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -10173,15 +10571,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10195,15 +10593,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -10214,15 +10612,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10236,15 +10634,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                                 /** @description The same figures per region or runner */
@@ -10255,15 +10653,15 @@ export interface operations {
                                     /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                     uptime_pct: number | null;
                                     /** @description Every result, unavailable ones included */
-                                    total: string | number;
-                                    up: string | number;
-                                    down: string | number;
+                                    total: number;
+                                    up: number;
+                                    down: number;
                                     /** @description Counted as up */
-                                    degraded: string | number;
+                                    degraded: number;
                                     /** @description Counted as down */
-                                    timeout: string | number;
+                                    timeout: number;
                                     /** @description Monitoring gaps; left out of uptime */
-                                    unavailable: string | number;
+                                    unavailable: number;
                                     /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                     downtime_seconds_estimate: number | null;
                                 }[];
@@ -10278,15 +10676,15 @@ export interface operations {
                             /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                             uptime_pct: number | null;
                             /** @description Every result, unavailable ones included */
-                            total: string | number;
-                            up: string | number;
-                            down: string | number;
+                            total: number;
+                            up: number;
+                            down: number;
                             /** @description Counted as up */
-                            degraded: string | number;
+                            degraded: number;
                             /** @description Counted as down */
-                            timeout: string | number;
+                            timeout: number;
                             /** @description Monitoring gaps; left out of uptime */
-                            unavailable: string | number;
+                            unavailable: number;
                             /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                             downtime_seconds_estimate: number | null;
                             /** @description The same figures per region or runner */
@@ -10297,15 +10695,15 @@ export interface operations {
                                 /** @description (up + degraded) / (up + degraded + down + timeout) × 100; null when nothing was counted */
                                 uptime_pct: number | null;
                                 /** @description Every result, unavailable ones included */
-                                total: string | number;
-                                up: string | number;
-                                down: string | number;
+                                total: number;
+                                up: number;
+                                down: number;
                                 /** @description Counted as up */
-                                degraded: string | number;
+                                degraded: number;
                                 /** @description Counted as down */
-                                timeout: string | number;
+                                timeout: number;
                                 /** @description Monitoring gaps; left out of uptime */
-                                unavailable: string | number;
+                                unavailable: number;
                                 /** @description (down + timeout) × the monitor's interval; overall, averaged over the locations that checked */
                                 downtime_seconds_estimate: number | null;
                             }[];
@@ -10420,8 +10818,8 @@ export interface operations {
                             /** Format: date-time */
                             start: string;
                             /** @description Checks that ran (every status but unavailable) */
-                            checks: string | number;
-                            unavailable: string | number;
+                            checks: number;
+                            unavailable: number;
                             uptime_pct: number | null;
                             /** @description Mean duration of the checks that ran, ms */
                             avg_ms: number | null;
@@ -10597,8 +10995,8 @@ export interface operations {
     getApiV1PluginsFlowComponents: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -10639,14 +11037,14 @@ export interface operations {
                                 type: "string" | "integer" | "number" | "boolean" | "array" | "one_of";
                                 /** @description The only values allowed */
                                 enum?: (string | number | boolean)[];
-                                min_length?: string | number;
-                                max_length?: string | number;
+                                min_length?: number;
+                                max_length?: number;
                                 /** @description Regular expression the value must match */
                                 pattern?: string;
                                 minimum?: number;
                                 maximum?: number;
-                                min_items?: string | number;
-                                max_items?: string | number;
+                                min_items?: number;
+                                max_items?: number;
                                 /** @description Type of each element (same shape as a field's type part) */
                                 items?: {
                                     [key: string]: unknown;
@@ -10658,10 +11056,10 @@ export interface operations {
                             }[];
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -10735,8 +11133,8 @@ export interface operations {
     getApiV1Monitors: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
                 status?: "pending" | "up" | "down" | "degraded" | "timeout";
                 tag?: string;
@@ -10772,8 +11170,8 @@ export interface operations {
                             config: {
                                 [key: string]: unknown;
                             };
-                            interval_seconds: string | number;
-                            timeout_ms: string | number;
+                            interval_seconds: number;
+                            timeout_ms: number;
                             regions: string[];
                             runner_ids: string[];
                             tags: string[];
@@ -10786,7 +11184,7 @@ export interface operations {
                             status_changed_at: string | null;
                             /** Format: date-time */
                             last_checked_at: string | null;
-                            last_duration_ms: (string | number) | null;
+                            last_duration_ms: number | null;
                             /** @description Heartbeat monitors: GET or POST this URL to report in */
                             heartbeat_url?: string;
                             /** Format: date-time */
@@ -10795,10 +11193,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -10880,16 +11278,167 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @enum {string} */
-                    type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                    /** @constant */
+                    type: "http";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
-                    config: {
-                        [key: string]: unknown;
-                    };
+                    config: components["schemas"]["HttpConfig"];
                     /** @description Seconds between checks; the plan sets the minimum */
-                    interval_seconds?: string | number;
+                    interval_seconds?: number;
                     /** @description At most the interval */
-                    timeout_ms?: string | number;
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "keyword";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["KeywordConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "ssl";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SslConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "tcp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["TcpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "dns";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DnsConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["PingConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "domain";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DomainConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "heartbeat";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HeartbeatConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "browser_lite";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserLiteConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "browser_flow";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserFlowConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
                     /** @description Cloud regions to check from */
                     regions?: string[];
                     /** @description Self-hosted runners to check from */
@@ -10922,8 +11471,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -10936,7 +11485,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11061,8 +11610,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11075,7 +11624,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11264,13 +11813,11 @@ export interface operations {
                     /** @enum {string} */
                     type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
-                    config?: {
-                        [key: string]: unknown;
-                    };
+                    config?: components["schemas"]["HttpConfig"] | components["schemas"]["KeywordConfig"] | components["schemas"]["SslConfig"] | components["schemas"]["TcpConfig"] | components["schemas"]["DnsConfig"] | components["schemas"]["PingConfig"] | components["schemas"]["DomainConfig"] | components["schemas"]["HeartbeatConfig"] | components["schemas"]["BrowserLiteConfig"] | components["schemas"]["BrowserFlowConfig"];
                     /** @description Seconds between checks; the plan sets the minimum */
-                    interval_seconds?: string | number;
+                    interval_seconds?: number;
                     /** @description At most the interval */
-                    timeout_ms?: string | number;
+                    timeout_ms?: number;
                     /** @description Cloud regions to check from */
                     regions?: string[];
                     /** @description Self-hosted runners to check from */
@@ -11303,8 +11850,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11317,7 +11864,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11442,8 +11989,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11456,7 +12003,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11572,8 +12119,8 @@ export interface operations {
                         config: {
                             [key: string]: unknown;
                         };
-                        interval_seconds: string | number;
-                        timeout_ms: string | number;
+                        interval_seconds: number;
+                        timeout_ms: number;
                         regions: string[];
                         runner_ids: string[];
                         tags: string[];
@@ -11586,7 +12133,7 @@ export interface operations {
                         status_changed_at: string | null;
                         /** Format: date-time */
                         last_checked_at: string | null;
-                        last_duration_ms: (string | number) | null;
+                        last_duration_ms: number | null;
                         /** @description Heartbeat monitors: GET or POST this URL to report in */
                         heartbeat_url?: string;
                         /** Format: date-time */
@@ -11790,6 +12337,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -11812,8 +12360,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -11908,6 +12456,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -11930,8 +12479,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -12026,6 +12575,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description ids, tag or both */
         requestBody: {
             content: {
                 "application/json": {
@@ -12048,8 +12598,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matched: string | number;
-                        affected: string | number;
+                        matched: number;
+                        affected: number;
                         ids: string[];
                     };
                 };
@@ -12160,13 +12710,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description Days of check results the plan keeps */
-                        retention_days: string | number;
+                        retention_days: number;
                         /**
                          * Format: date-time
                          * @description Start of the UTC day retention_days before now: results due earlier are deleted (hourly)
                          */
                         oldest_kept: string;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12251,17 +12810,26 @@ export interface operations {
                             tag: string;
                             /** @enum {string} */
                             status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                            monitors: string | number;
+                            monitors: number;
                             counts: {
-                                up: string | number;
-                                down: string | number;
-                                degraded: string | number;
-                                timeout: string | number;
-                                pending: string | number;
-                                paused: string | number;
+                                up: number;
+                                down: number;
+                                degraded: number;
+                                timeout: number;
+                                pending: number;
+                                paused: number;
                             };
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12347,14 +12915,14 @@ export interface operations {
                         tag: string;
                         /** @enum {string} */
                         status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                        monitors: string | number;
+                        monitors: number;
                         counts: {
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            pending: string | number;
-                            paused: string | number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            pending: number;
+                            paused: number;
                         };
                     };
                 };
@@ -12556,14 +13124,14 @@ export interface operations {
                         tag: string;
                         /** @enum {string} */
                         status: "down" | "timeout" | "degraded" | "up" | "pending" | "paused";
-                        monitors: string | number;
+                        monitors: number;
                         counts: {
-                            up: string | number;
-                            down: string | number;
-                            degraded: string | number;
-                            timeout: string | number;
-                            pending: string | number;
-                            paused: string | number;
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            timeout: number;
+                            pending: number;
+                            paused: number;
                         };
                     };
                 };
@@ -12654,8 +13222,8 @@ export interface operations {
     "getApiV1Maintenance-windows": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 state?: "active" | "upcoming" | "ended";
             };
             header?: never;
@@ -12687,7 +13255,7 @@ export interface operations {
                             ends_at: string | null;
                             rrule: string | null;
                             cron: string | null;
-                            duration_minutes: (string | number) | null;
+                            duration_minutes: number | null;
                             timezone: string;
                             monitor_ids: string[];
                             tags: string[];
@@ -12703,10 +13271,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -12798,7 +13366,8 @@ export interface operations {
                     rrule?: string | null;
                     /** @description Cron expression (5 or 6 fields), read in `timezone` */
                     cron?: string | null;
-                    duration_minutes?: (string | number) | null;
+                    /** @description Length of each occurrence of a recurring window */
+                    duration_minutes?: number | null;
                     /** @description IANA time zone of rrule/cron, e.g. Europe/Berlin; default UTC */
                     timezone?: string;
                     /** @description Monitors covered; with tags, a monitor matching either is covered; neither means every monitor */
@@ -12835,7 +13404,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -12968,7 +13537,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -13170,7 +13739,8 @@ export interface operations {
                     rrule?: string | null;
                     /** @description Cron expression (5 or 6 fields), read in `timezone` */
                     cron?: string | null;
-                    duration_minutes?: (string | number) | null;
+                    /** @description Length of each occurrence of a recurring window */
+                    duration_minutes?: number | null;
                     /** @description IANA time zone of rrule/cron, e.g. Europe/Berlin; default UTC */
                     timezone?: string;
                     /** @description Monitors covered; with tags, a monitor matching either is covered; neither means every monitor */
@@ -13207,7 +13777,7 @@ export interface operations {
                         ends_at: string | null;
                         rrule: string | null;
                         cron: string | null;
-                        duration_minutes: (string | number) | null;
+                        duration_minutes: number | null;
                         timezone: string;
                         monitor_ids: string[];
                         tags: string[];
@@ -13310,8 +13880,8 @@ export interface operations {
     getApiV1Regions: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -13337,21 +13907,21 @@ export interface operations {
                             city: string;
                             /** @enum {string} */
                             status: "online" | "offline";
-                            online_workers: string | number;
+                            online_workers: number;
                             /** @description Last heartbeat of any of the region's workers */
                             last_seen_at: string | null;
                             /** @description Checks running now */
-                            in_flight: string | number;
+                            in_flight: number;
                             /** @description Jobs queued for the region; null when the queue could not be read */
-                            backlog: (string | number) | null;
+                            backlog: number | null;
                             /** @description Median duration of the region's recent checks */
                             p50_latency_ms: number | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13425,8 +13995,8 @@ export interface operations {
     getApiV1Locations: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -13456,13 +14026,13 @@ export interface operations {
                             /** @description Whether the organisation's plan can check from here */
                             usable: boolean;
                             /** @description Regions one monitor may check from at once on the plan */
-                            max_regions_per_monitor: string | number;
+                            max_regions_per_monitor: number;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13628,8 +14198,8 @@ export interface operations {
     "getApiV1Alert-channels": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -13666,10 +14236,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -13751,12 +14321,59 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @enum {string} */
-                    type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                    /** @constant */
+                    type: "email";
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                    config: {
-                        [key: string]: unknown;
-                    };
+                    config: components["schemas"]["EmailChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "slack";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["SlackChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "discord";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["DiscordChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "teams";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["TeamsChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "telegram";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["TelegramChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "webhook";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["WebhookChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "pagerduty";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["PagerdutyChannelConfig"];
+                    enabled?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "opsgenie";
+                    /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                    config: components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
                 };
             };
@@ -14093,9 +14710,7 @@ export interface operations {
                     /** @enum {string} */
                     type?: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                    config?: {
-                        [key: string]: unknown;
-                    };
+                    config?: components["schemas"]["EmailChannelConfig"] | components["schemas"]["SlackChannelConfig"] | components["schemas"]["DiscordChannelConfig"] | components["schemas"]["TeamsChannelConfig"] | components["schemas"]["TelegramChannelConfig"] | components["schemas"]["WebhookChannelConfig"] | components["schemas"]["PagerdutyChannelConfig"] | components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
                 };
             };
@@ -14239,12 +14854,12 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                         attempts: {
-                            attempt: string | number;
+                            attempt: number;
                             ok: boolean;
                             /** Format: date-time */
                             at: string;
-                            durationMs: string | number;
-                            status?: string | number;
+                            durationMs: number;
+                            status?: number;
                             error?: string;
                             permanent?: boolean;
                         }[];
@@ -14330,8 +14945,8 @@ export interface operations {
     "getApiV1Alert-rules": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 enabled?: boolean;
                 scope_type?: "monitor" | "monitor_group" | "all_monitors";
                 monitor_id?: string;
@@ -14368,17 +14983,17 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             confirmation: {
-                                consecutive_failures: string | number;
+                                consecutive_failures: number;
                                 confirmation_regions: string[] | null;
                             };
                             notifications: {
                                 on_recovery: boolean;
                                 recurring: boolean;
-                                recurring_interval_minutes: (string | number) | null;
+                                recurring_interval_minutes: number | null;
                             };
                             channels: {
                                 channel_id: string;
-                                delay_minutes: string | number;
+                                delay_minutes: number;
                             }[];
                             escalation_policy_id: string | null;
                             /** Format: date-time */
@@ -14387,10 +15002,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -14475,22 +15090,12 @@ export interface operations {
                     description?: string | null;
                     enabled?: boolean;
                     /** @description Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors} */
-                    scope: {
-                        /** @description monitor (with monitor_id), monitor_group (with tag) or all_monitors */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    scope: components["schemas"]["MonitorScope"] | components["schemas"]["MonitorGroupScope"] | components["schemas"]["AllMonitorsScope"];
                     /** @description status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable */
-                    condition: {
-                        /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    condition: components["schemas"]["StatusChangeCondition"] | components["schemas"]["MetricThresholdCondition"] | components["schemas"]["SslExpiryCondition"] | components["schemas"]["DomainExpiryCondition"] | components["schemas"]["KeywordMissingCondition"] | components["schemas"]["CertificateChangedCondition"] | components["schemas"]["MonitoringUnavailableCondition"];
                     confirmation?: {
                         /** @description Default 1 */
-                        consecutive_failures?: string | number;
+                        consecutive_failures?: number;
                         /** @description Stored; no effect on evaluation */
                         confirmation_regions?: string[] | null;
                     };
@@ -14500,13 +15105,13 @@ export interface operations {
                         /** @description Default false */
                         recurring?: boolean;
                         /** @description At least 1; needed for recurring to take effect */
-                        recurring_interval_minutes?: (string | number) | null;
+                        recurring_interval_minutes?: number | null;
                     };
                     /** @description Required unless escalation_policy_id is given */
                     channels?: {
                         channel_id: string;
                         /** @description Default 0 (immediately) */
-                        delay_minutes?: string | number;
+                        delay_minutes?: number;
                     }[];
                     /** @description Instead of channels: the policy's steps become the bindings */
                     escalation_policy_id?: string | null;
@@ -14538,17 +15143,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -14644,8 +15249,8 @@ export interface operations {
     "getApiV1Alert-rulesActive": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 rule_id?: string;
                 monitor_id?: string;
                 acknowledged?: boolean;
@@ -14681,13 +15286,13 @@ export interface operations {
                             /** Format: date-time */
                             last_notified_at: string | null;
                             /** @description Consecutive checks the condition has held */
-                            consecutive: string | number;
+                            consecutive: number;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -14793,17 +15398,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -14992,22 +15597,12 @@ export interface operations {
                     description?: string | null;
                     enabled?: boolean;
                     /** @description Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors} */
-                    scope?: {
-                        /** @description monitor (with monitor_id), monitor_group (with tag) or all_monitors */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    scope?: components["schemas"]["MonitorScope"] | components["schemas"]["MonitorGroupScope"] | components["schemas"]["AllMonitorsScope"];
                     /** @description status_change {to: [up|down|degraded|timeout]+, from?}; metric_threshold {metric, operator: gt|lt|eq|neq|gte|lte, threshold}; ssl_expiry / domain_expiry {days_before ≥ 1}; keyword_missing {keyword}; certificate_changed; monitoring_unavailable */
-                    condition?: {
-                        /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    condition?: components["schemas"]["StatusChangeCondition"] | components["schemas"]["MetricThresholdCondition"] | components["schemas"]["SslExpiryCondition"] | components["schemas"]["DomainExpiryCondition"] | components["schemas"]["KeywordMissingCondition"] | components["schemas"]["CertificateChangedCondition"] | components["schemas"]["MonitoringUnavailableCondition"];
                     confirmation?: {
                         /** @description Default 1 */
-                        consecutive_failures?: string | number;
+                        consecutive_failures?: number;
                         /** @description Stored; no effect on evaluation */
                         confirmation_regions?: string[] | null;
                     };
@@ -15017,13 +15612,13 @@ export interface operations {
                         /** @description Default false */
                         recurring?: boolean;
                         /** @description At least 1; needed for recurring to take effect */
-                        recurring_interval_minutes?: (string | number) | null;
+                        recurring_interval_minutes?: number | null;
                     };
                     /** @description Required unless escalation_policy_id is given */
                     channels?: {
                         channel_id: string;
                         /** @description Default 0 (immediately) */
-                        delay_minutes?: string | number;
+                        delay_minutes?: number;
                     }[];
                     /** @description Instead of channels: the policy's steps become the bindings */
                     escalation_policy_id?: string | null;
@@ -15055,17 +15650,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         confirmation: {
-                            consecutive_failures: string | number;
+                            consecutive_failures: number;
                             confirmation_regions: string[] | null;
                         };
                         notifications: {
                             on_recovery: boolean;
                             recurring: boolean;
-                            recurring_interval_minutes: (string | number) | null;
+                            recurring_interval_minutes: number | null;
                         };
                         channels: {
                             channel_id: string;
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
                         /** Format: date-time */
@@ -15283,8 +15878,8 @@ export interface operations {
     "getApiV1Escalation-policies": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -15309,7 +15904,7 @@ export interface operations {
                             id: string;
                             name: string;
                             steps: {
-                                delay_minutes: string | number;
+                                delay_minutes: number;
                                 channel_ids: string[];
                             }[];
                             /** Format: date-time */
@@ -15318,10 +15913,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -15405,7 +16000,7 @@ export interface operations {
                     name: string;
                     steps: {
                         /** @description Minutes after the alert starts; 0 = at once; increasing from step to step */
-                        delay_minutes: string | number;
+                        delay_minutes: number;
                         channel_ids: string[];
                     }[];
                 };
@@ -15428,7 +16023,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15548,7 +16143,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15736,7 +16331,7 @@ export interface operations {
                     name?: string;
                     steps?: {
                         /** @description Minutes after the alert starts; 0 = at once; increasing from step to step */
-                        delay_minutes: string | number;
+                        delay_minutes: number;
                         channel_ids: string[];
                     }[];
                 };
@@ -15759,7 +16354,7 @@ export interface operations {
                         id: string;
                         name: string;
                         steps: {
-                            delay_minutes: string | number;
+                            delay_minutes: number;
                             channel_ids: string[];
                         }[];
                         /** Format: date-time */
@@ -15855,8 +16450,8 @@ export interface operations {
     getApiV1AlertsHistory: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 rule_id?: string;
                 monitor_id?: string;
                 channel_id?: string;
@@ -15897,20 +16492,20 @@ export interface operations {
                             channel_type: string | null;
                             /** @description alert, escalation, reminder, recovery or acknowledgement */
                             kind: string;
-                            attempt: string | number;
+                            attempt: number;
                             /** @description sent, retrying (failed, will retry) or failed (gave up) */
                             status: string;
-                            http_status: (string | number) | null;
+                            http_status: number | null;
                             error: string | null;
-                            duration_ms: (string | number) | null;
+                            duration_ms: number | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -16021,10 +16616,19 @@ export interface operations {
                             in_app_notifications: boolean;
                         };
                         limits: {
-                            alert_rules: string | number;
-                            alert_channels: string | number;
+                            alert_rules: number;
+                            alert_channels: number;
                         };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16086,8 +16690,8 @@ export interface operations {
     getApiV1Notifications: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 unread?: boolean;
             };
             header?: never;
@@ -16125,10 +16729,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -16221,8 +16825,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        unread: string | number;
+                        unread: number;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16417,8 +17030,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        marked: string | number;
+                        marked: number;
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16656,8 +17278,8 @@ export interface operations {
     getApiV1Runners: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -16696,10 +17318,10 @@ export interface operations {
                             revoked_at: string | null;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -16937,6 +17559,15 @@ export interface operations {
                             browsers: string;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17380,11 +18011,11 @@ export interface operations {
                         version: string | null;
                         capabilities: {
                             browsers: string[];
-                            concurrency: (string | number) | null;
+                            concurrency: number | null;
                         };
-                        heartbeat_interval_ms: (string | number) | null;
-                        offline_after_ms: string | number;
-                        in_flight: string | number;
+                        heartbeat_interval_ms: number | null;
+                        offline_after_ms: number;
+                        in_flight: number;
                         /** @description Whether the runner's current session encrypts payloads */
                         encrypted: boolean | null;
                     };
@@ -17506,7 +18137,7 @@ export interface operations {
                         confirm: {
                             session_id: string;
                             /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                            seq: string | number;
+                            seq: number;
                             /** @description 12 random bytes, base64url */
                             nonce?: string;
                             /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17612,7 +18243,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17638,7 +18269,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17743,7 +18374,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17769,7 +18400,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17874,7 +18505,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -17900,7 +18531,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -18005,7 +18636,7 @@ export interface operations {
                 "application/json": {
                     session_id: string;
                     /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                    seq: string | number;
+                    seq: number;
                     /** @description 12 random bytes, base64url */
                     nonce?: string;
                     /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -18031,7 +18662,7 @@ export interface operations {
                     "application/json": {
                         session_id: string;
                         /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
-                        seq: string | number;
+                        seq: number;
                         /** @description 12 random bytes, base64url */
                         nonce?: string;
                         /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
@@ -18127,8 +18758,8 @@ export interface operations {
     "getApiV1Status-pages": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -18199,10 +18830,10 @@ export interface operations {
                             updated_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -19103,8 +19734,8 @@ export interface operations {
     "getApiV1Status-pagesByIdSubscribers": {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -19141,10 +19772,10 @@ export interface operations {
                             created_at: string;
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };
@@ -19944,6 +20575,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
             401: {
                 headers: {
@@ -20520,8 +21160,8 @@ export interface operations {
     getApiV1Incidents: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: ("investigating" | "identified" | "monitoring" | "resolved") | "active";
                 page_id?: string;
             };
@@ -20570,10 +21210,10 @@ export interface operations {
                             }[];
                         }[];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                             hasMore: boolean;
                         };
                     };

@@ -5,6 +5,10 @@ import { SchemaFields } from "../../components/schema-fields";
 import { EmptyState, ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { readChannelForm, CHANNEL_HELP, CHANNEL_TYPES, channelFields, type ChannelType } from "./channel-body";
 
+// The document types `config` per channel type; readChannelForm has built it from the chosen type's fields.
+type CreateBody = paths["/api/v1/alert-channels"]["post"]["requestBody"]["content"]["application/json"];
+type PatchBody = paths["/api/v1/alert-channels/{id}"]["patch"]["requestBody"]["content"]["application/json"];
+
 type Channel = paths["/api/v1/alert-channels"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 
 export function AlertChannels() {
@@ -87,8 +91,8 @@ function ChannelFormFields({ channel, onDone, onSaved }: { channel?: Channel; on
   const save = useMutation({
     mutationFn: async (f: FormData) => {
       const body = readChannelForm(type, f);
-      if (channel) return api.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: channel.id } }, body }).then(data);
-      return api.POST("/api/v1/alert-channels", { body }).then(data);
+      if (channel) return api.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: channel.id } }, body: body as PatchBody }).then(data);
+      return api.POST("/api/v1/alert-channels", { body: body as CreateBody }).then(data);
     },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["alert-channels"] });

@@ -8,6 +8,11 @@ import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
 import { CHECK_LABELS, CHECK_TYPES, configFields, readMonitorForm, type CheckType } from "./monitor-body";
 import type { Monitor } from "./use-monitors";
+import type { paths } from "../../api/schema";
+
+// The document types `config` per check type; readMonitorForm has checked it against the chosen type's schema.
+type CreateBody = paths["/api/v1/monitors"]["post"]["requestBody"]["content"]["application/json"];
+type PatchBody = paths["/api/v1/monitors/{id}"]["patch"]["requestBody"]["content"]["application/json"];
 
 export function MonitorEdit({ id }: { id: string }) {
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
@@ -29,8 +34,8 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
     mutationFn: async (form: FormData) => {
       const { body, issues } = readMonitorForm(type, form, minInterval);
       if (issues.length) throw new FormIssuesError(issues);
-      if (monitor) return api.PATCH("/api/v1/monitors/{id}", { params: { path: { id: monitor.id } }, body }).then(data);
-      return api.POST("/api/v1/monitors", { body }).then(data);
+      if (monitor) return api.PATCH("/api/v1/monitors/{id}", { params: { path: { id: monitor.id } }, body: body as PatchBody }).then(data);
+      return api.POST("/api/v1/monitors", { body: body as CreateBody }).then(data);
     },
     onSuccess: (m) => {
       void qc.invalidateQueries({ queryKey: ["monitors"] });

@@ -1,0 +1,44 @@
+type Schema = { type?: string; required?: string[]; properties?: Record<string, Schema>; [k: string]: unknown };
+
+/**
+ * A body whose `config` depends on its `type` is validated in code against the type's schema; the
+ * document says so exactly: on create, one variant per type (`type` fixed, `config` that type's
+ * component); on change (type optional), `config` is one of the types' configs (the monitor's own).
+ */
+export function typeConfigBody(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
+  body = typeMarkedProperties(body, refsByRegistry);
+  const config = body.properties?.config;
+  const registry = config?.["x-config-of"] as string | undefined;
+  if (!config || !registry) return body;
+  const refs = refsByRegistry[registry] ?? {};
+  const { "x-config-of": _, ...plain } = config;
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  if (!body.required?.includes("type")) {
+    return { ...body, properties: { ...body.properties, config: { description: plain.description, anyOf: Object.values(refs).map(ref) } } };
+  }
+  const { properties, ...rest } = body;
+  return {
+    ...(rest.title ? { title: rest.title } : {}),
+    ...(rest.description ? { description: rest.description } : {}),
+    oneOf: Object.entries(refs).map(([type, name]) => ({
+      ...rest,
+      title: undefined,
+      properties: { ...properties, type: { type: "string", const: type }, config: { ...ref(name), description: plain.description } },
+    })),
+    discriminator: { propertyName: "type" },
+  };
+}
+
+/** A property checked in code against one of a registry's schemas (alert-rule scope and condition) says which ones. */
+function typeMarkedProperties(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
+  if (!body.properties || !Object.values(body.properties).some((p) => p["x-one-of"])) return body;
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, p]) => {
+      const registry = p["x-one-of"] as string | undefined;
+      if (!registry) return [name, p];
+      const refs = Object.values(refsByRegistry[registry] ?? {}).map((ref) => ({ $ref: `#/components/schemas/${ref}` }));
+      return [name, { description: p.description, oneOf: refs, discriminator: { propertyName: "type" } }];
+    }),
+  );
+  return { ...body, properties };
+}

@@ -1,0 +1,59 @@
+/** What the edge and the error handler need to know about the routes: methods per path, and who may call. */
+export interface RouteTable {
+  /** Methods the path takes (HEAD with GET); empty for a path no route serves. */
+  allowedMethods(path: string): string[];
+  /** Whether the route needs a caller (it has a `requires` guard): anonymous requests get 401 before anything reads the body. */
+  needsCaller(method: string, path: string): boolean;
+  /** Whether the route that serves the request declares no query parameters at all (so any is unknown); false when no route matches. */
+  takesNoQuery(method: string, path: string): boolean;
+}
+
+export interface RouteLike {
+  method: string;
+  path: string;
+  hooks?: { transform?: unknown; query?: unknown };
+}
+
+/** The auth macro marks its hook with the requirement, so the table can find guarded routes. */
+export const REQUIRES_MARK = "requires";
+
+const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+const isMarked = (fn: unknown) => typeof fn === "function" && REQUIRES_MARK in fn;
+const guarded = (r: RouteLike) => Array.isArray(r.hooks?.transform) && r.hooks.transform.some((h: unknown) => isMarked(h) || isMarked((h as { fn?: unknown } | null)?.fn));
+
+/**
+ * Built lazily from the app's route list. Catch-all routes (the dashboard's `/*`) are left out: they
+ * would make every unknown path "allow GET", and an unknown path is 404, not 405.
+ */
+export function routeTableOf(routes: () => RouteLike[]): RouteTable {
+  let table: { re: RegExp; method: string; guarded: boolean; params: number; query: boolean }[] | null = null;
+  const matches = (path: string) =>
+    (table ??= routes()
+      .filter((r) => !r.path.includes("*") && r.method !== "ALL")
+      .map((r) => ({
+        re: new RegExp(`^${r.path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : escape(seg))).join("/")}/?$`),
+        method: r.method,
+        guarded: guarded(r),
+        params: r.path.split("/").filter((seg) => seg.startsWith(":")).length,
+        query: r.hooks?.query !== undefined,
+      }))).filter((r) => r.re.test(path));
+  return {
+    allowedMethods(path) {
+      const methods = new Set(matches(path).map((r) => r.method));
+      if (methods.has("GET")) methods.add("HEAD");
+      return [...methods].sort();
+    },
+    needsCaller(method, path) {
+      const all = matches(path).filter((r) => r.method === method);
+      // A static segment beats a parameter (`/monitors/bulk` before `/monitors/:id`); guarded only when every match is.
+      return all.length > 0 && all.every((r) => r.guarded);
+    },
+    takesNoQuery(method, path) {
+      // The route the router picks: static segments beat parameters.
+      const best = matches(path)
+        .filter((r) => r.method === method || (method === "HEAD" && r.method === "GET"))
+        .sort((a, b) => a.params - b.params)[0];
+      return best !== undefined && !best.query;
+    },
+  };
+}
