@@ -201,7 +201,11 @@ it(
  */
 const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Comparing fields: from before to, ends after starts, a timeout within the interval, exactly one of two fields.
-  [/^GET \/api\/v1\/monitors\/\{id\}\/(checks|uptime|aggregates)/, /from must be before to|from is required when to is given/],
+  [/^GET \/api\/v1\/monitors\/\{id\}\/(checks|uptime|aggregates)/, /from must be before to|from is required when to is given|at most \d+ buckets per request/],
+  // Two ways to give the second factor at sign-in: one at a time.
+  [/^POST \/api\/v1\/auth\/signin$/, /Send either totp_code or recovery_code, not both/],
+  // Theme CSS is parsed for what could end the style element or load other styles.
+  [/^(POST|PATCH) \/api\/v1\/themes/, /custom_css was refused/],
   [/^(POST|PATCH|PUT) \/api\/v1\//, /ends_at must be after starts_at|timeout_ms must not exceed the interval|give exactly one of|give either .* not both|at least one channel binding|Give rrule or cron, not both|Changing the type needs the new type's config/i],
   // The monitor's or channel's own type decides which config applies (the document lists every type's).
   [/^PATCH \/api\/v1\/(monitors|alert-channels)\/\{id\}$/, /body\.config/],

@@ -4029,13 +4029,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link */
+            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -4070,13 +4071,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link */
+            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
