@@ -38,7 +38,8 @@ async function ensureTemplate(admin: Sql): Promise<string> {
       });
       await migrate(dbUrl(`${name}_build`));
       await admin.unsafe(`alter database ${name}_build rename to ${name}`);
-      const stale = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'wp\\_tpl\\_%' and datname <> ${name} and datname not like '%\\_build'`;
+      // Templates of other migration sets more than an hour old: another checkout's run may still be copying a newer one.
+      const stale = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'wp\\_tpl\\_%' and datname <> ${name} and datname not like '%\\_build' and (pg_stat_file('base/' || oid)).modification < now() - interval '1 hour'`;
       for (const { datname } of stale) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
     }
     // Databases of test runs that died more than an hour ago.
