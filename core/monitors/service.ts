@@ -132,7 +132,17 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
   };
 }
 
+/** Heartbeats are pinged by the target, so a region or runner sent with one is a mistake to say, not to drop. */
+function refuseLocationsForHeartbeat(type: string, sent: { regions?: string[]; runner_ids?: string[] }): void {
+  if (type !== "heartbeat") return;
+  const issues = (["regions", "runner_ids"] as const)
+    .filter((f) => (sent[f]?.length ?? 0) > 0)
+    .map((f) => ({ path: `body.${f}`, message: `heartbeat monitors are pinged by the target and never run in a region or on a runner; leave ${f} out` }));
+  if (issues.length > 0) throw validationError(issues);
+}
+
 export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<MonitorRow> {
+  refuseLocationsForHeartbeat(input.type, input);
   const write = await prepare(
     ctx,
     {
@@ -176,6 +186,7 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
   if (patch.type && patch.type !== current.type && !patch.config) {
     throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
   }
+  refuseLocationsForHeartbeat(type, patch);
   const write = await prepare(
     ctx,
     {

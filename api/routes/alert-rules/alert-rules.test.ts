@@ -140,7 +140,7 @@ describe("/alert-rules", () => {
 
 describe("/alert-rules active alerts and acknowledge", () => {
   const evaluate = (rs: ReturnType<typeof result>[]) =>
-    evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "http://x", isQuiet: async () => false }, rs);
+    evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "http://x" }, rs);
 
   async function firing() {
     const s = await setup("business");

@@ -14149,6 +14149,8 @@ export interface operations {
                                 delay_minutes: string | number;
                             }[];
                             escalation_policy_id: string | null;
+                            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                            disabled_reason: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -14253,6 +14255,11 @@ export interface operations {
                     condition: {
                         /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
                         type: string;
+                        /**
+                         * @description metric_threshold only. By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+                         * @enum {string}
+                         */
+                        metric?: "body_bytes" | "browser_memory_mb" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
                     } & {
                         [key: string]: unknown;
                     };
@@ -14319,6 +14326,8 @@ export interface operations {
                             delay_minutes: string | number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -14574,6 +14583,8 @@ export interface operations {
                             delay_minutes: string | number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -14770,6 +14781,11 @@ export interface operations {
                     condition?: {
                         /** @description status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable */
                         type: string;
+                        /**
+                         * @description metric_threshold only. By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+                         * @enum {string}
+                         */
+                        metric?: "body_bytes" | "browser_memory_mb" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
                     } & {
                         [key: string]: unknown;
                     };
@@ -14836,6 +14852,8 @@ export interface operations {
                             delay_minutes: string | number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
