@@ -51,7 +51,17 @@ async function checkReferences(sql: Sql, orgId: string, def: RuleDefinition, iss
   if (scopeToCheck && def.scope?.type === "monitor") {
     const monitor = await findMonitor(sql, orgId, def.scope.monitor_id);
     if (!monitor) issues.push({ path: "body.scope.monitor_id", message: `no monitor ${def.scope.monitor_id} in this organisation${keptScope ? " (it was deleted): give the rule another scope to enable it" : ""}` });
-    else if (def.condition.type === "metric_threshold") {
+    else if (def.condition.type === "keyword_missing") {
+      // The rule's keyword is what it checks, and only a keyword monitor looking for it can answer.
+      const config = monitor.config as { keyword?: string; case_sensitive?: boolean };
+      // Browser Lite compares with case; the keyword check only when case_sensitive is set.
+      const withCase = monitor.type === "browser_lite" || config.case_sensitive === true;
+      const same = typeof config.keyword === "string" && (withCase ? config.keyword === def.condition.keyword : config.keyword.toLowerCase() === def.condition.keyword.toLowerCase());
+      if (monitor.type !== "keyword" && !(monitor.type === "browser_lite" && typeof config.keyword === "string")) {
+        issues.push({ path: "body.condition.keyword", message: `keyword_missing reads what a keyword monitor (or a Browser Lite monitor with a keyword) found; monitor "${monitor.name}" is of type ${monitor.type}` });
+      }
+      else if (!same) issues.push({ path: "body.condition.keyword", message: `monitor "${monitor.name}" looks for "${config.keyword}", not "${def.condition.keyword}"; set the monitor's keyword or the rule's to the same text` });
+    } else if (def.condition.type === "metric_threshold") {
       const reported = metricsByMonitorType[monitor.type as CheckType] ?? [];
       if (!reported.includes(def.condition.metric)) {
         issues.push({ path: "body.condition.metric", message: `${monitor.type} monitors do not report ${def.condition.metric}; they report ${reported.join(", ")}` });

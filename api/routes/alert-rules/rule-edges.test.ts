@@ -93,6 +93,20 @@ describe("rules and deleted monitors", () => {
 });
 
 describe("inputs that make no sense", () => {
+  it("refuses a keyword_missing rule on a monitor that does not look for that keyword", async () => {
+    const { call, channelId, monitorId } = await setup();
+    const kw = await call("POST", "/api/v1/monitors", { name: "Cart", type: "keyword", config: { url: "https://shop.example/cart", keyword: "Checkout" } });
+    const make = (monitor: string, keyword: string) =>
+      call("POST", "/api/v1/alert-rules", rule(channelId, { scope: { type: "monitor", monitor_id: monitor }, condition: { type: "keyword_missing", keyword } }));
+    const onHttp = await make(monitorId, "Checkout");
+    expect(onHttp.status).toBe(400);
+    expect(onHttp.body.details.issues[0]).toEqual({ path: "body.condition.keyword", message: 'keyword_missing reads what a keyword monitor (or a Browser Lite monitor with a keyword) found; monitor "Shop" is of type http' });
+    const other = await make(kw.body.id, "Add to cart");
+    expect(other.status).toBe(400);
+    expect(other.body.details.issues[0]).toEqual({ path: "body.condition.keyword", message: 'monitor "Cart" looks for "Checkout", not "Add to cart"; set the monitor\'s keyword or the rule\'s to the same text' });
+    expect((await make(kw.body.id, "checkout")).status).toBe(201);
+  });
+
   it("refuses recurring_interval_minutes 0 with a message a person understands", async () => {
     const { call, channelId } = await setup();
     const res = await call("POST", "/api/v1/alert-rules", rule(channelId, { notifications: { recurring: true, recurring_interval_minutes: 0 } }));

@@ -2849,6 +2849,10 @@ export interface components {
             ip: string | null;
             /** @description Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8) */
             keyword_found: boolean | null;
+            /** @description The keyword looked for (a keyword_missing rule reads keyword_found only when it names this keyword) */
+            keyword: string | null;
+            /** @description Whether the keyword was compared with case */
+            keyword_case_sensitive: boolean | null;
         };
         /** SslData */
         SslData: {
@@ -2970,6 +2974,10 @@ export interface components {
             lcp_ms: number | null;
             /** @description Whether the rendered text of the page contains keyword; null without a keyword */
             keyword_found: boolean | null;
+            /** @description The keyword looked for (compared with case); a keyword_missing rule reads keyword_found only when it names this keyword */
+            keyword: string | null;
+            /** @description Whether the keyword was compared with case (always true here); null without a keyword */
+            keyword_case_sensitive: boolean | null;
         };
         /** BrowserFlowData */
         BrowserFlowData: {
