@@ -92,7 +92,9 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
     // Heartbeats are inbound; they never run in a region or on a runner.
     regions = [];
     runnerIds = [];
-  } else if (regions.length === 0 && runnerIds.length === 0) {
+  } else if (regions.length === 0 && runnerIds.length === 0 && (previous === null || input.regions !== previous.regions || input.runner_ids !== previous.runner_ids)) {
+    // A new monitor, or one given new locations, gets the default region; one whose runner was
+    // revoked keeps having none until someone picks a place (a cloud region may not reach its target).
     regions = [ctx.settings.regions[0]!];
   }
   const added = runnerIds.filter((r) => !previous?.runner_ids.includes(r));

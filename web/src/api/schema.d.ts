@@ -10556,6 +10556,10 @@ export interface operations {
                             paused: boolean;
                             /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                             suspended: boolean;
+                            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                            monitored: boolean;
+                            /** @description Why monitored is false; null otherwise */
+                            not_monitored_reason: string | null;
                             /** @enum {string} */
                             status: "pending" | "up" | "down" | "degraded" | "timeout";
                             /** Format: date-time */
@@ -10706,6 +10710,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -10845,6 +10853,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11087,6 +11099,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11226,6 +11242,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11356,6 +11376,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
