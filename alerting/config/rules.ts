@@ -15,6 +15,7 @@ import {
   updateAlertRule,
 } from "../../db/queries/alert-rules.ts";
 import { findMonitor } from "../../db/queries/monitors.ts";
+import { dataFieldNames } from "../../runner/checks/data-schemas.ts";
 import { metricsByMonitorType } from "../../runner/checks/metric-names.ts";
 import type { CheckType } from "../../runner/checks/types.ts";
 import { normaliseRule, type RuleDefinition, type RuleInput } from "./rule-input.ts";
@@ -44,6 +45,13 @@ export function toRuleView(row: AlertRuleRow): RuleView {
   };
 }
 
+/** The result field a condition reads (alerting/engine/conditions.ts); a monitor type whose data lacks it can never fire it. */
+const FIELD_READ: Partial<Record<RuleDefinition["condition"]["type"], string>> = {
+  ssl_expiry: "ssl_days_remaining",
+  domain_expiry: "domain_days_remaining",
+  certificate_changed: "fingerprint_sha256",
+};
+
 /** References must exist in the caller's organisation; another organisation's id reads as unknown. */
 async function checkReferences(sql: Sql, orgId: string, def: RuleDefinition, issues: ValidationIssue[], keptScope = false): Promise<void> {
   // A disabled rule whose monitor was deleted stays editable; enabling it needs a scope that exists.
@@ -51,7 +59,10 @@ async function checkReferences(sql: Sql, orgId: string, def: RuleDefinition, iss
   if (scopeToCheck && def.scope?.type === "monitor") {
     const monitor = await findMonitor(sql, orgId, def.scope.monitor_id);
     if (!monitor) issues.push({ path: "body.scope.monitor_id", message: `no monitor ${def.scope.monitor_id} in this organisation${keptScope ? " (it was deleted): give the rule another scope to enable it" : ""}` });
-    else if (def.condition.type === "keyword_missing") {
+    else if (def.condition.type in FIELD_READ && !dataFieldNames(monitor.type as CheckType).includes(FIELD_READ[def.condition.type]!)) {
+      const field = FIELD_READ[def.condition.type]!;
+      issues.push({ path: "body.condition.type", message: `${def.condition.type} reads ${field}, which ${monitor.type} monitors never report; monitor "${monitor.name}" would never fire it` });
+    } else if (def.condition.type === "keyword_missing") {
       // The rule's keyword is what it checks, and only a keyword monitor looking for it can answer.
       const config = monitor.config as { keyword?: string; case_sensitive?: boolean };
       // Browser Lite compares with case; the keyword check only when case_sensitive is set.

@@ -107,6 +107,21 @@ describe("inputs that make no sense", () => {
     expect((await make(kw.body.id, "checkout")).status).toBe(201);
   });
 
+  it("refuses ssl_expiry, domain_expiry and certificate_changed on a monitor whose checks never report what they read", async () => {
+    const { call, channelId, monitorId } = await setup();
+    const ssl = (await call("POST", "/api/v1/monitors", { name: "Cert", type: "ssl", config: { host: "shop.example" } })).body;
+    for (const [condition, field] of [
+      [{ type: "ssl_expiry", days_before: 14 }, "ssl_days_remaining"],
+      [{ type: "domain_expiry", days_before: 14 }, "domain_days_remaining"],
+      [{ type: "certificate_changed" }, "fingerprint_sha256"],
+    ] as const) {
+      const res = await call("POST", "/api/v1/alert-rules", rule(channelId, { scope: { type: "monitor", monitor_id: monitorId }, condition }));
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues[0]).toEqual({ path: "body.condition.type", message: `${condition.type} reads ${field}, which http monitors never report; monitor "Shop" would never fire it` });
+    }
+    expect((await call("POST", "/api/v1/alert-rules", rule(channelId, { scope: { type: "monitor", monitor_id: ssl.id }, condition: { type: "certificate_changed" } }))).status).toBe(201);
+  });
+
   it("refuses recurring_interval_minutes 0 with a message a person understands", async () => {
     const { call, channelId } = await setup();
     const res = await call("POST", "/api/v1/alert-rules", rule(channelId, { notifications: { recurring: true, recurring_interval_minutes: 0 } }));
