@@ -8,8 +8,8 @@ import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
 import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig } from "../config/channels.ts";
-import { type AlertBusEvent, type DecideContext, decide, loadMonitors } from "./decide.ts";
-import { type QuietSpansOf, suppressingSpans } from "./quiet-spans.ts";
+import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
+import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
@@ -43,6 +43,7 @@ export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit
     const notifications = [];
     const busEvents: AlertBusEvent[] = [];
     const skipped: StateKey[] = [];
+    const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
     for (const row of due) {
       const org = await deps.rules.get(row.org_id);
       const rule = org.byId.get(row.rule_id);
@@ -53,7 +54,7 @@ export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit
         skipped.push({ rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region });
         continue;
       }
-      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, quietSpans: (m, from, to) => (deps.quietSpans ?? suppressingSpans)(tx, m, from, to) };
+      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, quietSpans: spansOf };
       const d = await decide(ctx, rule, monitor, row, { type: "tick", at: now });
       writes.push(d.write);
       deliveries.push(...d.deliveries);

@@ -7,7 +7,7 @@ import { evaluateCondition } from "../engine/conditions.ts";
 import { initialState } from "../engine/state-machine.ts";
 import type { CompiledRule } from "./compile.ts";
 import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo, readState } from "./decide.ts";
-import { type QuietSpansOf, suppressingSpans } from "./quiet-spans.ts";
+import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
 /**
@@ -86,19 +86,14 @@ export async function evaluateResults(deps: EvaluateDeps, results: CheckResultMe
     const deliveries = [];
     const notifications = [];
     const busEvents: AlertBusEvent[] = [];
-    const quietCache = new Map<string, ReturnType<QuietSpansOf>>();
-    const spansOf = deps.quietSpans ?? suppressingSpans;
+    const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
     for (const c of needed) {
       const row = rows.get(keyOf(c.key));
       if (!row) continue; // rule or monitor deleted meanwhile
       const ctx: DecideContext = {
         orgName: orgNames.get(c.key.org_id) ?? "",
         publicBaseUrl: deps.publicBaseUrl,
-        quietSpans: (m, from, to) => {
-          const k = `${m.id}@${from}-${to}`;
-          if (!quietCache.has(k)) quietCache.set(k, spansOf(tx, m, from, to));
-          return quietCache.get(k)!;
-        },
+        quietSpans: spansOf,
       };
       let memory = readState(row).machine.memory;
       const view = { status: c.result.status, duration_ms: c.result.duration_ms, data: (c.result.data ?? {}) as Record<string, unknown> };

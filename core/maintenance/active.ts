@@ -17,7 +17,12 @@ export async function activeWindowsFor(sql: Sql, orgId: string, monitorId: strin
  * merged and sorted; one covering `to` runs on to the end of its stretch. An alert's clock stops inside them.
  */
 export async function suppressingSpansFor(sql: Sql, orgId: string, monitorId: string, tags: string[], from: number, to: number): Promise<[number, number][]> {
-  const rows = (await windowsForMonitor(sql, orgId, monitorId, tags)).filter((w) => w.suppress_alerts);
+  return suppressingSpansOf(await windowsForMonitor(sql, orgId, monitorId, tags), from, to);
+}
+
+/** suppressingSpansFor over windows already read (the monitor's, from windowsForMonitor). */
+export function suppressingSpansOf(windows: MaintenanceWindowRow[], from: number, to: number): [number, number][] {
+  const rows = windows.filter((w) => w.suppress_alerts);
   const spans: [number, number][] = [];
   for (const w of rows) {
     const rec = recurrenceOf(w);
