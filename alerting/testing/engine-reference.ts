@@ -185,6 +185,12 @@ export function referenceRun(trace: Trace): Sent[] {
         } else rule.onRecovery = !rule.onRecovery;
         break;
       }
+      case "confirm": {
+        // Applies from the rule's next evaluation, to a counter already running too.
+        const rule = rules[op.rule];
+        if (rule) rule.consecutiveFailures = op.consecutive;
+        break;
+      }
       case "delete_rule":
         rules[op.rule] = null;
         for (const k of [...states.keys()]) if (parse(k)[0] === op.rule) states.delete(k);

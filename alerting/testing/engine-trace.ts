@@ -39,6 +39,7 @@ export type TraceOp = { gap: number } & (
   | { t: "ack"; rule: number; monitor: number; region: number | null }
   | { t: "window"; minutes: number }
   | { t: "toggle"; rule: number; field: "enabled" | "on_recovery" }
+  | { t: "confirm"; rule: number; consecutive: number }
   | { t: "delete_rule"; rule: number }
   | { t: "delete_monitor"; monitor: number }
   | { t: "restart" }
@@ -109,6 +110,7 @@ const arbOp = (rules: number, monitors: number, mix: TraceMix): fc.Arbitrary<Tra
     },
     { weight: mix.windows ? 5 : 0, arbitrary: fc.record({ t: fc.constant("window" as const), minutes: fc.integer({ min: 1, max: 40 }), gap }) },
     { weight: 3, arbitrary: fc.record({ t: fc.constant("toggle" as const), rule: fc.integer({ min: 0, max: rules - 1 }), field: fc.constantFrom("enabled" as const, "on_recovery" as const), gap }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant("confirm" as const), rule: fc.integer({ min: 0, max: rules - 1 }), consecutive: fc.integer({ min: 1, max: 3 }), gap }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant("restart" as const), gap }) },
     { weight: 8, arbitrary: fc.record({ t: fc.constant("wait" as const), gap: fc.integer({ min: 1, max: 30 }).map((n) => n * MIN) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant("delete_rule" as const), rule: fc.integer({ min: 0, max: rules - 1 }), gap })},
@@ -254,6 +256,12 @@ export async function engineRun(b: EngineBench, trace: Trace): Promise<Sent[]> {
           rules.invalidate(org.orgId);
           break;
         }
+        case "confirm":
+          await patchRule(ctx, ruleIds[op.rule]!, { confirmation: { consecutive_failures: op.consecutive } }).catch((err) => {
+            if (err?.code !== "NOT_FOUND") throw err;
+          });
+          rules.invalidate(org.orgId);
+          break;
         case "delete_rule":
           await removeRule(ctx, ruleIds[op.rule]!).catch((err) => {
             if (err?.code !== "NOT_FOUND") throw err;
