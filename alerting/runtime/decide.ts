@@ -42,7 +42,11 @@ export interface StoredState {
 
 export const readState = (row: Pick<AlertStateRow, "state">): StoredState => {
   const s = row.state as Partial<StoredState>;
-  return { machine: s.machine ?? initialState(), last: s.last };
+  const machine = s.machine ?? initialState();
+  // A state stored before 2026-11-26 marked a notice withheld by a window as `held`; one that told nobody yet still owes its alert.
+  const legacy = machine as AlertState & { held?: boolean };
+  if (legacy.alertPending === undefined) legacy.alertPending = legacy.held === true && legacy.firing && legacy.notified.length === 0;
+  return { machine, last: s.last };
 };
 
 /** Puts alert events on the live stream (`events.<orgId>`, the LiveEvent envelope with these fields as data). */
