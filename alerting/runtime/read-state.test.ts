@@ -4,9 +4,8 @@ import { readState } from "./decide.ts";
 
 describe("readState", () => {
   it("reads a state stored before windows paused the alert clock: a withheld alert that told nobody is still owed", () => {
-    const old = { ...initialState(), firing: true, firedAt: 1000, held: true, alertPending: undefined };
-    expect(readState({ state: { machine: old } }).machine.alertPending).toBe(true);
-    const told = { ...old, notified: ["ach_1"] };
-    expect(readState({ state: { machine: told } }).machine.alertPending).toBe(false);
+    const old = (notified: string[]) => ({ ...initialState(), firing: true, firedAt: 1000, held: true, notified, alertPending: undefined });
+    expect(readState({ state: { machine: old([]) } }).machine.alertPending).toBe(true);
+    expect(readState({ state: { machine: old(["ach_1"]) } }).machine.alertPending).toBe(false);
   });
 });
