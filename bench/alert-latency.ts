@@ -89,7 +89,7 @@ async function throughput(sql: Sql): Promise<void> {
     select r.id, ${o.orgId}, r.id, r.scope, r.condition, '{"consecutive_failures":2,"confirmation_regions":null}', '{"on_recovery":true,"recurring":false,"recurring_interval_minutes":null}', r.channels
     from jsonb_to_recordset(${sql.json(rules as never)}) as r(id text, scope jsonb, condition jsonb, channels jsonb)`;
   const cache = new RuleCache(sql, silentLogger);
-  const deps = { sql, rules: cache, publicBaseUrl: "http://bench", isQuiet: async () => false };
+  const deps = { sql, rules: cache, publicBaseUrl: "http://bench" };
   const base = Date.now();
   const make = (i: number) =>
     result(o.orgId, monitorIds[i % monitorIds.length]!, i % 100 === 7 ? "down" : "up", {

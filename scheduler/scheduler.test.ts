@@ -155,6 +155,23 @@ for (const kind of ["memory", "nats"] as const) {
   });
 }
 
+describe("a monitor left with nowhere to run", () => {
+  it("records unavailable (monitoring_unavailable) at each due time when it has no region and no runner; a heartbeat records nothing", async () => {
+    const w = await world("memory");
+    const m = row({ regions: [], runner_ids: [] });
+    w.scheduler.upsert(m);
+    w.scheduler.upsert(row({ type: "heartbeat", regions: [], runner_ids: [] }));
+    w.scheduler.start(null);
+    await w.advance(2 * 30_000);
+    expect(w.sent.filter((s) => s.job)).toEqual([]);
+    const results = w.sent.map((s) => s.result!);
+    expect(results.map((r) => [r.monitor_id, r.location, r.status, r.error])).toEqual([
+      [m.id, "none", "unavailable", "no region or runner to run on (its runners were revoked)"],
+      [m.id, "none", "unavailable", "no region or runner to run on (its runners were revoked)"],
+    ]);
+  });
+});
+
 describe("scheduler", () => {
   it("spreads the monitors of one interval over the whole interval", async () => {
     const w = await world("memory");

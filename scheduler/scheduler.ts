@@ -73,6 +73,9 @@ export interface SchedulerOptions {
   publishConcurrency?: number;
 }
 
+/** The location of the unavailable results of a monitor with no region and no runner. */
+const NOWHERE = "none";
+
 /**
  * The in-memory schedule: a min-heap of each monitor's next due time and one timer for the
  * earliest. At a due time it publishes one job per location, or an `unavailable` result when
@@ -245,6 +248,12 @@ export class Scheduler {
     const expiresAt = expiryOf(due, e.intervalMs);
     const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
     const targets: [LocationType, string][] = [...e.regions.map((r) => ["region", r] as [LocationType, string]), ...e.runnerIds.map((r) => ["runner", r] as [LocationType, string])];
+    if (targets.length === 0 && e.type !== "heartbeat") {
+      // Nowhere to run (its runners were revoked): a gap in monitoring to record, not a silence.
+      const result = unavailableResult({ ...base, id: jobId(e.id, NOWHERE, due), location: NOWHERE, location_type: "region" }, "no region or runner to run on (its runners were revoked)", now);
+      this.enqueue({ due, expiresAt, locationType: "region", jobId: result.id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: "no_location", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      return;
+    }
     const engine = browserEngineOf(e.type, e.config);
     for (const [locationType, location] of targets) {
       const id = jobId(e.id, location, due);

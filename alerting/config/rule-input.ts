@@ -1,6 +1,7 @@
 import { type TObject, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { ValidationIssue } from "../../core/errors.ts";
+import { allMetricNames, metricsByMonitorType } from "../../runner/checks/metric-names.ts";
 import { type Condition, conditionSchemas } from "../engine/conditions.ts";
 import type { ChannelBinding, Scope } from "../engine/rule.ts";
 
@@ -36,6 +37,12 @@ export interface RuleInput {
   escalation_policy_id?: string | null;
 }
 
+/** `http: response_time, duration_ms, …; ping: …` for messages. */
+export const describeMetrics = () =>
+  Object.entries(metricsByMonitorType)
+    .map(([type, names]) => `${type}: ${names.join(", ")}`)
+    .join("; ");
+
 function typed(path: string, value: Record<string, unknown> | undefined, schemas: Record<string, TObject>, issues: ValidationIssue[]): unknown {
   if (value === undefined) {
     issues.push({ path, message: "is required" });
@@ -61,6 +68,9 @@ export function normaliseRule(input: RuleInput, issues: ValidationIssue[]): Rule
   if (!input.name) issues.push({ path: "body.name", message: "is required" });
   const scope = typed("body.scope", input.scope, scopeSchemas, issues) as Scope;
   const condition = typed("body.condition", input.condition, conditionSchemas, issues) as Condition;
+  if (condition?.type === "metric_threshold" && typeof condition.metric === "string" && !allMetricNames.includes(condition.metric)) {
+    issues.push({ path: "body.condition.metric", message: `unknown metric "${condition.metric}"; valid metrics by monitor type: ${describeMetrics()}` });
+  }
   const confirmation = {
     consecutive_failures: input.confirmation?.consecutive_failures ?? 1,
     confirmation_regions: input.confirmation?.confirmation_regions ?? null,

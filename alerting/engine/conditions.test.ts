@@ -45,8 +45,10 @@ describe("conditions", () => {
 
   it("keyword_missing fires when the keyword was not found", () => {
     const c: Condition = { type: "keyword_missing", keyword: "Add to cart" };
-    expect(v(c, r("down", { keyword_found: false }))).toBe("holds");
-    expect(v(c, r("up", { keyword_found: true }))).toBe("passes");
+    expect(v(c, r("down", { keyword_found: false, keyword: "Add to cart" }))).toBe("holds");
+    expect(v(c, r("up", { keyword_found: true, keyword: "add to CART", keyword_case_sensitive: false }))).toBe("passes");
+    // A result that does not say which keyword it looked for says nothing about this one.
+    expect(v(c, r("down", { keyword_found: false }))).toBe("unknown");
     expect(v(c, r("up", {}))).toBe("unknown");
     expect(v(c, r("down", { keyword_found: false, keyword: "Checkout" }))).toBe("unknown");
   });

@@ -96,9 +96,11 @@ export const conditions: { [K in ConditionType]: ConditionImpl<ConditionOf<K>> }
     describe: (c) => `keyword "${c.keyword}" missing`,
     evaluate: (c, r) => {
       const found = r.data.keyword_found;
-      // A result that names its keyword must name this one; otherwise it says nothing about ours.
-      if (typeof r.data.keyword === "string" && r.data.keyword !== c.keyword) return verdict(undefined);
-      return verdict(typeof found === "boolean" ? !found : undefined);
+      const checked = r.data.keyword;
+      // The rule's keyword is what it checks: a result answers for it only when the check looked for that same keyword.
+      if (typeof checked !== "string" || typeof found !== "boolean") return verdict(undefined);
+      const same = r.data.keyword_case_sensitive === true ? checked === c.keyword : checked.toLowerCase() === c.keyword.toLowerCase();
+      return verdict(same ? !found : undefined);
     },
   },
   certificate_changed: {

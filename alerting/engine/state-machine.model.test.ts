@@ -34,25 +34,32 @@ class ModelRegion {
     return [...new Set(this.rule.bindings.map((b) => b.channelId))];
   }
 
-  /** Timers whose time has come, in due order, each checked against "still firing and unacknowledged". */
-  clock(now: number) {
-    for (;;) {
-      this.agenda.sort((a, b) => a.due - b.due || (a.delay ?? 1e9) - (b.delay ?? 1e9));
-      const next = this.agenda[0];
-      if (!next || next.due > now) return;
-      this.agenda.shift();
-      if (this.state !== "firing") continue;
-      if (next.what === "escalation") this.send(next.channelId!, "escalation", next.delay!, now);
-      else {
-        const every = this.rule.recurringIntervalMinutes! * MIN;
-        let due = next.due;
-        // Missed reminders collapse into one, numbered for the latest.
-        while (due + every <= now) due += every;
-        this.reminderNo = Math.round((due - this.startedAt) / every);
-        for (const c of this.everyChannel()) this.send(c, "reminder", this.reminderNo, now);
-        this.agenda.push({ due: due + every, what: "reminder" });
+  /**
+   * Timers whose time has come (before `now`, or at it when `inclusive`), checked against "still
+   * firing and unacknowledged". Whatever is due when the dispatcher looks goes out at that moment,
+   * one notice per channel: its escalation rather than a reminder.
+   */
+  clock(now: number, inclusive = false) {
+    const isDue = (x: { due: number }) => x.due < now || (inclusive && x.due === now);
+    const batch = this.agenda.filter(isDue).sort((a, b) => (a.delay ?? 1e9) - (b.delay ?? 1e9));
+    if (batch.length === 0) return;
+    this.agenda = this.agenda.filter((x) => !isDue(x));
+    if (this.state !== "firing") return;
+    const byChannel = new Map<string, [string, number]>();
+    for (const next of batch) {
+      if (next.what === "escalation") {
+        if (!byChannel.has(next.channelId!)) byChannel.set(next.channelId!, ["escalation", next.delay!]);
+        continue;
       }
+      const every = this.rule.recurringIntervalMinutes! * MIN;
+      let due = next.due;
+      // Missed reminders collapse into one, numbered for the latest.
+      while (isDue({ due: due + every })) due += every;
+      this.reminderNo = Math.round((due - this.startedAt) / every);
+      this.agenda.push({ due: due + every, what: "reminder" });
+      for (const c of this.everyChannel()) if (!byChannel.has(c)) byChannel.set(c, ["reminder", this.reminderNo]);
     }
+    for (const [c, [kind, seq]] of byChannel) this.send(c, kind, seq, now);
   }
 
   result(verdict: Verdict, at: number) {
@@ -103,9 +110,9 @@ class EngineRegion {
   apply(n: Notification[]) {
     for (const x of n) this.out.push({ region: this.region, channelId: x.channelId, kind: x.kind, seq: x.seq, at: x.at });
   }
-  clock(now: number) {
+  clock(now: number, inclusive = false) {
     // The dispatcher wakes at each due time it was given, then the driver's own time.
-    for (let due = nextDueAt(this.rule, this.s); due !== null && due <= now; due = nextDueAt(this.rule, this.s)) {
+    for (let due = nextDueAt(this.rule, this.s); due !== null && (due < now || (inclusive && due === now)); due = nextDueAt(this.rule, this.s)) {
       const r = step(this.rule, this.s, { type: "tick", at: now });
       this.s = r.state;
       this.apply(r.notifications);
@@ -153,7 +160,7 @@ function run(rule: MachineRule, ops: Op[], make: (rule: MachineRule, region: num
     else if (op.t === "ack") for (const r of op.region === null ? regions : [regions[op.region]!]) r.ack(now);
   }
   now += 24 * 60 * MIN;
-  for (const r of regions) r.clock(now);
+  for (const r of regions) r.clock(now, true);
   return out;
 }
 

@@ -20,7 +20,7 @@ function drive(r: MachineRule, inputs: (MachineInput | [MachineInput, StepContex
   const sent: Notification[] = [];
   const events: string[] = [];
   for (const item of inputs) {
-    const [input, ctx] = Array.isArray(item) ? item : [item, { quiet: false }];
+    const [input, ctx] = Array.isArray(item) ? item : [item, { spans: [] }];
     const out = step(r, s, input, ctx);
     s = out.state;
     sent.push(...out.notifications);
@@ -33,7 +33,8 @@ const pass = (min: number): MachineInput => ({ type: "result", at: min * MINUTE,
 const unknown = (min: number): MachineInput => ({ type: "result", at: min * MINUTE, verdict: "unknown" });
 const ack = (min: number): MachineInput => ({ type: "ack", at: min * MINUTE });
 const tick = (min: number): MachineInput => ({ type: "tick", at: min * MINUTE });
-const quiet = (i: MachineInput): [MachineInput, StepContext] => [i, { quiet: true }];
+/** An input seen with suppressing windows [from, to) in minutes. */
+const within = (i: MachineInput, ...spans: [number, number][]): [MachineInput, StepContext] => [i, { spans: spans.map(([a, b]) => [a * MINUTE, b * MINUTE]) }];
 
 describe("not alerting → firing", () => {
   it("fires when the condition held for consecutive_failures checks in a row, notifying delay-0 channels at once", () => {
@@ -163,20 +164,40 @@ describe("a disabled rule is muted", () => {
   });
 });
 
-describe("maintenance windows (quiet)", () => {
+describe("maintenance windows", () => {
+  const w: [number, number] = [0, 20];
   it("withholds notifications inside the window but keeps the state", () => {
-    const { s, sent } = drive(rule(), [quiet(fail(0)), quiet(tick(10))]);
+    const { s, sent } = drive(rule(), [within(fail(0), w), within(tick(10), w)]);
     expect(sent).toEqual([]);
-    expect(s).toMatchObject({ firing: true, held: true });
+    expect(s).toMatchObject({ firing: true, alertPending: true });
+    expect(nextDueAt(rule(), s, [[0, 20 * MINUTE]])).toBe(20 * MINUTE);
   });
-  it("sends the withheld notice once when the window ends and the alert still fires", () => {
-    const { sent } = drive(rule(), [quiet(fail(0)), quiet(tick(10)), tick(20), tick(30)]);
-    expect(sent).toEqual(["20m now alert#1", "20m later escalation#10"]);
+  it("sends only the initial alert when the window ends; delays count from there, never a burst", () => {
+    const r = rule({ recurring: true, recurringIntervalMinutes: 5 });
+    const { sent } = drive(r, [within(fail(0), w), within(tick(20), w), within(tick(25), w), within(tick(30), w)]);
+    expect(sent).toEqual(["20m now alert#1", "25m now reminder#1", "25m later reminder#1", "30m later escalation#10", "30m now reminder#2"]);
+  });
+  it("stops an alert's clock inside a window that opens after it fired", () => {
+    const r = rule();
+    const first = drive(r, [fail(0), within(tick(6), [5, 25])]);
+    expect(first.sent).toEqual(["0m now alert#1"]);
+    expect(nextDueAt(r, first.s, [[5 * MINUTE, 25 * MINUTE]])).toBe(30 * MINUTE);
+    expect(drive(r, [within(tick(30), [5, 25])], first.s).sent).toEqual(["30m later escalation#10"]);
   });
   it("sends nothing for an alert that recovered inside the window", () => {
-    expect(drive(rule(), [quiet(fail(0)), quiet(pass(5)), tick(20)]).sent).toEqual([]);
+    expect(drive(rule(), [within(fail(0), w), within(pass(5), w), within(tick(20), w)]).sent).toEqual([]);
   });
   it("tells channels that heard of the alert before the window that it cleared", () => {
-    expect(drive(rule(), [fail(0), quiet(pass(5))]).sent).toEqual(["0m now alert#1", "5m now recovery#1"]);
+    expect(drive(rule(), [fail(0), within(pass(5), [4, 10])]).sent).toEqual(["0m now alert#1", "5m now recovery#1"]);
+  });
+});
+
+describe("one notice per channel per moment", () => {
+  it("sends the escalation, not also a reminder, to a channel whose delay equals the reminder interval", () => {
+    const r = rule({ recurring: true, recurringIntervalMinutes: 10 });
+    expect(drive(r, [fail(0), tick(10), tick(20)]).sent).toEqual(["0m now alert#1", "10m later escalation#10", "10m now reminder#1", "20m now reminder#2", "20m later reminder#2"]);
+  });
+  it("lets a recovery at the very moment a delay elapses come first: the delayed channel hears only the recovery", () => {
+    expect(drive(rule(), [fail(0), pass(10), tick(10)]).sent).toEqual(["0m now alert#1", "10m now recovery#1", "10m later recovery#1"]);
   });
 });

@@ -39,8 +39,11 @@ export interface AlertState {
   /** Channels told about this incarnation. */
   notified: string[];
   lastNotifiedAt: number | null;
-  /** Something was withheld by a maintenance window; sent once when it ends, if still firing. */
-  held: boolean;
+  /** The initial alert to delay-0 channels is still to go out (it fired inside a maintenance window). */
+  alertPending: boolean;
+  /** Time inside suppressing maintenance windows since firedAt, counted up to `accountedTo`: it does not count toward delays and reminders. */
+  quietMs: number;
+  accountedTo: number | null;
   lastResultAt: number | null;
   memory: ConditionMemory;
 }
@@ -50,9 +53,15 @@ export type MachineInput =
   | { type: "ack"; at: number }
   | { type: "tick"; at: number };
 
+/** A suppressing maintenance window's occurrence, [start, end) in ms. */
+export type QuietSpan = [number, number];
+
 export interface StepContext {
-  /** Inside a maintenance window that suppresses alerts. */
-  quiet: boolean;
+  /**
+   * The suppressing windows covering the monitor from the state's last step to the input
+   * (merged, sorted, and running on to the end of one that covers the input's time).
+   */
+  spans: QuietSpan[];
 }
 
 export interface Notification {
@@ -83,7 +92,9 @@ export const initialState = (): AlertState => ({
   escalated: [],
   notified: [],
   lastNotifiedAt: null,
-  held: false,
+  alertPending: false,
+  quietMs: 0,
+  accountedTo: null,
   lastResultAt: null,
   memory: {},
 });
@@ -91,6 +102,26 @@ export const initialState = (): AlertState => ({
 const bindingKey = (b: MachineBinding) => `${b.channelId}@${b.delayMinutes}`;
 const distinctChannels = (rule: MachineRule) => [...new Set(rule.bindings.map((b) => b.channelId))];
 const reminderInterval = (rule: MachineRule) => (rule.recurring && rule.recurringIntervalMinutes && rule.recurringIntervalMinutes >= 1 ? rule.recurringIntervalMinutes * MINUTE : null);
+
+const quietAt = (spans: QuietSpan[], t: number) => spans.some(([a, b]) => a <= t && t < b);
+const quietBetween = (spans: QuietSpan[], from: number, to: number) => spans.reduce((sum, [a, b]) => sum + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0);
+
+/** The first moment outside every span at which `left` ms outside spans have passed since `from`. */
+function outsideAfter(spans: QuietSpan[], from: number, left: number): number {
+  let c = from;
+  for (const [a, b] of spans) {
+    if (b <= c) continue;
+    if (a > c) {
+      if (left < a - c) return c + left;
+      left -= a - c;
+    }
+    c = b;
+  }
+  return c + left;
+}
+
+/** Alert time of a firing state at its last step: wall time since it fired, less time inside windows. */
+const elapsedOf = (s: AlertState) => (s.accountedTo ?? s.firedAt!) - s.firedAt! - (s.quietMs ?? 0);
 
 class Step {
   readonly notifications: Notification[] = [];
@@ -107,36 +138,59 @@ class Step {
     this.s.lastNotifiedAt = at;
   }
 
-  /** Escalations and reminders that came due by `at`, then the one notice withheld by a window that has ended. */
-  advance(at: number) {
+  quiet(at: number) {
+    return quietAt(this.ctx.spans, at);
+  }
+
+  /** Counts the time since the last step, less time inside windows, toward the alert's delays and reminders. */
+  account(at: number) {
+    const { s } = this;
+    if (!s.firing || s.firedAt === null) return;
+    const from = s.accountedTo ?? s.firedAt;
+    if (at <= from) return;
+    s.quietMs = (s.quietMs ?? 0) + quietBetween(this.ctx.spans, from, at);
+    s.accountedTo = at;
+  }
+
+  /**
+   * What came due by `at` (strictly before it when an input at `at` follows, so a recovery or an
+   * acknowledgement at that very moment comes first): at most one notice per channel, the
+   * initial alert before an escalation before a reminder. Nothing goes out inside a window.
+   */
+  advance(at: number, inclusive: boolean) {
     const { s, rule } = this;
     if (!s.firing || s.acknowledged || s.firedAt === null) return;
-    const send = rule.enabled && !this.ctx.quiet;
-    const due = rule.bindings
-      .filter((b) => b.delayMinutes > 0 && !s.escalated.includes(bindingKey(b)) && s.firedAt! + b.delayMinutes * MINUTE <= at)
+    this.account(at);
+    if (this.quiet(at)) return;
+    const e = elapsedOf(s);
+    const due = (target: number) => (inclusive ? target <= e : target < e);
+    const byChannel = new Map<string, { kind: NotificationKind; seq: number }>();
+    const put = (channelId: string, kind: NotificationKind, seq: number) => {
+      if (!byChannel.has(channelId)) byChannel.set(channelId, { kind, seq });
+    };
+    if (s.alertPending && due(0)) {
+      s.alertPending = false;
+      for (const b of rule.bindings) if (b.delayMinutes === 0) put(b.channelId, "alert", 1);
+    }
+    const escalations = rule.bindings
+      .filter((b) => b.delayMinutes > 0 && !s.escalated.includes(bindingKey(b)) && due(b.delayMinutes * MINUTE))
       .sort((a, b) => a.delayMinutes - b.delayMinutes);
-    for (const b of due) {
+    for (const b of escalations) {
       s.escalated.push(bindingKey(b));
-      if (send) this.notify(b.channelId, "escalation", b.delayMinutes, at);
-      else if (rule.enabled) s.held = true;
+      put(b.channelId, "escalation", b.delayMinutes);
     }
     const every = reminderInterval(rule);
-    if (every !== null) {
-      const k = Math.floor((at - s.firedAt) / every);
+    if (every !== null && e > 0) {
+      const k = inclusive ? Math.floor(e / every) : Math.ceil(e / every) - 1;
       if (k > s.reminders) {
         // A dispatcher late past several reminders sends one, numbered for the latest.
         s.reminders = k;
-        if (send) for (const c of distinctChannels(rule)) this.notify(c, "reminder", k, at);
-        else if (rule.enabled) s.held = true;
+        for (const c of distinctChannels(rule)) put(c, "reminder", k);
       }
     }
-    if (send && s.held) {
-      s.held = false;
-      for (const b of rule.bindings) {
-        if (s.firedAt + b.delayMinutes * MINUTE > at || s.notified.includes(b.channelId)) continue;
-        this.notify(b.channelId, b.delayMinutes === 0 ? "alert" : "escalation", b.delayMinutes === 0 ? 1 : b.delayMinutes, at);
-      }
-    }
+    // A disabled rule is muted: what came due meanwhile is dropped, not sent later.
+    if (!rule.enabled) return;
+    for (const [channelId, n] of byChannel) this.notify(channelId, n.kind, n.seq, at);
   }
 
   result(input: Extract<MachineInput, { type: "result" }>) {
@@ -156,23 +210,31 @@ class Step {
 
   fire(at: number) {
     const { s, rule } = this;
-    Object.assign(s, { firing: true, acknowledged: false, incarnation: s.incarnation + 1, firedAt: at, reminders: 0, escalated: [], notified: [], held: false });
+    Object.assign(s, {
+      firing: true,
+      acknowledged: false,
+      incarnation: s.incarnation + 1,
+      firedAt: at,
+      reminders: 0,
+      escalated: [],
+      notified: [],
+      quietMs: 0,
+      accountedTo: at,
+      alertPending: rule.bindings.some((b) => b.delayMinutes === 0),
+    });
     this.events.push("fired");
-    for (const b of rule.bindings) {
-      if (b.delayMinutes > 0) continue;
-      if (this.ctx.quiet) s.held = true;
-      else this.notify(b.channelId, "alert", 1, at);
-    }
+    // Inside a window the alert waits for its end; time in the window does not count toward delays.
+    this.advance(at, true);
   }
 
   recover(at: number) {
     const { s, rule } = this;
     const told = s.notified;
-    Object.assign(s, { firing: false, acknowledged: false, held: false });
+    Object.assign(s, { firing: false, acknowledged: false, alertPending: false });
     this.events.push("recovered");
     if (!rule.onRecovery) return;
     // Inside a window only channels already told about this alert hear that it cleared, so no incident is left open.
-    const to = this.ctx.quiet ? distinctChannels(rule).filter((c) => told.includes(c)) : distinctChannels(rule);
+    const to = this.quiet(at) ? distinctChannels(rule).filter((c) => told.includes(c)) : distinctChannels(rule);
     for (const c of to) this.notify(c, "recovery", 1, at);
   }
 
@@ -180,7 +242,7 @@ class Step {
     const { s, rule } = this;
     if (!s.firing || s.acknowledged) return; // acknowledging again, or nothing firing: harmless
     s.acknowledged = true;
-    s.held = false;
+    s.alertPending = false;
     this.events.push("acknowledged");
     const paging = new Set(rule.bindings.filter((b) => b.paging).map((b) => b.channelId));
     for (const c of [...s.notified]) if (paging.has(c)) this.notify(c, "acknowledgement", 1, at);
@@ -189,20 +251,23 @@ class Step {
 
 const copy = (s: AlertState): AlertState => ({ ...s, escalated: [...s.escalated], notified: [...s.notified], memory: { ...s.memory } });
 
-/** One input applied to one state; what came due before the input's time is applied first. */
-export function step(rule: MachineRule, state: AlertState, input: MachineInput, ctx: StepContext = { quiet: false }): StepOutput {
+/** One input applied to one state; what came due before the input's time is applied first, a tick's own time included. */
+export function step(rule: MachineRule, state: AlertState, input: MachineInput, ctx: StepContext = { spans: [] }): StepOutput {
   const run = new Step(rule, copy(state), ctx);
-  run.advance(input.at);
+  run.advance(input.at, input.type === "tick");
   if (input.type === "result") run.result(input);
   else if (input.type === "ack") run.ack(input.at);
   return { state: run.s, notifications: run.notifications, events: run.events };
 }
 
-/** When this state next needs a tick (an escalation or a reminder), or null. */
-export function nextDueAt(rule: MachineRule, s: AlertState): number | null {
+/** When this state next needs a tick (the initial alert after a window, an escalation or a reminder), or null. */
+export function nextDueAt(rule: MachineRule, s: AlertState, spans: QuietSpan[] = []): number | null {
   if (!s.firing || s.acknowledged || s.firedAt === null) return null;
-  const times = rule.bindings.filter((b) => b.delayMinutes > 0 && !s.escalated.includes(bindingKey(b))).map((b) => s.firedAt! + b.delayMinutes * MINUTE);
+  const targets = rule.bindings.filter((b) => b.delayMinutes > 0 && !s.escalated.includes(bindingKey(b))).map((b) => b.delayMinutes * MINUTE);
+  if (s.alertPending) targets.push(0);
   const every = reminderInterval(rule);
-  if (every !== null) times.push(s.firedAt + (s.reminders + 1) * every);
-  return times.length > 0 ? Math.min(...times) : null;
+  if (every !== null) targets.push((s.reminders + 1) * every);
+  if (targets.length === 0) return null;
+  // Windows known now push the time out; one that starts later is seen at that tick, which then looks again.
+  return outsideAfter(spans, s.accountedTo ?? s.firedAt, Math.max(0, Math.min(...targets) - elapsedOf(s)));
 }

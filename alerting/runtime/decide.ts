@@ -6,7 +6,7 @@ import type { AlertStateRow, StateWrite } from "../../db/queries/alert-states.ts
 import type { DeliveryWrite } from "../../db/queries/alert-deliveries.ts";
 import type { NotificationWrite } from "../../db/queries/alert-notifications.ts";
 import type { AlertEvent } from "../channels/index.ts";
-import { type AlertState, initialState, type MachineInput, nextDueAt, step, type StepOutput } from "../engine/state-machine.ts";
+import { type AlertState, initialState, type MachineInput, nextDueAt, type QuietSpan, step, type StepOutput } from "../engine/state-machine.ts";
 import type { CompiledRule } from "./compile.ts";
 
 export interface MonitorInfo {
@@ -42,7 +42,11 @@ export interface StoredState {
 
 export const readState = (row: Pick<AlertStateRow, "state">): StoredState => {
   const s = row.state as Partial<StoredState>;
-  return { machine: s.machine ?? initialState(), last: s.last };
+  const machine = s.machine ?? initialState();
+  // A state stored before 2026-11-26 marked a notice withheld by a window as `held`; one that told nobody yet still owes its alert.
+  const legacy = machine as AlertState & { held?: boolean };
+  if (legacy.alertPending === undefined) legacy.alertPending = legacy.held === true && legacy.firing && legacy.notified.length === 0;
+  return { machine, last: s.last };
 };
 
 /** Puts alert events on the live stream (`events.<orgId>`, the LiveEvent envelope with these fields as data). */
@@ -73,8 +77,8 @@ export interface Decision {
 export interface DecideContext {
   orgName: string;
   publicBaseUrl: string;
-  /** Whether a maintenance window suppressing alerts covers the monitor at that time; asked only when something would be sent. */
-  isQuiet(monitor: MonitorInfo, at: number): Promise<boolean>;
+  /** Occurrences of suppressing maintenance windows covering the monitor within [from, to], merged; asked only for a firing alert. */
+  quietSpans(monitor: MonitorInfo, from: number, to: number): Promise<QuietSpan[]>;
 }
 
 const PROBLEM_KINDS = new Set(["alert", "escalation", "reminder"]);
@@ -90,13 +94,18 @@ export async function decide(
   last?: ResultSummary,
 ): Promise<Decision> {
   const stored = readState(row);
-  let out: StepOutput = step(rule.machine, stored.machine, input, { quiet: false });
-  if (out.notifications.length > 0 && (await ctx.isQuiet(monitor, input.at))) out = step(rule.machine, stored.machine, input, { quiet: true });
+  let out: StepOutput = step(rule.machine, stored.machine, input);
+  let spans: QuietSpan[] = [];
+  // Windows matter only to a firing alert (its clock stops inside them): most results never ask.
+  const before = stored.machine;
+  if (before.firing || out.state.firing) {
+    const from = before.firing ? (before.accountedTo ?? before.firedAt ?? input.at) : input.at;
+    spans = await ctx.quietSpans(monitor, Math.min(from, input.at), input.at);
+    out = step(rule.machine, stored.machine, input, { spans });
+  }
   const s = out.state;
   const summary = last ?? stored.last;
-  let due = nextDueAt(rule.machine, s);
-  // A withheld notice goes out when the window ends; look again each minute until then.
-  if (s.held && s.firing) due = Math.min(due ?? Infinity, input.at + 60_000);
+  const due = nextDueAt(rule.machine, s, spans);
   const dedupKey = `${rule.id}:${monitor.id}:${row.region}:${s.incarnation}`;
   const deliveries: DeliveryWrite[] = out.notifications.map((n) => {
     const event: AlertEvent = {
@@ -162,7 +171,7 @@ export async function decide(
     last_notified_at: iso(s.lastNotifiedAt),
     last_result_at: iso(s.lastResultAt),
     state: { machine: s, ...(summary ? { last: summary } : {}) } as unknown as Record<string, unknown>,
-    next_due_at: iso(due === Infinity ? null : due),
+    next_due_at: iso(due),
   };
   // The row carries the new state into the next input of the same batch.
   row.state = write.state;

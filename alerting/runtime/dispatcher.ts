@@ -9,6 +9,7 @@ import { claimDueStates, postponeStates, saveStates, type StateKey } from "../..
 import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig } from "../config/channels.ts";
 import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
+import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
@@ -19,7 +20,8 @@ export interface DispatcherDeps {
   rules: RuleCache;
   channelCtx: ChannelContext;
   publicBaseUrl: string;
-  isQuiet(sql: Sql, monitor: MonitorInfo, at: number): Promise<boolean>;
+  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  quietSpans?: QuietSpansOf;
   /** How long a claimed delivery is ours; past it another dispatcher may send it (at-least-once window). */
   leaseMs: number;
   maxAttempts: number;
@@ -41,6 +43,7 @@ export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit
     const notifications = [];
     const busEvents: AlertBusEvent[] = [];
     const skipped: StateKey[] = [];
+    const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
     for (const row of due) {
       const org = await deps.rules.get(row.org_id);
       const rule = org.byId.get(row.rule_id);
@@ -51,7 +54,7 @@ export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit
         skipped.push({ rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region });
         continue;
       }
-      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, isQuiet: (m, at) => deps.isQuiet(tx, m, at) };
+      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, quietSpans: spansOf };
       const d = await decide(ctx, rule, monitor, row, { type: "tick", at: now });
       writes.push(d.write);
       deliveries.push(...d.deliveries);

@@ -16,7 +16,7 @@ afterAll(async () => {
 }, 60_000);
 
 const evaluate = (rs: ReturnType<typeof result>[], cache = new RuleCache(db.sql, silentLogger)) =>
-  evaluateResults({ sql: db.sql, rules: cache, publicBaseUrl: "https://w.test", isQuiet: async () => false }, rs);
+  evaluateResults({ sql: db.sql, rules: cache, publicBaseUrl: "https://w.test" }, rs);
 const decided = async (orgId: string) =>
   (await db.sql`select kind, region from alert_deliveries where org_id = ${orgId} order by order_no`).map((d) => `${d.kind}@${d.region}`);
 

@@ -7,6 +7,7 @@ import { evaluateCondition } from "../engine/conditions.ts";
 import { initialState } from "../engine/state-machine.ts";
 import type { CompiledRule } from "./compile.ts";
 import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo, readState } from "./decide.ts";
+import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
 /**
@@ -20,7 +21,8 @@ export interface EvaluateDeps {
   sql: Sql;
   rules: RuleCache;
   publicBaseUrl: string;
-  isQuiet(sql: Sql, monitor: MonitorInfo, at: number): Promise<boolean>;
+  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  quietSpans?: QuietSpansOf;
 }
 
 interface Candidate {
@@ -84,18 +86,14 @@ export async function evaluateResults(deps: EvaluateDeps, results: CheckResultMe
     const deliveries = [];
     const notifications = [];
     const busEvents: AlertBusEvent[] = [];
-    const quietCache = new Map<string, Promise<boolean>>();
+    const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
     for (const c of needed) {
       const row = rows.get(keyOf(c.key));
       if (!row) continue; // rule or monitor deleted meanwhile
       const ctx: DecideContext = {
         orgName: orgNames.get(c.key.org_id) ?? "",
         publicBaseUrl: deps.publicBaseUrl,
-        isQuiet: (m, at) => {
-          const k = `${m.id}@${at}`;
-          if (!quietCache.has(k)) quietCache.set(k, deps.isQuiet(tx, m, at));
-          return quietCache.get(k)!;
-        },
+        quietSpans: spansOf,
       };
       let memory = readState(row).machine.memory;
       const view = { status: c.result.status, duration_ms: c.result.duration_ms, data: (c.result.data ?? {}) as Record<string, unknown> };

@@ -10,7 +10,7 @@ import { alertingOrg, result, testBox, until } from "../testing/fixtures.ts";
 import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
 import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
-import { startAlerting, suppressedByMaintenance } from "./start.ts";
+import { startAlerting } from "./start.ts";
 
 let db: TestDatabase;
 let bus: Bus;
@@ -150,7 +150,6 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
       rules: new RuleCache(db.sql, silentLogger),
       channelCtx: channelCtx(),
       publicBaseUrl: "https://watchpost.test",
-      isQuiet: async () => false,
       leaseMs: 10_000,
       maxAttempts: 3,
       retryBaseMs: 10,
@@ -201,8 +200,9 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     await until(async () => (await db.sql`select 1 from alert_states where monitor_id = ${mon} and firing`).length === 1);
     await Bun.sleep(300);
     expect(received(mon)).toEqual([]);
-    const [state] = await db.sql`select next_due_at from alert_states where monitor_id = ${mon}`;
-    expect(state!.next_due_at.getTime()).toBe(failing.checked_at + 60_000);
+    // The alert waits for the window's end, not a minute at a time.
+    const [state] = await db.sql`select s.next_due_at, w.ends_at from alert_states s, maintenance_windows w where s.monitor_id = ${mon} and w.id = ${`mw_${mon}`}`;
+    expect(state!.next_due_at.getTime()).toBe(state!.ends_at.getTime());
     const deps: DispatcherDeps = {
       sql: db.sql,
       box: testBox,
@@ -210,7 +210,6 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
       rules: new RuleCache(db.sql, silentLogger),
       channelCtx: channelCtx(),
       publicBaseUrl: "https://watchpost.test",
-      isQuiet: suppressedByMaintenance,
       leaseMs: 10_000,
       maxAttempts: 3,
       retryBaseMs: 10,
@@ -218,7 +217,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     };
     // Still inside the window: held. After it: sent once.
     await runDueTimers(deps, failing.checked_at + 20_000);
-    await runDueTimers(deps, failing.checked_at + 61_000);
+    await runDueTimers(deps, state!.ends_at.getTime());
     await runDueTimers(deps, failing.checked_at + 200_000);
     await until(() => received(mon).length === 1);
     await Bun.sleep(200);
@@ -234,7 +233,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     try {
       const { evaluateResults } = await import("./evaluate.ts");
       const down = result(o.orgId, mon, "down");
-      await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [
+      await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x" }, [
         down,
         result(o.orgId, mon, "up", { checked_at: down.checked_at + 1 }),
       ]);
@@ -245,7 +244,6 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
         rules: new RuleCache(db.sql, silentLogger),
         channelCtx: channelCtx(),
         publicBaseUrl: "https://watchpost.test",
-        isQuiet: async () => false,
         leaseMs: 10_000,
         maxAttempts: 3,
         retryBaseMs: 10,
@@ -271,7 +269,6 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
       rules: new RuleCache(db.sql, silentLogger),
       channelCtx: channelCtx(),
       publicBaseUrl: "https://watchpost.test",
-      isQuiet: async () => false,
       leaseMs: 10_000,
       maxAttempts: 3,
       retryBaseMs: 10,
@@ -279,7 +276,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     });
     await o.rule({ channels: chs.map((c) => ({ channel_id: c, delay_minutes: 0 })) });
     const { evaluateResults } = await import("./evaluate.ts");
-    await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [result(o.orgId, mon, "down")]);
+    await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x" }, [result(o.orgId, mon, "down")]);
     const [a, b] = await Promise.all([runDueDeliveries(deps()), runDueDeliveries(deps())]);
     expect(a + b).toBe(5);
     expect(received(mon)).toHaveLength(5);
@@ -294,7 +291,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     try {
       await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }] });
       const { evaluateResults } = await import("./evaluate.ts");
-      await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [result(o.orgId, mon, "down")]);
+      await evaluateResults({ sql: db.sql, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "x" }, [result(o.orgId, mon, "down")]);
       // The database goes away just after the send: the first two attempts to record it fail.
       let failures = 2;
       const flaky = new Proxy(db.sql, {
@@ -314,7 +311,6 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
         rules: new RuleCache(db.sql, silentLogger),
         channelCtx: channelCtx(),
         publicBaseUrl: "https://watchpost.test",
-        isQuiet: async () => false,
         leaseMs: 3000,
         maxAttempts: 3,
         retryBaseMs: 10,

@@ -4,10 +4,9 @@ import type { Sql } from "../../core/db/client.ts";
 import type { CheckResultMessage } from "../../core/jobs/messages.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Registry } from "prom-client";
-import { activeWindowsFor } from "../../core/maintenance/active.ts";
 import type { DeliveryRow } from "../../db/queries/alert-deliveries.ts";
 import type { ChannelContext } from "../channels/index.ts";
-import { type AlertBusEvent, type MonitorInfo, publishAlertEvents } from "./decide.ts";
+import { type AlertBusEvent, publishAlertEvents } from "./decide.ts";
 import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
 import { evaluateResults } from "./evaluate.ts";
 import { createAlertingMetrics } from "./metrics.ts";
@@ -41,12 +40,6 @@ export interface AlertingDeps {
   registry?: Registry;
 }
 
-/** Maintenance windows with suppress_alerts covering the monitor at that time (core/maintenance). */
-export async function suppressedByMaintenance(sql: Sql, monitor: MonitorInfo, at: number): Promise<boolean> {
-  const windows = await activeWindowsFor(sql, monitor.org_id, monitor.id, monitor.tags, new Date(at));
-  return windows.some((w) => w.suppress_alerts);
-}
-
 /** The alerting role: the `alerting` results consumer plus the dispatcher loop. */
 export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
   const o = deps.options ?? {};
@@ -61,7 +54,6 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
     rules,
     channelCtx: deps.channelCtx,
     publicBaseUrl: deps.publicBaseUrl,
-    isQuiet: suppressedByMaintenance,
     leaseMs: o.leaseMs ?? 60_000,
     maxAttempts: o.maxAttempts ?? 6,
     retryBaseMs: o.retryBaseMs ?? 2_000,
@@ -98,7 +90,7 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
     o.durable ?? ALERTING_DURABLE,
     { batchSize: o.batchSize ?? 500, maxWaitMs: o.maxWaitMs ?? 20 },
     async (batch) => {
-      const out = await evaluateResults({ sql: deps.sql, rules, publicBaseUrl: deps.publicBaseUrl, isQuiet: suppressedByMaintenance }, batch.map((d) => d.data));
+      const out = await evaluateResults({ sql: deps.sql, rules, publicBaseUrl: deps.publicBaseUrl }, batch.map((d) => d.data));
       metrics?.evaluated.inc(batch.length);
       publish(out.busEvents);
       if (out.deliveries > 0) wake();

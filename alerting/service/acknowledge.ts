@@ -9,13 +9,15 @@ import { listActiveAlerts, lockFiringStates, saveStates } from "../../db/queries
 import { findOrg } from "../../db/queries/orgs.ts";
 import { type ChannelInfo, compileRule } from "../runtime/compile.ts";
 import { type AlertBusEvent, decide, loadMonitors, publishAlertEvents } from "../runtime/decide.ts";
-import { suppressedByMaintenance } from "../runtime/start.ts";
+import { suppressingSpans } from "../runtime/quiet-spans.ts";
 
 interface Ctx {
   sql: Sql;
   actor: Actor;
   bus: Bus;
   publicBaseUrl: string;
+  /** The acknowledgement's time; the engine's model-based test drives its own clock. */
+  now?: () => number;
 }
 
 /**
@@ -43,11 +45,11 @@ export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monito
     const deliveries = [];
     for (const row of rows) {
       const d = await decide(
-        { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, isQuiet: (m, at) => suppressedByMaintenance(tx, m, at) },
+        { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, quietSpans: (m, from, to) => suppressingSpans(tx, m, from, to) },
         rule,
         monitor,
         row,
-        { type: "ack", at: Date.now() },
+        { type: "ack", at: (ctx.now ?? Date.now)() },
       );
       out.push({ region: row.region, already: row.acknowledged });
       writes.push(d.write);

@@ -4,6 +4,7 @@ import { dataSchemas } from "../../runner/checks/data-schemas.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
 import { channels } from "../../alerting/channels/registry.ts";
 import { conditionSchemas } from "../../alerting/engine/conditions.ts";
+import { allMetricNames, metricsByMonitorType } from "../../runner/checks/metric-names.ts";
 import { scopeSchemas } from "../../alerting/config/rule-input.ts";
 import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
 import type { LiveEventType } from "../../core/events/types.ts";
@@ -41,6 +42,7 @@ export const openApiComponents: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
   ...Object.fromEntries(Object.entries(channels).map(([type, channel]) => [`${pascal(type)}ChannelConfig`, channel.configSchema])),
   ...Object.fromEntries(Object.entries(conditionSchemas).map(([type, schema]) => [`${pascal(type)}Condition`, schema])),
+  MetricThresholdCondition: metricThresholdCondition(),
   ...Object.fromEntries(Object.entries(scopeSchemas).map(([type, schema]) => [`${pascal(type)}Scope`, schema])),
   ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, schema])),
   CheckResultEvent,
@@ -65,3 +67,11 @@ export const openApiComponents: Record<string, unknown> = {
   },
   WebhookPayload,
 };
+
+/** metric_threshold names a metric its monitor's type reports: the document enumerates them (runner/checks/metric-names.ts). */
+function metricThresholdCondition() {
+  const schema = conditionSchemas.metric_threshold;
+  const byType = Object.entries(metricsByMonitorType).map(([type, names]) => `${type}: ${names.join(", ")}`).join("; ");
+  const metric = { ...schema.properties.metric, enum: [...allMetricNames], description: `By monitor type: ${byType}. Another name is refused with 400 (details.metrics_by_monitor_type).` };
+  return { ...schema, properties: { ...schema.properties, metric } };
+}

@@ -27,7 +27,16 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
   return issues.length > 0 ? issues : [{ path: where, message: "Invalid value" }];
 }
 
-type Schema = { const?: unknown; type?: string; format?: string; anyOf?: Schema[] };
+type Schema = { const?: unknown; type?: string; format?: string; anyOf?: Schema[]; minimum?: number; maximum?: number };
+
+/** "a whole number from 1 to 10080": a bounded number said in words. */
+function numberInWords(s: Schema): string {
+  const what = s.type === "integer" ? "a whole number" : "a number";
+  if (s.minimum !== undefined && s.maximum !== undefined) return `${what} from ${s.minimum} to ${s.maximum}`;
+  if (s.minimum !== undefined) return `${what} of at least ${s.minimum}`;
+  if (s.maximum !== undefined) return `${what} of at most ${s.maximum}`;
+  return what;
+}
 
 /** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
 function issueMessage(e: { message?: string; summary?: string; schema?: Schema }): string {
@@ -35,6 +44,13 @@ function issueMessage(e: { message?: string; summary?: string; schema?: Schema }
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
   const numeric = options?.find((o) => o.type === "integer" || o.type === "number");
   if (numeric && options!.every((o) => o === numeric || o.format === numeric.type)) return `Expected ${numeric.type}`;
+  // A nullable number out of range (0 for an interval of at least 1) would otherwise read "should be one of: 'undefined', 'null'".
+  // (Elysia's t.Integer is itself a union with its string form, so look one level down.)
+  const inner = (o: Schema) => o.anyOf ?? [o];
+  const nullableNumber = options?.flatMap(inner).find((o) => o.type === "integer" || o.type === "number");
+  if (nullableNumber && options!.some((o) => o.type === "null") && options!.every((o) => o.type === "null" || inner(o).includes(nullableNumber))) {
+    return `Expected ${numberInWords(nullableNumber)}, or null`;
+  }
   return e.summary || e.message || "Invalid value";
 }
 

@@ -94,7 +94,9 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
     // Heartbeats are inbound; they never run in a region or on a runner.
     regions = [];
     runnerIds = [];
-  } else if (regions.length === 0 && runnerIds.length === 0) {
+  } else if (regions.length === 0 && runnerIds.length === 0 && (previous === null || input.regions !== previous.regions || input.runner_ids !== previous.runner_ids)) {
+    // A new monitor, or one given new locations, gets the default region; one whose runner was
+    // revoked keeps having none until someone picks a place (a cloud region may not reach its target).
     regions = [ctx.settings.regions[0]!];
   }
   const added = runnerIds.filter((r) => !previous?.runner_ids.includes(r));
@@ -134,7 +136,17 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
   };
 }
 
+/** Heartbeats are pinged by the target, so a region or runner sent with one is a mistake to say, not to drop. */
+function refuseLocationsForHeartbeat(type: string, sent: { regions?: string[]; runner_ids?: string[] }): void {
+  if (type !== "heartbeat") return;
+  const issues = (["regions", "runner_ids"] as const)
+    .filter((f) => (sent[f]?.length ?? 0) > 0)
+    .map((f) => ({ path: `body.${f}`, message: `heartbeat monitors are pinged by the target and never run in a region or on a runner; leave ${f} out` }));
+  if (issues.length > 0) throw validationError(issues);
+}
+
 export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<MonitorRow> {
+  refuseLocationsForHeartbeat(input.type, input);
   const write = await prepare(
     ctx,
     {
@@ -178,6 +190,7 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
   if (patch.type && patch.type !== current.type && !patch.config) {
     throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
   }
+  refuseLocationsForHeartbeat(type, patch);
   const write = await prepare(
     ctx,
     {

@@ -119,7 +119,10 @@ export async function patchRunner({ sql, actor }: Ctx, id: string, patch: { name
 export async function revokeRunner({ sql, actor }: Ctx, bus: Bus, log: Logger, id: string): Promise<void> {
   const row = await q.revokeRunner(sql, actor.orgId, id);
   if (!row) throw notFound("Runner");
+  // Monitors stop naming a runner that will never run again; one left with nowhere to run is
+  // recorded unavailable at each due time by the scheduler (monitoring_unavailable).
+  const stranded = await q.removeRunnerFromMonitors(sql, actor.orgId, id);
   await bus.resetJobConsumer(runnerSubject(id));
   const recorded = await drainRunnerQueue(bus, id, STALE_REASONS.revoked);
-  log.info({ op: "runners.revoke", orgId: actor.orgId, runnerId: id, recorded }, "runner revoked");
+  log.info({ op: "runners.revoke", orgId: actor.orgId, runnerId: id, recorded, stranded: stranded.length }, "runner revoked");
 }

@@ -12,11 +12,13 @@ export interface AlertRuleRow {
   notifications: Record<string, unknown>;
   channels: { channel_id: string; delay_minutes: number }[];
   escalation_policy_id: string | null;
+  /** Set when the system disabled the rule (its monitor was deleted); null otherwise. */
+  disabled_reason: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export type AlertRuleWrite = Omit<AlertRuleRow, "id" | "org_id" | "created_at" | "updated_at">;
+export type AlertRuleWrite = Omit<AlertRuleRow, "id" | "org_id" | "created_at" | "updated_at" | "disabled_reason"> & { disabled_reason?: string | null };
 
 export interface AlertRuleFilter {
   enabled?: boolean;
@@ -39,7 +41,7 @@ export async function updateAlertRule(sql: Sql, orgId: string, id: string, r: Al
     update alert_rules set name = ${r.name}, description = ${r.description}, enabled = ${r.enabled}, scope = ${sql.json(r.scope as never)},
       condition = ${sql.json(r.condition as never)}, confirmation = ${sql.json(r.confirmation as never)},
       notifications = ${sql.json(r.notifications as never)}, channels = ${sql.json(r.channels as never)},
-      escalation_policy_id = ${r.escalation_policy_id}, updated_at = now()
+      escalation_policy_id = ${r.escalation_policy_id}, disabled_reason = ${r.disabled_reason ?? null}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
 }

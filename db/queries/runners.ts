@@ -78,6 +78,16 @@ export async function revokeRunner(sql: Sql, orgId: string, id: string): Promise
   return row;
 }
 
+/** Takes a revoked runner off every monitor of the organisation; returns the monitors left with no region and no runner. */
+export async function removeRunnerFromMonitors(sql: Sql, orgId: string, runnerId: string): Promise<{ id: string }[]> {
+  return sql<{ id: string }[]>`
+    update monitors set runner_ids = array_remove(runner_ids, ${runnerId}), updated_at = now()
+    where org_id = ${orgId} and ${runnerId} = any(runner_ids)
+    returning id, (cardinality(regions) = 0 and cardinality(runner_ids) = 0) as stranded`.then((rows) =>
+    (rows as unknown as { id: string; stranded: boolean }[]).filter((r) => r.stranded).map(({ id }) => ({ id })),
+  );
+}
+
 /** The live runner holding this token; revoked runners never match. */
 export async function findRunnerByTokenHash(sql: Sql, tokenHash: Buffer): Promise<RunnerRow | undefined> {
   const [row] = await sql<RunnerRow[]>`select ${cols(sql)} from runners where token_hash = ${tokenHash} and revoked_at is null`;

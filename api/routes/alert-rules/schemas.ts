@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { allMetricNames, metricsByMonitorType } from "../../../runner/checks/metric-names.ts";
 import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 const Name = DisplayName(200);
@@ -6,8 +7,17 @@ const Scope = t.Object(
   { type: t.String({ description: "monitor (with monitor_id), monitor_group (with tag) or all_monitors" }) },
   { additionalProperties: true, description: "Exactly one of {type: monitor, monitor_id}, {type: monitor_group, tag}, {type: all_monitors}", "x-one-of": "scope" },
 );
+const Metric = t.String({
+  enum: [...allMetricNames],
+  description: `metric_threshold only. By monitor type: ${Object.entries(metricsByMonitorType)
+    .map(([type, names]) => `${type}: ${names.join(", ")}`)
+    .join("; ")}. Another name is refused with 400 (details.metrics_by_monitor_type).`,
+});
 const Condition = t.Object(
-  { type: t.String({ description: "status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable" }) },
+  {
+    type: t.String({ description: "status_change, metric_threshold, ssl_expiry, domain_expiry, keyword_missing, certificate_changed, monitoring_unavailable" }),
+    metric: t.Optional(Metric),
+  },
   {
     additionalProperties: true,
     description:
@@ -52,6 +62,7 @@ export const RuleView = t.Object({
   notifications: t.Object({ on_recovery: t.Boolean(), recurring: t.Boolean(), recurring_interval_minutes: t.Union([Int(), t.Null()]) }),
   channels: t.Array(t.Object({ channel_id: t.String(), delay_minutes: Int() })),
   escalation_policy_id: t.Union([t.String(), t.Null()]),
+  disabled_reason: t.Union([t.String(), t.Null()], { description: "Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled`" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -26,7 +26,6 @@ const dispatcher = (): DispatcherDeps => ({
   rules: new RuleCache(api.sql, silentLogger),
   channelCtx: createChannelContext({ publicBaseUrl: "http://x", allowPrivateAddresses: true, timeoutMs: 2000 }),
   publicBaseUrl: "http://x",
-  isQuiet: async () => false,
   leaseMs: 10_000,
   maxAttempts: 1,
   retryBaseMs: 10,
@@ -39,7 +38,7 @@ async function withAlerts() {
   const good = (await call("POST", "/api/v1/alert-channels", { name: "good", type: "webhook", config: { url: `${receiver.url}/ok` } })).body.id;
   const mon = (await call("POST", "/api/v1/monitors", { name: "Shop", type: "http", config: { url: "https://shop.example" } })).body.id;
   const rule = (await call("POST", "/api/v1/alert-rules", { name: "Down", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: good }] })).body.id;
-  const evaluate = (status: "up" | "down") => evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [result(o.org_id, mon, status)]);
+  const evaluate = (status: "up" | "down") => evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "x" }, [result(o.org_id, mon, status)]);
   await evaluate("down");
   await runDueDeliveries(dispatcher());
   receiver.failNext("permanent");

@@ -51,7 +51,7 @@ describe("/escalation-policies", () => {
     expect(rule.body).toMatchObject({ channels: [], escalation_policy_id: policy.id });
     const both = await s.call("POST", "/api/v1/alert-rules", { name: "x", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, escalation_policy_id: policy.id, channels: [{ channel_id: s.a }] });
     expect(both.status).toBe(400);
-    await evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "x", isQuiet: async () => false }, [result(s.org_id, s.monitorId, "down")]);
+    await evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "x" }, [result(s.org_id, s.monitorId, "down")]);
     const sent = await api.sql`select channel_id, kind from alert_deliveries where org_id = ${s.org_id}`;
     expect(sent.map((d) => `${d.channel_id === s.a ? "a" : "?"} ${d.kind}`)).toEqual(["a alert"]);
     const [state] = await api.sql`select next_due_at, fired_at from alert_states where org_id = ${s.org_id}`;

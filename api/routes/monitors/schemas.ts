@@ -58,6 +58,8 @@ export const MonitorView = t.Object({
   tags: t.Array(t.String()),
   paused: t.Boolean(),
   suspended: t.Boolean({ description: "Over the plan's quota after a downgrade: kept but not scheduled" }),
+  monitored: t.Boolean({ description: "false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable)" }),
+  not_monitored_reason: t.Union([t.String(), t.Null()], { description: "Why monitored is false; null otherwise" }),
   status: MonitorStatus,
   status_changed_at: t.Union([Timestamp, t.Null()]),
   last_checked_at: t.Union([Timestamp, t.Null()]),

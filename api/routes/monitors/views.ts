@@ -2,6 +2,12 @@ import type { SecretBox } from "../../../core/crypto/secrets.ts";
 import { redactMonitorConfig } from "../../../core/monitors/secrets.ts";
 import type { MonitorRow } from "../../../db/queries/monitors.ts";
 
+/** A monitor with no region and no runner (its runners were revoked) is not monitored; heartbeats need neither. */
+function monitoredOf(m: MonitorRow): { monitored: boolean; not_monitored_reason: string | null } {
+  if (m.type === "heartbeat" || m.regions.length > 0 || m.runner_ids.length > 0) return { monitored: true, not_monitored_reason: null };
+  return { monitored: false, not_monitored_reason: "no region or runner to run on (its runners were revoked); give it a region or a runner" };
+}
+
 export function toMonitorView(m: MonitorRow, box: SecretBox, baseUrl: string) {
   return {
     id: m.id,
@@ -16,6 +22,7 @@ export function toMonitorView(m: MonitorRow, box: SecretBox, baseUrl: string) {
     tags: m.tags,
     paused: m.paused,
     suspended: m.suspended,
+    ...monitoredOf(m),
     status: m.status as never,
     status_changed_at: m.status_changed_at?.toISOString() ?? null,
     last_checked_at: m.last_checked_at?.toISOString() ?? null,

@@ -62,6 +62,8 @@ export const browserLiteCheck = defineBrowserCheck({
       const text = await ctx.page.evaluate(() => document.body?.innerText ?? "");
       const found = text.includes(config.keyword);
       ctx.data.keyword_found = found;
+      ctx.data.keyword = config.keyword;
+      ctx.data.keyword_case_sensitive = true;
       if (!found) return { status: "down", error: `keyword not found in the rendered page: ${JSON.stringify(config.keyword)}` };
     }
     return { status: "up" };

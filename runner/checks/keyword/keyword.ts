@@ -15,6 +15,9 @@ export const keywordCheck = defineCheck({
     const caseSensitive = config.case_sensitive ?? KEYWORD_DEFAULTS.case_sensitive;
     const found = caseSensitive ? text.includes(config.keyword) : text.toLowerCase().includes(config.keyword.toLowerCase());
     ctx.data.keyword_found = found;
+    // Which keyword was looked for, so an alert rule about another keyword does not read this answer as its own.
+    ctx.data.keyword = config.keyword;
+    ctx.data.keyword_case_sensitive = caseSensitive;
 
     const http = judgeHttpResponse(config, res, performance.now() - started);
     if (http.status === "down") return http;

@@ -2909,8 +2909,11 @@ export interface components {
              * @enum {string}
              */
             type: "MetricThresholdCondition";
-            /** @description response_time (alias duration_ms) or any numeric field of the result data */
-            metric: string;
+            /**
+             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+             * @enum {string}
+             */
+            metric: "body_bytes" | "browser_memory_mb" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
             operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
             threshold: number;
         };
@@ -3022,6 +3025,10 @@ export interface components {
             ip: string | null;
             /** @description Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8) */
             keyword_found: boolean | null;
+            /** @description The keyword looked for (a keyword_missing rule reads keyword_found only when it names this keyword) */
+            keyword: string | null;
+            /** @description Whether the keyword was compared with case */
+            keyword_case_sensitive: boolean | null;
         };
         /** SslData */
         SslData: {
@@ -3143,6 +3150,10 @@ export interface components {
             lcp_ms: number | null;
             /** @description Whether the rendered text of the page contains keyword; null without a keyword */
             keyword_found: boolean | null;
+            /** @description The keyword looked for (compared with case); a keyword_missing rule reads keyword_found only when it names this keyword */
+            keyword: string | null;
+            /** @description Whether the keyword was compared with case (always true here); null without a keyword */
+            keyword_case_sensitive: boolean | null;
         };
         /** BrowserFlowData */
         BrowserFlowData: {
@@ -11180,6 +11191,10 @@ export interface operations {
                             paused: boolean;
                             /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                             suspended: boolean;
+                            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                            monitored: boolean;
+                            /** @description Why monitored is false; null otherwise */
+                            not_monitored_reason: string | null;
                             /** @enum {string} */
                             status: "pending" | "up" | "down" | "degraded" | "timeout";
                             /** Format: date-time */
@@ -11481,6 +11496,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11620,6 +11639,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11860,6 +11883,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -11999,6 +12026,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -12129,6 +12160,10 @@ export interface operations {
                         paused: boolean;
                         /** @description Over the plan's quota after a downgrade: kept but not scheduled */
                         suspended: boolean;
+                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+                        monitored: boolean;
+                        /** @description Why monitored is false; null otherwise */
+                        not_monitored_reason: string | null;
                         /** @enum {string} */
                         status: "pending" | "up" | "down" | "degraded" | "timeout";
                         /** Format: date-time */
@@ -14998,6 +15033,8 @@ export interface operations {
                                 delay_minutes: number;
                             }[];
                             escalation_policy_id: string | null;
+                            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                            disabled_reason: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -15158,6 +15195,8 @@ export interface operations {
                             delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -15413,6 +15452,8 @@ export interface operations {
                             delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -15665,6 +15706,8 @@ export interface operations {
                             delay_minutes: number;
                         }[];
                         escalation_policy_id: string | null;
+                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+                        disabled_reason: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
