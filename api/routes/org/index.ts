@@ -7,6 +7,7 @@ import { findSecurityPolicy, updateSecurityPolicy } from "../../../db/queries/or
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { Id, IdParams, Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 import { invitationRoutes } from "./invitations.ts";
 import { MemberView, OrgView, PermissionName, PolicyView, RoleView, toMemberView, toOrgView, toPolicyView, toRoleView } from "./views.ts";
 
@@ -33,9 +34,12 @@ export const orgRoutes = (deps: ApiDeps) =>
       },
       { requires: "member", query: Obj(PaginationQuery), response: { 200: paginated(MemberView) }, detail: { summary: "Members and their roles" } },
     )
-    .get("/roles", async ({ actor }) => ({ data: (await listOrgRoles({ sql: deps.sql, actor })).map(toRoleView), permissions: [...PERMISSIONS] }), {
+    .get("/roles", async ({ actor, query }) => ({ ...pageOf((await listOrgRoles({ sql: deps.sql, actor })).map(toRoleView), query), permissions: [...PERMISSIONS] }), {
       requires: "member",
-      response: { 200: t.Object({ data: t.Array(RoleView), permissions: t.Array(t.String(), { description: "Every permission a role can hold (the matrix columns)" }) }) },
+      query: Obj(PaginationQuery),
+      response: {
+        200: t.Composite([paginated(RoleView), t.Object({ permissions: t.Array(t.String(), { description: "Every permission a role can hold (the matrix columns)" }) })]),
+      },
       detail: { summary: "System and custom roles with the permission matrix" },
     })
     .get("/roles/:id", async ({ actor, params }) => toRoleView(await getRole({ sql: deps.sql, actor }, params.id)), {

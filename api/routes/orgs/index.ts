@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import { createOrgWithOwner, listMyOrgs } from "../../../core/accounts/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, Timestamp } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated, Timestamp } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 
 export const MyOrgView = t.Object({
   id: t.String(),
@@ -22,8 +23,9 @@ export const orgsRoutes = (deps: ApiDeps) =>
       app
         .get(
           "",
-          async ({ actor }) => ({
-            data: (await listMyOrgs(deps.sql, actor.userId)).map((o) => ({
+          async ({ actor, query }) =>
+            pageOf(
+              (await listMyOrgs(deps.sql, actor.userId)).map((o) => ({
               id: o.id,
               name: o.name,
               plan: o.plan_id,
@@ -31,9 +33,10 @@ export const orgsRoutes = (deps: ApiDeps) =>
               default: o.is_default,
               two_factor_required: o.require_2fa,
               created_at: o.created_at.toISOString(),
-            })),
-          }),
-          { response: { 200: t.Object({ data: t.Array(MyOrgView) }) }, detail: { summary: "Organisations you are a member of (select one with X-Org-Id)" } },
+              })),
+              query,
+            ),
+          { query: Obj(PaginationQuery), response: { 200: paginated(MyOrgView) }, detail: { summary: "Organisations you are a member of (select one with X-Org-Id)" } },
         )
         .post(
           "",

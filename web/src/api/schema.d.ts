@@ -4715,7 +4715,10 @@ export interface operations {
     };
     getApiV1UserSessions: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4747,7 +4750,23 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5324,7 +5343,10 @@ export interface operations {
     };
     getApiV1Orgs: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5355,7 +5377,23 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5857,7 +5895,10 @@ export interface operations {
     };
     getApiV1OrgRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5888,9 +5929,25 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7165,7 +7222,10 @@ export interface operations {
     };
     getApiV1Invitations: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7199,7 +7259,23 @@ export interface operations {
                             accepted_at: string | null;
                             org_name: string;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8386,7 +8462,10 @@ export interface operations {
     };
     getApiV1BillingAddonsActive: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8438,7 +8517,23 @@ export interface operations {
                             /** @description Hosted invoice of the current period at the payment provider */
                             invoice_url: string | null;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8499,7 +8594,10 @@ export interface operations {
     };
     getApiV1BillingOverlaps: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8529,7 +8627,23 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11995,7 +12109,10 @@ export interface operations {
     };
     "getApiV1Monitor-groups": {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12029,7 +12146,23 @@ export interface operations {
                                 paused: string | number;
                             };
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19672,7 +19805,10 @@ export interface operations {
     };
     getApiV1Themes: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: string | number;
+                limit?: string | number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -19707,7 +19843,23 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string | null;
                         }[];
+                        pagination: {
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
+                            hasMore: boolean;
+                        };
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */

@@ -144,7 +144,7 @@ function Suspended() {
 
 function Overlaps({ manage, planNames, onNotice }: { manage: boolean; planNames: Map<string, string>; onNotice: (text: string) => void }) {
   const qc = useQueryClient();
-  const overlaps = useQuery({ queryKey: ["billing", "overlaps"], queryFn: () => api.GET("/api/v1/billing/overlaps").then(data) });
+  const overlaps = useQuery({ queryKey: ["billing", "overlaps"], queryFn: () => api.GET("/api/v1/billing/overlaps", { params: { query: { limit: 100 } } }).then(data) });
   const setSaid = onNotice;
   const keep = useMutation({
     mutationFn: (id: string) => api.POST("/api/v1/billing/overlaps/{id}/dismiss", { params: { path: { id } } }),
