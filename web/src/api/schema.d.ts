@@ -11576,6 +11576,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The stored check (GET /monitors/:id/checks/:checkId); null when not recorded */
+                        id: string | null;
                         /** @enum {string} */
                         status: "up" | "down" | "degraded" | "timeout";
                         duration_ms: number;
