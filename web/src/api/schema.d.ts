@@ -8353,8 +8353,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         billing_enabled: boolean;
-                        /** @description active, grace_period, past_due, pending_cancellation, cancelled, or none (never subscribed) */
-                        status: string;
+                        /** @enum {string} */
+                        status: "active" | "grace_period" | "past_due" | "pending_cancellation" | "cancelled";
                         banner: {
                             /** @constant */
                             kind: "payment_failed";
