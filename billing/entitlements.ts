@@ -1,6 +1,7 @@
 import type { Sql } from "../core/db/client.ts";
 import { entitlementRequired, notFound } from "../core/errors.ts";
 import { billingEnabled, liveAddonQuantities } from "../db/queries/billing.ts";
+import { selfHostedPlan } from "./self-hosted.ts";
 import { countActive, type SuspendableKind } from "../db/queries/billing-suspensions.ts";
 import { findOrgPlan, type PlanRow } from "../db/queries/plans.ts";
 import { usageCounters } from "./usage.ts";
@@ -29,11 +30,6 @@ interface OrgLimits {
   billingEnabled: boolean;
 }
 
-async function unlimitedPlan(sql: Sql): Promise<PlanRow> {
-  const [row] = await sql<PlanRow[]>`select * from plans where id = 'unlimited'`;
-  return row!;
-}
-
 /**
  * The organisation's plan quotas plus its live add-ons. With BILLING=off every organisation
  * has the unlimited plan. The minimum interval follows the fastest tier the org has slots for.
@@ -42,7 +38,7 @@ export async function orgLimits(sql: Sql, orgId: string): Promise<OrgLimits> {
   const own = await findOrgPlan(sql, orgId);
   if (!own) throw notFound("Organisation");
   const enabled = await billingEnabled(sql);
-  const plan = enabled ? own : await unlimitedPlan(sql);
+  const plan = enabled ? own : await selfHostedPlan(sql);
   const limits: Record<string, number> = { ...plan.quotas };
   const contributions: Entitlements["contributions"] = {};
   for (const [k, v] of Object.entries(plan.quotas)) contributions[k] = { plan: v, addons: [], total: v };

@@ -4,10 +4,13 @@ import { billingEnabled, type LineRow, listAddons, listLines } from "../db/queri
 import { listOpenOverlaps } from "../db/queries/billing-jobs.ts";
 import { findOrgPlan, listPlans } from "../db/queries/plans.ts";
 import type { BillingProvider } from "./provider/types.ts";
+import { selfHostedPlan } from "./self-hosted.ts";
 
+/** Plans and add-ons on sale; with BILLING=off only the self-hosted plan, and nothing to buy. */
 export async function catalogue(sql: Sql) {
-  const plans = (await listPlans(sql)).filter((p) => p.public);
-  const addons = await listAddons(sql);
+  const enabled = await billingEnabled(sql);
+  const plans = enabled ? (await listPlans(sql)).filter((p) => p.public) : [await selfHostedPlan(sql)];
+  const addons = enabled ? await listAddons(sql) : [];
   return {
     currency: "USD",
     plans: plans.map((p) => ({
@@ -67,7 +70,11 @@ async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider |
 
 /** Subscription state for the web app: overall status, the banner, the plan row and every line. */
 export async function subscriptionView(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger) {
-  const enabled = await billingEnabled(sql);
+  if (!(await billingEnabled(sql))) {
+    // Self-hosted: the one unlimited plan is always in force and nothing is subscribed to.
+    const plan = await selfHostedPlan(sql);
+    return { billing_enabled: false, status: "active" as const, banner: null, plan: { id: plan.id, name: plan.name, included_quotas: plan.quotas, line_id: null }, lines: [] };
+  }
   const plan = (await findOrgPlan(sql, orgId))!;
   const lines = await listLines(sql, orgId);
   const names = await productNames(sql);
@@ -75,22 +82,21 @@ export async function subscriptionView(sql: Sql, orgId: string, provider: Billin
   const live = lines.filter((l) => ["active", "grace_period", "pending_cancellation"].includes(l.status));
   const grace = live.filter((l) => l.status === "grace_period");
   const planLine = live.find((l) => l.kind === "plan") ?? lines.filter((l) => l.kind === "plan").at(-1);
-  const status = !enabled
-    ? "active"
-    : grace.length > 0
-      ? "grace_period"
-      : planLine?.status ?? (live.length > 0 ? "active" : "none");
+  // Never subscribed: the Free plan is in force, which is "active" (the spec has no "none").
+  const status: LineRow["status"] = grace.length > 0 ? "grace_period" : planLine?.status ?? "active";
   const graceEnds = grace.map((l) => l.grace_ends_at!).sort((a, b) => a.getTime() - b.getTime())[0];
   return {
-    billing_enabled: enabled,
+    billing_enabled: true,
     status,
     banner: graceEnds ? { kind: "payment_failed" as const, grace_ends_at: graceEnds.toISOString() } : null,
-    plan: { id: enabled ? plan.id : "unlimited", name: enabled ? plan.name : "Self-hosted (unlimited)", included_quotas: plan.quotas, line_id: live.find((l) => l.kind === "plan")?.id ?? null },
+    plan: { id: plan.id, name: plan.name, included_quotas: plan.quotas, line_id: live.find((l) => l.kind === "plan")?.id ?? null },
     lines: lines.filter((l) => l.status !== "cancelled" || l.kind === "plan").slice(-50).map((l) => lineView(l, names, invoices.get(l.subscription_id) ?? null)),
   };
 }
 
+/** Live add-on lines; none with BILLING=off, where add-ons count for nothing. */
 export async function activeAddonLines(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger) {
+  if (!(await billingEnabled(sql))) return [];
   const names = await productNames(sql);
   const invoices = await invoiceLinks(sql, orgId, provider, log);
   const lines = await listLines(sql, orgId, ["active", "grace_period", "pending_cancellation"]);
@@ -98,6 +104,7 @@ export async function activeAddonLines(sql: Sql, orgId: string, provider: Billin
 }
 
 export async function openOverlaps(sql: Sql, orgId: string) {
+  if (!(await billingEnabled(sql))) return [];
   const names = await productNames(sql);
   return (await listOpenOverlaps(sql, orgId)).map((o) => ({
     id: o.id,

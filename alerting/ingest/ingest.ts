@@ -3,10 +3,9 @@ import { Value } from "@sinclair/typebox/value";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import type { Sql } from "../../core/db/client.ts";
-import { publishLiveEvent } from "../../core/events/publish.ts";
-import type { CheckResultEventData, MonitorStatusChangedEventData } from "../../core/events/schemas.ts";
 import type { CheckResultMessage } from "../../core/jobs/messages.ts";
 import type { Logger } from "../../core/log.ts";
+import { announceStored } from "../../core/results/announce.ts";
 import { storeResults } from "../../core/results/ingest.ts";
 import { type CheckResultInput, CheckResultInputSchema } from "../../core/results/types.ts";
 import { existingMonitorIds } from "../../db/queries/monitors.ts";
@@ -125,30 +124,7 @@ export async function startIngest({ sql, bus, log, registry, batchSize = 1000, m
     const inserted = outcomes.flatMap((o) => o.inserted);
     const statusChanges = outcomes.flatMap((o) => o.statusChanges);
     for (const k of keep) k.delivery.ack();
-    const byJob = new Map(keep.map((k) => [k.input.job_id, k.input]));
-    for (const r of inserted) {
-      const input = byJob.get(r.job_id);
-      publishLiveEvent<CheckResultEventData>(bus, r.org_id, "check.result", {
-        id: r.id,
-        monitor_id: r.monitor_id,
-        location: r.location,
-        location_type: input?.location_type ?? "region",
-        scheduled_at: r.scheduled_at.toISOString(),
-        status: r.status as CheckResultEventData["status"],
-        duration_ms: r.duration_ms,
-        error: input?.error ?? null,
-        checked_at: r.checked_at.toISOString(),
-        data: input?.data ?? {},
-      });
-    }
-    for (const c of statusChanges) {
-      publishLiveEvent<MonitorStatusChangedEventData>(bus, c.org_id, "monitor.status_changed", {
-        monitor_id: c.monitor_id,
-        from: c.from as MonitorStatusChangedEventData["from"],
-        to: c.to as MonitorStatusChangedEventData["to"],
-        at: c.at.toISOString(),
-      });
-    }
+    announceStored(bus, { inserted, statusChanges }, keep.map((k) => k.input));
     if (metrics) {
       metrics.results.inc({ outcome: "stored" }, inserted.length);
       metrics.results.inc({ outcome: "duplicate" }, keep.length - inserted.length);

@@ -9,6 +9,9 @@ import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
 import { browserEngineOf } from "../../runner/checks/browser/browser-schema-parts.ts";
 import { isBrowserCheckType, isRunnableCheckType, runCheck } from "../../runner/checks/registry.ts";
 import { type CheckResult, CheckUnavailableError } from "../../runner/checks/types.ts";
+import { announceStored } from "../results/announce.ts";
+import { storeResults } from "../results/ingest.ts";
+import type { CheckResultInput } from "../results/types.ts";
 import { mergeSecrets } from "./secrets.ts";
 
 export interface RunNowOptions {
@@ -16,19 +19,19 @@ export interface RunNowOptions {
   location: string;
   /** The API process's browsers (its BROWSERS); browser monitors run now only with one offering their engine. */
   browsers?: BrowserPool | null;
-  /** Where a browser check's screenshots are stored; without it they are dropped. */
-  sql?: Sql;
+  /** Where the result (and a browser check's screenshots) are stored before the answer. */
+  sql: Sql;
 }
 
 /**
  * Runs a monitor's check once, now, with the same engine the workers use, from this process
- * (the first region). The result is returned and, unless the monitor is paused or suspended,
- * published on RESULTS like a scheduled check: it is stored, moves the monitor's status and
- * is evaluated by the alert rules, so "Run now" after a fix shows the recovery at once.
+ * (the first region). Unless the monitor is paused or suspended, the result is stored (moving the
+ * monitor's status) before it is returned, so a read right after the answer sees it, and then
+ * published on RESULTS like a scheduled check: alerting evaluates it, ingest finds it stored.
  * Browser checks run in the API's own browser pool; without one offering the monitor's
  * engine (BROWSERS=none on the API, the default) the answer is 409.
  */
-export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bus, options: RunNowOptions): Promise<CheckResult & { checked_at: string; location: string; recorded: boolean }> {
+export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bus, options: RunNowOptions): Promise<CheckResult & { id: string | null; checked_at: string; location: string; recorded: boolean }> {
   if (!isRunnableCheckType(monitor.type)) throw conflict("Heartbeat monitors are checked by their pings; there is nothing to run");
   const engine = browserEngineOf(monitor.type, monitor.config);
   if (isBrowserCheckType(monitor.type) && (!options.browsers || !options.browsers.has(engine!))) {
@@ -51,9 +54,12 @@ export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bu
   }
   const recorded = !monitor.paused && !monitor.suspended;
   const { artifacts, ...shown } = result;
+  // Whole milliseconds, as stored: the answer and a read of the stored check agree.
+  shown.duration_ms = Math.max(0, Math.round(shown.duration_ms));
+  let id: string | null = null;
   if (artifacts && artifacts.length > 0) {
     const stored =
-      recorded && options.sql
+      recorded
         ? await storeArtifacts(
             options.sql,
             artifacts.map((a) => ({ orgId: monitor.org_id, monitorId: monitor.id, jobId, scheduledAt: startedAt, name: a.name, contentType: a.content_type, bytes: a.data })),
@@ -75,7 +81,25 @@ export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bu
       error: shown.error ?? null,
       data: shown.data,
     };
+    // Stored here first (idempotent on the job id) for read-your-writes; the copy on the bus is then a
+    // duplicate to ingest, which neither stores nor announces it again.
+    const input: CheckResultInput = {
+      job_id: jobId,
+      org_id: monitor.org_id,
+      monitor_id: monitor.id,
+      location: options.location,
+      location_type: "region",
+      scheduled_at: new Date(startedAt).toISOString(),
+      checked_at: new Date(startedAt).toISOString(),
+      status: shown.status,
+      duration_ms: shown.duration_ms,
+      error: shown.error ?? null,
+      data: shown.data,
+    };
+    const stored = await storeResults(options.sql, [input]);
+    id = stored.inserted[0]?.id ?? null;
+    announceStored(bus, stored, [input]);
     await bus.publishResult(resultSubject(monitor.org_id, monitor.id), message);
   }
-  return { ...shown, checked_at: new Date(startedAt).toISOString(), location: options.location, recorded };
+  return { ...shown, id, checked_at: new Date(startedAt).toISOString(), location: options.location, recorded };
 }

@@ -25,3 +25,8 @@ export async function planExists(sql: Sql, planId: string): Promise<boolean> {
   const [row] = await sql`select 1 from plans where id = ${planId}`;
   return Boolean(row);
 }
+
+export async function findPlan(sql: Sql, planId: string): Promise<PlanRow | undefined> {
+  const [row] = await sql<PlanRow[]>`select * from plans where id = ${planId}`;
+  return row;
+}

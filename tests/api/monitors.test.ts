@@ -215,6 +215,23 @@ describe("monitors", () => {
     expect(after).toBe(1);
   });
 
+  it("lists a run-now result in the monitor's checks as soon as the run answers (read-your-writes)", async () => {
+    const { call } = await org();
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "ryw", type: "http", config: http() });
+    for (let i = 0; i < 3; i++) {
+      const run = await call("POST", `/api/v1/monitors/${m.id}/run`);
+      expect(run.body).toMatchObject({ status: "up", recorded: true });
+      const checks = await call("GET", `/api/v1/monitors/${m.id}/checks`);
+      expect(checks.body.pagination.total).toBe(i + 1);
+      expect(checks.body.data[0]).toMatchObject({ id: run.body.id, status: "up", checked_at: run.body.checked_at, duration_ms: run.body.duration_ms });
+      expect((await call("GET", `/api/v1/monitors/${m.id}`)).body).toMatchObject({ status: "up", last_checked_at: run.body.checked_at });
+      expect((await call("GET", `/api/v1/monitors/${m.id}/checks/${run.body.id}`)).body).toMatchObject({ id: run.body.id, status: "up" });
+    }
+    // Ingest then receives the same results from the bus and stores none of them twice.
+    await Bun.sleep(300);
+    expect((await call("GET", `/api/v1/monitors/${m.id}/checks`)).body.pagination.total).toBe(3);
+  });
+
   it("groups monitors by tag with counts and the worst status", async () => {
     const { call } = await org();
     const { body: m1 } = await call("POST", "/api/v1/monitors", { name: "m1", type: "http", config: http(), tags: ["web"] });

@@ -254,7 +254,7 @@ describe("subscription status (spec table)", () => {
     const denied = await o.key("POST", "/api/v1/billing/checkout", { plan: "pro" });
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe("PERMISSION_DENIED");
-    expect((await o.key("GET", "/api/v1/billing/subscription")).body).toMatchObject({ status: "none", plan: { id: "free" }, lines: [] });
+    expect((await o.key("GET", "/api/v1/billing/subscription")).body).toMatchObject({ status: "active", plan: { id: "free" }, lines: [] });
     expect((await o.key("GET", "/api/v1/billing/plans")).body.addons).toHaveLength(12);
   });
 });

@@ -5,7 +5,8 @@ import { activeAddonLines, catalogue, lineView, openOverlaps, subscriptionView }
 import { receiveWebhook } from "../../../billing/webhooks.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { IdParams, Int } from "../../schemas/common.ts";
+import { IdParams, Int, Obj, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 import { CatalogueView, ChangePlanBody, CheckoutBody, CheckoutResult, LineView, OverlapView, PlanChangeView, SubscriptionView } from "./schemas.ts";
 
 const Done = t.Object({ ok: t.Literal(true) });
@@ -50,12 +51,14 @@ export const billingRoutes = (deps: ApiDeps) => {
           response: { 200: SubscriptionView },
           detail: { summary: "Subscription status, payment banner, plan row with included quotas, and every line" },
         })
-        .get("/addons/active", async ({ actor }) => ({ data: await activeAddonLines(deps.sql, actor.orgId, provider, deps.log) }), {
-          response: { 200: t.Object({ data: t.Array(LineView) }) },
+        .get("/addons/active", async ({ actor, query }) => pageOf(await activeAddonLines(deps.sql, actor.orgId, provider, deps.log), query), {
+          query: Obj(PaginationQuery),
+          response: { 200: paginated(LineView) },
           detail: { summary: "Active add-on lines (including those in grace or ending at the period end)" },
         })
-        .get("/overlaps", async ({ actor }) => ({ data: await openOverlaps(deps.sql, actor.orgId) }), {
-          response: { 200: t.Object({ data: t.Array(OverlapView) }) },
+        .get("/overlaps", async ({ actor, query }) => pageOf(await openOverlaps(deps.sql, actor.orgId), query), {
+          query: Obj(PaginationQuery),
+          response: { 200: paginated(OverlapView) },
           detail: { summary: "Pending overlap notices" },
         }),
     )

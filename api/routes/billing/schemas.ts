@@ -30,7 +30,9 @@ export const LineView = t.Object({
 
 export const SubscriptionView = t.Object({
   billing_enabled: t.Boolean(),
-  status: t.String({ description: "active, grace_period, past_due, pending_cancellation, cancelled, or none (never subscribed)" }),
+  status: t.Union([t.Literal("active"), t.Literal("grace_period"), t.Literal("past_due"), t.Literal("pending_cancellation"), t.Literal("cancelled")], {
+    description: "The plan line's state (spec table); active when never subscribed (the Free plan is in force) and on a self-hosted deployment (BILLING=off)",
+  }),
   banner: OrNull(t.Object({ kind: t.Literal("payment_failed"), grace_ends_at: t.String({ format: "date-time" }) })),
   plan: t.Object({ id: t.String(), name: t.String(), included_quotas: t.Record(t.String(), t.Number()), line_id: OrNull(t.String()) }),
   lines: t.Array(LineView),

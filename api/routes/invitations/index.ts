@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import { acceptInvitation, myInvitations } from "../../../core/accounts/invitations.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Id, Obj } from "../../schemas/common.ts";
+import { Id, Obj, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 import { InvitationView, toInvitationView } from "../org/views.ts";
 
 /** The invitee's side: see invitations sent to your email and accept one. */
@@ -13,9 +14,10 @@ export const myInvitationRoutes = (deps: ApiDeps) =>
       app
         .get(
           "",
-          async ({ actor }) => ({ data: (await myInvitations(deps.sql, actor.userId)).map((i) => ({ ...toInvitationView(i), org_name: i.org_name })) }),
+          async ({ actor, query }) => pageOf((await myInvitations(deps.sql, actor.userId)).map((i) => ({ ...toInvitationView(i), org_name: i.org_name })), query),
           {
-            response: { 200: t.Object({ data: t.Array(t.Composite([InvitationView, t.Object({ org_name: t.String() })])) }) },
+            query: Obj(PaginationQuery),
+            response: { 200: paginated(t.Composite([InvitationView, t.Object({ org_name: t.String() })])) },
             detail: { summary: "Pending invitations addressed to your email, once a mailed token proved that address (empty until then)" },
           },
         )

@@ -3,7 +3,8 @@ import { deleteGroup, getGroup, groupStatus, listGroups, renameGroup } from "../
 import type { TagGroupRow } from "../../../db/queries/monitors.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj, Int } from "../../schemas/common.ts";
+import { Obj, Int, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 
 const TagParams = Obj({ tag: t.String({ minLength: 1, maxLength: 64 }) });
 const GroupView = t.Object({
@@ -27,8 +28,9 @@ export const monitorGroupRoutes = (deps: ApiDeps) =>
     .use(authPlugin)
     .guard({ requires: "monitors:read" }, (app) =>
       app
-        .get("", async ({ actor }) => ({ data: (await listGroups({ sql: deps.sql, actor })).map(toView) }), {
-          response: { 200: t.Object({ data: t.Array(GroupView) }) },
+        .get("", async ({ actor, query }) => pageOf((await listGroups({ sql: deps.sql, actor })).map(toView), query), {
+          query: Obj(PaginationQuery),
+          response: { 200: paginated(GroupView) },
           detail: { summary: "Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…)" },
         })
         .get("/:tag", async ({ actor, params }) => toView(await getGroup({ sql: deps.sql, actor }, params.tag)), {

@@ -84,7 +84,7 @@ export const monitorRoutes = (deps: ApiDeps) => {
               browsers: deps.browsers,
               sql: deps.sql,
             });
-            return { status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
+            return { id: r.id, status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
           },
           {
             params: IdParams,

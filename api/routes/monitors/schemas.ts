@@ -95,6 +95,7 @@ export const BulkBody = Obj(
 export const BulkResult = t.Object({ matched: Int(), affected: Int(), ids: t.Array(t.String()) });
 
 export const RunNowResult = t.Object({
+  id: t.Union([t.String(), t.Null()], { description: "The stored check (GET /monitors/:id/checks/:checkId); null when not recorded" }),
   status: t.Union([t.Literal("up"), t.Literal("down"), t.Literal("degraded"), t.Literal("timeout")]),
   duration_ms: t.Number(),
   error: t.Optional(t.String()),

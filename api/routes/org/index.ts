@@ -3,12 +3,17 @@ import { changeMemberRole, listOrgMembers, removeMember } from "../../../core/ac
 import { getOrg, updateOrg } from "../../../core/accounts/orgs.ts";
 import { createRole, getRole, listOrgRoles, patchRole, removeRole } from "../../../core/accounts/roles.ts";
 import { PERMISSIONS } from "../../../core/access/permissions.ts";
-import { findSecurityPolicy, updateSecurityPolicy } from "../../../db/queries/orgs.ts";
+import { planIdInForce } from "../../../billing/self-hosted.ts";
+import { findSecurityPolicy, type OrgRow, updateSecurityPolicy } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { Id, IdParams, Obj, PaginationQuery, paginated, toPage, DisplayName } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 import { invitationRoutes } from "./invitations.ts";
 import { MemberView, OrgView, PermissionName, PolicyView, RoleView, toMemberView, toOrgView, toPolicyView, toRoleView } from "./views.ts";
+
+/** The organisation with the plan in force (the self-hosted one when the deployment does not bill). */
+const shownOrg = async (deps: ApiDeps, org: OrgRow) => ({ ...toOrgView(org), plan: await planIdInForce(deps.sql, org.plan_id) });
 
 const RoleBody = {
   name: DisplayName(60),
@@ -20,7 +25,7 @@ const RoleBody = {
 export const orgRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/org", detail: { tags: ["organisation"] } })
     .use(authPlugin)
-    .get("", async ({ actor }) => toOrgView(await getOrg({ sql: deps.sql, actor })), {
+    .get("", async ({ actor }) => shownOrg(deps, await getOrg({ sql: deps.sql, actor })), {
       requires: "member",
       response: { 200: OrgView },
       detail: { summary: "The active organisation" },
@@ -33,9 +38,12 @@ export const orgRoutes = (deps: ApiDeps) =>
       },
       { requires: "member", query: Obj(PaginationQuery), response: { 200: paginated(MemberView) }, detail: { summary: "Members and their roles" } },
     )
-    .get("/roles", async ({ actor }) => ({ data: (await listOrgRoles({ sql: deps.sql, actor })).map(toRoleView), permissions: [...PERMISSIONS] }), {
+    .get("/roles", async ({ actor, query }) => ({ ...pageOf((await listOrgRoles({ sql: deps.sql, actor })).map(toRoleView), query), permissions: [...PERMISSIONS] }), {
       requires: "member",
-      response: { 200: t.Object({ data: t.Array(RoleView), permissions: t.Array(t.String(), { description: "Every permission a role can hold (the matrix columns)" }) }) },
+      query: Obj(PaginationQuery),
+      response: {
+        200: t.Composite([paginated(RoleView), t.Object({ permissions: t.Array(t.String(), { description: "Every permission a role can hold (the matrix columns)" }) })]),
+      },
       detail: { summary: "System and custom roles with the permission matrix" },
     })
     .get("/roles/:id", async ({ actor, params }) => toRoleView(await getRole({ sql: deps.sql, actor }, params.id)), {
@@ -51,7 +59,7 @@ export const orgRoutes = (deps: ApiDeps) =>
     })
     .guard({ requires: "org:admin" }, (app) =>
       app
-        .patch("", async ({ actor, body }) => toOrgView(await updateOrg({ sql: deps.sql, actor, input: body })), {
+        .patch("", async ({ actor, body }) => shownOrg(deps, await updateOrg({ sql: deps.sql, actor, input: body })), {
           body: Obj({ name: t.Optional(DisplayName(120)) }),
           response: { 200: OrgView },
           detail: { summary: "Rename the organisation" },

@@ -3,7 +3,8 @@ import type { Actor } from "../../../core/access/actor.ts";
 import { createTheme, getTheme, listAllThemes, patchTheme, removeTheme } from "../../../core/status-pages/theme-service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
-import { Obj } from "../../schemas/common.ts";
+import { Obj, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 import { ThemeCreateBody, ThemePatchBody, ThemeView } from "./schemas.ts";
 
 const ThemeParams = Obj({ id: t.String({ minLength: 1, maxLength: 64 }) });
@@ -15,8 +16,9 @@ export const themeRoutes = (deps: ApiDeps) => {
     .use(authPlugin)
     .guard({ requires: "status_pages:read" }, (app) =>
       app
-        .get("", async ({ actor }) => ({ data: await listAllThemes(ctx(actor)) }), {
-          response: { 200: t.Object({ data: t.Array(ThemeView) }) },
+        .get("", async ({ actor, query }) => pageOf(await listAllThemes(ctx(actor)), query), {
+          query: Obj(PaginationQuery),
+          response: { 200: paginated(ThemeView) },
           detail: { summary: "Built-in themes first, then custom ones (newest first)" },
         })
         .get("/:id", ({ actor, params }) => getTheme(ctx(actor), params.id), { params: ThemeParams, response: { 200: ThemeView }, detail: { summary: "One theme" } }),

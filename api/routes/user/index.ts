@@ -16,7 +16,8 @@ import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../plugins/auth.ts";
 import { clearedCookies, isSecure } from "../auth/cookies.ts";
 import { Email, Password } from "../auth/schemas.ts";
-import { IdParams, Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
+import { IdParams, Obj, Timestamp, DisplayName, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
 
 const UserView = t.Object({ id: t.String(), email: t.String(), name: t.String(), two_factor_enabled: t.Boolean(), created_at: Timestamp, updated_at: Timestamp });
 const toUserView = (u: UserRow) => ({
@@ -65,11 +66,11 @@ export const userRoutes = (deps: ApiDeps) =>
         )
         .get(
           "/sessions",
-          async ({ actor }) => {
+          async ({ actor, query }) => {
             const current = actor.identity.kind === "session" ? actor.identity.sessionId : "";
             const rows = await listSessions(deps.sql, actor.userId);
-            return {
-              data: rows.map((s) => ({
+            return pageOf(
+              rows.map((s) => ({
                 id: s.id,
                 current: s.id === current,
                 ip: s.ip,
@@ -78,9 +79,10 @@ export const userRoutes = (deps: ApiDeps) =>
                 last_seen_at: s.last_seen_at.toISOString(),
                 expires_at: s.expires_at.toISOString(),
               })),
-            };
+              query,
+            );
           },
-          { response: { 200: t.Object({ data: t.Array(SessionView) }) }, detail: { summary: "Your live sessions" } },
+          { query: Obj(PaginationQuery), response: { 200: paginated(SessionView) }, detail: { summary: "Your live sessions" } },
         )
         .delete(
           "/sessions/:id",

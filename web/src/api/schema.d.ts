@@ -5104,7 +5104,10 @@ export interface operations {
     };
     getApiV1UserSessions: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5136,6 +5139,13 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -5864,7 +5874,10 @@ export interface operations {
     };
     getApiV1Orgs: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5895,6 +5908,13 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -6415,7 +6435,10 @@ export interface operations {
     };
     getApiV1OrgRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6446,6 +6469,13 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
@@ -7741,7 +7771,10 @@ export interface operations {
     };
     getApiV1Invitations: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7775,6 +7808,13 @@ export interface operations {
                             accepted_at: string | null;
                             org_name: string;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -8893,8 +8933,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         billing_enabled: boolean;
-                        /** @description active, grace_period, past_due, pending_cancellation, cancelled, or none (never subscribed) */
-                        status: string;
+                        /** @enum {string} */
+                        status: "active" | "grace_period" | "past_due" | "pending_cancellation" | "cancelled";
                         banner: {
                             /** @constant */
                             kind: "payment_failed";
@@ -9011,7 +9051,10 @@ export interface operations {
     };
     getApiV1BillingAddonsActive: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9063,6 +9106,13 @@ export interface operations {
                             /** @description Hosted invoice of the current period at the payment provider */
                             invoice_url: string | null;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -9133,7 +9183,10 @@ export interface operations {
     };
     getApiV1BillingOverlaps: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9163,6 +9216,13 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -12278,6 +12338,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The stored check (GET /monitors/:id/checks/:checkId); null when not recorded */
+                        id: string | null;
                         /** @enum {string} */
                         status: "up" | "down" | "degraded" | "timeout";
                         duration_ms: number;
@@ -12823,7 +12885,10 @@ export interface operations {
     };
     "getApiV1Monitor-groups": {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12857,6 +12922,13 @@ export interface operations {
                                 paused: number;
                             };
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -20582,7 +20654,10 @@ export interface operations {
     };
     getApiV1Themes: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -20617,6 +20692,13 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string | null;
                         }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };

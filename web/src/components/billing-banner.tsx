@@ -12,7 +12,7 @@ export const INVITE_KEY = "wp_invite";
 /** Whether the active organisation's policy blocks this user until they turn 2FA on. */
 export function useTwoFactorBlock(): boolean {
   const { user, orgId } = useSession();
-  const orgs = useQuery({ queryKey: ["orgs", "policy"], queryFn: () => api.GET("/api/v1/orgs").then(data), staleTime: 30_000 });
+  const orgs = useQuery({ queryKey: ["orgs", "policy"], queryFn: () => api.GET("/api/v1/orgs", { params: { query: { limit: 100 } } }).then(data), staleTime: 30_000 });
   const org = orgs.data?.data.find((o) => o.id === orgId);
   return Boolean(org?.two_factor_required && user && !user.two_factor_enabled);
 }
@@ -64,7 +64,7 @@ function PendingInvitationsBanner() {
   const qc = useQueryClient();
   const session = useSession();
   const { navigate, path } = useRouter();
-  const mine = useQuery({ queryKey: ["my-invitations"], queryFn: () => api.GET("/api/v1/invitations").then(data), staleTime: 60_000 });
+  const mine = useQuery({ queryKey: ["my-invitations"], queryFn: () => api.GET("/api/v1/invitations", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
   const accept = useMutation({
     mutationFn: (invitation_id: string) => api.POST("/api/v1/invitations/accept", { body: { invitation_id } }).then(data),
     onSuccess: async (inv) => {

@@ -27,7 +27,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       // No wp_csrf cookie means no session: skip the request rather than log a 401 in the console.
       if (!csrfToken()) return { user: null, orgs: [] };
       try {
-        const [user, orgs] = await Promise.all([api.GET("/api/v1/user").then(data), api.GET("/api/v1/orgs").then(data)]);
+        const [user, orgs] = await Promise.all([api.GET("/api/v1/user").then(data), api.GET("/api/v1/orgs", { params: { query: { limit: 100 } } }).then(data)]);
         return { user: user as unknown as User, orgs: orgs.data as Org[] };
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) return { user: null, orgs: [] };

@@ -8,7 +8,7 @@ import { AccountNav } from "./account-nav";
 /** Where you are signed in; any other session can be signed out. */
 export function Sessions() {
   const qc = useQueryClient();
-  const list = useQuery({ queryKey: ["user", "sessions"], queryFn: () => api.GET("/api/v1/user/sessions").then(data) });
+  const list = useQuery({ queryKey: ["user", "sessions"], queryFn: () => api.GET("/api/v1/user/sessions", { params: { query: { limit: 100 } } }).then(data) });
   const revoke = useMutation({
     mutationFn: async (ids: string[]) => {
       for (const id of ids) await api.DELETE("/api/v1/user/sessions/{id}", { params: { path: { id } } });

@@ -115,7 +115,7 @@ function RuleFormFields({ rule, lookups, onDone, onSaved }: { rule?: Rule; looku
   const [condition, setCondition] = useState<ConditionType>((rule?.condition.type as ConditionType) ?? "status_change");
   const [delivery, setDelivery] = useState(rule?.escalation_policy_id ? "policy" : "channels");
   const [recurring, setRecurring] = useState(rule?.notifications.recurring ?? false);
-  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data), staleTime: 60_000 });
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
   const save = useMutation({
     mutationFn: async (f: FormData) => {
       const body = readRuleForm(f);

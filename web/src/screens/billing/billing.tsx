@@ -89,9 +89,13 @@ function CurrentPlan({ sub, ent }: { sub: Subscription; ent: Entitlements }) {
       <h2>
         Current plan: <span data-testid="plan-name">{ent.plan.name}</span>
       </h2>
-      <p>
-        Subscription: <span className={`badge badge-${sub.status}`}>{sub.status.replace(/_/g, " ")}</span>
-      </p>
+      {ent.billing_enabled ? (
+        <p>
+          Subscription: <span className={`badge badge-${sub.status}`}>{sub.status.replace(/_/g, " ")}</span>
+        </p>
+      ) : (
+        <p className="muted">Self-hosted: no subscription, nothing is charged, and the limits below are the plan's.</p>
+      )}
       {planLine ? (
         <p>
           {fmtMoney(planLine.price_cents, planLine.currency)} per {planLine.cycle === "annual" ? "year" : "month"}.{" "}
@@ -144,7 +148,7 @@ function Suspended() {
 
 function Overlaps({ manage, planNames, onNotice }: { manage: boolean; planNames: Map<string, string>; onNotice: (text: string) => void }) {
   const qc = useQueryClient();
-  const overlaps = useQuery({ queryKey: ["billing", "overlaps"], queryFn: () => api.GET("/api/v1/billing/overlaps").then(data) });
+  const overlaps = useQuery({ queryKey: ["billing", "overlaps"], queryFn: () => api.GET("/api/v1/billing/overlaps", { params: { query: { limit: 100 } } }).then(data) });
   const setSaid = onNotice;
   const keep = useMutation({
     mutationFn: (id: string) => api.POST("/api/v1/billing/overlaps/{id}/dismiss", { params: { path: { id } } }),

@@ -7,7 +7,7 @@ import { Link } from "../../lib/router";
 /** Groups are tags: each tag in use is a group with its worst status; rename or remove a tag here. */
 export function Groups() {
   const qc = useQueryClient();
-  const q = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data) });
+  const q = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data) });
   const [renaming, setRenaming] = useState<string | null>(null);
   const done = () => {
     void qc.invalidateQueries({ queryKey: ["monitor-groups"] });

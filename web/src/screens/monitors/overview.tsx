@@ -48,7 +48,7 @@ export function MonitorsOverview() {
   const uptime = useUptimeFor(pages);
   const total = Number(q.data?.pages[0]?.pagination.total ?? 0);
   const rows = useMemo(() => pages.flat(), [pages]);
-  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data), staleTime: 60_000 });
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const qc = useQueryClient();
   const [bulkDone, setBulkDone] = useState("");

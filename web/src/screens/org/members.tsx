@@ -16,7 +16,7 @@ export function Members() {
   const admin = can("org:admin");
   const org = useQuery({ queryKey: ["org"], queryFn: () => api.GET("/api/v1/org").then(data) });
   const members = useQuery({ queryKey: ["org", "members"], queryFn: () => api.GET("/api/v1/org/members", { params: { query: { limit: 100 } } }).then(data) });
-  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles").then(data) });
+  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles", { params: { query: { limit: 100 } } }).then(data) });
   const [saved, setSaved] = useState("");
   const rename = useMutation({
     mutationFn: (name: string) => api.PATCH("/api/v1/org", { body: { name } }).then(data),

@@ -31,7 +31,7 @@ export function Roles() {
   const qc = useQueryClient();
   const { can, loading } = useMyRole();
   const admin = can("org:admin");
-  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles").then(data) });
+  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles", { params: { query: { limit: 100 } } }).then(data) });
   const [edits, setEdits] = useState<Record<string, string[]>>({});
   const [saved, setSaved] = useState("");
   const done = (msg: string) => {

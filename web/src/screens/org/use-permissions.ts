@@ -12,7 +12,7 @@ export const roleGrants = (permissions: readonly string[], needed: string) =>
 export function useMyRole() {
   const { orgs, orgId } = useSession();
   const roleId = orgs.find((o) => o.id === orgId)?.role ?? null;
-  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles").then(data) });
+  const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles", { params: { query: { limit: 100 } } }).then(data) });
   const role = roles.data?.data.find((r) => r.id === roleId) ?? null;
   const permissions = role?.permissions ?? [];
   return { roleId, role, loading: roles.isPending, can: (p: string) => roleGrants(permissions, p) };

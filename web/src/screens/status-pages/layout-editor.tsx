@@ -237,7 +237,7 @@ function AddSection({ onAdd }: { onAdd: (name: string) => void }) {
 
 function AddComponent({ sections, monitors, onAdd }: { sections: EditSection[]; monitors: MonitorInfo[]; onAdd: (sectionKey: string, c: EditComponent) => void }) {
   // Fresh on mount: another screen may have cached the groups before the latest tags existed.
-  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups").then(data), staleTime: 0 });
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data), staleTime: 0 });
   const [search, setSearch] = useState("");
   const term = useDeferredValue(search.trim());
   const found = useQuery({

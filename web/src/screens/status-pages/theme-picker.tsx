@@ -23,7 +23,7 @@ const EDITABLE = [
 /** Picks a built-in or custom theme (or makes one) and shows the page in it as you choose. */
 export function ThemePicker({ page }: { page: StatusPage }) {
   const qc = useQueryClient();
-  const themes = useQuery({ queryKey: ["themes"], queryFn: () => api.GET("/api/v1/themes").then(data) });
+  const themes = useQuery({ queryKey: ["themes"], queryFn: () => api.GET("/api/v1/themes", { params: { query: { limit: 100 } } }).then(data) });
   const [chosen, setChosen] = useState(page.theme_id);
   const [draft, setDraft] = useState<Colors | null>(null);
   const [saved, setSaved] = useState("");
