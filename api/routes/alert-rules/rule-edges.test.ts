@@ -63,7 +63,10 @@ describe("metric_threshold metrics", () => {
     const doc = (await client(api.url)("GET", "/openapi.json")).body;
     let body = doc.paths["/api/v1/alert-rules"].post.requestBody.content["application/json"].schema;
     if (body.$ref) body = doc.components.schemas[body.$ref.split("/").pop()];
-    const text = JSON.stringify(body.properties.condition);
+    // condition is one of the registry's condition components: read the ones it refers to.
+    const condition = body.properties.condition;
+    const refs = (condition.oneOf ?? []).map((s: { $ref?: string }) => s.$ref && doc.components.schemas[s.$ref.split("/").pop()!]);
+    const text = JSON.stringify([condition, ...refs]);
     expect(text).toContain("packet_loss_pct");
     expect(text).toContain("ssl_days_remaining");
     expect(text).toContain("domain_days_remaining");
