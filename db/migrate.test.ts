@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
-import { createSql } from "../core/db/client.ts";
+import { createSql } from "./client.ts";
 import { TEST_ADMIN_URL } from "../tests/support/db.ts";
 import { SCHEDULER_LOCK_KEY } from "../scheduler/leader.ts";
 import { migrate } from "./migrate.ts";

@@ -1,5 +1,5 @@
-import { type Sql, withTx } from "../../core/db/client.ts";
-import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import { type Sql, withTx } from "../../db/client.ts";
+import type { CheckResultMessage } from "../../schemas/messages/check-messages.ts";
 import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { keyOf, lockStates, peekStates, previousFingerprint, saveStates, type StateKey, type StateWrite } from "../../db/queries/alert-states.ts";

@@ -1,5 +1,5 @@
-import type { Sql } from "../../core/db/client.ts";
-import type { BucketSize, Segment } from "../../core/results/segments.ts";
+import type { Sql } from "../client.ts";
+import type { BucketSize, Segment } from "../../domain/results/segments.ts";
 
 /** Counts of one (monitor, location, bucket) over the requested segments, in no particular order. */
 export interface CountRow {

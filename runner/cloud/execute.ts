@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../core/jobs/messages.ts";
-import { mergeSecrets } from "../../core/monitors/secrets.ts";
+import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import { mergeSecrets } from "../../domain/monitors/secrets.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
 import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
 

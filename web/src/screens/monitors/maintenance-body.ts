@@ -1,5 +1,5 @@
-import { compileTiming, parseCron, parseRrule, RecurrenceError, type WindowTiming } from "../../../../core/maintenance/recurrence.ts";
-import { floatingAt, instantOfFloating, isValidTimeZone } from "../../../../core/maintenance/zoned-time.ts";
+import { compileTiming, parseCron, parseRrule, RecurrenceError, type WindowTiming } from "../../../../schemas/maintenance/recurrence.ts";
+import { floatingAt, instantOfFloating, isValidTimeZone } from "../../../../schemas/maintenance/zoned-time.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 
 export type WindowKind = "once" | "rrule" | "cron";
