@@ -20,7 +20,7 @@ export interface DispatcherDeps {
   rules: RuleCache;
   channelCtx: ChannelContext;
   publicBaseUrl: string;
-  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  /** Suppressing maintenance windows (domain/maintenance by default); tests may give their own. */
   quietSpans?: QuietSpansOf;
   /** How long a claimed delivery is ours; past it another dispatcher may send it (at-least-once window). */
   leaseMs: number;

@@ -21,7 +21,7 @@ export interface EvaluateDeps {
   sql: Sql;
   rules: RuleCache;
   publicBaseUrl: string;
-  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  /** Suppressing maintenance windows (domain/maintenance by default); tests may give their own. */
   quietSpans?: QuietSpansOf;
 }
 

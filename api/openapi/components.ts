@@ -68,7 +68,7 @@ export const openApiComponents: Record<string, unknown> = {
   WebhookPayload,
 };
 
-/** metric_threshold names a metric its monitor's type reports: the document enumerates them (runner/checks/metric-names.ts). */
+/** metric_threshold names a metric its monitor's type reports: the document enumerates them (schemas/checks/metric-names.ts). */
 function metricThresholdCondition() {
   const schema = conditionSchemas.metric_threshold;
   const byType = Object.entries(metricsByMonitorType).map(([type, names]) => `${type}: ${names.join(", ")}`).join("; ");

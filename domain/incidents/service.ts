@@ -64,7 +64,7 @@ export async function createIncident(ctx: Ctx, input: IncidentInput): Promise<In
     await insertIncident(tx, ctx.actor.orgId, id, { title: input.title, impact: input.impact, status, ...where });
     const updateId = newId("incu");
     await insertUpdate(tx, ctx.actor.orgId, updateId, id, status, input.message);
-    // Subscribers hear of it through the outbox, written with the change (core/incidents/notify.ts sends).
+    // Subscribers hear of it through the outbox, written with the change (alerting/notices/subscriber-notices.ts sends).
     await enqueueSubscriberNotices(tx, { orgId: ctx.actor.orgId, incidentId: id, updateId, kind: status === "resolved" ? "resolved" : "created", pageIds: where.pageIds });
   });
   return getIncident(ctx, id);

@@ -12,7 +12,7 @@ import { type CheckResult, CheckUnavailableError } from "../../runner/checks/typ
 import { announceStored } from "../results/announce.ts";
 import { storeResults } from "../results/ingest.ts";
 import type { CheckResultInput } from "../results/types.ts";
-import { mergeSecrets } from "./secrets.ts";
+import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 
 export interface RunNowOptions {
   allowPrivate: boolean;
@@ -45,7 +45,7 @@ export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bu
   let result: CheckResult;
   try {
     result = await runCheck(
-      { type: monitor.type, config: mergeSecrets(monitor.config, monitor.secrets_enc, box), timeoutMs: monitor.timeout_ms, allowPrivate: options.allowPrivate, ipv6: false },
+      { type: monitor.type, config: openSealedFields(monitor.config, monitor.secrets_enc, box), timeoutMs: monitor.timeout_ms, allowPrivate: options.allowPrivate, ipv6: false },
       { browsers: options.browsers ?? undefined },
     );
   } catch (err) {

@@ -1,16 +1,11 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { validationError, type ValidationIssue } from "../../core/errors.ts";
+import { openSealedFields, type SealedSecrets as Secrets, SECRET_PLACEHOLDER } from "../../core/crypto/sealed-fields.ts";
 import { isSecretHeader } from "../../schemas/checks/secret-headers.ts";
 
-/** What the API shows in place of a stored secret; sending it back on PATCH keeps the secret. */
-export const SECRET_PLACEHOLDER = "••••••••";
+export { SECRET_PLACEHOLDER };
 
-type Auth = { type: "basic"; username: string; password: string } | { type: "bearer"; token: string };
-/**
- * What secrets_enc holds: HTTP auth, secret header values by header name, and secret browser-flow
- * step values by the step's position in `steps`.
- */
-type Secrets = { auth?: Auth; headers?: Record<string, string>; step_values?: Record<string, string> };
+type Auth = NonNullable<Secrets["auth"]>;
 type Step = Record<string, unknown> & { action?: unknown; secret?: boolean; value?: unknown };
 type Config = Record<string, unknown>;
 
@@ -130,7 +125,7 @@ function storedValues(config: Config) {
  * auth field or step (same action and target); with nothing stored there it is refused (400).
  */
 export function splitSecrets(config: Config, box: SecretBox, previous: { config: Config; secrets_enc: string | null } | null): { config: Config; secretsEnc: string | null } {
-  const stored = previous ? storedValues(mergeSecrets(previous.config, previous.secrets_enc, box)) : () => undefined;
+  const stored = previous ? storedValues(openSealedFields(previous.config, previous.secrets_enc, box)) : () => undefined;
   const secrets: Secrets = {};
   const issues: ValidationIssue[] = [];
   const masked = mapSecretValues(config, (value, slot) => {
@@ -147,20 +142,4 @@ export function splitSecrets(config: Config, box: SecretBox, previous: { config:
   if (issues.length > 0) throw validationError(issues, "A redacted secret was sent where none is stored");
   const any = secrets.auth || secrets.headers || secrets.step_values;
   return { config: masked, secretsEnc: any ? box.encrypt(JSON.stringify(secrets)) : null };
-}
-
-/** The runnable config: placeholders replaced by the decrypted secrets. */
-export function mergeSecrets(config: Config, secretsEnc: string | null, box: SecretBox): Config {
-  if (!secretsEnc) return config;
-  const secrets = JSON.parse(box.decrypt(secretsEnc)) as Secrets;
-  let out = secrets.auth ? { ...config, auth: secrets.auth } : config;
-  const headers = secrets.headers;
-  if (headers && isObject(out.headers)) {
-    out = { ...out, headers: Object.fromEntries(Object.entries(out.headers).map(([k, v]) => [k, v === SECRET_PLACEHOLDER && headers[k] !== undefined ? headers[k] : v])) };
-  }
-  const values = secrets.step_values;
-  if (values && Array.isArray(out.steps)) {
-    out = { ...out, steps: (out.steps as unknown[]).map((s, i) => (isObject(s) && s.value === SECRET_PLACEHOLDER && values[i] !== undefined ? { ...s, value: values[i] } : s)) };
-  }
-  return out;
 }

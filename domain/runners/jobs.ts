@@ -4,7 +4,7 @@ import type { Sql } from "../../db/client.ts";
 import { AppError } from "../../core/errors.ts";
 import { type CheckJobMessage, type CheckResultMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
-import { mergeSecrets } from "../monitors/secrets.ts";
+import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
 import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
 import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
@@ -101,7 +101,7 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
     }
     let config: Record<string, unknown>;
     try {
-      config = mergeSecrets(job.config, job.secrets_enc, d.box);
+      config = openSealedFields(job.config, job.secrets_enc, d.box);
     } catch {
       await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, "cannot decrypt the monitor's secrets for the runner", Date.now()));
       delivery.ack();

@@ -7,7 +7,7 @@ import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
 import * as q from "../../db/queries/runners.ts";
 import { SESSION_TTL_SECONDS, type SessionRequest, type SessionResponse } from "../../schemas/runner-protocol.ts";
-import { deriveSessionKey, isSealed, newX25519, open, seal, SessionCryptoError, type SessionPayload } from "./session-crypto.ts";
+import { deriveSessionKey, isSealed, newX25519, open, seal, SessionCryptoError, type SessionPayload } from "../../core/crypto/session-seal.ts";
 
 /** The authenticated runner of a request (token checked against the `runners` row). */
 export interface RunnerCaller {

@@ -3,7 +3,7 @@ import { SecretBox } from "../../core/crypto/secrets.ts";
 import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { ClaimResponse, HeartbeatResponse } from "../../schemas/runner-protocol.ts";
-import { deriveSessionKey, newX25519, open, seal, tokenSalt } from "../../domain/runners/session-crypto.ts";
+import { deriveSessionKey, newX25519, open, seal, tokenSalt } from "../../core/crypto/session-seal.ts";
 import { RunnerAgent } from "../../runner/agent.ts";
 import { loadRunnerConfig } from "../../runner/config.ts";
 import { TEST_SECRET_KEY } from "../support/api.ts";

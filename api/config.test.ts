@@ -1,11 +1,11 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
-import { loadApiConfig } from "../../api/config.ts";
-import { commonEnv } from "./common.ts";
-import { ConfigError, EnvBool, parseEnv } from "./parse-env.ts";
+import { loadApiConfig } from "./config.ts";
+import { commonEnv } from "../core/config/common.ts";
+import { ConfigError, EnvBool, parseEnv } from "../core/config/parse-env.ts";
 
-const root = join(import.meta.dir, "..", "..");
+const root = join(import.meta.dir, "..");
 
 function failure(env: Record<string, string>): string {
   try {

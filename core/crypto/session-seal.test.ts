@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { deriveSessionKey, newX25519, open, ReplayWindow, seal, SessionCryptoError, tokenSalt } from "./session-crypto.ts";
+import { deriveSessionKey, newX25519, open, ReplayWindow, seal, SessionCryptoError, tokenSalt } from "./session-seal.ts";
 
 describe("session crypto", () => {
   it("derives the same key on both sides only with the same token", () => {
