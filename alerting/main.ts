@@ -2,7 +2,7 @@ import { createBus } from "../core/bus/index.ts";
 import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
-import { openDatabase } from "../core/db/open.ts";
+import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 import { startMetricsServer } from "../core/process/metrics-server.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { createMemoryBus } from "../core/bus/index.ts";
-import { resultSubject } from "../core/jobs/messages.ts";
+import { resultSubject } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { loadAlertingConfig } from "./config.ts";

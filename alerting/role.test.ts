@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
 import { newId } from "../core/ids.ts";
-import { resultSubject } from "../core/jobs/messages.ts";
+import { resultSubject } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { type SmtpReceiver, startSmtpReceiver } from "./channels/email/smtp-receiver.ts";

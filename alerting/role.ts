@@ -1,7 +1,7 @@
 import type { Registry } from "prom-client";
 import type { Bus } from "../core/bus/index.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createChannelContext } from "./channels/index.ts";

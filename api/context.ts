@@ -1,13 +1,13 @@
-import type { Identity } from "../core/access/identity.ts";
+import type { Identity } from "../domain/access/identity.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import type { ApiConfig } from "./config.ts";
 import type { RateLimiter } from "./edge/rate-limiter.ts";
 import type { IdentityCache } from "./edge/identity-cache.ts";
 import type { Mailer } from "../core/mail/mailer.ts";
 import type { Bus } from "../core/bus/index.ts";
-import type { EventHub } from "../core/events/hub.ts";
+import type { EventHub } from "./events/event-hub.ts";
 import type { BrowserPool } from "../runner/checks/browser/browser-pool.ts";
 
 /** Everything a route needs, built once per process and passed in. */

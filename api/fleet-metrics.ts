@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from "prom-client";
-import type { Sql } from "../core/db/client.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../core/regions/catalog.ts";
+import type { Sql } from "../db/client.ts";
+import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { regionWorkerSummary } from "../db/queries/region-workers.ts";
 import { runnerCountsByStatus } from "../db/queries/runner-liveness.ts";
 

@@ -1,6 +1,6 @@
 import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { loadSecretKey } from "../core/crypto/secret-key.ts";
-import { openDatabase } from "../core/db/open.ts";
+import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createBus } from "../core/bus/index.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";

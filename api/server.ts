@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import { previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../core/metrics.ts";
@@ -12,19 +12,19 @@ import type { ApiConfig } from "./config.ts";
 import type { ApiDeps } from "./context.ts";
 import { createEdge } from "./edge/edge.ts";
 import { securityHeaders } from "./edge/security-headers.ts";
-import { routeTableOf } from "./plugins/route-table.ts";
+import { routeTableOf } from "./middleware/route-table.ts";
 import { RateLimiter } from "./edge/rate-limiter.ts";
 import { IdentityCache } from "./edge/identity-cache.ts";
 import { type Bus, createMemoryBus } from "../core/bus/index.ts";
-import { EventHub } from "../core/events/hub.ts";
+import { EventHub } from "./events/event-hub.ts";
 import { setBillingEnabled } from "../db/queries/billing.ts";
-import { domainResolver } from "../core/status-pages/domain.ts";
+import { domainResolver } from "../domain/status-pages/domain.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
-import { createSmtpMailer } from "../core/status-pages/smtp-mailer.ts";
-import { startSubscriberDispatcher } from "../core/incidents/notify.ts";
+import { createSmtpMailer } from "../core/mail/smtp-mailer.ts";
+import { startSubscriberDispatcher } from "../alerting/notices/subscriber-notices.ts";
 import { createChannelContext } from "../alerting/channels/context.ts";
-import { sealPlaintextMonitorSecrets } from "../core/monitors/seal-plaintext.ts";
-import { sealPlaintextSubscriberWebhooks } from "../core/status-pages/seal-plaintext.ts";
+import { sealPlaintextMonitorSecrets } from "../domain/monitors/seal-plaintext.ts";
+import { sealPlaintextSubscriberWebhooks } from "../domain/status-pages/seal-plaintext.ts";
 
 export interface ApiServer {
   url: string;

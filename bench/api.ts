@@ -5,7 +5,7 @@
  */
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
-import { provisionOrg } from "../core/accounts/provision.ts";
+import { provisionOrg } from "../domain/accounts/provision.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "50" } } });

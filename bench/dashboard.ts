@@ -15,13 +15,13 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { provisionOrg } from "../core/accounts/provision.ts";
-import type { Sql } from "../core/db/client.ts";
+import { provisionOrg } from "../domain/accounts/provision.ts";
+import type { Sql } from "../db/client.ts";
 import { newId } from "../core/ids.ts";
-import { newResultUuid } from "../core/results/result-id.ts";
-import { rebuildRollups } from "../core/results/rollups.ts";
-import { DAY_MS } from "../core/results/segments.ts";
-import { prng } from "../core/results/test-fixtures.ts";
+import { newResultUuid } from "../domain/results/result-id.ts";
+import { rebuildRollups } from "../domain/results/rollups.ts";
+import { DAY_MS } from "../domain/results/segments.ts";
+import { prng } from "../domain/results/test-fixtures.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
 import { distIsStale } from "../api/web/build.ts";
 import { createTestDatabase } from "../tests/support/db.ts";

@@ -7,10 +7,10 @@
  * `workers` consumers each owning a share of the monitors (as partitioned ingest consumers would).
  * Usage: bun bench/ingest-db.ts [results=200000] [batch=1000] [workers=2]
  */
-import { storeResults } from "../core/results/ingest.ts";
-import { DAY_MS } from "../core/results/segments.ts";
-import { createOrgWithMonitors, prng } from "../core/results/test-fixtures.ts";
-import type { CheckResultInput, ResultStatus } from "../core/results/types.ts";
+import { storeResults } from "../domain/results/ingest.ts";
+import { DAY_MS } from "../domain/results/segments.ts";
+import { createOrgWithMonitors, prng } from "../domain/results/test-fixtures.ts";
+import type { CheckResultInput, ResultStatus } from "../domain/results/types.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { arch } from "node:os";
 import { join } from "node:path";
-import { open, seal } from "../core/runners/session-crypto.ts";
+import { open, seal } from "../core/crypto/session-seal.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTlsApi } from "../tests/runners/support.ts";
 
 const jobs = Number(process.argv[2] ?? 3000);

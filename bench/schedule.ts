@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import { connectNatsBus } from "../core/bus/index.ts";
-import type { CheckResultMessage } from "../core/jobs/messages.ts";
+import type { CheckResultMessage } from "../schemas/messages/check-messages.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { dropNatsStreams, insertMonitors, insertOrg, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
 

@@ -13,7 +13,7 @@
  *   --short: a smoke run (1 minute, 500 monitors, 10 s intervals). Env SOAK_MINUTES, SOAK_MONITORS, SOAK_INTERVAL also work.
  */
 import { parseArgs } from "node:util";
-import { createSql, type Sql } from "../core/db/client.ts";
+import { createSql, type Sql } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { client, makeOrg } from "../tests/support/api.ts";
 import { spawnRole, type RoleProcess } from "../tests/support/processes.ts";

@@ -10,18 +10,18 @@
  * Usage: bun bench/status-page.ts [components=50] [days=90] [seconds=10]   (BENCH_KEEP_DB=1 keeps the database)
  */
 import autocannon from "autocannon";
-import type { Sql } from "../core/db/client.ts";
-import { newResultUuid } from "../core/results/result-id.ts";
-import { rebuildRollups } from "../core/results/rollups.ts";
-import { DAY_MS } from "../core/results/segments.ts";
-import { prng } from "../core/results/test-fixtures.ts";
-import { clearBarHistory } from "../core/status-pages/bar-history.ts";
-import { buildPublicPage, themeOf } from "../core/status-pages/public-model.ts";
-import { renderStatusHtml } from "../core/status-pages/render-html.ts";
+import type { Sql } from "../db/client.ts";
+import { newResultUuid } from "../domain/results/result-id.ts";
+import { rebuildRollups } from "../domain/results/rollups.ts";
+import { DAY_MS } from "../domain/results/segments.ts";
+import { prng } from "../domain/results/test-fixtures.ts";
+import { clearBarHistory } from "../domain/status-pages/bar-history.ts";
+import { buildPublicPage, themeOf } from "../domain/status-pages/public-model.ts";
+import { renderStatusHtml } from "../domain/status-pages/render-html.ts";
 import { findPageBySlug } from "../db/queries/status-pages.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
 import { client, makeOrg, startTestApi } from "../tests/support/api.ts";
-import { createSql } from "../core/db/client.ts";
+import { createSql } from "../db/client.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 
 const COMPONENTS = Number(process.argv[2] ?? 50);

@@ -6,12 +6,12 @@
  *  2. a page of 50 monitors: 90-day uptime + 90-day bars (target < 100 ms).
  * Usage: bun bench/uptime.ts [monitors=50] [days=90] [runs=25]   (BENCH_KEEP_DB=1 keeps the database)
  */
-import type { Sql } from "../core/db/client.ts";
-import { newResultUuid } from "../core/results/result-id.ts";
-import { rebuildRollups } from "../core/results/rollups.ts";
-import { DAY_MS } from "../core/results/segments.ts";
-import { createOrgWithMonitors, prng } from "../core/results/test-fixtures.ts";
-import { aggregates, dailyBars, uptime, uptimeForMonitors } from "../core/results/uptime.ts";
+import type { Sql } from "../db/client.ts";
+import { newResultUuid } from "../domain/results/result-id.ts";
+import { rebuildRollups } from "../domain/results/rollups.ts";
+import { DAY_MS } from "../domain/results/segments.ts";
+import { createOrgWithMonitors, prng } from "../domain/results/test-fixtures.ts";
+import { aggregates, dailyBars, uptime, uptimeForMonitors } from "../domain/results/uptime.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 

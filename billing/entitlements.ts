@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import { entitlementRequired, notFound } from "../core/errors.ts";
 import { billingEnabled, liveAddonQuantities } from "../db/queries/billing.ts";
 import { selfHostedPlan } from "./self-hosted.ts";

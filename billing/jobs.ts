@@ -1,4 +1,4 @@
-import { type Sql, withTx } from "../core/db/client.ts";
+import { type Sql, withTx } from "../db/client.ts";
 import { type Logger, silentLogger } from "../core/log.ts";
 import type { Mailer } from "../core/mail/mailer.ts";
 import { type LineRow, ownerEmails, type SubscriptionRow, updateLine } from "../db/queries/billing.ts";

@@ -1,5 +1,5 @@
-import type { Actor } from "../core/access/actor.ts";
-import { type Sql, withTx } from "../core/db/client.ts";
+import type { Actor } from "../domain/access/actor.ts";
+import { type Sql, withTx } from "../db/client.ts";
 import { conflict, entitlementRequired, notFound, validationError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { Mailer } from "../core/mail/mailer.ts";

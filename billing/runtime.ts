@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import type { Mailer } from "../core/mail/mailer.ts";
 import { listenError } from "../core/process/listen-error.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import { billingEnabled } from "../db/queries/billing.ts";
 import { findPlan, type PlanRow } from "../db/queries/plans.ts";
 

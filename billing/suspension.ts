@@ -1,5 +1,5 @@
-import type { Sql } from "../core/db/client.ts";
-import { withTx } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
+import { withTx } from "../db/client.ts";
 import { listSuspendable, setSuspended, type SuspendableKind } from "../db/queries/billing-suspensions.ts";
 import { orgLimits } from "./entitlements.ts";
 import { slotKeysFor, tierOf } from "./tiers.ts";

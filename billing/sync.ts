@@ -1,4 +1,4 @@
-import { type Sql, withTx } from "../core/db/client.ts";
+import { type Sql, withTx } from "../db/client.ts";
 import { newId } from "../core/ids.ts";
 import {
   findSubscriptionByProviderId,

@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import { countActive } from "../db/queries/billing-suspensions.ts";
 import { countAlertChannels } from "../db/queries/alert-channels.ts";
 import { countAlertRules } from "../db/queries/alert-rules.ts";

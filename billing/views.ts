@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { billingEnabled, type LineRow, listAddons, listLines } from "../db/queries/billing.ts";
 import { listOpenOverlaps } from "../db/queries/billing-jobs.ts";

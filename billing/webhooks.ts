@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import type { BillingProvider } from "./provider/types.ts";
 import { WebhookRejected } from "./provider/types.ts";

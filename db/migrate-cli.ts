@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { commonEnv } from "../core/config/common.ts";
 import { exitOnConfigError, parseEnv } from "../core/config/parse-env.ts";
 import { createLogger } from "../core/log.ts";
-import { openDatabase } from "../core/db/open.ts";
+import { openDatabase } from "./open.ts";
 
 try {
   const config = parseEnv(Type.Object(commonEnv), process.env);

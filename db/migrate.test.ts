@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
-import { createSql } from "../core/db/client.ts";
+import { createSql } from "./client.ts";
 import { TEST_ADMIN_URL } from "../tests/support/db.ts";
-import { SCHEDULER_LOCK_KEY } from "../scheduler/leader.ts";
+import { SCHEDULER_LOCK_KEY } from "./advisory-locks.ts";
 import { migrate } from "./migrate.ts";
 
 const name = `wp_t_${Math.floor(Date.now() / 1000)}_mig${Math.random().toString(36).slice(2, 8)}`;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { createSql } from "../core/db/client.ts";
+import { createSql } from "./client.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dbmateBin = join(here, "..", "node_modules", ".bin", "dbmate");

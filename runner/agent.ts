@@ -1,5 +1,5 @@
 import type { Logger } from "../core/log.ts";
-import type { ClaimResponse, HeartbeatRequest, HeartbeatResponse, RunnerResult } from "../core/runners/protocol.ts";
+import type { ClaimResponse, HeartbeatRequest, HeartbeatResponse, RunnerResult } from "../schemas/runner-protocol.ts";
 import { ApiClient, ApiError } from "./api-client.ts";
 import type { BrowserPool } from "./checks/browser/browser-pool.ts";
 import type { RunCheckOptions } from "./checks/registry.ts";

@@ -1,6 +1,6 @@
 import type { Logger } from "../core/log.ts";
-import type { SessionRequest, SessionResponse } from "../core/runners/protocol.ts";
-import { deriveSessionKey, isSealed, newX25519, open, ReplayWindow, seal, type SessionPayload, tokenSalt } from "../core/runners/session-crypto.ts";
+import type { SessionRequest, SessionResponse } from "../schemas/runner-protocol.ts";
+import { deriveSessionKey, isSealed, newX25519, open, ReplayWindow, seal, type SessionPayload, tokenSalt } from "../core/crypto/session-seal.ts";
 
 /** The API answered with an error body; `code` is the stable identifier. */
 export class ApiError extends Error {

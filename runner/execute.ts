@@ -1,4 +1,4 @@
-import type { ClaimedJob, RunnerArtifact, RunnerResult } from "../core/runners/protocol.ts";
+import type { ClaimedJob, RunnerArtifact, RunnerResult } from "../schemas/runner-protocol.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "./checks/registry.ts";
 import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "./checks/types.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createMemoryBus, type Bus } from "../core/bus/index.ts";
 import { silentLogger } from "../core/log.ts";
-import { storeResults } from "../core/results/ingest.ts";
-import { createOrgWithMonitors, makeResult } from "../core/results/test-fixtures.ts";
+import { storeResults } from "../domain/results/ingest.ts";
+import { createOrgWithMonitors, makeResult } from "../domain/results/test-fixtures.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 

@@ -1,10 +1,10 @@
 import type { Bus } from "../core/bus/index.ts";
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
-import { sweepHeartbeats } from "../core/monitors/heartbeat.ts";
-import { sweepStaleRunnerQueues } from "../core/runners/queue.ts";
+import { sweepHeartbeats } from "../domain/monitors/heartbeat.ts";
+import { sweepStaleRunnerQueues } from "../domain/runners/queue.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
-import { enforceRetention, maintainPartitions } from "../core/results/retention.ts";
+import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
 import { sweepRegionQueues } from "./region-queues.ts";
 
 export interface HousekeepingOptions {

@@ -1,8 +1,7 @@
 import postgres from "postgres";
 import type { Logger } from "../core/log.ts";
+import { SCHEDULER_LOCK_KEY } from "../db/advisory-locks.ts";
 
-/** The advisory lock every scheduler instance competes for (one per database). */
-export const SCHEDULER_LOCK_KEY = 727_100;
 
 export interface LeaderOptions {
   databaseUrl: string;

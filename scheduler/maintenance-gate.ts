@@ -1,5 +1,5 @@
-import { stateAt, type Recurrence, type WindowState } from "../core/maintenance/recurrence.ts";
-import { coversMonitor, recurrenceOf } from "../core/maintenance/window.ts";
+import { stateAt, type Recurrence, type WindowState } from "../schemas/maintenance/recurrence.ts";
+import { coversMonitor, recurrenceOf } from "../domain/maintenance/window.ts";
 import type { MaintenanceWindowRow } from "../db/queries/maintenance-windows.ts";
 
 interface GateWindow {

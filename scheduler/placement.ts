@@ -1,6 +1,6 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../core/regions/catalog.ts";
+import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegions, onlineRunners } from "../db/queries/scheduler.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { connectNatsBus, createMemoryBus, type Bus } from "../core/bus/index.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, regionBrowserSubject, regionSubject } from "../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionBrowserSubject, regionSubject } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { dropNatsStreams, insertMonitors, insertOrg, markRegionOnline, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";

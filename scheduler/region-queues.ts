@@ -1,8 +1,8 @@
 import type { Bus, JobSubject } from "../core/bus/index.ts";
-import type { Sql } from "../core/db/client.ts";
-import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject, unavailableResult } from "../core/jobs/messages.ts";
+import type { Sql } from "../db/client.ts";
+import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../core/regions/catalog.ts";
+import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegions, regionsInUse } from "../db/queries/scheduler.ts";
 import { ENGINES } from "../runner/checks/browser/engines.ts";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "bun:test";
 import { connectNatsBus, createMemoryBus, type Bus, type JobSubject, type ResultSubject } from "../core/bus/index.ts";
 import { ManualClock } from "../core/clock.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId } from "../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import type { MaintenanceWindowRow } from "../db/queries/maintenance-windows.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";

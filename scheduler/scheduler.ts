@@ -10,10 +10,10 @@ import {
   resultSubject,
   runnerSubject,
   unavailableResult,
-} from "../core/jobs/messages.ts";
+} from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
-import { browserEngineOf } from "../runner/checks/browser/browser-schema-parts.ts";
+import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import { createMemoryBus, type Bus, type JobSubject, type ResultSubject } from "../core/bus/index.ts";
 import { ManualClock } from "../core/clock.ts";
-import type { CheckJobMessage, CheckResultMessage } from "../core/jobs/messages.ts";
+import type { CheckJobMessage, CheckResultMessage } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { readWatermark } from "../db/queries/scheduler.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";

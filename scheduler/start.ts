@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import type { Bus } from "../core/bus/index.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import { newId } from "../core/ids.ts";
 import type { Logger } from "../core/log.ts";
 import { pruneWorkers } from "../db/queries/region-workers.ts";

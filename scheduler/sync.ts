@@ -1,4 +1,4 @@
-import type { Sql } from "../core/db/client.ts";
+import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { pausingWindows } from "../db/queries/maintenance-windows.ts";
 import { allSchedulable, schedulableByIds, schedulableVersions } from "../db/queries/scheduler.ts";

@@ -8,7 +8,7 @@ import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts"
 import { createBus } from "../core/bus/index.ts";
 import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
-import { openDatabase } from "../core/db/open.ts";
+import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";

@@ -4,11 +4,11 @@ import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps } from "../api/server.ts";
 import { openApiComponents, typedConfigRefs } from "../api/openapi/components.ts";
 import { buildOpenApiDocument } from "../api/openapi/document.ts";
-import { createSql } from "../core/db/client.ts";
+import { createSql } from "../db/client.ts";
 import { silentLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 
-export const SCHEMA_PATH = new URL("../web/src/api/schema.d.ts", import.meta.url).pathname;
+export const SCHEMA_PATH = new URL("../web/src/api/schema.gen.ts", import.meta.url).pathname;
 
 /** The OpenAPI document of the in-process app; building it never touches the database. */
 export function currentOpenApiDocument(): string {

@@ -12,6 +12,16 @@ if ! bunx tsc --noEmit -p .; then
   echo "type-check failed"
   status=1
 fi
+# Layer rules (.dependency-cruiser.cjs): fails on a violation not in .dependency-cruiser-known-violations.json
+# (the baseline P1-P4 of issue #19 empty out; regenerate it after a merge with `npm run -s deps:baseline`).
+echo "== import rules"
+if ! npm run -s deps:check; then
+  echo "import rules broken: each rule in .dependency-cruiser.cjs says why"
+  status=1
+fi
+# Unused files, exports and dependencies: report only (counts; `npm run -s knip` lists them) until knip is clean.
+echo "== unused code (knip, report only)"
+node_modules/.bin/knip --no-progress 2>&1 | grep -E '^[A-Z][A-Za-z ]+ \([0-9]+\)$' || echo "knip: nothing unused"
 echo "== tests"
 bun test --timeout 60000 "$@" 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "bun:test";
 import { type HttpReceiver, startHttpReceiver } from "../alerting/channels/testing.ts";
 import { alertingOrg, result, until } from "../alerting/testing/fixtures.ts";
 import { type Bus, connectNatsBus } from "../core/bus/index.ts";
-import { resultSubject } from "../core/jobs/messages.ts";
+import { resultSubject } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { TEST_SECRET_KEY } from "./support/api.ts";
 import { createTestDatabase, type TestDatabase } from "./support/db.ts";

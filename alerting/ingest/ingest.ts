@@ -1,13 +1,13 @@
-import "../../core/formats.ts";
+import "../../schemas/formats.ts";
 import { Value } from "@sinclair/typebox/value";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
-import type { Sql } from "../../core/db/client.ts";
-import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import type { Sql } from "../../db/client.ts";
+import type { CheckResultMessage } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
-import { announceStored } from "../../core/results/announce.ts";
-import { storeResults } from "../../core/results/ingest.ts";
-import { type CheckResultInput, CheckResultInputSchema } from "../../core/results/types.ts";
+import { announceStored } from "../../domain/results/announce.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
+import { type CheckResultInput, CheckResultInputSchema } from "../../domain/results/types.ts";
 import { existingMonitorIds } from "../../db/queries/monitors.ts";
 
 export const INGEST_DURABLE = "ingest";

@@ -1,6 +1,6 @@
 import type { Bus } from "../../core/bus/index.ts";
-import type { Sql } from "../../core/db/client.ts";
-import { publishLiveEvent } from "../../core/events/publish.ts";
+import type { Sql } from "../../db/client.ts";
+import { publishLiveEvent } from "../../domain/events/publish-live-event.ts";
 import { newId } from "../../core/ids.ts";
 import type { AlertStateRow, StateWrite } from "../../db/queries/alert-states.ts";
 import type { DeliveryWrite } from "../../db/queries/alert-deliveries.ts";

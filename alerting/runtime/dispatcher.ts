@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import { isDatabaseUnavailable, type Sql, withTx } from "../../core/db/client.ts";
+import { isDatabaseUnavailable, type Sql, withTx } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
 import { findAlertChannel } from "../../db/queries/alert-channels.ts";
@@ -7,7 +7,7 @@ import { claimDeliveries, type DeliveryRow, insertDeliveries, insertHistory, mar
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
 import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
-import { decryptChannelConfig } from "../config/channels.ts";
+import { decryptChannelConfig } from "../service/alert-channels.ts";
 import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
 import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
@@ -20,7 +20,7 @@ export interface DispatcherDeps {
   rules: RuleCache;
   channelCtx: ChannelContext;
   publicBaseUrl: string;
-  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  /** Suppressing maintenance windows (domain/maintenance by default); tests may give their own. */
   quietSpans?: QuietSpansOf;
   /** How long a claimed delivery is ours; past it another dispatcher may send it (at-least-once window). */
   leaseMs: number;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { silentLogger } from "../../core/log.ts";
-import { storeResults } from "../../core/results/ingest.ts";
-import { makeResult } from "../../core/results/test-fixtures.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
+import { makeResult } from "../../domain/results/test-fixtures.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { alertingOrg, result } from "../testing/fixtures.ts";
 import { evaluateResults, MAX_CLOCK_AHEAD_MS } from "./evaluate.ts";

@@ -1,5 +1,5 @@
-import { type Sql, withTx } from "../../core/db/client.ts";
-import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import { type Sql, withTx } from "../../db/client.ts";
+import type { CheckResultMessage } from "../../schemas/messages/check-messages.ts";
 import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { keyOf, lockStates, peekStates, previousFingerprint, saveStates, type StateKey, type StateWrite } from "../../db/queries/alert-states.ts";
@@ -21,7 +21,7 @@ export interface EvaluateDeps {
   sql: Sql;
   rules: RuleCache;
   publicBaseUrl: string;
-  /** Suppressing maintenance windows (core/maintenance by default); tests may give their own. */
+  /** Suppressing maintenance windows (domain/maintenance by default); tests may give their own. */
   quietSpans?: QuietSpansOf;
 }
 

@@ -1,5 +1,5 @@
-import type { Sql } from "../../core/db/client.ts";
-import { suppressingSpansOf } from "../../core/maintenance/active.ts";
+import type { Sql } from "../../db/client.ts";
+import { suppressingSpansOf } from "../../domain/maintenance/active.ts";
 import { type MaintenanceWindowRow, windowsForMonitor } from "../../db/queries/maintenance-windows.ts";
 import type { QuietSpan } from "../engine/state-machine.ts";
 import type { MonitorInfo } from "./decide.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 import { orgAlertRules } from "../../db/queries/alert-rules.ts";
 import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policies.ts";

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 import { type PeriodicTask, runPeriodically } from "../../core/process/periodic.ts";
 import { announceOfflineRunners, announceRecoveredRunners } from "../../db/queries/runner-liveness.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Registry } from "prom-client";
 import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
-import { resultSubject } from "../../core/jobs/messages.ts";
+import { resultSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { type HttpReceiver, startHttpReceiver } from "../channels/testing.ts";

@@ -1,7 +1,7 @@
 import type { Bus, ConsumerHandle } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../core/db/client.ts";
-import type { CheckResultMessage } from "../../core/jobs/messages.ts";
+import type { Sql } from "../../db/client.ts";
+import type { CheckResultMessage } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Registry } from "prom-client";
 import type { DeliveryRow } from "../../db/queries/alert-deliveries.ts";

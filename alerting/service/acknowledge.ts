@@ -1,6 +1,6 @@
-import type { Actor } from "../../core/access/actor.ts";
+import type { Actor } from "../../domain/access/actor.ts";
 import type { Bus } from "../../core/bus/index.ts";
-import { type Sql, withTx } from "../../core/db/client.ts";
+import { type Sql, withTx } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
 import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
 import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policies.ts";

@@ -6,15 +6,15 @@
  * (a dispatcher that is never late), acknowledgeAlert, the rule and monitor services.
  */
 import fc from "fast-check";
-import type { Identity } from "../../core/access/identity.ts";
+import type { Identity } from "../../domain/access/identity.ts";
 import type { Bus } from "../../core/bus/index.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 import { silentLogger } from "../../core/log.ts";
-import { removeMonitor } from "../../core/monitors/service.ts";
+import { removeMonitor } from "../../domain/monitors/service.ts";
 import { insertWindow } from "../../db/queries/maintenance-windows.ts";
 import { createChannelContext } from "../channels/index.ts";
-import { patchRule, removeRule } from "../config/rules.ts";
+import { patchRule, removeRule } from "../service/alert-rules.ts";
 import type { DispatcherDeps } from "../runtime/dispatcher.ts";
 import { runDueTimers } from "../runtime/dispatcher.ts";
 import { evaluateResults } from "../runtime/evaluate.ts";

@@ -1,8 +1,8 @@
 /** Test support for alerting tests: an organisation with a monitor, channels and rules, written straight to the database. */
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
-import type { CheckResultMessage, ResultStatus } from "../../core/jobs/messages.ts";
+import type { CheckResultMessage, ResultStatus } from "../../schemas/messages/check-messages.ts";
 import { insertAlertChannel } from "../../db/queries/alert-channels.ts";
 import { type AlertRuleWrite, insertAlertRule } from "../../db/queries/alert-rules.ts";
 import { insertMonitor } from "../../db/queries/monitors.ts";

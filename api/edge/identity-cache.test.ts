@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import type { Identity } from "../../core/access/identity.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Identity } from "../../domain/access/identity.ts";
+import type { Sql } from "../../db/client.ts";
 import { silentLogger } from "../../core/log.ts";
 import { IdentityCache } from "./identity-cache.ts";
 

@@ -1,5 +1,5 @@
-import type { Identity } from "../../core/access/identity.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Identity } from "../../domain/access/identity.ts";
+import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 
 const TTL_MS = 30_000;

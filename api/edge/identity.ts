@@ -1,6 +1,6 @@
-import type { Identity } from "../../core/access/identity.ts";
+import type { Identity } from "../../domain/access/identity.ts";
 import { hashToken } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
 import type { IdentityCache } from "./identity-cache.ts";
 import { findApiKeyIdentity, findSessionIdentity, touchApiKey, touchSession } from "../../db/queries/identity.ts";

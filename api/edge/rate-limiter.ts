@@ -1,7 +1,7 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { claimRateLimitTokens, deleteRateLimitWindowsBefore } from "../../db/queries/rate-limits.ts";
 import { deleteQuietSignInThrottles } from "../../db/queries/sign-in-throttles.ts";
-import { SIGN_IN_THROTTLE } from "../../core/accounts/sign-in-throttle.ts";
+import { SIGN_IN_THROTTLE } from "../../domain/accounts/sign-in-throttle.ts";
 
 export interface RateDecision {
   allowed: boolean;

@@ -4,10 +4,10 @@ import { dataSchemas } from "../../runner/checks/data-schemas.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
 import { channels } from "../../alerting/channels/registry.ts";
 import { conditionSchemas } from "../../alerting/engine/conditions.ts";
-import { allMetricNames, metricsByMonitorType } from "../../runner/checks/metric-names.ts";
-import { scopeSchemas } from "../../alerting/config/rule-input.ts";
-import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../core/events/schemas.ts";
-import type { LiveEventType } from "../../core/events/types.ts";
+import { allMetricNames, metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
+import { scopeSchemas } from "../../alerting/service/rule-input.ts";
+import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../schemas/events/live-event-schemas.ts";
+import type { LiveEventType } from "../../schemas/events/live-event-types.ts";
 import { IncidentView } from "../routes/incidents/schemas.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
@@ -68,7 +68,7 @@ export const openApiComponents: Record<string, unknown> = {
   WebhookPayload,
 };
 
-/** metric_threshold names a metric its monitor's type reports: the document enumerates them (runner/checks/metric-names.ts). */
+/** metric_threshold names a metric its monitor's type reports: the document enumerates them (schemas/checks/metric-names.ts). */
 function metricThresholdCondition() {
   const schema = conditionSchemas.metric_threshold;
   const byType = Object.entries(metricsByMonitorType).map(([type, names]) => `${type}: ${names.join(", ")}`).join("; ");

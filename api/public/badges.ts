@@ -1,6 +1,6 @@
 import type { ApiDeps } from "../context.ts";
-import { uptimeForMonitors } from "../../core/results/uptime.ts";
-import { BADGE_PERIODS, type BadgeKind, type BadgePeriod, componentStatusBadge, monitorStatusBadge, responseTimeBadge, uptimeBadge } from "../../core/status-pages/badges.ts";
+import { uptimeForMonitors } from "../../domain/results/uptime.ts";
+import { BADGE_PERIODS, type BadgeKind, type BadgePeriod, componentStatusBadge, monitorStatusBadge, responseTimeBadge, uptimeBadge } from "../../domain/status-pages/badges.ts";
 import { averageDurationMs, findComponentPublic, findPageById, pagesShowingMonitor, type StatusPageRow } from "../../db/queries/status-pages.ts";
 import { findMonitor } from "../../db/queries/monitors.ts";
 import { monitorsForComponents } from "../../db/queries/status-pages.ts";

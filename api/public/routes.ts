@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../context.ts";
-import { BADGE_PERIODS } from "../../core/status-pages/badges.ts";
+import { BADGE_PERIODS } from "../../domain/status-pages/badges.ts";
 import { createBadges } from "./badges.ts";
 import { PublicStatusPage } from "./schemas.ts";
 import { createStatusSite, type PageAddress, type PublicView } from "./status-site.ts";

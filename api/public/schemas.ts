@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Int } from "../schemas/common.ts";
 
-/** What GET /status/{slug}/index.json answers (core/status-pages/public-model.ts `PublicPage`), for the OpenAPI document. */
+/** What GET /status/{slug}/index.json answers (domain/status-pages/public-model.ts `PublicPage`), for the OpenAPI document. */
 const ComponentStatus = t.Union(["operational", "degraded", "partial_outage", "major_outage", "maintenance", "unknown"].map((s) => t.Literal(s)));
 const Time = t.String({ format: "date-time" });
 const Pct = t.Union([t.Number({ minimum: 0, maximum: 100 }), t.Null()]);

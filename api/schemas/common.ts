@@ -1,6 +1,6 @@
 import { type IntegerOptions, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import "../../core/formats.ts";
+import "../../schemas/formats.ts";
 
 /** Objects reject unknown fields: a client object is never spread into a row. */
 export const Obj = <P extends TProperties>(properties: P, options: { description?: string; title?: string; minProperties?: number } = {}) =>

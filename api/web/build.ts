@@ -10,7 +10,7 @@ const REPO = join(WEB_ROOT, "..");
  * checks: check configs, channel configs, alert conditions, maintenance recurrence). A change there
  * makes web/dist stale too; build.test.ts fails when web/src imports from anywhere else.
  */
-export const WEB_SHARED_SOURCES = ["runner/checks", "alerting/channels", "alerting/engine", "alerting/config", "core/maintenance"];
+export const WEB_SHARED_SOURCES = ["schemas", "runner/checks", "alerting/channels", "alerting/engine", "alerting/service"];
 
 /** The bundler options of the dashboard, shared by scripts/build-web.ts and the on-demand build. */
 export const webBuildOptions = {

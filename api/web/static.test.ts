@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { Elysia } from "elysia";
 import { silentLogger } from "../../core/log.ts";
-import { errorsPlugin } from "../plugins/errors.ts";
+import { errorsPlugin } from "../middleware/errors.ts";
 import { webStatic } from "./static.ts";
 
 const app = new Elysia().use(errorsPlugin(silentLogger)).use(webStatic());

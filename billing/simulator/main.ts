@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { exitOnConfigError, parseEnv } from "../../core/config/parse-env.ts";
-import { createSql } from "../../core/db/client.ts";
+import { createSql } from "../../db/client.ts";
 import { simulatorPrices } from "./prices.ts";
 import { startBillingSimulator } from "./server.ts";
 

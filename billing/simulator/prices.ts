@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { listAddons } from "../../db/queries/billing.ts";
 import { listPlans } from "../../db/queries/plans.ts";
 

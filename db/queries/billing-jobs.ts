@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 export type BillingJobKind = "grace_reminder" | "grace_expiry" | "period_end" | "suspension_cleanup";
 

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** Resource kinds that are suspended over quota. Each maps to a fixed table and filter (never user input). */
 export type SuspendableKind = "monitors" | "lite_browser" | "flow_browser" | "self_hosted_browser" | "runners" | "status_pages";

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 export type Cycle = "monthly" | "annual";
 export type LineStatus = "active" | "grace_period" | "past_due" | "pending_cancellation" | "cancelled";

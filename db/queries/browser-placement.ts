@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** region → browser engines offered by its workers seen in the last `ttlSeconds` (database clock). */
 export async function onlineRegionEngines(sql: Sql, ttlSeconds: number): Promise<Map<string, Set<string>>> {

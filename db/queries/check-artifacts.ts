@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** Results per monitor whose files are kept; older files are deleted when new ones arrive. */
 export const ARTIFACT_RESULTS_KEPT = 100;

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 export async function insertPasswordReset(sql: Sql, r: { tokenHash: Buffer; userId: string; expiresAt: Date }): Promise<void> {
   await sql`insert into password_resets (token_hash, user_id, expires_at) values (${r.tokenHash}, ${r.userId}, ${r.expiresAt})`;

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** Adds `amount` to the window's shared counter and returns the new total. */
 export async function claimRateLimitTokens(sql: Sql, key: string, windowStart: Date, amount: number): Promise<number> {

@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** Replaces every recovery code of the user (used or not) with these digests. */
 export async function replaceRecoveryCodes(sql: Sql, userId: string, hashes: Buffer[]): Promise<void> {

@@ -1,5 +1,5 @@
-import type { Sql } from "../../core/db/client.ts";
-import type { CheckResultRow, LocationType, ResultStatus } from "../../core/results/types.ts";
+import type { Sql } from "../client.ts";
+import type { CheckResultRow, LocationType, ResultStatus } from "./result-rows.ts";
 
 /** A result ready to store: validated, id assigned, times as ISO strings. */
 export interface ResultRecord {

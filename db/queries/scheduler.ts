@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** What the scheduler needs of a monitor. Reads span every organisation: the scheduler serves them all. */
 export interface SchedulableRow {

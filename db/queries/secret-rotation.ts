@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** Every column holding a SecretBox value (encrypted with SECRET_KEY), by table; each table is keyed by `id`. */
 export const ENCRYPTED_COLUMNS = [

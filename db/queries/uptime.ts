@@ -1,5 +1,14 @@
-import type { Sql } from "../../core/db/client.ts";
-import type { BucketSize, Segment } from "../../core/results/segments.ts";
+import type { Sql } from "../client.ts";
+
+export type Source = "raw" | "hourly" | "daily";
+export type BucketSize = "hour" | "day";
+
+/** A half-open time range [from, to) read from one source. */
+export interface Segment {
+  source: Source;
+  from: Date;
+  to: Date;
+}
 
 /** Counts of one (monitor, location, bucket) over the requested segments, in no particular order. */
 export interface CountRow {

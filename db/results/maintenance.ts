@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 const ORIGIN = "2000-01-01T00:00:00Z";
 

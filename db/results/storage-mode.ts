@@ -1,4 +1,4 @@
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../client.ts";
 
 /** 'partitioned': plain PostgreSQL, rollup tables kept by ingest. 'timescale': hypertable + continuous aggregates. */
 export type StorageMode = "partitioned" | "timescale";

@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../core/jobs/messages.ts";
-import { mergeSecrets } from "../../core/monitors/secrets.ts";
+import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
 import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
 
@@ -25,7 +25,7 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
   if (!isRunnableCheckType(job.type)) return unavailableResult(job, `no worker able to run ${job.type} checks in region ${job.location}`, started);
   let config: Record<string, unknown>;
   try {
-    config = mergeSecrets(job.config, job.secrets_enc, o.box);
+    config = openSealedFields(job.config, job.secrets_enc, o.box);
   } catch {
     return unavailableResult(job, "cannot decrypt the monitor's secrets: this worker's SECRET_KEY differs from the API's", started);
   }

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 import { deleteWorker, upsertWorkerBeat } from "../../db/queries/region-workers.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bun:test";
 import { createMemoryBus, type Bus } from "../../core/bus/index.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, regionBrowserSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionBrowserSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { findArtifact } from "../../db/queries/check-artifacts.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";

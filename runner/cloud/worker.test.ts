@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import { connectNatsBus, createMemoryBus, type Bus } from "../../core/bus/index.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
-import { SECRET_PLACEHOLDER } from "../../core/monitors/secrets.ts";
+import { SECRET_PLACEHOLDER } from "../../core/crypto/sealed-fields.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../../tests/support/scheduling.ts";
 import { startWorker, type WorkerHandle } from "./worker.ts";

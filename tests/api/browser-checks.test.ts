@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bu
 import { startIngest } from "../../alerting/ingest/ingest.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
-import { flowPalette } from "../../runner/checks/browser-flow/flow-palette.ts";
+import { flowPalette } from "../../api/routes/flow-plugins/flow-palette.ts";
 import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
 import { html, startPageServer, testPool } from "../../runner/checks/browser/test-support.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";

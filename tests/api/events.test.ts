@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { EventSource } from "eventsource";
-import { publishLiveEvent } from "../../core/events/publish.ts";
-import type { LiveEventType } from "../../core/events/types.ts";
+import { publishLiveEvent } from "../../domain/events/publish-live-event.ts";
+import type { LiveEventType } from "../../schemas/events/live-event-types.ts";
 import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import fc from "fast-check";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { type Endpoint, endpoints, type FuzzRequest, HTTP_METHODS, type OpenApiDocument, requestArbitrary, toFetch } from "../support/openapi-fuzz.ts";
 import { fillPath, populateOrg, type Populated } from "../support/populate.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { startIngest } from "../../alerting/ingest/ingest.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
-import { sweepHeartbeats } from "../../core/monitors/heartbeat.ts";
+import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
 import { startHousekeeping } from "../../scheduler/housekeeping.ts";
 import { Value } from "@sinclair/typebox/value";
 import { heartbeatDataSchema } from "../../runner/checks/heartbeat/heartbeat-data.ts";

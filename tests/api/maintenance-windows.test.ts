@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { activeWindowsFor } from "../../core/maintenance/active.ts";
+import { activeWindowsFor } from "../../domain/maintenance/active.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { storeResults } from "../../core/results/ingest.ts";
-import { oldestKept } from "../../core/results/retention.ts";
-import { makeResult } from "../../core/results/test-fixtures.ts";
-import type { CheckResultInput, ResultStatus } from "../../core/results/types.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
+import { oldestKept } from "../../domain/results/retention.ts";
+import { makeResult } from "../../domain/results/test-fixtures.ts";
+import type { CheckResultInput, ResultStatus } from "../../domain/results/types.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

@@ -162,7 +162,7 @@ describe("monitor secrets", () => {
     await api.sql`update monitors set config = ${api.sql.json({ url: url(), headers: { Authorization: "Bearer legacy-plain" } } as never)}, secrets_enc = null where id = ${created.body.id}`;
     const read = await call("GET", `/api/v1/monitors/${created.body.id}`);
     expect(read.body.config.headers.Authorization).toBe(REDACTED);
-    const { sealPlaintextMonitorSecrets } = await import("../../core/monitors/seal-plaintext.ts");
+    const { sealPlaintextMonitorSecrets } = await import("../../domain/monitors/seal-plaintext.ts");
     expect(await sealPlaintextMonitorSecrets(api.sql, api.server.deps.box)).toBeGreaterThanOrEqual(1);
     expect(await sealPlaintextMonitorSecrets(api.sql, api.server.deps.box)).toBe(0);
     const row = await storedRow(created.body.id);

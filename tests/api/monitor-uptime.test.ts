@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { makeResult } from "../../core/results/test-fixtures.ts";
-import { storeResults } from "../../core/results/ingest.ts";
+import { makeResult } from "../../domain/results/test-fixtures.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

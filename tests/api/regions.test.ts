@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { regionSubject } from "../../core/jobs/messages.ts";
+import { regionSubject } from "../../schemas/messages/check-messages.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

@@ -14,7 +14,7 @@ import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.t
 import { hashToken, SecretBox, safeEqual } from "../../core/crypto/secrets.ts";
 import { createLogger } from "../../core/log.ts";
 import type { HostResolver } from "../../core/net-guard/index.ts";
-import { signSubscriberToken } from "../../core/status-pages/tokens.ts";
+import { signSubscriberToken } from "../../domain/status-pages/tokens.ts";
 import { httpCheck } from "../../runner/checks/http/http.ts";
 import { client, makeOrg, signUp, TEST_SECRET_KEY } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { insertMonitors } from "./support.ts";

@@ -2,13 +2,13 @@ import { runBillingJobs } from "../../billing/jobs.ts";
 import { providerFromConfig } from "../../billing/provider/from-config.ts";
 import { startBillingSimulator, type BillingSimulator } from "../../billing/simulator/server.ts";
 import { simulatorPrices } from "../../billing/simulator/prices.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase } from "../support/db.ts";
 import { loadApiConfig } from "../../api/config.ts";
 import type { BillingDeps } from "../../billing/lifecycle.ts";
-import type { Actor } from "../../core/access/actor.ts";
+import type { Actor } from "../../domain/access/actor.ts";
 import { silentLogger } from "../../core/log.ts";
 
 export const SECRET = "whsec-test-0123456789";

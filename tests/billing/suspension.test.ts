@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { runBillingJobs } from "../../billing/jobs.ts";
 import { customDomainsAllowed, reconcileSuspensions } from "../../billing/suspension.ts";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId, randomToken } from "../../core/ids.ts";
 import { hashToken } from "../../core/crypto/secrets.ts";
 import { type BillingStack, buy, insertMonitors, ownerOrg, startBillingStack } from "./support.ts";

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type HttpReceiver, startHttpReceiver } from "../../alerting/channels/testing.ts";
 import { connectNatsBus } from "../../core/bus/index.ts";
-import { createSql, type Sql } from "../../core/db/client.ts";
+import { createSql, type Sql } from "../../db/client.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
 import { phaseOf } from "../../scheduler/grid.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bun:test";
-import { runnerSubject } from "../../core/jobs/messages.ts";
+import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { findArtifact } from "../../db/queries/check-artifacts.ts";
 import { RunnerAgent } from "../../runner/agent.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { hashToken } from "../../core/crypto/secrets.ts";
-import { ReplayWindow } from "../../core/runners/session-crypto.ts";
+import { ReplayWindow } from "../../core/crypto/session-seal.ts";
 import { acceptInboundSeq, insertRunner, insertRunnerSession } from "../../db/queries/runners.ts";
 import { makeOrg } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { runnerSubject } from "../../core/jobs/messages.ts";
+import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
-import { sweepStaleRunnerQueues } from "../../core/runners/queue.ts";
-import { newX25519 } from "../../core/runners/session-crypto.ts";
+import { sweepStaleRunnerQueues } from "../../domain/runners/queue.ts";
+import { newX25519 } from "../../core/crypto/session-seal.ts";
 import { collectResults, orgWithRunner, publishHttpJob, spawnRunner, startTarget, startTlsApi, type TlsApi } from "./support.ts";
 
 let api: TlsApi;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import { runnerSubject } from "../../core/jobs/messages.ts";
+import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
-import type { ClaimResponse, HeartbeatResponse } from "../../core/runners/protocol.ts";
-import { deriveSessionKey, newX25519, open, seal, tokenSalt } from "../../core/runners/session-crypto.ts";
+import type { ClaimResponse, HeartbeatResponse } from "../../schemas/runner-protocol.ts";
+import { deriveSessionKey, newX25519, open, seal, tokenSalt } from "../../core/crypto/session-seal.ts";
 import { RunnerAgent } from "../../runner/agent.ts";
 import { loadRunnerConfig } from "../../runner/config.ts";
 import { TEST_SECRET_KEY } from "../support/api.ts";

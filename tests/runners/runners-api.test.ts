@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { makeOrg } from "../support/api.ts";
 import { usageCounters } from "../../billing/usage.ts";
-import { runnerSubject } from "../../core/jobs/messages.ts";
+import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { caClient, collectResults, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
 
 let api: TlsApi;

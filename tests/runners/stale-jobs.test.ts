@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { runnerSubject } from "../../core/jobs/messages.ts";
+import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
-import { sweepStaleRunnerQueues } from "../../core/runners/queue.ts";
+import { sweepStaleRunnerQueues } from "../../domain/runners/queue.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
 
 let api: TlsApi;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadApiConfig } from "../../api/config.ts";
 import { type ApiServer, buildApiDeps, startApiServer } from "../../api/server.ts";
 import { type Bus, type Delivery, createMemoryBus } from "../../core/bus/index.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, runnerSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";

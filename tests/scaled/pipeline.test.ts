@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { EventSource } from "eventsource";
 import { connectNatsBus, type Bus } from "../../core/bus/index.ts";
-import { type CheckJobMessage, jobId, regionSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";

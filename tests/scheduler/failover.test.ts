@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { connectNatsBus, type Bus, type ConsumerHandle } from "../../core/bus/index.ts";
-import type { CheckJobMessage } from "../../core/jobs/messages.ts";
+import type { CheckJobMessage } from "../../schemas/messages/check-messages.ts";
 import { phaseOf } from "../../scheduler/grid.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";

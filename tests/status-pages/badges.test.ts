@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { BADGE_COLORS } from "../../core/status-pages/badges.ts";
+import { BADGE_COLORS } from "../../domain/status-pages/badges.ts";
 import { startTestApi, type TestApi } from "../support/api.ts";
 import { eventually, orgWithPage, storeRun } from "./support.ts";
 

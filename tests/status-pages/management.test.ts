@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import * as packet from "dns-packet";
-import { domainResolver } from "../../core/status-pages/domain.ts";
+import { domainResolver } from "../../domain/status-pages/domain.ts";
 import { startDnsServer, type TestDnsServer } from "../../runner/checks/test-support/dns-server.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { eventually, orgWithPage } from "./support.ts";

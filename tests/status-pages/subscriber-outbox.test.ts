@@ -4,7 +4,7 @@
  * unsubscribe before sending cancels them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { createIncident } from "../../core/incidents/service.ts";
+import { createIncident } from "../../domain/incidents/service.ts";
 import { client, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import { signSubscriberToken } from "../../core/status-pages/tokens.ts";
+import { signSubscriberToken } from "../../domain/status-pages/tokens.ts";
 import { startTestApi, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 import { eventually, orgWithPage } from "./support.ts";
 

@@ -1,6 +1,6 @@
-import { storeResults } from "../../core/results/ingest.ts";
-import { makeResult } from "../../core/results/test-fixtures.ts";
-import type { ResultStatus } from "../../core/results/types.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
+import { makeResult } from "../../domain/results/test-fixtures.ts";
+import type { ResultStatus } from "../../domain/results/types.ts";
 import { client, makeOrg, type TestApi } from "../support/api.ts";
 
 export type Call = ReturnType<typeof client>;

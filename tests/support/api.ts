@@ -1,7 +1,7 @@
 import { loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
-import { provisionOrg, type Provisioned } from "../../core/accounts/provision.ts";
-import type { Sql } from "../../core/db/client.ts";
+import { provisionOrg, type Provisioned } from "../../domain/accounts/provision.ts";
+import type { Sql } from "../../db/client.ts";
 import { silentLogger } from "../../core/log.ts";
 import { createMemoryMailer } from "../../core/mail/mailer.ts";
 import { createTestDatabase, type TestDatabase } from "./db.ts";

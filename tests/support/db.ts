@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSql, type Sql } from "../../core/db/client.ts";
+import { createSql, type Sql } from "../../db/client.ts";
 import { migrate } from "../../db/migrate.ts";
 
 /** The PostgreSQL every test uses (the machine's, in CI). Each test file gets its own database. */

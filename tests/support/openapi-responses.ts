@@ -1,5 +1,5 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
-import { isDate, isDateTime } from "../../core/formats.ts";
+import { isDate, isDateTime } from "../../schemas/formats.ts";
 import type { OpenApiDocument, Operation } from "./openapi-fuzz.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import type { Sql } from "../../core/db/client.ts";
+import type { Sql } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";

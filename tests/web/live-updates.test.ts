@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
-import { publishLiveEvent } from "../../core/events/publish.ts";
+import { publishLiveEvent } from "../../domain/events/publish-live-event.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { connectNatsBus, type Bus, type ConsumerHandle } from "../../core/bus/index.ts";
-import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../core/jobs/messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../support/scheduling.ts";

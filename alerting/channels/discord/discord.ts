@@ -1,6 +1,6 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
-import { urlIssues } from "../schema.ts";
+import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { AlertEvent, Channel } from "../types.ts";
 import { discordConfig, type DiscordConfig } from "./discord-schema.ts";
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../schema.ts";
+import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
 
 /** Settings of a slack channel; browser-safe, so the dashboard validates with it too. */
 export const slackConfig = Type.Object(

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../schema.ts";
+import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
 
 /** Settings of a teams channel; browser-safe, so the dashboard validates with it too. */
 export const teamsConfig = Type.Object(

@@ -1,6 +1,6 @@
 import { renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
-import { urlIssues } from "../schema.ts";
+import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { AlertEvent, AlertEventKind, Channel } from "../types.ts";
 import { teamsConfig, type TeamsConfig } from "./teams-schema.ts";
 

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { ValidationIssue } from "../../../core/errors.ts";
 import { request } from "../http.ts";
-import { urlIssues } from "../schema.ts";
+import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { Channel } from "../types.ts";
 import { toWebhookPayload } from "./payload.ts";
 import { webhookConfig, type WebhookConfig } from "./webhook-schema.ts";

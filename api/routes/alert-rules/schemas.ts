@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { allMetricNames, metricsByMonitorType } from "../../../runner/checks/metric-names.ts";
+import { allMetricNames, metricsByMonitorType } from "../../../schemas/checks/metric-names.ts";
 import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 const Name = DisplayName(200);

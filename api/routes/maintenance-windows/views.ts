@@ -1,4 +1,4 @@
-import { windowStateNow } from "../../../core/maintenance/service.ts";
+import { windowStateNow } from "../../../domain/maintenance/service.ts";
 import type { MaintenanceWindowRow } from "../../../db/queries/maintenance-windows.ts";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

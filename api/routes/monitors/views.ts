@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../../core/crypto/secrets.ts";
-import { redactMonitorConfig } from "../../../core/monitors/secrets.ts";
+import { redactMonitorConfig } from "../../../domain/monitors/secrets.ts";
 import type { MonitorRow } from "../../../db/queries/monitors.ts";
 
 /** A monitor with no region and no runner (its runners were revoked) is not monitored; heartbeats need neither. */

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { cancelInvitation, inviteMember, listInvitations } from "../../../core/accounts/invitations.ts";
+import { cancelInvitation, inviteMember, listInvitations } from "../../../domain/accounts/invitations.ts";
 import type { ApiDeps } from "../../context.ts";
-import { authPlugin } from "../../plugins/auth.ts";
+import { authPlugin } from "../../middleware/auth.ts";
 import { Email } from "../auth/schemas.ts";
 import { Id, IdParams, Obj, PaginationQuery, paginated, toPage } from "../../schemas/common.ts";
 import { InvitationView, toInvitationView } from "./views.ts";

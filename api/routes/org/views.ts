@@ -3,7 +3,7 @@ import type { MemberRow } from "../../../db/queries/members.ts";
 import type { OrgRow, SecurityPolicyRow } from "../../../db/queries/orgs.ts";
 import type { RoleRow } from "../../../db/queries/roles.ts";
 import type { InvitationRow } from "../../../db/queries/invitations.ts";
-import { PERMISSIONS } from "../../../core/access/permissions.ts";
+import { PERMISSIONS } from "../../../schemas/access/permissions.ts";
 import { Timestamp } from "../../schemas/common.ts";
 
 export const PermissionName = t.Union(PERMISSIONS.map((p) => t.Literal(p)));

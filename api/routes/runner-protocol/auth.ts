@@ -1,8 +1,8 @@
 import { hashToken } from "../../../core/crypto/secrets.ts";
 import { classifyAddress } from "../../../core/net-guard/address-policy.ts";
 import { AppError, rateLimited } from "../../../core/errors.ts";
-import { RUNNER_RATE_LIMIT_PER_MINUTE, RUNNER_TOKEN_PREFIX } from "../../../core/runners/protocol.ts";
-import type { RunnerCaller } from "../../../core/runners/sessions.ts";
+import { RUNNER_RATE_LIMIT_PER_MINUTE, RUNNER_TOKEN_PREFIX } from "../../../schemas/runner-protocol.ts";
+import type { RunnerCaller } from "../../../domain/runners/sessions.ts";
 import { findRunnerByTokenHash } from "../../../db/queries/runners.ts";
 import { type ApiDeps, requestMeta } from "../../context.ts";
 

@@ -1,9 +1,9 @@
 import type { StatusPageRow } from "../../../db/queries/status-pages.ts";
 import type { SubscriberRow } from "../../../db/queries/subscribers.ts";
-import type { Layout } from "../../../core/status-pages/service.ts";
-import { txtRecordOf } from "../../../core/status-pages/domain.ts";
+import type { Layout } from "../../../domain/status-pages/service.ts";
+import { txtRecordOf } from "../../../domain/status-pages/domain.ts";
 import type { SecretBox } from "../../../core/crypto/secrets.ts";
-import { maskWebhookUrl, subscriberWebhookUrl } from "../../../core/status-pages/subscribers.ts";
+import { maskWebhookUrl, subscriberWebhookUrl } from "../../../domain/status-pages/subscribers.ts";
 
 export function toLayoutView(layout: Layout) {
   return {

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { COLOR_PATTERN } from "../../../core/status-pages/themes.ts";
+import { COLOR_PATTERN } from "../../../domain/status-pages/themes.ts";
 import { Obj, Timestamp, DisplayName } from "../../schemas/common.ts";
 
 const Color = t.String({ maxLength: 64, pattern: COLOR_PATTERN, description: "#rgb, #rrggbb(aa), rgb()/hsl() or a colour name" });

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { browserDataFields } from "../browser/browser-data.ts";
-import { dataObject, intField, nullable, textField } from "../shared/data-fields.ts";
+import { browserDataFields } from "../../../schemas/checks/browser-data-fields.ts";
+import { dataObject, intField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
 
 /** One step's outcome in a flow result. */
 export const flowStepOutcomeSchema = Type.Object(

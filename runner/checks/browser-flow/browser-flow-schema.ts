@@ -1,8 +1,8 @@
 import { type Static, type TLiteral, type TObject, type TProperties, Type } from "@sinclair/typebox";
-import { browserCommonFields } from "../browser/browser-schema-parts.ts";
+import { browserCommonFields } from "../../../schemas/checks/browser-fields.ts";
 import { statusMatcherSchema } from "../http/http-schema.ts";
-import { httpUrlSchema } from "../shared/schema-parts.ts";
-import { secretHeadersSchema } from "../shared/secret-headers.ts";
+import { httpUrlSchema } from "../../../schemas/checks/schema-parts.ts";
+import { secretHeadersSchema } from "../../../schemas/checks/secret-headers.ts";
 
 /**
  * The Flow step palette. Each step is a declarative object validated here; the worker maps it to

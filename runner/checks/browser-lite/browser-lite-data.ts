@@ -1,5 +1,5 @@
-import { browserDataFields } from "../browser/browser-data.ts";
-import { dataObject, flagField, msField, textField } from "../shared/data-fields.ts";
+import { browserDataFields } from "../../../schemas/checks/browser-data-fields.ts";
+import { dataObject, flagField, msField, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const browserLiteDataSchema = dataObject("BrowserLiteData", {
   ...browserDataFields,

@@ -1,8 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { browserCommonFields } from "../browser/browser-schema-parts.ts";
+import { browserCommonFields } from "../../../schemas/checks/browser-fields.ts";
 import { statusMatcherSchema } from "../http/http-schema.ts";
-import { httpUrlSchema } from "../shared/schema-parts.ts";
-import { secretHeadersSchema } from "../shared/secret-headers.ts";
+import { httpUrlSchema } from "../../../schemas/checks/schema-parts.ts";
+import { secretHeadersSchema } from "../../../schemas/checks/secret-headers.ts";
 
 export const BROWSER_LITE_DEFAULTS = { wait_until: "load", expected_status: ["200-399"] } as const;
 

@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { BrowserContext, Page } from "playwright-core";
-import { describeFields } from "../shared/data-fields.ts";
+import { describeFields } from "../../../schemas/checks/data-fields.ts";
 import { ms } from "../shared/timing.ts";
 import {
   type BrowserCheckType,
@@ -14,7 +14,7 @@ import {
   type Check,
 } from "../types.ts";
 import type { BrowserLease } from "./browser-pool.ts";
-import { BROWSER_DEFAULTS, DEFAULT_VIEWPORT } from "./browser-schema-parts.ts";
+import { BROWSER_DEFAULTS, DEFAULT_VIEWPORT } from "../../../schemas/checks/browser-fields.ts";
 import { isEngine } from "./engines.ts";
 import { type BrowserGuard, startBrowserGuard } from "./page-guard.ts";
 import { observePage } from "./page-observer.ts";

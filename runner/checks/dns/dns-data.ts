@@ -1,4 +1,4 @@
-import { dataObject, listField, msField, textField } from "../shared/data-fields.ts";
+import { dataObject, listField, msField, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const dnsDataSchema = dataObject("DnsData", {
   answers: listField(

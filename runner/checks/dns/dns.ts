@@ -4,7 +4,7 @@ import { checkAddress, classifyAddress, type GuardOptions } from "../../../core/
 import { defineCheck } from "../shared/define-check.ts";
 import { dnsDataSchema } from "./dns-data.ts";
 import { ms } from "../shared/timing.ts";
-import { queryDns, type DnsServer } from "./dns-client.ts";
+import { queryDns, type DnsServer } from "../../../core/net/dns-client.ts";
 import { dnsConfigSchema, type DnsRecordType } from "./dns-schema.ts";
 
 type Data<T extends packet.Answer["type"]> = Extract<packet.Answer, { type: T; data: unknown }>["data"];

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { dataObject, intField, nullable, textField } from "../shared/data-fields.ts";
+import { dataObject, intField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const domainDataSchema = dataObject("DomainData", {
   domain_days_remaining: intField("Whole days until the registration expires (negative once expired)"),

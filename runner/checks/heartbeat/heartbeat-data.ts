@@ -1,4 +1,4 @@
-import { dataObject, textField } from "../shared/data-fields.ts";
+import { dataObject, textField } from "../../../schemas/checks/data-fields.ts";
 
 /** Heartbeat results are recorded by the API (a ping: up) and the scheduler (a missed deadline: down). */
 export const heartbeatDataSchema = dataObject("HeartbeatData", {

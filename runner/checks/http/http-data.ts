@@ -1,4 +1,4 @@
-import { dataObject, intField, msField, textField } from "../shared/data-fields.ts";
+import { dataObject, intField, msField, textField } from "../../../schemas/checks/data-fields.ts";
 
 /** Fields shared by http and keyword results. */
 export const httpDataFields = {

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { httpUrlSchema } from "../shared/schema-parts.ts";
-import { secretHeadersSchema } from "../shared/secret-headers.ts";
+import { httpUrlSchema } from "../../../schemas/checks/schema-parts.ts";
+import { secretHeadersSchema } from "../../../schemas/checks/secret-headers.ts";
 
 export const HTTP_DEFAULTS = {
   method: "GET",

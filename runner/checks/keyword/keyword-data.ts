@@ -1,5 +1,5 @@
 import { httpDataFields } from "../http/http-data.ts";
-import { dataObject, flagField, textField } from "../shared/data-fields.ts";
+import { dataObject, flagField, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const keywordDataSchema = dataObject("KeywordData", {
   ...httpDataFields,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { dataObject, intField, msField, nullable, textField } from "../shared/data-fields.ts";
+import { dataObject, intField, msField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const pingDataSchema = dataObject("PingData", {
   packets_sent: intField("ICMP echo requests sent"),

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { hostSchema } from "../shared/schema-parts.ts";
+import { hostSchema } from "../../../schemas/checks/schema-parts.ts";
 
 export const PING_DEFAULTS = { count: 3 } as const;
 

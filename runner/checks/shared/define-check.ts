@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
-import { describeFields } from "./data-fields.ts";
+import { describeFields } from "../../../schemas/checks/data-fields.ts";
 import { describeError } from "./describe-error.ts";
 import { ms } from "./timing.ts";
 import {

@@ -1,4 +1,4 @@
-import { dataObject, flagField, intField, listField, msField, textField } from "../shared/data-fields.ts";
+import { dataObject, flagField, intField, listField, msField, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const sslDataSchema = dataObject("SslData", {
   ssl_days_remaining: intField("Whole days until the leaf certificate's notAfter (negative once expired)"),

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { hostSchema } from "../shared/schema-parts.ts";
+import { hostSchema } from "../../../schemas/checks/schema-parts.ts";
 
 export const SSL_DEFAULTS = { port: 443, warn_days: 14 } as const;
 

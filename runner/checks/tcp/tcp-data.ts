@@ -1,4 +1,4 @@
-import { dataObject, msField, textField } from "../shared/data-fields.ts";
+import { dataObject, msField, textField } from "../../../schemas/checks/data-fields.ts";
 
 export const tcpDataSchema = dataObject("TcpData", {
   dns_ms: msField("Time to resolve and check the host, ms (0 for an IP literal)"),

@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from "openapi-fetch";
-import type { paths } from "./schema";
+import type { paths } from "./schema.gen";
 
 export type { paths };
 export const ORG_KEY = "wp_org";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { conditionSchemas } from "../../../alerting/engine/conditions.ts";
 import { configSchemas } from "../../../runner/checks/config-schemas.ts";
-import { validateCheckConfig } from "../../../core/monitors/validate-config.ts";
+import { validateCheckConfig } from "../../../domain/monitors/validate-config.ts";
 import { describeFields, readFields, toInput, validate } from "./schema-form";
 
 const form = (entries: [string, string][]) => {

@@ -1,5 +1,5 @@
-import { compileTiming, parseCron, parseRrule, RecurrenceError, type WindowTiming } from "../../../../core/maintenance/recurrence.ts";
-import { floatingAt, instantOfFloating, isValidTimeZone } from "../../../../core/maintenance/zoned-time.ts";
+import { compileTiming, parseCron, parseRrule, RecurrenceError, type WindowTiming } from "../../../../schemas/maintenance/recurrence.ts";
+import { floatingAt, instantOfFloating, isValidTimeZone } from "../../../../schemas/maintenance/zoned-time.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 
 export type WindowKind = "once" | "rrule" | "cron";
@@ -33,7 +33,7 @@ export const localInput = (zone: string, iso: string | null | undefined) =>
 export const RRULE_PRESETS: Record<string, string> = { daily: "FREQ=DAILY", weekly: "FREQ=WEEKLY", weekdays: "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", monthly: "FREQ=MONTHLY" };
 
 /**
- * Reads the window form and applies the API's rules (core/maintenance/service.ts): a one-off
+ * Reads the window form and applies the API's rules (domain/maintenance/service.ts): a one-off
  * window needs a start and an end; a recurring one a duration; RRULE and cron are parsed by the
  * same recurrence code the scheduler runs, so a rule that would be refused is named here.
  */

@@ -8,7 +8,7 @@ import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
 import { CHECK_LABELS, CHECK_TYPES, configFields, readMonitorForm, type CheckType } from "./monitor-body";
 import type { Monitor } from "./use-monitors";
-import type { paths } from "../../api/schema";
+import type { paths } from "../../api/schema.gen";
 
 // The document types `config` per check type; readMonitorForm has checked it against the chosen type's schema.
 type CreateBody = paths["/api/v1/monitors"]["post"]["requestBody"]["content"]["application/json"];

@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery, useQueries } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import type { paths } from "../../api/schema";
+import type { paths } from "../../api/schema.gen";
 
 export type Monitor = paths["/api/v1/monitors"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 export type MonitorSort = "status" | "name" | "response_time" | "created";

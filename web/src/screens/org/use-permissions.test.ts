@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { grants } from "../../../../core/access/permissions";
+import { grants } from "../../../../schemas/access/permissions";
 import { roleGrants } from "./use-permissions";
 
 describe("roleGrants", () => {

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
 import { useSession } from "../../lib/session";
 
-/** Permissions only a role's own list grants; org:admin implies every other one (core/access/permissions.ts). */
+/** Permissions only a role's own list grants; org:admin implies every other one (schemas/access/permissions.ts). */
 const NOT_IMPLIED_BY_ADMIN = new Set(["billing:manage", "org:owner"]);
 
 export const roleGrants = (permissions: readonly string[], needed: string) =>

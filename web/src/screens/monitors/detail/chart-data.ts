@@ -1,4 +1,4 @@
-import type { paths } from "../../../api/schema";
+import type { paths } from "../../../api/schema.gen";
 import type { Series } from "../../../components/time-chart";
 
 export type CheckResult = paths["/api/v1/monitors/{id}/checks"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];

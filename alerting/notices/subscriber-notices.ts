@@ -1,0 +1,154 @@
+import { ChannelError, type ChannelContext } from "../channels/types.ts";
+import { postJson } from "../channels/http.ts";
+import { backoffDelay } from "../channels/registry.ts";
+import { findIncident, type IncidentRow, type IncidentUpdateRow, updatesFor } from "../../db/queries/incidents.ts";
+import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.ts";
+import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
+import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscribers.ts";
+import { escapeHtml } from "../../domain/status-pages/html.ts";
+import { type MailCtx, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../../domain/status-pages/subscribers.ts";
+
+export type IncidentNotice = NoticeKind;
+
+export interface NotifyCtx extends MailCtx {
+  /** Outbound HTTP for webhook subscribers (net guard, timeout, error classification). */
+  channelCtx: ChannelContext;
+}
+
+export interface DispatchOptions {
+  limit?: number;
+  /** How long a claimed notice is ours before another process may send it. */
+  leaseMs?: number;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+const SUBJECT: Record<IncidentNotice, string> = { created: "New incident", updated: "Update", resolved: "Resolved" };
+
+function emailFor(n: NotifyCtx, kind: IncidentNotice, incident: IncidentRow, update: IncidentUpdateRow, page: StatusPageRow, sub: SubscriberRow) {
+  const pageUrl = `${n.baseUrl}/status/${page.slug}`;
+  const unsubscribe = unsubscribeUrl(n, sub);
+  const text = [
+    `${page.name}: ${incident.title}`,
+    `Status: ${update.status} · Impact: ${incident.impact}`,
+    "",
+    update.message,
+    "",
+    `Status page: ${pageUrl}`,
+    `Unsubscribe: ${unsubscribe}`,
+  ].join("\n");
+  const html = `<p><strong>${escapeHtml(page.name)}: ${escapeHtml(incident.title)}</strong></p>
+<p>Status: ${escapeHtml(update.status)} · Impact: ${escapeHtml(incident.impact)}</p>
+<p>${escapeHtml(update.message).replaceAll("\n", "<br>")}</p>
+<p><a href="${escapeHtml(pageUrl)}">View the status page</a> · <a href="${escapeHtml(unsubscribe)}">Unsubscribe</a></p>`;
+  return { to: sub.email!, subject: `[${page.name}] ${SUBJECT[kind]}: ${incident.title}`, text, html, headers: unsubscribeHeaders(unsubscribe) };
+}
+
+/** An SMTP failure: 5xx replies (but 503) and envelope/auth errors cannot succeed on retry. */
+function mailError(err: unknown): ChannelError {
+  const e = err as { message?: string; responseCode?: number; code?: string };
+  const permanent = (typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode !== 503) || ["EENVELOPE", "ENOAUTH", "ECONFIG"].includes(e.code ?? "");
+  return new ChannelError(`SMTP: ${e.message ?? String(err)}`, { permanent, status: e.responseCode });
+}
+
+/** Sends one notice; throws a ChannelError saying whether a retry can help. */
+async function sendNotice(n: NotifyCtx, d: SubscriberDeliveryRow): Promise<void> {
+  const sub = await findSubscriberById(n.sql, d.subscriber_id);
+  const incident = await findIncident(n.sql, d.org_id, d.incident_id);
+  const update = (await updatesFor(n.sql, d.org_id, [d.incident_id])).find((u) => u.id === d.update_id);
+  const page = sub ? await findPageById(n.sql, sub.page_id) : undefined;
+  if (!sub || !incident || !update || !page) throw new ChannelError("the subscription, page or incident no longer exists", { permanent: true });
+  if (page.suspended) throw new ChannelError("the status page is suspended", { permanent: true });
+  if (sub.kind === "email") {
+    try {
+      await n.mailer.send(emailFor(n, d.kind, incident, update, page, sub));
+    } catch (err) {
+      throw mailError(err);
+    }
+    return;
+  }
+  await postJson(n.channelCtx, "Status-page webhook", subscriberWebhookUrl(n.box, sub)!, {
+    type: `incident.${d.kind}`,
+    page: { id: page.id, name: page.name, url: `${n.baseUrl}/status/${page.slug}` },
+    incident: { id: incident.id, title: incident.title, impact: incident.impact, status: incident.status, created_at: incident.created_at, resolved_at: incident.resolved_at },
+    update: { status: update.status, message: update.message, created_at: update.created_at },
+    unsubscribe_url: unsubscribeUrl(n, sub),
+  });
+}
+
+/**
+ * Sends the due incident notices (rows written with the incident change): claimed with SKIP LOCKED,
+ * one attempt each; a retryable failure comes back after a backoff, a permanent one or the last
+ * attempt is marked failed. Returns how many were claimed.
+ */
+export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions = {}): Promise<number> {
+  const maxAttempts = o.maxAttempts ?? 6;
+  const claimed = await claimSubscriberDeliveries(n.sql, o.limit ?? 50, o.leaseMs ?? 60_000);
+  await Promise.all(
+    claimed.map(async (d) => {
+      const log = { op: "status-pages.notify", delivery: d.id, incidentId: d.incident_id, subscriberId: d.subscriber_id, kind: d.kind, attempt: d.attempts };
+      try {
+        await sendNotice(n, d);
+        await markSubscriberDelivery(n.sql, d.id, { status: "sent" });
+        n.log.info(log, "subscriber notified");
+      } catch (err) {
+        const e = err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
+        const giveUp = e.permanent || d.attempts >= maxAttempts;
+        await markSubscriberDelivery(
+          n.sql,
+          d.id,
+          giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: backoffDelay(d.attempts, o.retryBaseMs ?? 10_000, o.retryMaxMs ?? 600_000, e.retryAfterMs) },
+        );
+        n.log.warn({ ...log, permanent: e.permanent, giveUp, err: e.message }, "subscriber notification failed");
+      }
+    }),
+  );
+  return claimed.length;
+}
+
+/**
+ * The notice dispatcher of an API process: woken by NOTIFY when notices are written (by any
+ * process), and every `pollMs` for retries. Several processes may run it.
+ */
+export async function startSubscriberDispatcher(n: NotifyCtx, o: DispatchOptions & { pollMs?: number } = {}): Promise<{ stop(): Promise<void>; wake(): void }> {
+  let running = true;
+  let wakeUp: (() => void) | null = null;
+  let pending = false;
+  const wake = () => {
+    pending = true;
+    wakeUp?.();
+  };
+  const listener = await n.sql.listen("wp_subscriber_deliveries", wake).catch((err) => {
+    n.log.warn({ op: "status-pages.notify", err }, "subscriber notices: LISTEN failed, polling only");
+    return null;
+  });
+  const loop = (async () => {
+    while (running) {
+      pending = false;
+      try {
+        if ((await runSubscriberDeliveries(n, o)) > 0) continue;
+      } catch (err) {
+        n.log.error({ op: "status-pages.notify", err }, "subscriber notice pass failed");
+      }
+      if (pending || !running) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, o.pollMs ?? 5_000);
+        wakeUp = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wakeUp = null;
+    }
+  })();
+  return {
+    wake,
+    async stop() {
+      running = false;
+      wake();
+      await loop;
+      await listener?.unlisten().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import type { Actor } from "../../domain/access/actor.ts";
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import { type Sql, withTx } from "../../db/client.ts";
+import { conflict, notFound, validationError } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import { assertQuota } from "../../billing/entitlements.ts";
+import {
+  type AlertChannelRow,
+  deleteAlertChannel,
+  findAlertChannel,
+  insertAlertChannel,
+  listAlertChannels,
+  updateAlertChannel,
+} from "../../db/queries/alert-channels.ts";
+import { channelReferences } from "../../db/queries/alert-rules.ts";
+import {
+  type AlertEvent,
+  type Channel,
+  type ChannelContext,
+  type ChannelType,
+  type DeliveryOutcome,
+  channels,
+  deliverWithRetry,
+  isChannelType,
+  maskSecrets,
+  restoreMaskedSecrets,
+  validateChannelConfig,
+} from "../channels/index.ts";
+
+export interface ChannelView {
+  id: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChannelInput {
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  enabled?: boolean;
+}
+
+interface Ctx {
+  sql: Sql;
+  actor: Actor;
+  box: SecretBox;
+}
+
+export const decryptChannelConfig = (box: SecretBox, row: Pick<AlertChannelRow, "config_enc">): Record<string, unknown> =>
+  JSON.parse(box.decrypt(row.config_enc)) as Record<string, unknown>;
+
+export function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
+  const type = row.type as ChannelType;
+  return {
+    id: row.id,
+    name: row.name,
+    type,
+    config: maskSecrets(type, decryptChannelConfig(box, row)),
+    enabled: row.enabled,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function checkConfig(type: string, config: unknown): asserts type is ChannelType {
+  const issues = validateChannelConfig(type, config);
+  if (issues.length > 0) {
+    throw validationError(issues.map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message })));
+  }
+}
+
+export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<ChannelView> {
+  checkConfig(input.type, input.config);
+  return withTx(ctx.sql, async (tx) => {
+    // Serialises concurrent creates in one organisation so the quota cannot be overshot.
+    await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
+    await assertQuota(tx, ctx.actor.orgId, "alert_channels", 1);
+    const row = await insertAlertChannel(tx, ctx.actor.orgId, newId("ach"), {
+      name: input.name,
+      type: input.type,
+      configEnc: ctx.box.encrypt(JSON.stringify(input.config)),
+      enabled: input.enabled ?? true,
+    });
+    return toChannelView(ctx.box, row);
+  });
+}
+
+export async function getChannelRow(sql: Sql, orgId: string, id: string): Promise<AlertChannelRow> {
+  const row = await findAlertChannel(sql, orgId, id);
+  if (!row) throw notFound("Alert channel");
+  return row;
+}
+
+export async function getChannel(ctx: Ctx, id: string): Promise<ChannelView> {
+  return toChannelView(ctx.box, await getChannelRow(ctx.sql, ctx.actor.orgId, id));
+}
+
+export async function listChannels(ctx: Ctx, limit: number, offset: number): Promise<{ rows: ChannelView[]; total: number }> {
+  const { rows, total } = await listAlertChannels(ctx.sql, ctx.actor.orgId, limit, offset);
+  return { rows: rows.map((r) => toChannelView(ctx.box, r)), total };
+}
+
+/** A masked secret sent back unchanged keeps the stored secret; changing the type needs a full config. */
+export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelInput>): Promise<ChannelView> {
+  return withTx(ctx.sql, async (tx) => {
+    const row = await getChannelRow(tx, ctx.actor.orgId, id);
+    const stored = decryptChannelConfig(ctx.box, row);
+    const type = patch.type ?? row.type;
+    let config = stored;
+    if (patch.config !== undefined) {
+      config = type === row.type && isChannelType(type) ? restoreMaskedSecrets(type, patch.config, stored) : patch.config;
+    } else if (type !== row.type) {
+      throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
+    }
+    checkConfig(type, config);
+    const updated = await updateAlertChannel(tx, ctx.actor.orgId, id, {
+      name: patch.name ?? row.name,
+      type,
+      configEnc: ctx.box.encrypt(JSON.stringify(config)),
+      enabled: patch.enabled ?? row.enabled,
+    });
+    return toChannelView(ctx.box, updated!);
+  });
+}
+
+/** Refuses (409) while a rule or an escalation policy still sends to the channel. */
+export async function removeChannel(ctx: Ctx, id: string): Promise<void> {
+  await withTx(ctx.sql, async (tx) => {
+    await getChannelRow(tx, ctx.actor.orgId, id);
+    const refs = await channelReferences(tx, ctx.actor.orgId, id);
+    if (refs.rules.length + refs.policies.length > 0) {
+      throw conflict("The channel is still used; remove it from these rules and escalation policies first", { rule_ids: refs.rules, escalation_policy_ids: refs.policies });
+    }
+    await deleteAlertChannel(tx, ctx.actor.orgId, id);
+  });
+}
+
+export interface TestSendResult {
+  ok: boolean;
+  attempts: DeliveryOutcome["attempts"];
+  error?: string;
+  provider_id?: string;
+}
+
+/** Sends a `test` event through the real channel (with retries) and reports every attempt. */
+export async function testChannel(ctx: Ctx & { channelCtx: ChannelContext; orgName: string }, id: string): Promise<TestSendResult> {
+  const row = await getChannelRow(ctx.sql, ctx.actor.orgId, id);
+  const type = row.type as ChannelType;
+  const config = decryptChannelConfig(ctx.box, row);
+  const now = ctx.channelCtx.clock.now().toISOString();
+  const testId = newId("test");
+  const event: AlertEvent = {
+    kind: "test",
+    // Its own dedup key, so a paging tool never folds a test into a real incident.
+    dedupKey: `test:${row.id}:${testId}`,
+    idempotencyKey: `test:${row.id}:${testId}`,
+    rule: { id: "test", name: "Test notification" },
+    monitor: { id: "test", name: "Test monitor", type: "http" },
+    region: "test",
+    status: "down",
+    condition: "test notification",
+    result: { duration_ms: 0 },
+    startedAt: now,
+    occurredAt: now,
+    org: { id: ctx.actor.orgId, name: ctx.orgName },
+    links: { monitor: `${ctx.channelCtx.publicBaseUrl}/alert-channels/${row.id}` },
+  };
+  const outcome = await deliverWithRetry(channels[type] as Channel<unknown>, event, config, ctx.channelCtx, { attempts: 2, baseDelayMs: 500, maxDelayMs: 2000 });
+  return { ok: outcome.ok, attempts: outcome.attempts, ...(outcome.error ? { error: outcome.error.message } : {}), ...(outcome.receipt?.providerId ? { provider_id: outcome.receipt.providerId } : {}) };
+}

@@ -1,0 +1,53 @@
+import { Elysia, t } from "elysia";
+import { planIdInForce } from "../../../billing/self-hosted.ts";
+import { createOrgWithOwner, listMyOrgs } from "../../../domain/accounts/orgs.ts";
+import type { ApiDeps } from "../../context.ts";
+import { authPlugin } from "../../middleware/auth.ts";
+import { Obj, Timestamp, DisplayName, PaginationQuery, paginated } from "../../schemas/common.ts";
+import { pageOf } from "../../schemas/page-of.ts";
+
+export const MyOrgView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  plan: t.String(),
+  role: t.String(),
+  default: t.Boolean(),
+  two_factor_required: t.Boolean({ description: "The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required)" }),
+  created_at: Timestamp,
+});
+
+/** The organisations the signed-in user belongs to; creating one makes them its owner. */
+export const orgsRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/orgs", detail: { tags: ["organisations"] } })
+    .use(authPlugin)
+    .guard({ requires: "user" }, (app) =>
+      app
+        .get(
+          "",
+          async ({ actor, query }) => {
+            const plan = (stored: string) => planIdInForce(deps.sql, stored);
+            return pageOf(
+              await Promise.all((await listMyOrgs(deps.sql, actor.userId)).map(async (o) => ({
+              id: o.id,
+              name: o.name,
+              plan: await plan(o.plan_id),
+              role: o.role_id,
+              default: o.is_default,
+              two_factor_required: o.require_2fa,
+              created_at: o.created_at.toISOString(),
+              }))),
+              query,
+            );
+          },
+          { query: Obj(PaginationQuery), response: { 200: paginated(MyOrgView) }, detail: { summary: "Organisations you are a member of (select one with X-Org-Id)" } },
+        )
+        .post(
+          "",
+          async ({ actor, body, set }) => {
+            const org = await createOrgWithOwner(deps.sql, { name: body.name, userId: actor.userId });
+            set.status = 201;
+            return { id: org.id, name: org.name, plan: await planIdInForce(deps.sql, org.plan_id), role: "owner", default: false, two_factor_required: false, created_at: org.created_at.toISOString() };
+          },
+          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
+        ),
+    );

@@ -1,9 +1,0 @@
-import type { Bus } from "../bus/index.ts";
-import { type LiveEvent, type LiveEventType, newEventId } from "./types.ts";
-
-/** Publishes one live event for an organisation (core NATS or in-process; not persisted). */
-export function publishLiveEvent<T>(bus: Bus, orgId: string, type: LiveEventType, data: T): LiveEvent<T> {
-  const event: LiveEvent<T> = { id: newEventId(), type, org_id: orgId, at: new Date().toISOString(), data };
-  bus.publishEvent(`events.${orgId}`, event);
-  return event;
-}

@@ -1,0 +1,242 @@
+import type { Actor } from "../access/actor.ts";
+import { hashToken, type SecretBox } from "../../core/crypto/secrets.ts";
+import { type Sql, withTx } from "../../db/client.ts";
+import { entitlementRequired, notFound, validationError } from "../../core/errors.ts";
+import { newId, randomToken } from "../../core/ids.ts";
+import { assertAtLeast, assertIntervalSlot, assertQuota, orgLimits } from "../../billing/entitlements.ts";
+import type { CheckType } from "../../runner/checks/types.ts";
+import {
+  deleteMonitors,
+  findMonitor,
+  idsMatching,
+  insertMonitor,
+  listMonitors,
+  type MonitorFilter,
+  type MonitorRow,
+  type MonitorWrite,
+  setPaused,
+  updateMonitor,
+} from "../../db/queries/monitors.ts";
+import { liveRunnerIds } from "../../db/queries/runners.ts";
+import { assertNoUrlCredentials, splitSecrets } from "./secrets.ts";
+import { validateCheckConfig } from "./validate-config.ts";
+
+export const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
+
+/** Which quota a monitor of each type uses. */
+export const QUOTA_OF_TYPE: Record<CheckType, string> = {
+  http: "monitors",
+  keyword: "monitors",
+  ssl: "monitors",
+  tcp: "monitors",
+  dns: "monitors",
+  ping: "monitors",
+  domain: "monitors",
+  heartbeat: "monitors",
+  browser_lite: "lite_browser",
+  browser_flow: "flow_browser",
+};
+
+/** Self-hosted browser slots (spec): at least one minute between checks, whatever the plan's tier. */
+export const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
+
+/**
+ * The quota a monitor occupies: its type's, except that a browser monitor running only on
+ * self-hosted runners (no cloud region) takes a self-hosted browser slot instead of a cloud one.
+ */
+export function quotaOf(type: CheckType, regions: string[], runnerIds: string[]): string {
+  const family = QUOTA_OF_TYPE[type];
+  const browser = family === "lite_browser" || family === "flow_browser";
+  return browser && regions.length === 0 && runnerIds.length > 0 ? "self_hosted_browser" : family;
+}
+
+export interface MonitorSettings {
+  /** Cloud regions this deployment offers; the first is the default for new monitors. */
+  regions: string[];
+}
+
+export interface MonitorInput {
+  name: string;
+  type: CheckType;
+  config: Record<string, unknown>;
+  interval_seconds?: number;
+  timeout_ms?: number;
+  regions?: string[];
+  runner_ids?: string[];
+  tags?: string[];
+  paused?: boolean;
+}
+
+interface Ctx {
+  sql: Sql;
+  actor: Actor;
+  box: SecretBox;
+  settings: MonitorSettings;
+}
+
+const uniq = (xs: string[]) => [...new Set(xs)];
+
+/** Checks everything about a monitor that is not a plain schema rule, then builds the row to write. */
+async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null): Promise<MonitorWrite> {
+  const config = validateCheckConfig(input.type, input.config);
+  // Only a config sent now: a row stored before the rule can still be renamed or moved.
+  if (input.config !== previous?.config) assertNoUrlCredentials(config);
+  if (input.timeout_ms > input.interval_seconds * 1000) {
+    throw validationError([{ path: "body.timeout_ms", message: "timeout_ms must not exceed the interval" }]);
+  }
+  const unknownRegions = input.regions.filter((r) => !ctx.settings.regions.includes(r));
+  if (unknownRegions.length > 0) {
+    throw validationError([{ path: "body.regions", message: `Unknown region(s): ${unknownRegions.join(", ")}; available: ${ctx.settings.regions.join(", ")}` }]);
+  }
+  let regions = uniq(input.regions);
+  let runnerIds = uniq(input.runner_ids);
+  if (input.type === "heartbeat") {
+    // Heartbeats are inbound; they never run in a region or on a runner.
+    regions = [];
+    runnerIds = [];
+  } else if (regions.length === 0 && runnerIds.length === 0 && (previous === null || input.regions !== previous.regions || input.runner_ids !== previous.runner_ids)) {
+    // A new monitor, or one given new locations, gets the default region; one whose runner was
+    // revoked keeps having none until someone picks a place (a cloud region may not reach its target).
+    regions = [ctx.settings.regions[0]!];
+  }
+  const added = runnerIds.filter((r) => !previous?.runner_ids.includes(r));
+  if (added.length > 0) {
+    // Only the organisation's own runners that are not revoked; another organisation's id reads as unknown.
+    // Ids the monitor already had are kept as they are (a revoked runner's checks show as unavailable).
+    const known = new Set(await liveRunnerIds(ctx.sql, ctx.actor.orgId, added));
+    const unknown = added.filter((r) => !known.has(r));
+    if (unknown.length > 0) throw validationError([{ path: "body.runner_ids", message: `Unknown or revoked runner(s): ${unknown.join(", ")}` }]);
+  }
+  await assertAtLeast(ctx.sql, ctx.actor.orgId, "min_interval_seconds", input.interval_seconds);
+  const quota = quotaOf(input.type, regions, runnerIds);
+  if (quota === "self_hosted_browser" && input.interval_seconds < SELF_HOSTED_BROWSER_MIN_INTERVAL) {
+    throw entitlementRequired("min_interval_seconds", `Self-hosted browser monitors check at most once a minute`, {
+      minimum: SELF_HOSTED_BROWSER_MIN_INTERVAL,
+      requested: input.interval_seconds,
+      slot: "self_hosted_browser",
+    });
+  }
+  await assertIntervalSlot(ctx.sql, ctx.actor.orgId, quota, input.interval_seconds, previous?.id);
+  const { plan, limits } = await orgLimits(ctx.sql, ctx.actor.orgId);
+  if (limits.regions !== undefined && regions.length > limits.regions) {
+    throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.regions} regions per monitor`, { limit: limits.regions, requested: regions.length });
+  }
+  const { config: stored, secretsEnc } = splitSecrets(config, ctx.box, previous);
+  return {
+    name: input.name,
+    type: input.type,
+    config: stored,
+    secretsEnc,
+    intervalSeconds: input.interval_seconds,
+    timeoutMs: input.timeout_ms,
+    regions,
+    runnerIds,
+    tags: uniq(input.tags.map((t) => t.trim()).filter(Boolean)),
+    paused: input.paused,
+  };
+}
+
+/** Heartbeats are pinged by the target, so a region or runner sent with one is a mistake to say, not to drop. */
+function refuseLocationsForHeartbeat(type: string, sent: { regions?: string[]; runner_ids?: string[] }): void {
+  if (type !== "heartbeat") return;
+  const issues = (["regions", "runner_ids"] as const)
+    .filter((f) => (sent[f]?.length ?? 0) > 0)
+    .map((f) => ({ path: `body.${f}`, message: `heartbeat monitors are pinged by the target and never run in a region or on a runner; leave ${f} out` }));
+  if (issues.length > 0) throw validationError(issues);
+}
+
+export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<MonitorRow> {
+  refuseLocationsForHeartbeat(input.type, input);
+  const write = await prepare(
+    ctx,
+    {
+      ...input,
+      interval_seconds: input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds,
+      timeout_ms: input.timeout_ms ?? Math.min(MONITOR_DEFAULTS.timeout_ms, (input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds) * 1000),
+      regions: input.regions ?? [],
+      runner_ids: input.runner_ids ?? [],
+      tags: input.tags ?? [],
+      paused: input.paused ?? false,
+    },
+    null,
+  );
+  return withTx(ctx.sql, async (tx) => {
+    // Serialise creations per organisation so two concurrent requests cannot both take the last slot.
+    await tx`select pg_advisory_xact_lock(hashtext(${ctx.actor.orgId}))`;
+    await assertQuota(tx, ctx.actor.orgId, quotaOf(input.type, write.regions, write.runnerIds), 1);
+    const token = input.type === "heartbeat" ? `hb_${randomToken(24)}` : null;
+    return insertMonitor(tx, ctx.actor.orgId, newId("mon"), {
+      ...write,
+      heartbeatTokenHash: token ? hashToken(token) : null,
+      heartbeatTokenEnc: token ? ctx.box.encrypt(token) : null,
+    });
+  });
+}
+
+export async function getMonitor({ sql, actor }: { sql: Sql; actor: Actor }, id: string): Promise<MonitorRow> {
+  const row = await findMonitor(sql, actor.orgId, id);
+  if (!row) throw notFound("Monitor");
+  return row;
+}
+
+export function listOrgMonitors({ sql, actor }: { sql: Sql; actor: Actor }, filter: MonitorFilter, limit: number, offset: number) {
+  return listMonitors(sql, actor.orgId, filter, limit, offset);
+}
+
+/** PATCH: fields left out keep their value; `config` replaces the whole config (secrets may be sent back as the placeholder). */
+export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorInput>): Promise<MonitorRow> {
+  const current = await getMonitor(ctx, id);
+  const type = (patch.type ?? current.type) as CheckType;
+  if (patch.type && patch.type !== current.type && !patch.config) {
+    throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
+  }
+  refuseLocationsForHeartbeat(type, patch);
+  const write = await prepare(
+    ctx,
+    {
+      name: patch.name ?? current.name,
+      type,
+      config: patch.config ?? current.config,
+      interval_seconds: patch.interval_seconds ?? current.interval_seconds,
+      timeout_ms: patch.timeout_ms ?? current.timeout_ms,
+      regions: patch.regions ?? (patch.runner_ids && !patch.regions ? [] : current.regions),
+      runner_ids: patch.runner_ids ?? current.runner_ids,
+      tags: patch.tags ?? current.tags,
+      paused: patch.paused ?? current.paused,
+    },
+    current,
+  );
+  // A change of slot kind (type family, or a browser monitor moving between cloud regions and runners only) needs a free slot of the new kind.
+  const before = quotaOf(current.type as CheckType, current.regions, current.runner_ids);
+  const after = quotaOf(type, write.regions, write.runnerIds);
+  if (after !== before) await assertQuota(ctx.sql, ctx.actor.orgId, after, 1);
+  const row = await updateMonitor(ctx.sql, ctx.actor.orgId, id, write);
+  if (!row) throw notFound("Monitor");
+  return row;
+}
+
+export async function removeMonitor({ sql, actor }: { sql: Sql; actor: Actor }, id: string): Promise<void> {
+  const deleted = await deleteMonitors(sql, actor.orgId, [id]);
+  if (deleted.length === 0) throw notFound("Monitor");
+}
+
+export interface BulkTarget {
+  ids?: string[];
+  tag?: string;
+}
+
+/** Pause or resume one monitor (404 when it is not in the organisation). */
+export async function setMonitorPaused({ sql, actor }: { sql: Sql; actor: Actor }, id: string, paused: boolean): Promise<MonitorRow> {
+  await getMonitor({ sql, actor }, id);
+  await setPaused(sql, actor.orgId, { ids: [id] }, paused);
+  return getMonitor({ sql, actor }, id);
+}
+
+/** Bulk pause/resume/delete by ids and/or tag; ids of other organisations are simply not matched. */
+export async function bulkMonitors({ sql, actor }: { sql: Sql; actor: Actor }, action: "pause" | "resume" | "delete", target: BulkTarget) {
+  if (!target.ids && !target.tag) throw validationError([{ path: "body", message: "Give ids, tag or both" }]);
+  const matched = await idsMatching(sql, actor.orgId, target);
+  const affected =
+    action === "delete" ? await deleteMonitors(sql, actor.orgId, matched) : await setPaused(sql, actor.orgId, { ids: matched }, action === "pause");
+  return { matched: matched.length, affected: affected.length, ids: affected };
+}

@@ -1,0 +1,89 @@
+import { withTx, type Sql } from "../../db/client.ts";
+import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
+import { storageMode } from "../../db/results/storage-mode.ts";
+import { newResultUuid } from "./result-id.ts";
+import { rollupDeltas } from "./rollup-deltas.ts";
+import type { CheckResultInput } from "./types.ts";
+
+/** A monitor whose status moved: publish `monitor.status_changed` for it. */
+export interface StatusChange {
+  org_id: string;
+  monitor_id: string;
+  /** 'pending' for a monitor's first result. */
+  from: string;
+  to: string;
+  at: Date;
+}
+
+export interface StoreOutcome {
+  /** The results stored by this call; a duplicate (same job_id and scheduled_at) is left out. */
+  inserted: InsertedResult[];
+  statusChanges: StatusChange[];
+}
+
+const toIso = (t: Date | string) => (t instanceof Date ? t : new Date(t)).toISOString();
+
+function toRecord(r: CheckResultInput): ResultRecord {
+  const scheduledAt = toIso(r.scheduled_at);
+  return {
+    id: newResultUuid(Date.parse(scheduledAt)),
+    job_id: r.job_id,
+    org_id: r.org_id,
+    monitor_id: r.monitor_id,
+    location: r.location,
+    location_type: r.location_type,
+    scheduled_at: scheduledAt,
+    checked_at: toIso(r.checked_at),
+    status: r.status,
+    duration_ms: Math.max(0, Math.round(r.duration_ms)),
+    error: r.error ?? null,
+    data: r.data ?? {},
+  };
+}
+
+/** Per monitor, the newest inserted result that ran (an 'unavailable' result leaves the monitor as it is). */
+function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
+  const latest = new Map<string, InsertedResult>();
+  for (const r of rows) {
+    if (r.status === "unavailable") continue;
+    const cur = latest.get(r.monitor_id);
+    if (!cur || r.checked_at > cur.checked_at) latest.set(r.monitor_id, r);
+  }
+  return [...latest.values()].map((r) => ({
+    org_id: r.org_id,
+    monitor_id: r.monitor_id,
+    status: r.status as MonitorStateUpdate["status"],
+    checked_at: r.checked_at,
+    duration_ms: r.duration_ms,
+  }));
+}
+
+/**
+ * Stores a batch of results once each, in one transaction with the hourly/daily rollups (plain
+ * PostgreSQL; TimescaleDB's continuous aggregates roll up by themselves) and the monitors' current
+ * state. A deadlock with a concurrent batch is retried when this call owns the transaction.
+ */
+export async function storeResults(sql: Sql, results: readonly CheckResultInput[]): Promise<StoreOutcome> {
+  if (results.length === 0) return { inserted: [], statusChanges: [] };
+  const rollups = (await storageMode(sql)) === "partitioned";
+  const records = results.map(toRecord);
+  const ownsTx = typeof (sql as { begin?: unknown }).begin === "function";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTx(sql, async (tx) => {
+        const inserted = await insertResults(tx, records);
+        if (rollups) {
+          const { hourly, daily } = rollupDeltas(inserted);
+          await addToRollups(tx, hourly, daily);
+        }
+        const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
+        const statusChanges = moved
+          .filter((m) => m.old_status !== m.new_status)
+          .map((m) => ({ org_id: m.org_id, monitor_id: m.monitor_id, from: m.old_status, to: m.new_status, at: m.status_changed_at ?? m.last_checked_at }));
+        return { inserted, statusChanges };
+      });
+    } catch (err) {
+      if (!ownsTx || attempt >= 3 || (err as { code?: string }).code !== "40P01") throw err;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import type { Sql } from "../../db/client.ts";
+import { newId } from "../../core/ids.ts";
+import { RESULT_STATUSES, type CheckResultInput, type ResultStatus } from "./types.ts";
+
+/** A new organisation (on `planId`) with `monitors` monitors, inserted directly; `ids` reuses given ids. */
+export async function createOrgWithMonitors(
+  sql: Sql,
+  opts: { planId?: string; monitors?: number; intervalSeconds?: number; ids?: { orgId: string; monitorIds: string[] } } = {},
+): Promise<{ orgId: string; monitorIds: string[] }> {
+  const orgId = opts.ids?.orgId ?? newId("org");
+  await sql`insert into organisations (id, name, plan_id) values (${orgId}, ${"Results test"}, ${opts.planId ?? "free"})`;
+  const monitorIds = opts.ids?.monitorIds ?? Array.from({ length: opts.monitors ?? 1 }, () => newId("mon"));
+  for (const id of monitorIds) {
+    await sql`
+      insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms)
+      values (${id}, ${orgId}, ${"m"}, ${"http"}, ${sql.json({ url: "https://example.com" })}, ${opts.intervalSeconds ?? 60}, ${30000})`;
+  }
+  return { orgId, monitorIds };
+}
+
+let jobSeq = 0;
+
+/** One result; `at` is both the due time and (plus 1 s) the check time unless given. */
+export function makeResult(
+  orgId: string,
+  monitorId: string,
+  at: string | Date,
+  status: ResultStatus,
+  extra: Partial<CheckResultInput> = {},
+): CheckResultInput {
+  const scheduled = new Date(at);
+  return {
+    job_id: `job_${monitorId}_${extra.location ?? "eu"}_${scheduled.getTime()}_${jobSeq++}`,
+    org_id: orgId,
+    monitor_id: monitorId,
+    location: "eu",
+    location_type: "region",
+    scheduled_at: scheduled,
+    checked_at: new Date(scheduled.getTime() + 1000),
+    status,
+    duration_ms: 100,
+    error: status === "up" || status === "degraded" ? null : `${status}`,
+    data: { status_code: status === "up" ? 200 : 500 },
+    ...extra,
+  };
+}
+
+/** Deterministic PRNG (mulberry32), so a failing generated dataset can be replayed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Results every `intervalSeconds` per location over [start, start + days), every status, durations
+ * log-uniform from 0 to 150 s (so every histogram bucket is hit), plus a few redeliveries.
+ */
+export function generateDataset(opts: {
+  orgId: string;
+  monitorIds: string[];
+  locations: string[];
+  start: Date;
+  days: number;
+  intervalSeconds: number;
+  seed: number;
+}): CheckResultInput[] {
+  const rand = prng(opts.seed);
+  const weights: [ResultStatus, number][] = [["up", 0.7], ["degraded", 0.08], ["down", 0.1], ["timeout", 0.06], ["unavailable", 0.06]];
+  const pick = (): ResultStatus => {
+    let x = rand();
+    for (const [s, w] of weights) if ((x -= w) < 0) return s;
+    return RESULT_STATUSES[0];
+  };
+  const out: CheckResultInput[] = [];
+  const end = opts.start.getTime() + opts.days * 86_400_000;
+  for (const monitorId of opts.monitorIds) {
+    for (const [li, location] of opts.locations.entries()) {
+      // Each location starts at its own offset so due times are not hour-aligned.
+      for (let t = opts.start.getTime() + li * 7_000 + 3_000; t < end; t += opts.intervalSeconds * 1000) {
+        const status = pick();
+        const duration = status === "unavailable" ? 0 : Math.floor(Math.exp(rand() * Math.log(150_001)) - 1);
+        const r: CheckResultInput = {
+          job_id: `job_${monitorId}_${location}_${t}`,
+          org_id: opts.orgId,
+          monitor_id: monitorId,
+          location,
+          location_type: location.startsWith("run_") ? "runner" : "region",
+          scheduled_at: new Date(t),
+          checked_at: new Date(t + 200 + Math.floor(rand() * 3000)),
+          status,
+          duration_ms: duration,
+          error: status === "up" || status === "degraded" ? null : status,
+          data: { status_code: status === "down" ? 503 : 200, ttfb_ms: Math.floor(duration / 2) },
+        };
+        out.push(r);
+        if (rand() < 0.01) out.push({ ...r, checked_at: new Date(t + 5000), status: "up" });
+      }
+    }
+  }
+  return out;
+}

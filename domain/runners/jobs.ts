@@ -1,0 +1,165 @@
+import type { Bus } from "../../core/bus/index.ts";
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import type { Sql } from "../../db/client.ts";
+import { AppError } from "../../core/errors.ts";
+import { type CheckJobMessage, type CheckResultMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import type { Logger } from "../../core/log.ts";
+import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
+import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
+import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
+import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
+import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
+import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "../../schemas/runner-protocol.ts";
+import type { RunnerCaller } from "./sessions.ts";
+
+/** What a claim stands for: the bus delivery token and the job it delivered to this runner. */
+interface ClaimBody {
+  /** bus token */
+  t: string;
+  /** runner id */
+  r: string;
+  /** org id, monitor id, job id, due time */
+  o: string;
+  m: string;
+  j: string;
+  d: number;
+}
+
+export function signClaim(box: SecretBox, c: ClaimBody): string {
+  const body = Buffer.from(JSON.stringify(c)).toString("base64url");
+  return `${body}.${box.sign(`runner-claim.${body}`)}`;
+}
+
+/** The claim's job, when it is authentic and was handed to this runner; otherwise 403 RUNNER_CLAIM_FOREIGN. */
+export function verifyClaim(box: SecretBox, runner: RunnerCaller, claim: string): ClaimBody {
+  const [body, sig] = claim.split(".");
+  if (body && sig && box.verify(`runner-claim.${body}`, sig)) {
+    const c = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ClaimBody;
+    if (c.r === runner.id && c.o === runner.orgId) return c;
+  }
+  throw new AppError(403, "RUNNER_CLAIM_FOREIGN", "A claim in this request was not issued to this runner");
+}
+
+export interface JobDeps {
+  sql: Sql;
+  bus: Bus;
+  box: SecretBox;
+  log: Logger;
+}
+
+/** Records liveness and restarts the ack deadline of every job the runner still holds. */
+export async function heartbeat(d: JobDeps, runner: RunnerCaller, req: HeartbeatRequest): Promise<HeartbeatResponse> {
+  const claims = req.in_flight.map((c) => ({ raw: c, body: verifyClaim(d.box, runner, c) }));
+  await recordRunnerBeat(d.sql, runner.id, {
+    reportedName: req.name,
+    region: req.region,
+    version: req.version,
+    browsers: req.capabilities.browsers,
+    concurrency: req.capabilities.concurrency,
+    heartbeatIntervalMs: req.heartbeat_interval_ms,
+    inFlight: claims.length,
+  });
+  const lost: string[] = [];
+  await Promise.all(claims.map(async (c) => (await d.bus.extendJob(c.body.t)) || lost.push(c.raw)));
+  return { suspended: runner.suspended, extended: claims.length - lost.length, lost };
+}
+
+/**
+ * Long poll on `jobs.runner.<id>`. A job for another organisation or location (should not happen)
+ * is terminated, never handed out. Secrets are merged here: the runner has no SECRET_KEY.
+ */
+export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequest, signal?: AbortSignal): Promise<ClaimResponse> {
+  await touchRunner(d.sql, runner.id, false);
+  if (runner.suspended) {
+    await Bun.sleep(Math.min(req.wait_ms, 5000));
+    return { jobs: [] };
+  }
+  const deliveries = await d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000));
+  const jobs: ClaimedJob[] = [];
+  let engines: Set<string> | null = null;
+  for (const delivery of deliveries) {
+    const job = delivery.data;
+    if (signal?.aborted) {
+      // The runner went away mid-poll: hand the job straight back rather than wait for the ack deadline.
+      delivery.nak();
+      continue;
+    }
+    if (job.org_id !== runner.orgId || job.location !== runner.id) {
+      d.log.error({ op: "runner.claim", runnerId: runner.id, jobId: job.id, jobOrg: job.org_id }, "job on a runner subject does not belong to the runner; dropped");
+      delivery.term();
+      continue;
+    }
+    const engine = browserEngineOf(job.type, job.config);
+    if (engine !== null) {
+      // A runner only gets browser jobs for engines it has (BROWSERS, as last reported); others are a gap, not downtime.
+      engines ??= await browsersOfRunner(d.sql, runner.id);
+      if (!engines.has(engine)) {
+        await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, `runner has no ${engine} browser (its BROWSERS setting)`, Date.now()));
+        delivery.ack();
+        continue;
+      }
+    }
+    let config: Record<string, unknown>;
+    try {
+      config = openSealedFields(job.config, job.secrets_enc, d.box);
+    } catch {
+      await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, "cannot decrypt the monitor's secrets for the runner", Date.now()));
+      delivery.ack();
+      continue;
+    }
+    const claim = signClaim(d.box, { t: delivery.token, r: runner.id, o: job.org_id, m: job.monitor_id, j: job.id, d: job.due_at });
+    jobs.push({
+      claim,
+      job: { id: job.id, org_id: job.org_id, monitor_id: job.monitor_id, location: job.location, due_at: job.due_at, expires_at: job.expires_at, type: job.type, config, timeout_ms: job.timeout_ms },
+    });
+  }
+  return { jobs };
+}
+
+/**
+ * Publishes each result on RESULTS and then acks its job. The identity fields come from the
+ * signed claim, not from the runner, so a runner can only report the jobs it was given.
+ */
+export async function reportResults(d: JobDeps, runner: RunnerCaller, req: ResultsRequest): Promise<{ accepted: number }> {
+  const verified = req.results.map((r) => ({ r, c: verifyClaim(d.box, runner, r.claim) }));
+  for (const { r, c } of verified) {
+    let data = r.data;
+    if (r.artifacts && r.artifacts.length > 0) {
+      // Screenshots are stored here, not carried on the bus: the result names the ones kept.
+      const stored = await storeArtifacts(
+        d.sql,
+        r.artifacts.map((a) => ({ orgId: c.o, monitorId: c.m, jobId: c.j, scheduledAt: c.d, name: a.name, contentType: a.content_type, bytes: Buffer.from(a.data_base64, "base64") })),
+      ).catch((err) => {
+        d.log.warn({ op: "runner.results", err, jobId: c.j, orgId: c.o, monitorId: c.m, runnerId: runner.id }, "could not store a result's screenshots");
+        return [];
+      });
+      data = { ...data, screenshots: stored.length > 0 ? stored : null };
+    }
+    const message: CheckResultMessage = {
+      id: c.j,
+      org_id: c.o,
+      monitor_id: c.m,
+      location: runner.id,
+      location_type: "runner",
+      scheduled_at: c.d,
+      checked_at: r.checked_at,
+      status: r.status,
+      duration_ms: r.duration_ms,
+      error: r.error,
+      data,
+    };
+    await d.bus.publishResult(resultSubject(c.o, c.m), message);
+    // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.
+    await d.bus.ackJob(c.t);
+  }
+  await touchRunner(d.sql, runner.id, true);
+  return { accepted: verified.length };
+}
+
+/** Hands claimed jobs back for immediate redelivery (runner shutting down). */
+export async function releaseJobs(d: JobDeps, runner: RunnerCaller, req: ReleaseRequest): Promise<{ released: number }> {
+  const verified = req.claims.map((c) => verifyClaim(d.box, runner, c));
+  let released = 0;
+  for (const c of verified) if (await d.bus.nakJob(c.t)) released++;
+  return { released };
+}
