@@ -48,9 +48,10 @@ interface Mod { source: string; dependencies: Dep[] }
 
 function cruise(): Mod[] {
   const cli = join(root, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+  const PRELOAD = join(import.meta.dir, "depcruise-ts5.mjs"); // dependency-cruiser 16 on TypeScript 5: see that file
   const run = spawnSync(
     "node",
-    ["--import", "./scripts/depcruise-ts5.mjs", cli, "--config", ".dependency-cruiser.cjs", "--output-type", "json", ...FOLDERS],
+    ["--import", PRELOAD, cli, "--config", ".dependency-cruiser.cjs", "--output-type", "json", ...FOLDERS],
     { cwd: root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
   );
   if (run.error || !run.stdout) throw new Error(`dependency-cruiser failed: ${run.error?.message ?? run.stderr}`);
