@@ -120,5 +120,3 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
     .use(webStatic());
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -7,7 +7,7 @@ import { findOrgPlan, type PlanRow } from "../db/queries/plans.ts";
 import { usageCounters } from "./usage.ts";
 import { slotKeysFor, TIER_FLOOR, tierOf } from "./tiers.ts";
 
-export interface AddonContribution {
+interface AddonContribution {
   addon_id: string;
   name: string;
   quantity: number;

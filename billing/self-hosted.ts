@@ -3,7 +3,7 @@ import { billingEnabled } from "../db/queries/billing.ts";
 import { findPlan, type PlanRow } from "../db/queries/plans.ts";
 
 /** The one plan of a deployment that does not bill (BILLING=off): self-hosting, unlimited. */
-export const SELF_HOSTED_PLAN_ID = "unlimited";
+const SELF_HOSTED_PLAN_ID = "unlimited";
 
 export async function selfHostedPlan(sql: Sql): Promise<PlanRow> {
   const plan = await findPlan(sql, SELF_HOSTED_PLAN_ID);

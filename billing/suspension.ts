@@ -5,7 +5,7 @@ import { orgLimits } from "./entitlements.ts";
 import { slotKeysFor, tierOf } from "./tiers.ts";
 
 /** Resources that are suspended over quota; the quota key is the kind itself. */
-export const SUSPENDABLE: SuspendableKind[] = ["monitors", "lite_browser", "flow_browser", "self_hosted_browser", "runners", "status_pages"];
+const SUSPENDABLE: SuspendableKind[] = ["monitors", "lite_browser", "flow_browser", "self_hosted_browser", "runners", "status_pages"];
 
 
 export interface ReconcileResult {

@@ -46,7 +46,7 @@ interface Catalogue {
   addonMinPlan: Map<string, { min: string; grants: Record<string, number> }>;
 }
 
-export async function loadCatalogue(sql: Sql): Promise<Catalogue> {
+async function loadCatalogue(sql: Sql): Promise<Catalogue> {
   const plans = new Map((await listPlans(sql)).map((p) => [p.id, p]));
   const addonMinPlan = new Map((await listAddons(sql)).map((a) => [a.id, { min: a.min_plan_id, grants: a.grants }]));
   return { plans, addonMinPlan };

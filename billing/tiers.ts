@@ -14,7 +14,7 @@ export function tierOf(intervalSeconds: number): Tier {
 }
 
 /** Families whose slots come in tiers: uptime monitors and the two browser kinds. */
-export const TIERED_FAMILIES = ["monitors", "lite_browser", "flow_browser"] as const;
+const TIERED_FAMILIES = ["monitors", "lite_browser", "flow_browser"] as const;
 
 /** The tier quotas a monitor of `family` at `tier` occupies, with the interval bound each counts below. */
 export function slotKeysFor(family: string, tier: Tier): { quota: string; belowInterval: number }[] {

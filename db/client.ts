@@ -1,7 +1,6 @@
 import postgres from "postgres";
 
 export type Sql = postgres.Sql<{}>;
-export type TxSql = postgres.TransactionSql<{}>;
 
 export interface SqlOptions {
   max?: number;

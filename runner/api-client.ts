@@ -17,7 +17,7 @@ export class ApiError extends Error {
   }
 }
 
-export class HandshakeError extends Error {}
+class HandshakeError extends Error {}
 
 export interface ApiClientOptions {
   baseUrl: string;

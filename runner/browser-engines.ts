@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { ConfigError } from "../core/config/parse-env.ts";
 import { browserEngines, type RunnerConfig } from "./config.ts";
 
-export type Engine = ReturnType<typeof browserEngines>[number];
+type Engine = ReturnType<typeof browserEngines>[number];
 
 /**
  * Where each engine is looked for. Chromium: CHROMIUM_PATH (the images set /usr/bin/chromium).
  * Firefox and WebKit: Playwright's own builds under PLAYWRIGHT_BROWSERS_PATH (the images set
  * /ms-playwright; Playwright's default is ~/.cache/ms-playwright).
  */
-export function engineLocation(engine: Engine, env: Record<string, string | undefined>): { path: string; found: boolean } {
+function engineLocation(engine: Engine, env: Record<string, string | undefined>): { path: string; found: boolean } {
   if (engine === "chromium") {
     const path = env.CHROMIUM_PATH || "/usr/bin/chromium";
     return { path, found: existsSync(path) };

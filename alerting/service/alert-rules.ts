@@ -27,7 +27,7 @@ interface Ctx {
   actor: Actor;
 }
 
-export function toRuleView(row: AlertRuleRow): RuleView {
+function toRuleView(row: AlertRuleRow): RuleView {
   return {
     id: row.id,
     name: row.name,
@@ -109,7 +109,7 @@ export async function createRule(ctx: Ctx, input: RuleInput): Promise<RuleView> 
   });
 }
 
-export async function getRuleRow(sql: Sql, orgId: string, id: string): Promise<AlertRuleRow> {
+async function getRuleRow(sql: Sql, orgId: string, id: string): Promise<AlertRuleRow> {
   const row = await findAlertRule(sql, orgId, id);
   if (!row) throw notFound("Alert rule");
   return row;

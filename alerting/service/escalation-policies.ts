@@ -27,7 +27,7 @@ export interface PolicyView {
   updated_at: string;
 }
 
-export const toPolicyView = (r: EscalationPolicyRow): PolicyView => ({
+const toPolicyView = (r: EscalationPolicyRow): PolicyView => ({
   id: r.id,
   name: r.name,
   steps: r.steps,

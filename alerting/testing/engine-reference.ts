@@ -34,7 +34,7 @@ function merge(spans: Span[]): Span[] {
 const quietAt = (spans: Span[], t: number) => spans.some(([s, e]) => s <= t && t < e);
 
 /** The first moment outside every window at which `elapsed` ms of alert time (time outside windows since t0) have passed. */
-export function dueAfter(spans: Span[], t0: number, elapsed: number): number {
+function dueAfter(spans: Span[], t0: number, elapsed: number): number {
   let c = t0;
   let left = elapsed;
   for (const [s, e] of spans) {

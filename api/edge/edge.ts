@@ -10,7 +10,7 @@ import { jsonBodyIssue } from "./json-body.ts";
 import type { RateDecision } from "./rate-limiter.ts";
 
 /** Paths of the self-hosted runner protocol; authenticated by runner token, not by API key or cookie. */
-export const RUNNER_PROTOCOL_PREFIX = "/api/v1/runner/";
+const RUNNER_PROTOCOL_PREFIX = "/api/v1/runner/";
 
 /** Tighter per-IP limits on the credential endpoints, on top of the general one. */
 function credentialLimit(method: string, path: string, deps: ApiDeps): { key: string; limit: number } | null {
@@ -146,10 +146,10 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
 }
 
 /** No request body of the API nests anywhere near this deep; deeper ones only exhaust the stack of whatever walks them. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** How deep arrays and objects nest in JSON text (strings skipped); stops counting past MAX_JSON_DEPTH. */
-export function jsonDepth(text: string): number {
+function jsonDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;

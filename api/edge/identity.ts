@@ -7,10 +7,10 @@ import { findApiKeyIdentity, findSessionIdentity, touchApiKey, touchSession } fr
 
 export const SESSION_COOKIE = "wp_session";
 export const CSRF_COOKIE = "wp_csrf";
-export const API_KEY_PATTERN = /^[a-z]{2,8}_live_[A-Za-z0-9_-]{20,}$/;
+const API_KEY_PATTERN = /^[a-z]{2,8}_live_[A-Za-z0-9_-]{20,}$/;
 const TOUCH_EVERY_MS = 60_000;
 
-export function readCookie(header: string | null, name: string): string | null {
+function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");

@@ -5,7 +5,7 @@
  */
 
 /** The dashboard: script, style, fonts and API calls from its own origin only; no inline script; never framed. */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -22,10 +22,10 @@ export const DASHBOARD_CSP = [
 export const DASHBOARD_HEADERS = { "content-security-policy": DASHBOARD_CSP, "cross-origin-opener-policy": "same-origin" };
 
 /** Answers that are not pages: JSON, feeds, badges, assets, plain-text errors. */
-export const NO_CONTENT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const NO_CONTENT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** A year, the preload lists' minimum; only ever sent when the public address is https. */
-export const HSTS = "max-age=31536000; includeSubDomains";
+const HSTS = "max-age=31536000; includeSubDomains";
 
 const DEFAULTS: [string, string][] = [
   ["x-content-type-options", "nosniff"],

@@ -9,7 +9,7 @@ const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const VERB: Record<string, string> = { POST: "create", PUT: "update", PATCH: "update", DELETE: "delete" };
 
 /** `/api/v1/monitors/:id/pause` + POST → `monitors.pause`; `/api/v1/api-keys/:id` + DELETE → `api_keys.delete`. */
-export function auditAction(method: string, route: string): { action: string; targetType: string } {
+function auditAction(method: string, route: string): { action: string; targetType: string } {
   const parts = route.replace(/^\/api\/v1\//, "").split("/").filter(Boolean);
   const statics = parts.filter((p) => !p.startsWith(":")).map((p) => p.replaceAll("-", "_"));
   const last = parts[parts.length - 1] ?? "";

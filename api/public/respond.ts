@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
  * No script runs on these pages. The theme is the page's one inline <style> element (documentShell),
  * allowed by its SHA-256 alone: a <style> or style attribute that found its way in any other way does not apply.
  */
-export function htmlCsp(body: string): string {
+function htmlCsp(body: string): string {
   const open = body.indexOf("<style>");
   const close = open === -1 ? -1 : body.indexOf("</style>", open);
   const style = close === -1 ? "'none'" : `'sha256-${createHash("sha256").update(body.slice(open + 7, close)).digest("base64")}'`;

@@ -1,4 +1,4 @@
-import { type IntegerOptions, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
+import { type IntegerOptions, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import "../../schemas/formats.ts";
 
@@ -20,11 +20,11 @@ export const Timestamp = t.String({ format: "date-time" });
  * A name or title people read: at least one visible character (not only spaces or zero-width
  * characters, which make an entry impossible to tell apart or click) and no control characters.
  */
-export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
+const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
 export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
   t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 
-export const ErrorBody = t.Object(
+const ErrorBody = t.Object(
   {
     error: t.String({ description: "Human-readable message" }),
     code: t.String({ description: "Stable machine-readable identifier" }),
@@ -33,7 +33,7 @@ export const ErrorBody = t.Object(
   { title: "ErrorBody" },
 );
 
-export const MAX_PAGE = 100_000;
+const MAX_PAGE = 100_000;
 
 export const PaginationQuery = {
   // The bound keeps the row offset (page × limit) far inside PostgreSQL's bigint.
@@ -41,7 +41,7 @@ export const PaginationQuery = {
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100" }),
 };
 
-export const PaginationMeta = t.Object({
+const PaginationMeta = t.Object({
   page: Int(),
   limit: Int(),
   total: Int(),
@@ -60,5 +60,3 @@ export function toPage<T>(rows: T[], total: number, page: number, limit: number)
   const totalPages = Math.ceil(total / limit);
   return { data: rows, pagination: { page, limit, total, totalPages, hasMore: page < totalPages } };
 }
-
-export type { TObject };

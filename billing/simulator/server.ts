@@ -13,7 +13,7 @@ export interface SimulatorOptions {
   apiKey?: string;
 }
 
-export interface SentEvent {
+interface SentEvent {
   event_id: string;
   event_type: string;
   occurred_at: string;

@@ -15,7 +15,7 @@ export interface SealedPayload {
 }
 
 /** A payload of a session the runner opened with ALLOW_UNENCRYPTED_SESSION=true. */
-export interface PlainPayload {
+interface PlainPayload {
   session_id: string;
   seq: number;
   payload: unknown;

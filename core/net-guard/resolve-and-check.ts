@@ -74,7 +74,7 @@ export function checkAddress(address: string, options: Pick<GuardOptions, "allow
   return { address: c.address, family: c.family };
 }
 
-export const systemResolver: HostResolver = async (host, family) => {
+const systemResolver: HostResolver = async (host, family) => {
   const found = await lookup(host, { all: true, family, verbatim: true });
   return found.map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
 };

@@ -66,11 +66,6 @@ export async function markDelivery(
   }
 }
 
-export async function nextDeliveryDue(sql: Sql): Promise<Date | null> {
-  const [row] = await sql<{ at: Date | null }[]>`select min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) as at from alert_deliveries where status = 'pending'`;
-  return row?.at ?? null;
-}
-
 export interface HistoryWrite {
   id: string;
   org_id: string;

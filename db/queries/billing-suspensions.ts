@@ -25,7 +25,7 @@ const SOURCES: Record<SuspendableKind, { table: string; where: string; interval:
 const present = new Map<string, boolean>();
 
 /** Whether a colleague's table (runners, status pages) exists yet with a `suspended` column. */
-export async function tableSupportsSuspension(sql: Sql, kind: SuspendableKind): Promise<boolean> {
+async function tableSupportsSuspension(sql: Sql, kind: SuspendableKind): Promise<boolean> {
   const table = SOURCES[kind].table;
   if (present.get(table)) return true;
   const [row] = await sql<{ ok: boolean }[]>`

@@ -3,7 +3,7 @@ import type { Sql } from "../client.ts";
 export type Cycle = "monthly" | "annual";
 export type LineStatus = "active" | "grace_period" | "past_due" | "pending_cancellation" | "cancelled";
 /** Lines that still give their entitlement. */
-export const LIVE_STATUSES: LineStatus[] = ["active", "grace_period", "pending_cancellation"];
+const LIVE_STATUSES: LineStatus[] = ["active", "grace_period", "pending_cancellation"];
 
 export interface AddonRow {
   id: string;
@@ -81,11 +81,6 @@ export async function findLiveSubscription(sql: Sql, orgId: string): Promise<Sub
     select s.* from billing_subscriptions s where s.org_id = ${orgId} and s.provider_status <> 'canceled'
       and exists (select 1 from billing_lines l where l.subscription_id = s.id and l.status = any(${LIVE_STATUSES}))
     order by s.created_at desc limit 1`;
-  return row;
-}
-
-export async function findSubscription(sql: Sql, orgId: string, id: string): Promise<SubscriptionRow | undefined> {
-  const [row] = await sql<SubscriptionRow[]>`select * from billing_subscriptions where org_id = ${orgId} and id = ${id}`;
   return row;
 }
 

@@ -1,7 +1,7 @@
 import type { Sql } from "../client.ts";
 
 /** Results per monitor whose files are kept; older files are deleted when new ones arrive. */
-export const ARTIFACT_RESULTS_KEPT = 100;
+const ARTIFACT_RESULTS_KEPT = 100;
 
 export interface ArtifactWrite {
   orgId: string;
@@ -45,13 +45,6 @@ export async function storeArtifacts(sql: Sql, files: ArtifactWrite[]): Promise<
         group by job_id order by max(scheduled_at) desc limit ${ARTIFACT_RESULTS_KEPT})`;
   });
   return stored;
-}
-
-/** The names of one result's files. */
-export async function listArtifacts(sql: Sql, orgId: string, monitorId: string, jobId: string): Promise<string[]> {
-  const rows = await sql<{ name: string }[]>`
-    select name from check_artifacts where org_id = ${orgId} and monitor_id = ${monitorId} and job_id = ${jobId} order by created_at, name`;
-  return rows.map((r) => r.name);
 }
 
 /** One file of one result; `name` omitted gives "failure" when there is one, else the first stored. */

@@ -34,11 +34,6 @@ export async function countOwners(sql: Sql, orgId: string): Promise<number> {
   return row!.n;
 }
 
-export async function countMembers(sql: Sql, orgId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from memberships where org_id = ${orgId}`;
-  return row!.n;
-}
-
 export async function setMemberRole(sql: Sql, orgId: string, userId: string, roleId: string): Promise<void> {
   await sql`update memberships set role_id = ${roleId} where org_id = ${orgId} and user_id = ${userId}`;
 }

@@ -102,7 +102,7 @@ export interface MonitorFilter {
 }
 
 /** List orders; each ends on id so pages never overlap. */
-export type MonitorSort = "created" | "name" | "status" | "response_time";
+type MonitorSort = "created" | "name" | "status" | "response_time";
 const ORDER: Record<MonitorSort, string> = {
   created: "created_at desc, id desc",
   name: "lower(name), id",
@@ -122,18 +122,6 @@ export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, li
   const rows = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where ${where} order by ${sql.unsafe(ORDER[f.sort ?? "created"])} limit ${limit} offset ${offset}`;
   const [c] = await sql<{ n: number }[]>`select count(*)::int as n from monitors where ${where}`;
   return { rows, total: c!.n };
-}
-
-export async function countMonitors(sql: Sql, orgId: string, types: string[] | null, excludeTypes: string[] = []): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from monitors where org_id = ${orgId}
-      and (${types}::text[] is null or type = any(${types}::text[])) and not (type = any(${excludeTypes}::text[]))`;
-  return row!.n;
-}
-
-export async function findMonitorByHeartbeatHash(sql: Sql, hash: Buffer): Promise<MonitorRow | undefined> {
-  const [row] = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where heartbeat_token_hash = ${hash} and type = 'heartbeat'`;
-  return row;
 }
 
 export interface TagGroupRow {

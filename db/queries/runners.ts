@@ -51,12 +51,6 @@ export async function liveRunnerIds(sql: Sql, orgId: string, ids: string[]): Pro
   return rows.map((r) => r.id);
 }
 
-/** Runners that hold a quota slot: every one not revoked. */
-export async function countRunners(sql: Sql, orgId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from runners where org_id = ${orgId} and revoked_at is null`;
-  return row!.n;
-}
-
 export async function updateRunner(sql: Sql, orgId: string, id: string, patch: { name?: string; locationLabel?: string | null }): Promise<RunnerRow | undefined> {
   const [row] = await sql<RunnerRow[]>`
     update runners set
@@ -148,7 +142,7 @@ export async function findRunnerSession(sql: Sql, runnerId: string, id: string):
   return row;
 }
 
-export async function extendRunnerSession(sql: Sql, id: string, ttlSeconds: number): Promise<void> {
+async function extendRunnerSession(sql: Sql, id: string, ttlSeconds: number): Promise<void> {
   await sql`update runner_sessions set expires_at = now() + make_interval(secs => ${ttlSeconds}) where id = ${id}`;
 }
 

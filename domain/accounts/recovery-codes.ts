@@ -3,7 +3,7 @@ import { hashToken } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
 import { consumeRecoveryCode, replaceRecoveryCodes } from "../../db/queries/recovery-codes.ts";
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 // 32 letters and digits without the look-alikes 0/o and 1/l; 16 of them are 80 random bits,
 // beyond guessing even from a stolen digest, so a plain SHA-256 is enough to store them.
 const ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";

@@ -11,9 +11,9 @@ import { claimSignInAttempt, clearSignInThrottle, type ThrottlePolicy } from "..
 export const SIGN_IN_THROTTLE: ThrottlePolicy = { freeAttempts: 5, baseDelaySeconds: 15, maxDelaySeconds: 300, forgetAfterSeconds: 900 };
 
 /** The throttle's key: the SHA-256 of the lower-cased email, whether or not an account has it. */
-export const accountKey = (email: string): Buffer => createHash("sha256").update(email.trim().toLowerCase()).digest();
+const accountKey = (email: string): Buffer => createHash("sha256").update(email.trim().toLowerCase()).digest();
 
-export const accountThrottled = (retryAfterSeconds: number) =>
+const accountThrottled = (retryAfterSeconds: number) =>
   new AppError(429, "RATE_LIMIT_EXCEEDED", "Too many failed attempts for this account; try again later", { retryAfterSeconds, reason: "account_throttled" });
 
 /**

@@ -8,7 +8,7 @@ export function newTotp(secret: OTPAuth.Secret, label: string): OTPAuth.TOTP {
 }
 
 /** The time step whose code `code` is (±1 step of now), or null when it matches none. */
-export function totpStep(secretBase32: string, code: string, now = Date.now()): number | null {
+function totpStep(secretBase32: string, code: string, now = Date.now()): number | null {
   const totp = newTotp(OTPAuth.Secret.fromBase32(secretBase32), "user");
   const delta = totp.validate({ token: code.replace(/\s/g, ""), timestamp: now, window: 1 });
   return delta === null ? null : totp.counter({ timestamp: now }) + delta;

@@ -16,7 +16,7 @@ export async function activeWindowsFor(sql: Sql, orgId: string, monitorId: strin
  * Occurrences of the windows with suppress_alerts covering the monitor that overlap [from, to],
  * merged and sorted; one covering `to` runs on to the end of its stretch. An alert's clock stops inside them.
  */
-export async function suppressingSpansFor(sql: Sql, orgId: string, monitorId: string, tags: string[], from: number, to: number): Promise<[number, number][]> {
+async function suppressingSpansFor(sql: Sql, orgId: string, monitorId: string, tags: string[], from: number, to: number): Promise<[number, number][]> {
   return suppressingSpansOf(await windowsForMonitor(sql, orgId, monitorId, tags), from, to);
 }
 

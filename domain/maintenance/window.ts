@@ -4,7 +4,7 @@ import { compileTiming, isActiveAt, stateAt, type Recurrence, type WindowState, 
 type TimingFields = Pick<MaintenanceWindowRow, "starts_at" | "ends_at" | "rrule" | "cron" | "duration_minutes" | "timezone">;
 
 /** The stored fields as one of the three timing shapes. */
-export function timingOf(w: TimingFields): WindowTiming {
+function timingOf(w: TimingFields): WindowTiming {
   const startsAt = w.starts_at?.getTime() ?? null;
   const endsAt = w.ends_at?.getTime() ?? null;
   const durationMs = (w.duration_minutes ?? 0) * 60_000;

@@ -8,8 +8,8 @@ import { DAY_MS, planSegments } from "./segments.ts";
 import type { CheckResultRow, ResultStatus } from "./types.ts";
 
 /** Without `from`, listing covers the 7 days before `to`: the count stays bounded by a time range. */
-export const DEFAULT_LIST_RANGE_MS = 7 * DAY_MS;
-export const MAX_LIST_LIMIT = 1000;
+const DEFAULT_LIST_RANGE_MS = 7 * DAY_MS;
+const MAX_LIST_LIMIT = 1000;
 
 export interface ListResultsOptions {
   status?: ResultStatus;

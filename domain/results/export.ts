@@ -35,7 +35,7 @@ export function toResultView(r: CheckResultRow): ResultView {
 }
 
 /** The fixed CSV columns; the type's documented data fields follow as `data.<field>`, then `data` as JSON. */
-export const CSV_COLUMNS = ["id", "scheduled_at", "checked_at", "status", "duration_ms", "location", "location_type", "error", "job_id"] as const;
+const CSV_COLUMNS = ["id", "scheduled_at", "checked_at", "status", "duration_ms", "location", "location_type", "error", "job_id"] as const;
 
 interface Encoder {
   start(): string;

@@ -6,7 +6,7 @@ import { rollupDeltas } from "./rollup-deltas.ts";
 import type { CheckResultInput } from "./types.ts";
 
 /** A monitor whose status moved: publish `monitor.status_changed` for it. */
-export interface StatusChange {
+interface StatusChange {
   org_id: string;
   monitor_id: string;
   /** 'pending' for a monitor's first result. */

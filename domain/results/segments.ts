@@ -4,7 +4,7 @@ export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
 // The segment types live with the uptime queries that read them (db/ imports no domain).
-export type { BucketSize, Segment, Source } from "../../db/queries/uptime.ts";
+export type { BucketSize, Segment } from "../../db/queries/uptime.ts";
 
 /** Rounds down/up to a multiple of `step` ms since the epoch: UTC hours and days. */
 export const floorTo = (t: number, step: number) => Math.floor(t / step) * step;

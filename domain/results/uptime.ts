@@ -6,12 +6,12 @@ import { DAY_MS, HOUR_MS, floorTo, planSegments, type BucketSize, type Segment }
 import type { ResultCounts } from "./types.ts";
 
 export type UptimeWindow = "24h" | "7d" | "30d" | "90d";
-export const UPTIME_WINDOWS: Record<UptimeWindow, number> = { "24h": DAY_MS, "7d": 7 * DAY_MS, "30d": 30 * DAY_MS, "90d": 90 * DAY_MS };
+const UPTIME_WINDOWS: Record<UptimeWindow, number> = { "24h": DAY_MS, "7d": 7 * DAY_MS, "30d": 30 * DAY_MS, "90d": 90 * DAY_MS };
 
 /** 'raw' reads raw rows only (for checking the rollups); 'auto' uses rollups plus raw edges. */
 export type ReadSource = "auto" | "raw";
 
-export interface UptimeFigures {
+interface UptimeFigures {
   /** (up + degraded) / (up + degraded + down + timeout) × 100; null when no check counted. */
   uptime_pct: number | null;
   /** Every result, 'unavailable' ones included. */
@@ -26,7 +26,7 @@ export interface UptimeFigures {
   downtime_seconds_estimate: number | null;
 }
 
-export interface LocationUptime extends UptimeFigures {
+interface LocationUptime extends UptimeFigures {
   location: string;
 }
 

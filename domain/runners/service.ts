@@ -11,7 +11,7 @@ import * as q from "../../db/queries/runners.ts";
 import { OFFLINE_AFTER_BEATS, RUNNER_TOKEN_PREFIX } from "../../schemas/runner-protocol.ts";
 import { drainRunnerQueue, STALE_REASONS } from "./queue.ts";
 
-export type RunnerStatus = "online" | "offline" | "revoked";
+type RunnerStatus = "online" | "offline" | "revoked";
 
 export interface RunnerView {
   id: string;
@@ -40,7 +40,7 @@ export interface RunnerStatusView extends RunnerView {
 
 const DEFAULT_HEARTBEAT_MS = 30_000;
 
-export function runnerStatus(row: q.RunnerRow, now = Date.now()): RunnerStatus {
+function runnerStatus(row: q.RunnerRow, now = Date.now()): RunnerStatus {
   if (row.revoked_at) return "revoked";
   const window = OFFLINE_AFTER_BEATS * (row.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_MS);
   return row.last_seen_at && now - row.last_seen_at.getTime() <= window ? "online" : "offline";

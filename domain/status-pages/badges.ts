@@ -14,7 +14,7 @@ export type BadgeKind = "status" | "uptime" | "response-time";
 export const BADGE_PERIODS = ["24h", "7d", "30d", "90d"] as const;
 export type BadgePeriod = (typeof BADGE_PERIODS)[number];
 
-export const badgeSvg = (label: string, message: string, color: string) => makeBadge({ label, message, color, style: "flat" });
+const badgeSvg = (label: string, message: string, color: string) => makeBadge({ label, message, color, style: "flat" });
 
 const MONITOR_STATUS: Record<string, [string, string]> = {
   up: ["up", BADGE_COLORS.good],
@@ -44,7 +44,7 @@ export function componentStatusBadge(status: ComponentStatus): string {
   return badgeSvg("status", message, color);
 }
 
-export function uptimeColor(pct: number | null): string {
+function uptimeColor(pct: number | null): string {
   if (pct === null) return BADGE_COLORS.none;
   if (pct >= 99.9) return BADGE_COLORS.good;
   if (pct >= 99) return BADGE_COLORS.fair;
@@ -52,7 +52,7 @@ export function uptimeColor(pct: number | null): string {
 }
 
 /** Two decimals, trailing zeros dropped: 100%, 99.95%, 97.5%. */
-export const formatPct = (pct: number) => `${Number(pct.toFixed(pct >= 99.99 && pct < 100 ? 3 : 2))}%`;
+const formatPct = (pct: number) => `${Number(pct.toFixed(pct >= 99.99 && pct < 100 ? 3 : 2))}%`;
 
 export function uptimeBadge(period: BadgePeriod, pct: number | null): string {
   return badgeSvg(`uptime ${period}`, pct === null ? "no data" : formatPct(pct), uptimeColor(pct));

@@ -3,7 +3,7 @@ import { type DailyBar, dailyBars } from "../results/uptime.ts";
 import { DAY_MS } from "../results/segments.ts";
 
 /** Past days change only when a late result lands; they are kept this long, today's bar never. */
-export const HISTORY_TTL_MS = 10 * 60_000;
+const HISTORY_TTL_MS = 10 * 60_000;
 const MAX_ENTRIES = 2_000;
 
 const history = new Map<string, { bars: Record<string, DailyBar[]>; expires: number }>();

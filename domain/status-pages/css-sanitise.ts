@@ -9,7 +9,7 @@ export interface CssProblem {
 const IMAGE_URL = /^(https:\/\/[^\s"'()<>\\]+\.(png|jpe?g|gif|svg|webp|avif|ico)(\?[^\s"'()<>\\]*)?|data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=]+)$/i;
 
 /** Comments out, CSS escapes decoded (`\6a` → `j`), so `java\script:` cannot slip past the checks. */
-export function normaliseCss(css: string): string {
+function normaliseCss(css: string): string {
   return css
     .replace(/\/\*[\s\S]*?(\*\/|$)/g, " ")
     .replace(/\\([0-9a-f]{1,6})\s?/gi, (_, hex: string) => {

@@ -16,8 +16,8 @@ export const domainResolver: { servers: string[] | null } = { servers: null };
 
 const HOST_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-export const txtRecordName = (domain: string) => `_watchpost-verify.${domain}`;
-export const txtRecordValue = (token: string) => `watchpost-verify=${token}`;
+const txtRecordName = (domain: string) => `_watchpost-verify.${domain}`;
+const txtRecordValue = (token: string) => `watchpost-verify=${token}`;
 
 export function txtRecordOf(page: Pick<StatusPageRow, "custom_domain" | "domain_token">) {
   return page.custom_domain && page.domain_token ? { type: "TXT" as const, name: txtRecordName(page.custom_domain), value: txtRecordValue(page.domain_token) } : null;
@@ -57,7 +57,7 @@ function parseServer(s: string): DnsServer {
 }
 
 /** The TXT strings published at `name` (each record's strings joined, as RFC 7208 does). */
-export async function lookupTxt(name: string, timeoutMs = 5000): Promise<string[]> {
+async function lookupTxt(name: string, timeoutMs = 5000): Promise<string[]> {
   const servers = (domainResolver.servers ?? getServers()).map(parseServer);
   const answer = await queryDns(servers, name, "TXT", AbortSignal.timeout(timeoutMs));
   return answer.answers

@@ -4,4 +4,4 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** XML 1.0 text (feeds, SVG): the same five entities. */
-export const escapeXml = escapeHtml;
+export const escapeXml = (s: string): string => escapeHtml(s);

@@ -52,7 +52,7 @@ export interface PublicIncident {
   updates: { status: string; message: string; created_at: string }[];
 }
 
-export interface PublicMaintenance {
+interface PublicMaintenance {
   id: string;
   name: string;
   description: string;
@@ -88,7 +88,7 @@ export function groupStatus(statuses: ComponentStatus[]): ComponentStatus {
   return known.reduce(worst, "operational");
 }
 
-export const RECENT_INCIDENT_DAYS = 14;
+const RECENT_INCIDENT_DAYS = 14;
 const UPCOMING_MAINTENANCE_DAYS = 30;
 
 const members = (c: ComponentRow, monitors: PageMonitorRow[]) => (c.monitor_id ? monitors.filter((m) => m.id === c.monitor_id) : monitors.filter((m) => m.tags.includes(c.tag!)));

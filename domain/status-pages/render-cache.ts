@@ -2,8 +2,8 @@ import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 
 /** How long an entry lives while change notifications arrive, and without them (LISTEN not in place). */
-export const LISTENING_TTL_MS = 60_000;
-export const FALLBACK_TTL_MS = 2_000;
+const LISTENING_TTL_MS = 60_000;
+const FALLBACK_TTL_MS = 2_000;
 const MAX_ENTRIES = 5_000;
 
 interface Entry {

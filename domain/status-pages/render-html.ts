@@ -29,7 +29,7 @@ const safeCustomCss = (css: string) => (css && cssProblems(css).length === 0 ? c
  * The whole document: its only style is one <style> element (theme variables, base CSS, checked
  * custom CSS) and no style attribute, so the CSP can allow exactly that element by its hash.
  */
-export function documentShell(opts: { title: string; theme: ThemeView; body: string; head?: string }): string {
+function documentShell(opts: { title: string; theme: ThemeView; body: string; head?: string }): string {
   const { theme } = opts;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

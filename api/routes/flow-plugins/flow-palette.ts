@@ -2,7 +2,7 @@ import { Kind, type TObject, type TSchema } from "@sinclair/typebox";
 import { actionOf, flowStepSchemas } from "../../../runner/checks/browser-flow/browser-flow-schema.ts";
 
 /** A value's type and constraints, as the palette shows them (JSON Schema names). */
-export interface PaletteType {
+interface PaletteType {
   type: "string" | "integer" | "number" | "boolean" | "array" | "one_of";
   enum?: (string | number | boolean)[];
   min_length?: number;
@@ -36,7 +36,7 @@ export interface PaletteComponent {
 type Loose = TSchema & Record<string, unknown>;
 
 /** The palette form of one schema; throws for a construct the palette cannot describe, so a new step type cannot slip through undescribed. */
-export function paletteType(schema: TSchema): PaletteType {
+function paletteType(schema: TSchema): PaletteType {
   const s = schema as Loose;
   const kind = s[Kind] as string;
   if (kind === "Union") {

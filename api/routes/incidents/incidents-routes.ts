@@ -8,7 +8,7 @@ import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
 import { IncidentCreateBody, IncidentListQuery, IncidentPatchBody, IncidentView, ResolveBody, UpdateBody } from "./schemas.ts";
 
-export function toIncidentView(i: IncidentWithUpdates) {
+function toIncidentView(i: IncidentWithUpdates) {
   return {
     id: i.id,
     title: i.title,

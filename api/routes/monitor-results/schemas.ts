@@ -3,7 +3,7 @@ import { Id, Obj, PaginationQuery, Timestamp, Int } from "../../schemas/common.t
 
 const nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
-export const ResultStatus = t.Union(
+const ResultStatus = t.Union(
   [t.Literal("up"), t.Literal("down"), t.Literal("degraded"), t.Literal("timeout"), t.Literal("unavailable")],
   { description: "up, down, degraded, timeout, or unavailable (monitoring_unavailable: no region or runner could run the check; left out of uptime)" },
 );
@@ -63,7 +63,7 @@ const figures = {
   downtime_seconds_estimate: nullable(t.Number({ description: "(down + timeout) × the monitor's interval; overall, averaged over the locations that checked" })),
 };
 
-export const UptimeView = t.Object(
+const UptimeView = t.Object(
   {
     from: Timestamp,
     to: Timestamp,
@@ -91,7 +91,7 @@ export const AggregatesQuery = Obj({
   location: t.Optional(Location),
 });
 
-export const AggregateBucketView = t.Object({
+const AggregateBucketView = t.Object({
   start: Timestamp,
   checks: Int({ description: "Checks that ran (every status but unavailable)" }),
   unavailable: Int(),

@@ -6,7 +6,7 @@ import { authPlugin } from "../../middleware/auth.ts";
 import { Obj, Timestamp, DisplayName, PaginationQuery, paginated } from "../../schemas/common.ts";
 import { pageOf } from "../../schemas/page-of.ts";
 
-export const MyOrgView = t.Object({
+const MyOrgView = t.Object({
   id: t.String(),
   name: t.String(),
   plan: t.String(),

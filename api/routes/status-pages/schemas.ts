@@ -8,7 +8,7 @@ const AccessMode = t.Union([t.Literal("public"), t.Literal("password"), t.Litera
 });
 const Cidr = t.String({ minLength: 1, maxLength: 64, description: "IPv4/IPv6 address or CIDR range" });
 
-export const AccessBody = Obj({
+const AccessBody = Obj({
   mode: AccessMode,
   password: t.Optional(t.String({ minLength: 8, maxLength: 200, description: "Required when switching to password mode without one set; stored hashed (argon2id)" })),
   ip_allowlist: t.Optional(t.Array(Cidr, { maxItems: 100, description: "When non-empty, only these addresses see the page (on top of the mode)" })),
@@ -30,7 +30,7 @@ export const PagePatchBody = Obj({
   access: t.Optional(AccessBody),
 });
 
-export const ComponentView = t.Object({
+const ComponentView = t.Object({
   id: t.String(),
   monitor_id: t.Union([t.String(), t.Null()]),
   tag: t.Union([t.String(), t.Null()]),

@@ -13,7 +13,7 @@ export interface PaddleOptions {
   fetch?: typeof fetch;
 }
 
-export class PaddleError extends Error {
+class PaddleError extends Error {
   constructor(
     readonly status: number,
     message: string,
