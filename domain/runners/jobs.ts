@@ -2,7 +2,7 @@ import type { Bus } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
 import { AppError } from "../../core/errors.ts";
-import { type CheckJobMessage, type CheckResultMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import { type CheckJobMessage, resultMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
@@ -135,19 +135,8 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
       });
       data = { ...data, screenshots: stored.length > 0 ? stored : null };
     }
-    const message: CheckResultMessage = {
-      id: c.j,
-      org_id: c.o,
-      monitor_id: c.m,
-      location: runner.id,
-      location_type: "runner",
-      scheduled_at: c.d,
-      checked_at: r.checked_at,
-      status: r.status,
-      duration_ms: r.duration_ms,
-      error: r.error,
-      data,
-    };
+    const job = { id: c.j, org_id: c.o, monitor_id: c.m, location: runner.id, location_type: "runner" as const, due_at: c.d };
+    const message = resultMessage(job, { checked_at: r.checked_at, status: r.status, duration_ms: r.duration_ms, error: r.error, data });
     await d.bus.publishResult(resultSubject(c.o, c.m), message);
     // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.
     await d.bus.ackJob(c.t);
