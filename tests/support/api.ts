@@ -1,4 +1,4 @@
-import { loadApiConfig } from "../../api/config.ts";
+import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
 import { provisionOrg, type Provisioned } from "../../domain/accounts/provision.ts";
 import type { Sql } from "../../db/client.ts";
@@ -10,6 +10,9 @@ import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
 import { startRunNowServer } from "../../runner/cloud/run-now-server.ts";
 import { jobRunner } from "../../runner/cloud/worker.ts";
+import { createChannelContext } from "../../alerting/channels/index.ts";
+import { startChannelTestServer } from "../../alerting/rpc/channel-test.ts";
+import { smtpSettingsOf } from "../../core/config/smtp.ts";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
 
@@ -28,6 +31,8 @@ export interface TestApi {
 export interface TestApiOptions {
   /** Regions a test worker answers run-now for; default every region of REGIONS, [] for none. */
   workerRegions?: string[];
+  /** Answer channel test sends as the alerting role does; default true. */
+  alerting?: boolean;
 }
 
 export interface TestWorker {
@@ -85,6 +90,7 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
   const regions = opts.workerRegions ?? config.REGIONS.split(",");
   const worker = regions.length > 0 ? await startTestWorker({ bus, sql: database.sql, box: server.deps.box, regions, allowPrivate: config.ALLOW_PRIVATE_IPS }) : null;
+  const channelTests = opts.alerting === false ? null : await startTestAlertingRpc(server, config);
   return {
     url: server.url,
     sql: database.sql,
@@ -95,11 +101,19 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
     worker,
     async stop() {
       await worker?.stop();
+      await channelTests?.stop();
       await server.stop(1000);
       if (!sharedBus) await bus.close();
       if (!db) await database.drop();
     },
   };
+}
+
+/** The alerting role's test-send server on the API's bus, with the API's outbound settings (as the all-in-one gives it). */
+export function startTestAlertingRpc(server: ApiServer, config: ApiConfig): Promise<ConsumerHandle> {
+  const { deps } = server;
+  const channelCtx = createChannelContext({ publicBaseUrl: deps.publicBaseUrl, allowPrivateAddresses: config.ALLOW_PRIVATE_IPS, smtp: smtpSettingsOf(config), log: silentLogger });
+  return startChannelTestServer({ sql: deps.sql, bus: deps.bus, box: deps.box, log: silentLogger, channelCtx });
 }
 
 let counter = 0;
