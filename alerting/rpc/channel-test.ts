@@ -16,7 +16,7 @@ export interface ChannelTestDeps {
 }
 
 /** Sends a `test` event through the real channel (with retries) and reports every attempt. */
-export async function sendTestNotification(d: Omit<ChannelTestDeps, "bus" | "log">, req: ChannelTestRequest): Promise<TestSendResult> {
+async function sendTestNotification(d: Omit<ChannelTestDeps, "bus" | "log">, req: ChannelTestRequest): Promise<TestSendResult> {
   const row = await getChannelRow(d.sql, req.orgId, req.channelId);
   const type = row.type as ChannelType;
   const config = decryptChannelConfig(d.box, row);

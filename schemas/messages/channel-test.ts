@@ -4,10 +4,10 @@ import { type Static, Type } from "@sinclair/typebox";
 export const CHANNEL_TEST_SUBJECT = "rpc.alerting.channel-test" as const;
 export const CHANNEL_TEST_QUEUE = "alerting";
 
-export const ChannelTestRequestSchema = Type.Object({ orgId: Type.String(), channelId: Type.String(), orgName: Type.String() });
+const ChannelTestRequestSchema = Type.Object({ orgId: Type.String(), channelId: Type.String(), orgName: Type.String() });
 export type ChannelTestRequest = Static<typeof ChannelTestRequestSchema>;
 
-export const TestSendAttemptSchema = Type.Object({
+const TestSendAttemptSchema = Type.Object({
   /** 1-based. */
   attempt: Type.Integer(),
   ok: Type.Boolean(),
@@ -19,7 +19,7 @@ export const TestSendAttemptSchema = Type.Object({
 });
 
 /** What a test send answers: every attempt, the last error, the provider's id of the notification. */
-export const TestSendResultSchema = Type.Object({
+const TestSendResultSchema = Type.Object({
   ok: Type.Boolean(),
   attempts: Type.Array(TestSendAttemptSchema),
   error: Type.Optional(Type.String()),

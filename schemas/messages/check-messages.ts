@@ -1,17 +1,17 @@
 import { type Static, Type } from "@sinclair/typebox";
 
 /** Where a check runs: a cloud region or one self-hosted runner. */
-export const LocationTypeSchema = Type.Union([Type.Literal("region"), Type.Literal("runner")]);
+const LocationTypeSchema = Type.Union([Type.Literal("region"), Type.Literal("runner")]);
 export type LocationType = Static<typeof LocationTypeSchema>;
 
 /** The outcome of a check; `unavailable` = no region or runner could run it (a gap, not downtime). */
-export const ResultStatusSchema = Type.Union([Type.Literal("up"), Type.Literal("down"), Type.Literal("degraded"), Type.Literal("timeout"), Type.Literal("unavailable")]);
+const ResultStatusSchema = Type.Union([Type.Literal("up"), Type.Literal("down"), Type.Literal("degraded"), Type.Literal("timeout"), Type.Literal("unavailable")]);
 export type ResultStatus = Static<typeof ResultStatusSchema>;
 
 const DataScalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
 /** A check's data: flat values, lists of names, or lists of flat records (structurally the engine's CheckData). */
-export const CheckDataSchema = Type.Record(Type.String(), Type.Union([DataScalar, Type.Array(Type.String()), Type.Array(Type.Record(Type.String(), DataScalar))]));
-export type CheckMessageData = Static<typeof CheckDataSchema>;
+const CheckDataSchema = Type.Record(Type.String(), Type.Union([DataScalar, Type.Array(Type.String()), Type.Array(Type.Record(Type.String(), DataScalar))]));
+type CheckMessageData = Static<typeof CheckDataSchema>;
 
 /** A file of a result carried on the bus (browser screenshots), base64; the ingest stores it (P3). */
 export const PackedArtifactSchema = Type.Object({ name: Type.String(), content_type: Type.String(), data_base64: Type.String() });
@@ -22,7 +22,7 @@ export type PackedArtifact = Static<typeof PackedArtifactSchema>;
  * as a run-now request. A scheduled job's id is stable per (monitor, location, due time), so
  * re-publishing is de-duplicated and the result is stored once.
  */
-export const CheckJobMessageSchema = Type.Object({
+const CheckJobMessageSchema = Type.Object({
   id: Type.String(),
   org_id: Type.String(),
   monitor_id: Type.String(),
