@@ -3,7 +3,7 @@ import { AppError, conflict } from "../../core/errors.ts";
 import type { Sql } from "../../db/client.ts";
 import type { MonitorRow } from "../../db/queries/monitors.ts";
 import { selectResultByJobId } from "../../db/queries/results.ts";
-import { liveRunnerIds } from "../../db/queries/runners.ts";
+import { findRunner } from "../../db/queries/runners.ts";
 import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
 import {
   type CheckJobMessage,
@@ -17,6 +17,7 @@ import { MAX_CLAIM_WAIT_MS } from "../../schemas/runner-protocol.ts";
 import { announceStored } from "../results/announce.ts";
 import { storeResults } from "../results/ingest.ts";
 import type { CheckResultInput } from "../results/types.ts";
+import { runnerStatus } from "../runners/service.ts";
 import { buildCheckJob } from "./job.ts";
 
 export interface RunNowContext {
@@ -43,8 +44,8 @@ const RUN_NOW_EXPIRY_MS = 60_000;
 const unavailable = (message: string, details: Record<string, unknown>) => new AppError(503, "SERVICE_UNAVAILABLE", message, details);
 
 /**
- * Runs a monitor's check once, now, where the monitor runs: its first assigned runner that is not
- * revoked, else its first region. The job is the scheduler's (same builder, secrets sealed) and goes
+ * Runs a monitor's check once, now, where the monitor runs: its first assigned runner that is
+ * online, else its first region. The job is the scheduler's (same builder, secrets sealed) and goes
  * as a bus request to one worker of the region (per browser engine, like the job queues), or on the
  * runner's queue with this instance waiting on `rpc.reply.<jobId>`. Unless the monitor is paused or
  * suspended the worker publishes the result on RESULTS, and it is stored here too (idempotent on the
@@ -54,12 +55,13 @@ export async function runMonitorNow(ctx: RunNowContext, monitor: MonitorRow): Pr
   if (monitor.type === "heartbeat") throw conflict("Heartbeat monitors are checked by their pings; there is nothing to run");
   const record = !monitor.paused && !monitor.suspended;
   const now = Date.now();
-  const live = monitor.runner_ids.length > 0 ? new Set(await liveRunnerIds(ctx.sql, monitor.org_id, monitor.runner_ids)) : new Set<string>();
-  const runner = monitor.runner_ids.find((id) => live.has(id));
+  // A runner that has stopped heartbeating would never claim the job: only an online one is asked.
+  const rows = await Promise.all(monitor.runner_ids.map((id) => findRunner(ctx.sql, monitor.org_id, id)));
+  const runner = rows.find((r) => r && runnerStatus(r, now) === "online")?.id;
   const region = monitor.regions[0];
   if (!runner && !region) {
     if (monitor.runner_ids.length > 0) {
-      throw unavailable("The monitor's runners are revoked or gone and it has no region; the check cannot run now", { reason: "runner_offline", runner_id: monitor.runner_ids[0] });
+      throw unavailable(`Runner ${monitor.runner_ids[0]} is offline and the monitor has no region; the check keeps its schedule`, { reason: "runner_offline", runner_id: monitor.runner_ids[0] });
     }
     throw unavailable("The monitor has no region or runner to run on", { reason: "no_location" });
   }

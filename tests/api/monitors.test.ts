@@ -263,11 +263,16 @@ describe("monitors", () => {
     }
   }, 20_000);
 
-  it("runs now on the monitor's assigned runner and stores its result before answering", async () => {
+  it("runs now on the monitor's assigned runner while it is online, and stores its result before answering", async () => {
     const { call, org_id } = await org();
     const { body: runner } = await call("POST", "/api/v1/runners", { name: "basement" });
     const { body: m } = await call("POST", "/api/v1/monitors", { name: "inside", type: "http", config: http(), regions: [], runner_ids: [runner.id] });
     expect(m.runner_ids).toEqual([runner.id]);
+    // Never heartbeated: offline, so nothing is sent to it.
+    const offline = await call("POST", `/api/v1/monitors/${m.id}/run`);
+    expect(offline.status).toBe(503);
+    expect(offline.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "runner_offline", runner_id: runner.id } });
+    await api.sql`update runners set last_seen_at = now() where id = ${runner.id}`;
     const running = call("POST", `/api/v1/monitors/${m.id}/run`);
     // The runner claims the job from its queue and reports it through the API, as over the runner protocol.
     let jobs: { data: CheckJobMessage; token: string }[] = [];
