@@ -8,6 +8,7 @@ import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
 import { startRunnerWatch } from "./runtime/runner-watch.ts";
+import { startChannelTestServer } from "./rpc/channel-test.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
 
 /**
@@ -51,6 +52,7 @@ export async function startAlertingRole(input: {
     },
   });
   const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
+  const channelTests = await startChannelTestServer({ sql, bus, box, log, channelCtx });
   log.info({ op: "alerting.start" }, "ingest and alerting started");
   const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
@@ -72,6 +74,7 @@ export async function startAlertingRole(input: {
       }
     },
     async stop() {
+      await channelTests.stop();
       await runners.stop();
       await alerting.stop();
       await ingest.stop();

@@ -1,7 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { commonEnv, metricsEnv } from "../core/config/common.ts";
 import { EnvBool, parseEnv } from "../core/config/parse-env.ts";
-import { browserEnv } from "../runner/checks/browser/browser-env.ts";
 import { smtpEnv } from "../core/config/smtp.ts";
 
 export const apiEnv = Type.Object({
@@ -30,8 +29,7 @@ export const apiEnv = Type.Object({
     pattern: "^([a-z0-9-]+=[^,=]+(,[a-z0-9-]+=[^,=]+)*)?$",
     description: "display city of each region, e.g. eu-west=Frankfurt,us-east=Virginia",
   }),
-  ALLOW_PRIVATE_IPS: EnvBool(false, "let the local region and run-now reach private, loopback and link-local targets (self-hosting)"),
-  ...browserEnv,
+  ALLOW_PRIVATE_IPS: EnvBool(false, "let the all-in-one's local region and the API's own outbound calls (channel and subscriber webhooks) reach private, loopback and link-local targets (self-hosting)"),
   BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting)"),
   PADDLE_API_URL: Type.String({ pattern: "^https?://", default: "https://api.paddle.com", description: "payment provider API (Paddle Billing, its sandbox, or bun run billing-sim)" }),
   PADDLE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "payment provider API key; billing writes are refused without it" })),

@@ -8,7 +8,6 @@ import type { IdentityCache } from "./edge/identity-cache.ts";
 import type { Mailer } from "../core/mail/mailer.ts";
 import type { Bus } from "../core/bus/index.ts";
 import type { EventHub } from "./events/event-hub.ts";
-import type { BrowserPool } from "../runner/checks/browser/browser-pool.ts";
 
 /** Everything a route needs, built once per process and passed in. */
 export interface ApiDeps {
@@ -27,8 +26,6 @@ export interface ApiDeps {
   events: EventHub;
   /** Whether the database answered recently; /readyz and the 503 path read it. */
   isReady(): Promise<boolean>;
-  /** Browsers for running browser monitors now (BROWSERS on the API); null runs none (409). */
-  browsers?: BrowserPool | null;
   /** The payment provider's clock for billing (prorations): the simulator's, which /sim/advance moves; real time when unset. */
   billingClock?: () => Date;
 }

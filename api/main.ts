@@ -8,7 +8,6 @@ import { listenError } from "../core/process/listen-error.ts";
 import { loadApiConfig } from "./config.ts";
 import { buildApiDeps, startApiServer } from "./server.ts";
 import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
-import { startBrowserPool } from "../runner/checks/browser/browser-env.ts";
 
 /** `bun run api`: the API role alone (scaled mode) or, via scripts/start.ts, inside the all-in-one process. */
 export async function runApi(env: Record<string, string | undefined>) {
@@ -24,13 +23,11 @@ export async function runApi(env: Record<string, string | undefined>) {
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log }).catch(abort);
   const sim = await maybeStartSimulator(config, db.sql, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
-  // Run-now of browser monitors: browsers start on the first such request, not with the API.
-  apiDeps.browsers = await startBrowserPool(config, log, { warm: false });
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps).catch(listenError("PORT", config.PORT)).catch(abort);
   sim.attach(api.url);
   const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
-  onShutdown(log, [() => api.stop(), async () => apiDeps.browsers?.close(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
+  onShutdown(log, [() => api.stop(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
   return { api, db, log, bus, config, secretKey };
 }
 

@@ -1,7 +1,6 @@
 import type { Bus } from "../core/bus/index.ts";
 import type { Clock } from "../core/clock.ts";
 import {
-  type CheckJobMessage,
   type CheckResultMessage,
   jobId,
   type LocationType,
@@ -14,6 +13,7 @@ import {
 import type { Logger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
+import { buildCheckJob } from "../domain/monitors/job.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
@@ -274,16 +274,10 @@ export class Scheduler {
         this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
         continue;
       }
-      const job: CheckJobMessage = {
-        ...base,
-        id,
-        location,
-        location_type: locationType,
-        type: e.type,
-        config: e.config,
-        secrets_enc: e.secretsEnc,
-        timeout_ms: e.timeoutMs,
-      };
+      const job = buildCheckJob(
+        { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
+        { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
+      );
       const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
       this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
     }

@@ -51,11 +51,10 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }, { name: ALERTING_DURABLE }] }).catch(abort);
 
   const sim = await maybeStartSimulator(apiConfig, db.sql, log).catch(abort);
-  // One browser pool (BROWSERS) for the local region's worker and the API's run-now.
+  // The local region's worker runs every check, run-now included (the API runs none).
   const browsers = await startBrowserPool(workerConfig, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
   apiDeps.billingClock = sim.now;
-  apiDeps.browsers = browsers;
   const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
   sim.attach(api.url);
   const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });

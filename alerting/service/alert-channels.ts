@@ -1,7 +1,9 @@
 import type { Actor } from "../../domain/access/actor.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { type Sql, withTx } from "../../db/client.ts";
-import { conflict, notFound, validationError } from "../../core/errors.ts";
+import { AppError, conflict, type ErrorCode, notFound, validationError } from "../../core/errors.ts";
+import { type Bus, NoResponderError, RemoteError, RequestTimeoutError } from "../../core/bus/index.ts";
+import { CHANNEL_TEST_SUBJECT, type ChannelTestRequest, type TestSendResult } from "../../schemas/messages/channel-test.ts";
 import { newId } from "../../core/ids.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 import {
@@ -14,13 +16,7 @@ import {
 } from "../../db/queries/alert-channels.ts";
 import { channelReferences } from "../../db/queries/alert-rules.ts";
 import {
-  type AlertEvent,
-  type Channel,
-  type ChannelContext,
   type ChannelType,
-  type DeliveryOutcome,
-  channels,
-  deliverWithRetry,
   isChannelType,
   maskSecrets,
   restoreMaskedSecrets,
@@ -49,6 +45,9 @@ interface Ctx {
   actor: Actor;
   box: SecretBox;
 }
+
+/** Two attempts of at most the channel timeout each, with a short backoff between. */
+const CHANNEL_TEST_TIMEOUT_MS = 30_000;
 
 export const decryptChannelConfig = (box: SecretBox, row: Pick<AlertChannelRow, "config_enc">): Record<string, unknown> =>
   JSON.parse(box.decrypt(row.config_enc)) as Record<string, unknown>;
@@ -139,36 +138,26 @@ export async function removeChannel(ctx: Ctx, id: string): Promise<void> {
   });
 }
 
-export interface TestSendResult {
-  ok: boolean;
-  attempts: DeliveryOutcome["attempts"];
-  error?: string;
-  provider_id?: string;
-}
+export type { TestSendResult };
 
-/** Sends a `test` event through the real channel (with retries) and reports every attempt. */
-export async function testChannel(ctx: Ctx & { channelCtx: ChannelContext; orgName: string }, id: string): Promise<TestSendResult> {
+/**
+ * Sends a `test` event through the real channel: the alerting role does it (notifications leave
+ * only from there); this checks the channel is the caller's and asks over the bus. No alerting
+ * process connected, or none answering in time: 503.
+ */
+export async function testChannel(ctx: Ctx & { bus: Bus; orgName: string }, id: string): Promise<TestSendResult> {
   const row = await getChannelRow(ctx.sql, ctx.actor.orgId, id);
-  const type = row.type as ChannelType;
-  const config = decryptChannelConfig(ctx.box, row);
-  const now = ctx.channelCtx.clock.now().toISOString();
-  const testId = newId("test");
-  const event: AlertEvent = {
-    kind: "test",
-    // Its own dedup key, so a paging tool never folds a test into a real incident.
-    dedupKey: `test:${row.id}:${testId}`,
-    idempotencyKey: `test:${row.id}:${testId}`,
-    rule: { id: "test", name: "Test notification" },
-    monitor: { id: "test", name: "Test monitor", type: "http" },
-    region: "test",
-    status: "down",
-    condition: "test notification",
-    result: { duration_ms: 0 },
-    startedAt: now,
-    occurredAt: now,
-    org: { id: ctx.actor.orgId, name: ctx.orgName },
-    links: { monitor: `${ctx.channelCtx.publicBaseUrl}/alert-channels/${row.id}` },
-  };
-  const outcome = await deliverWithRetry(channels[type] as Channel<unknown>, event, config, ctx.channelCtx, { attempts: 2, baseDelayMs: 500, maxDelayMs: 2000 });
-  return { ok: outcome.ok, attempts: outcome.attempts, ...(outcome.error ? { error: outcome.error.message } : {}), ...(outcome.receipt?.providerId ? { provider_id: outcome.receipt.providerId } : {}) };
+  const req: ChannelTestRequest = { orgId: ctx.actor.orgId, channelId: row.id, orgName: ctx.orgName };
+  try {
+    return await ctx.bus.request<ChannelTestRequest, TestSendResult>(CHANNEL_TEST_SUBJECT, req, { timeoutMs: CHANNEL_TEST_TIMEOUT_MS });
+  } catch (err) {
+    if (err instanceof NoResponderError) {
+      throw new AppError(503, "SERVICE_UNAVAILABLE", "No alerting process is connected to send the test notification", { reason: "no_alerting" });
+    }
+    if (err instanceof RequestTimeoutError) throw new AppError(503, "SERVICE_UNAVAILABLE", "The alerting process did not answer in time", { reason: "timeout" });
+    if (err instanceof RemoteError && err.status !== undefined && err.status < 500) {
+      throw new AppError(err.status, (err.code ?? "INTERNAL_ERROR") as ErrorCode, err.message, err.details);
+    }
+    throw err;
+  }
 }

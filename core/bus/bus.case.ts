@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from "bun:test";
-import type { Bus, BusOptions, Delivery } from "./types.ts";
+import { NoResponderError, RemoteError, RequestTimeoutError, type Bus, type BusOptions, type Delivery } from "./types.ts";
 
 /** Opens a client on the namespace `opts.prefix`; two calls with one prefix model two processes. */
 export type MakeBus = (opts: BusOptions & { prefix: string }) => Promise<Bus>;
@@ -329,6 +329,91 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
         await changed.ensureTopology(durables);
         expect((await c.publishJob("jobs.region.eu", { id: "after" })).duplicate).toBe(false);
       }
+    });
+
+    it("answers a request from one server of a queue group", async () => {
+      const [caller, a, b] = await world(3);
+      const served: Record<string, number> = { a: 0, b: 0 };
+      for (const [who, bus] of [["a", a], ["b", b]] as const) {
+        await bus.serve<{ n: number }, { n: number; by: string; subject: string }>("rpc.work.*", { queue: "work" }, async (body, subject) => {
+          served[who]++;
+          return { n: body.n * 2, by: who, subject };
+        });
+      }
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => caller.request<{ n: number }, { n: number; by: string; subject: string }>("rpc.work.eu", { n: i }, { timeoutMs: 2000 })));
+      expect(answers.map((x) => x.n)).toEqual(Array.from({ length: 10 }, (_, i) => i * 2));
+      expect(answers.every((x) => x.subject === "rpc.work.eu")).toBe(true);
+      expect(served.a + served.b).toBe(10);
+    });
+
+    it("rejects a request nobody serves with NoResponderError at once", async () => {
+      const [caller, other] = await world(2);
+      await other.serve("rpc.work.us", { queue: "work" }, async () => "us");
+      const started = Date.now();
+      const err = await caller.request("rpc.work.eu", {}, { timeoutMs: 3000 }).catch((e) => e);
+      expect(err).toBeInstanceOf(NoResponderError);
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
+
+    it("rejects with RequestTimeoutError when the server is slower than timeoutMs", async () => {
+      const [caller, server] = await world(2);
+      await server.serve("rpc.slow", {}, async () => {
+        await sleep(600);
+        return "late";
+      });
+      const started = Date.now();
+      const err = await caller.request("rpc.slow", {}, { timeoutMs: 150 }).catch((e) => e);
+      expect(err).toBeInstanceOf(RequestTimeoutError);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+      expect(Date.now() - started).toBeLessThan(550);
+      await sleep(500); // let the slow handler finish before the clients close
+    });
+
+    it("carries a thrown AppError's code and details to the caller", async () => {
+      const [caller, server] = await world(2);
+      class Coded extends Error {
+        constructor(
+          readonly status: number,
+          readonly code: string,
+          message: string,
+          readonly details: Record<string, unknown>,
+        ) {
+          super(message);
+        }
+      }
+      await server.serve("rpc.fails", {}, async () => {
+        throw new Coded(503, "SERVICE_UNAVAILABLE", "no browser", { reason: "no_worker" });
+      });
+      const err = await caller.request("rpc.fails", {}, { timeoutMs: 2000 }).catch((e) => e);
+      expect(err).toBeInstanceOf(RemoteError);
+      expect(err).toMatchObject({ message: "no browser", code: "SERVICE_UNAVAILABLE", status: 503, details: { reason: "no_worker" } });
+    });
+
+    it("stops answering after the serve handle is stopped", async () => {
+      const [caller, server] = await world(2);
+      const handle = await server.serve("rpc.once", { queue: "once" }, async () => "yes");
+      expect(await caller.request<unknown, string>("rpc.once", {}, { timeoutMs: 2000 })).toBe("yes");
+      await handle.stop();
+      await sleep(50);
+      expect(await caller.request("rpc.once", {}, { timeoutMs: 1000 }).catch((e) => e)).toBeInstanceOf(NoResponderError);
+    });
+
+    it("keeps prefixes apart", async () => {
+      const [a] = await world();
+      const [b] = await world();
+      await a.serve("rpc.ping", {}, async () => "a");
+      expect(await a.request<unknown, string>("rpc.ping", {}, { timeoutMs: 2000 })).toBe("a");
+      expect(await b.request("rpc.ping", {}, { timeoutMs: 1000 }).catch((e) => e)).toBeInstanceOf(NoResponderError);
+    });
+
+    it("carries presence beats on workers.<region>.<workerId> like events", async () => {
+      const [worker, ingest] = await world(2);
+      const beats: [unknown, string][] = [];
+      ingest.subscribeEvents("workers.*.*", (beat, subject) => beats.push([beat, subject]));
+      await sleep(50);
+      worker.publishEvent("workers.eu-west.w1", { at: 1 });
+      await until(() => beats.length === 1);
+      expect(beats).toEqual([[{ at: 1 }, "workers.eu-west.w1"]]);
     });
 
     it("closes cleanly and hands unhandled jobs back at once", async () => {

@@ -4,6 +4,8 @@ import { startBatchLoop, startJobLoop, type Puller } from "./loops.ts";
 import { MemoryConsumer, MemoryStream, type Claim, type ConsumerSettings } from "./memory-stream.ts";
 import { assertName, assertSubject, jobConsumerName, matchSubject, subjectsOverlap } from "./subjects.ts";
 import { assertCount, assertMessageId, resolveTopology, type Topology } from "./topology.ts";
+import { replyOf, unwrapReply } from "./rpc.ts";
+import { NoResponderError, RequestTimeoutError } from "./types.ts";
 import type {
   BatchHandler,
   Bus,
@@ -22,6 +24,10 @@ import type {
   PurgeJobsOptions,
   ResultMessage,
   ResultSubject,
+  RequestOptions,
+  RpcHandler,
+  RpcSubject,
+  ServeOptions,
   TopologyOptions,
 } from "./types.ts";
 
@@ -30,10 +36,20 @@ interface EventSubscription {
   deliver(subject: string, payload: string): void;
 }
 
-/** The in-process "server": streams and event subscriptions shared by every MemoryBus client on it. */
+interface RpcServer {
+  pattern: string;
+  queue?: string;
+  /** Takes the JSON request, resolves with the JSON reply. */
+  answer(subject: string, payload: string): Promise<string>;
+}
+
+/** The in-process "server": streams, event subscriptions and request servers shared by every MemoryBus client on it. */
 export class MemoryBroker {
   readonly streams = new Map<string, MemoryStream>();
   readonly eventSubs = new Set<EventSubscription>();
+  readonly rpcServers = new Set<RpcServer>();
+  /** Round-robin position per queue group. */
+  readonly rpcTurns = new Map<string, number>();
 }
 
 export interface MemoryBusOptions extends BusOptions {
@@ -58,6 +74,7 @@ class MemoryBus implements Bus {
   private readonly log: Logger;
   private readonly handles = new Set<ConsumerHandle>();
   private readonly subs = new Set<EventSubscription>();
+  private readonly servers = new Set<RpcServer>();
   private closed = false;
 
   constructor(
@@ -195,9 +212,69 @@ class MemoryBus implements Bus {
     };
   }
 
+  /** Like NATS: one server per queue group (round-robin) plus every ungrouped one get it; the first answer wins. */
+  request<Req, Res>(subject: RpcSubject, body: Req, opts: RequestOptions): Promise<Res> {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: false });
+    const actual = this.topo.prefix + subject;
+    const matching = [...this.broker.rpcServers].filter((s) => matchSubject(s.pattern, actual));
+    if (matching.length === 0) return Promise.reject(new NoResponderError(subject));
+    const chosen = matching.filter((s) => s.queue === undefined);
+    const groups = new Map<string, RpcServer[]>();
+    for (const s of matching) if (s.queue !== undefined) groups.set(s.queue, [...(groups.get(s.queue) ?? []), s]);
+    for (const [queue, members] of groups) {
+      const turn = this.broker.rpcTurns.get(queue) ?? 0;
+      this.broker.rpcTurns.set(queue, turn + 1);
+      chosen.push(members[turn % members.length]);
+    }
+    const payload = JSON.stringify(body ?? null);
+    return new Promise<Res>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RequestTimeoutError(subject, opts.timeoutMs)), opts.timeoutMs);
+      for (const server of chosen) {
+        server.answer(actual, payload).then(
+          (reply) => {
+            clearTimeout(timer);
+            try {
+              resolve(unwrapReply<Res>(JSON.parse(reply)));
+            } catch (err) {
+              reject(err);
+            }
+          },
+          () => {}, // answer() never rejects: errors travel in the reply
+        );
+      }
+    });
+  }
+
+  async serve<Req, Res>(subject: RpcSubject, opts: ServeOptions, handler: RpcHandler<Req, Res>): Promise<ConsumerHandle> {
+    this.assertOpen();
+    assertSubject(subject, { wildcards: true });
+    if (opts.queue !== undefined) assertSubject(opts.queue, { wildcards: false });
+    const prefix = this.topo.prefix;
+    const log = this.log;
+    const server: RpcServer = {
+      pattern: prefix + subject,
+      queue: opts.queue === undefined ? undefined : prefix + opts.queue,
+      async answer(actual, payload) {
+        await Promise.resolve(); // never run the handler inside the caller's stack
+        return JSON.stringify(await replyOf(() => handler(JSON.parse(payload) as Req, actual.slice(prefix.length)), log, actual));
+      },
+    };
+    this.broker.rpcServers.add(server);
+    this.servers.add(server);
+    return {
+      stop: async () => {
+        this.broker.rpcServers.delete(server);
+        this.servers.delete(server);
+      },
+    };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const server of this.servers) this.broker.rpcServers.delete(server);
+    this.servers.clear();
     await Promise.all([...this.handles].map((h) => h.stop()));
     for (const sub of this.subs) this.broker.eventSubs.delete(sub);
     this.subs.clear();

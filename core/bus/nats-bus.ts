@@ -1,11 +1,13 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
-import { connect, RequestError, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { connect, RequestError, TimeoutError, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { silentLogger, type Logger } from "../log.ts";
 import { TrackedDelivery } from "./delivery.ts";
 import { startBatchLoop, startJobLoop, type Pull, type Puller } from "./loops.ts";
 import { ConsumerRegistry, ensureStream, streamConfigs, type ConsumerSpec } from "./nats-topology.ts";
 import { assertName, assertSubject, jobConsumerName } from "./subjects.ts";
 import { assertCount, assertMessageId, resolveTopology, type Topology } from "./topology.ts";
+import { replyOf, unwrapReply } from "./rpc.ts";
+import { NoResponderError, RequestTimeoutError, type RpcReply } from "./types.ts";
 import type {
   BatchHandler,
   Bus,
@@ -24,6 +26,10 @@ import type {
   PurgeJobsOptions,
   ResultMessage,
   ResultSubject,
+  RequestOptions,
+  RpcHandler,
+  RpcSubject,
+  ServeOptions,
   TopologyOptions,
 } from "./types.ts";
 
@@ -196,6 +202,54 @@ class NatsBus implements Bus {
       this.subs.delete(sub);
       sub.unsubscribe();
     };
+  }
+
+  /** Core NATS request/reply (not JetStream: the streams capture only jobs.> and results.>). */
+  async request<Req, Res>(subject: RpcSubject, body: Req, opts: RequestOptions): Promise<Res> {
+    assertSubject(subject, { wildcards: false });
+    let reply: RpcReply<Res>;
+    try {
+      const msg = await this.nc.request(this.topo.prefix + subject, JSON.stringify(body ?? null), { timeout: opts.timeoutMs });
+      reply = JSON.parse(msg.string()) as RpcReply<Res>;
+    } catch (err) {
+      if (err instanceof RequestError && err.isNoResponders()) throw new NoResponderError(subject);
+      if (err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError)) {
+        throw new RequestTimeoutError(subject, opts.timeoutMs);
+      }
+      throw err;
+    }
+    return unwrapReply(reply);
+  }
+
+  async serve<Req, Res>(subject: RpcSubject, opts: ServeOptions, handler: RpcHandler<Req, Res>): Promise<ConsumerHandle> {
+    assertSubject(subject, { wildcards: true });
+    const prefix = this.topo.prefix;
+    const running = new Set<Promise<void>>();
+    const sub = this.nc.subscribe(prefix + subject, {
+      queue: opts.queue,
+      callback: (err, msg) => {
+        if (err) return this.log.error({ op: "bus.rpc", err, subject }, "subscription failed");
+        const task = (async () => {
+          const reply = await replyOf(() => handler(JSON.parse(msg.string()) as Req, msg.subject.slice(prefix.length)), this.log, msg.subject);
+          if (!msg.respond(JSON.stringify(reply))) this.log.warn({ op: "bus.rpc", subject: msg.subject }, "request had no reply subject");
+        })().catch((err) => this.log.error({ op: "bus.rpc", err, subject: msg.subject }, "reply failed"));
+        running.add(task);
+        void task.finally(() => running.delete(task));
+      },
+    });
+    this.subs.add(sub);
+    await this.nc.flush(); // the server has the subscription: a request from any client reaches it from now on
+    // Waits for running handlers so their replies go out before the connection drains.
+    const handle: ConsumerHandle = {
+      stop: async () => {
+        this.handles.delete(handle);
+        this.subs.delete(sub);
+        sub.unsubscribe();
+        await Promise.all(running);
+      },
+    };
+    this.handles.add(handle);
+    return handle;
   }
 
   close(): Promise<void> {

@@ -6,8 +6,59 @@ export type JobSubject = `jobs.region.${string}` | `jobs.runner.${string}`;
 export type ResultSubject = `results.${string}.${string}`;
 /** Subject filter of a results consumer: `results.>` (default), `results.<orgId>.>`, ... */
 export type ResultFilter = `results.${string}`;
-/** `events.<orgId>` to publish; `events.<orgId>` or `events.*` to subscribe. */
-export type EventSubject = `events.${string}`;
+/**
+ * `events.<orgId>` to publish; `events.<orgId>` or `events.*` to subscribe. `workers.<region>.<workerId>`
+ * carries a cloud worker's presence beats (core NATS, like events).
+ */
+export type EventSubject = `events.${string}` | `workers.${string}`;
+/** Request/reply subjects (core NATS, never stored): `rpc.run-now.region.<region>`, `rpc.reply.<jobId>`, ... */
+export type RpcSubject = `rpc.${string}`;
+
+export interface ServeOptions {
+  /** Queue group: one server of the group answers each request. Without one, this server always answers too. */
+  queue?: string;
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+}
+
+/** Nobody serves the subject: the request was not delivered to anyone. */
+export class NoResponderError extends Error {
+  constructor(readonly subject: string) {
+    super(`no responder for ${subject}`);
+    this.name = "NoResponderError";
+  }
+}
+
+/** A server took the request but did not answer within the timeout. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`request on ${subject} timed out after ${timeoutMs} ms`);
+    this.name = "RequestTimeoutError";
+  }
+}
+
+/** The server's handler threw: its message, and its AppError code, status and details when it had them. */
+export class RemoteError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+    readonly details?: Record<string, unknown>,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "RemoteError";
+  }
+}
+
+/** What a server answers on the wire: the value, or the error the handler threw. */
+export type RpcReply<T> = { ok: true; value: T } | { ok: false; error: { message: string; code?: string; details?: Record<string, unknown>; status?: number } };
+
+export type RpcHandler<Req, Res> = (body: Req, subject: string) => Promise<Res> | Res;
 
 /** Jobs are de-duplicated by `id` within the duplicate window. */
 export interface JobMessage {
@@ -140,6 +191,15 @@ export interface Bus {
   publishEvent<T>(subject: EventSubject, event: T): void;
   /** `events.*` receives every organisation's events. Returns the unsubscribe function. */
   subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void;
+
+  /**
+   * Sends one request and waits for one answer (core NATS request/reply, nothing stored). Rejects with
+   * NoResponderError at once when nobody serves the subject, RequestTimeoutError after `timeoutMs`,
+   * RemoteError (message, code, details, status) when the handler threw.
+   */
+  request<Req, Res>(subject: RpcSubject, body: Req, opts: RequestOptions): Promise<Res>;
+  /** Answers requests on `subject` (wildcards allowed) until the handle is stopped or the bus closes. */
+  serve<Req, Res>(subject: RpcSubject, opts: ServeOptions, handler: RpcHandler<Req, Res>): Promise<ConsumerHandle>;
 
   /** Stops this client's consumers and subscriptions, flushes pending acks, disconnects. */
   close(): Promise<void>;

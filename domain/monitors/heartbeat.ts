@@ -2,7 +2,7 @@ import type { Bus } from "../../core/bus/index.ts";
 import { hashToken } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
-import { type CheckResultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
+import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { type HeartbeatMonitorRow, overdueHeartbeats, recordPing } from "../../db/queries/heartbeats.ts";
 
 export const HEARTBEAT_LOCATION = "heartbeat";
@@ -11,7 +11,7 @@ const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
 const MAX_MISSES_PER_SWEEP = 10;
 
 function result(m: Pick<HeartbeatMonitorRow, "id" | "org_id">, id: string, at: number, status: "up" | "down", error: string | null, data: CheckResultMessage["data"]): CheckResultMessage {
-  return { id, org_id: m.org_id, monitor_id: m.id, location: HEARTBEAT_LOCATION, location_type: "region", scheduled_at: at, checked_at: at, status, duration_ms: 0, error, data };
+  return resultMessage({ id, org_id: m.org_id, monitor_id: m.id, location: HEARTBEAT_LOCATION, location_type: "region", due_at: at }, { checked_at: at, status, duration_ms: 0, error, data });
 }
 
 /**

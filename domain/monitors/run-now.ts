@@ -1,105 +1,155 @@
-import type { Bus } from "../../core/bus/index.ts";
-import type { SecretBox } from "../../core/crypto/secrets.ts";
+import { type Bus, NoResponderError, RemoteError, RequestTimeoutError } from "../../core/bus/index.ts";
+import { AppError, conflict } from "../../core/errors.ts";
 import type { Sql } from "../../db/client.ts";
-import { type CheckResultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
-import { conflict } from "../../core/errors.ts";
 import type { MonitorRow } from "../../db/queries/monitors.ts";
-import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
-import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
+import { selectResultByJobId } from "../../db/queries/results.ts";
+import { findRunner } from "../../db/queries/runners.ts";
 import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
-import { isBrowserCheckType, isRunnableCheckType, runCheck } from "../../runner/checks/registry.ts";
-import { type CheckResult, CheckUnavailableError } from "../../runner/checks/types.ts";
+import {
+  type CheckJobMessage,
+  type CheckResultMessage,
+  runNowJobId,
+  runNowRegionSubject,
+  runNowReplySubject,
+  runnerSubject,
+} from "../../schemas/messages/check-messages.ts";
+import { MAX_CLAIM_WAIT_MS } from "../../schemas/runner-protocol.ts";
 import { announceStored } from "../results/announce.ts";
 import { storeResults } from "../results/ingest.ts";
 import type { CheckResultInput } from "../results/types.ts";
-import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
+import { runnerStatus } from "../runners/service.ts";
+import { buildCheckJob } from "./job.ts";
 
-export interface RunNowOptions {
-  allowPrivate: boolean;
-  location: string;
-  /** The API process's browsers (its BROWSERS); browser monitors run now only with one offering their engine. */
-  browsers?: BrowserPool | null;
-  /** Where the result (and a browser check's screenshots) are stored before the answer. */
+export interface RunNowContext {
   sql: Sql;
+  bus: Bus;
+  /** Wait beyond the check's own timeout for the worker (or runner) to answer; default 5 s. */
+  graceMs?: number;
 }
 
+export interface RunNowResult {
+  id: string | null;
+  status: Exclude<CheckResultMessage["status"], "unavailable">;
+  duration_ms: number;
+  error: string | null;
+  data: CheckResultMessage["data"];
+  checked_at: string;
+  location: string;
+  recorded: boolean;
+}
+
+/** How long a run-now job may wait to be started (the worker records later starts as unavailable). */
+const RUN_NOW_EXPIRY_MS = 60_000;
+
+const unavailable = (message: string, details: Record<string, unknown>) => new AppError(503, "SERVICE_UNAVAILABLE", message, details);
+
 /**
- * Runs a monitor's check once, now, with the same engine the workers use, from this process
- * (the first region). Unless the monitor is paused or suspended, the result is stored (moving the
- * monitor's status) before it is returned, so a read right after the answer sees it, and then
- * published on RESULTS like a scheduled check: alerting evaluates it, ingest finds it stored.
- * Browser checks run in the API's own browser pool; without one offering the monitor's
- * engine (BROWSERS=none on the API, the default) the answer is 409.
+ * Runs a monitor's check once, now, where the monitor runs: its first assigned runner that is
+ * online, else its first region. The job is the scheduler's (same builder, secrets sealed) and goes
+ * as a bus request to one worker of the region (per browser engine, like the job queues), or on the
+ * runner's queue with this instance waiting on `rpc.reply.<jobId>`. Unless the monitor is paused or
+ * suspended the worker publishes the result on RESULTS, and it is stored here too (idempotent on the
+ * job id) before the answer, so a read right after the answer sees it. Nobody to run it: 503.
  */
-export async function runMonitorNow(monitor: MonitorRow, box: SecretBox, bus: Bus, options: RunNowOptions): Promise<CheckResult & { id: string | null; checked_at: string; location: string; recorded: boolean }> {
-  if (!isRunnableCheckType(monitor.type)) throw conflict("Heartbeat monitors are checked by their pings; there is nothing to run");
-  const engine = browserEngineOf(monitor.type, monitor.config);
-  if (isBrowserCheckType(monitor.type) && (!options.browsers || !options.browsers.has(engine!))) {
-    throw conflict(
-      `This API process has no ${engine} browser to run the check now (set BROWSERS on the API to enable it); the check keeps running on schedule where a worker or runner has the engine`,
-      { reason: "no_browser", engine },
-    );
+export async function runMonitorNow(ctx: RunNowContext, monitor: MonitorRow): Promise<RunNowResult> {
+  if (monitor.type === "heartbeat") throw conflict("Heartbeat monitors are checked by their pings; there is nothing to run");
+  const record = !monitor.paused && !monitor.suspended;
+  const now = Date.now();
+  // A runner that has stopped heartbeating would never claim the job: only an online one is asked.
+  const rows = await Promise.all(monitor.runner_ids.map((id) => findRunner(ctx.sql, monitor.org_id, id)));
+  const runner = rows.find((r) => r && runnerStatus(r, now) === "online")?.id;
+  const region = monitor.regions[0];
+  if (!runner && !region) {
+    if (monitor.runner_ids.length > 0) {
+      throw unavailable(`Runner ${monitor.runner_ids[0]} is offline and the monitor has no region; the check keeps its schedule`, { reason: "runner_offline", runner_id: monitor.runner_ids[0] });
+    }
+    throw unavailable("The monitor has no region or runner to run on", { reason: "no_location" });
   }
-  const startedAt = Date.now();
-  const jobId = `run.${monitor.id}.${startedAt}`;
-  let result: CheckResult;
+  const location = runner ?? region!;
+  const job = buildCheckJob(monitor, {
+    id: runNowJobId(monitor.id, now),
+    location,
+    location_type: runner ? "runner" : "region",
+    due_at: now,
+    expires_at: now + RUN_NOW_EXPIRY_MS,
+    record,
+  });
+  const grace = ctx.graceMs ?? 5000;
+  const result = runner ? await viaRunner(ctx.bus, job, runner, grace) : await viaRegion(ctx.bus, job, region!, browserEngineOf(monitor.type, monitor.config), grace);
+  if (result.status === "unavailable") {
+    // It did not run (a worker without the engine's free browser, expired, undecryptable secrets): nothing to record.
+    throw unavailable(`The check could not run now: ${result.error ?? "unavailable"}`, { reason: "unavailable", location });
+  }
+
+  let id: string | null = null;
+  if (record) {
+    const input = toInput(result);
+    const stored = await storeResults(ctx.sql, [input]);
+    announceStored(ctx.bus, stored, [input]);
+    // Ingest may have stored the published copy first: then the row is there, with its own id.
+    id = stored.inserted[0]?.id ?? (await selectResultByJobId(ctx.sql, monitor.org_id, monitor.id, job.id))?.id ?? null;
+  }
+  return {
+    id,
+    status: result.status as RunNowResult["status"],
+    // Whole milliseconds, as stored: the answer and a read of the stored check agree.
+    duration_ms: Math.max(0, Math.round(result.duration_ms)),
+    error: result.error,
+    data: result.data,
+    checked_at: new Date(result.checked_at).toISOString(),
+    location: result.location,
+    recorded: record,
+  };
+}
+
+async function viaRegion(bus: Bus, job: CheckJobMessage, region: string, engine: string | null, graceMs: number): Promise<CheckResultMessage> {
   try {
-    result = await runCheck(
-      { type: monitor.type, config: openSealedFields(monitor.config, monitor.secrets_enc, box), timeoutMs: monitor.timeout_ms, allowPrivate: options.allowPrivate, ipv6: false },
-      { browsers: options.browsers ?? undefined },
-    );
+    return await bus.request<CheckJobMessage, CheckResultMessage>(runNowRegionSubject(region, engine), job, { timeoutMs: job.timeout_ms + graceMs });
   } catch (err) {
-    if (err instanceof CheckUnavailableError) throw conflict(`The check cannot run now: ${err.message}`, { reason: "no_browser", engine });
+    if (err instanceof NoResponderError) {
+      const what = engine === null ? "" : ` with a ${engine} browser`;
+      throw unavailable(`No worker of region ${region}${what} is connected; the check keeps its schedule`, { reason: "no_worker", location: region, ...(engine === null ? {} : { engine }) });
+    }
+    if (err instanceof RequestTimeoutError) throw unavailable(`The worker of region ${region} did not answer in time`, { reason: "timeout", location: region });
+    if (err instanceof RemoteError) throw unavailable(`The worker of region ${region} could not run the check: ${err.message}`, { reason: "worker_failed", location: region });
     throw err;
   }
-  const recorded = !monitor.paused && !monitor.suspended;
-  const { artifacts, ...shown } = result;
-  // Whole milliseconds, as stored: the answer and a read of the stored check agree.
-  shown.duration_ms = Math.max(0, Math.round(shown.duration_ms));
-  let id: string | null = null;
-  if (artifacts && artifacts.length > 0) {
-    const stored =
-      recorded
-        ? await storeArtifacts(
-            options.sql,
-            artifacts.map((a) => ({ orgId: monitor.org_id, monitorId: monitor.id, jobId, scheduledAt: startedAt, name: a.name, contentType: a.content_type, bytes: a.data })),
-          )
-        : [];
-    shown.data = { ...shown.data, screenshots: stored.length > 0 ? stored : null };
+}
+
+/** Runners poll over HTTPS: the job goes on the runner's queue, and the API instance it reports to forwards the result here. */
+async function viaRunner(bus: Bus, job: CheckJobMessage, runnerId: string, graceMs: number): Promise<CheckResultMessage> {
+  let deliver: (m: CheckResultMessage) => void = () => {};
+  const arrived = new Promise<CheckResultMessage>((resolve) => (deliver = resolve));
+  const waiting = await bus.serve<CheckResultMessage, null>(runNowReplySubject(job.id), {}, async (m) => {
+    deliver(m);
+    return null;
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await bus.publishJob(runnerSubject(runnerId), job);
+    const timeoutMs = job.timeout_ms + MAX_CLAIM_WAIT_MS + graceMs;
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    const result = await Promise.race([arrived, timedOut]);
+    if (!result) throw unavailable(`Runner ${runnerId} did not report the check in time; is it connected?`, { reason: "timeout", location: runnerId, runner_id: runnerId });
+    return result;
+  } finally {
+    clearTimeout(timer);
+    await waiting.stop();
   }
-  if (recorded) {
-    const message: CheckResultMessage = {
-      id: jobId,
-      org_id: monitor.org_id,
-      monitor_id: monitor.id,
-      location: options.location,
-      location_type: "region",
-      scheduled_at: startedAt,
-      checked_at: startedAt,
-      status: shown.status,
-      duration_ms: shown.duration_ms,
-      error: shown.error ?? null,
-      data: shown.data,
-    };
-    // Stored here first (idempotent on the job id) for read-your-writes; the copy on the bus is then a
-    // duplicate to ingest, which neither stores nor announces it again.
-    const input: CheckResultInput = {
-      job_id: jobId,
-      org_id: monitor.org_id,
-      monitor_id: monitor.id,
-      location: options.location,
-      location_type: "region",
-      scheduled_at: new Date(startedAt).toISOString(),
-      checked_at: new Date(startedAt).toISOString(),
-      status: shown.status,
-      duration_ms: shown.duration_ms,
-      error: shown.error ?? null,
-      data: shown.data,
-    };
-    const stored = await storeResults(options.sql, [input]);
-    id = stored.inserted[0]?.id ?? null;
-    announceStored(bus, stored, [input]);
-    await bus.publishResult(resultSubject(monitor.org_id, monitor.id), message);
-  }
-  return { ...shown, id, checked_at: new Date(startedAt).toISOString(), location: options.location, recorded };
+}
+
+function toInput(m: CheckResultMessage): CheckResultInput {
+  return {
+    job_id: m.id,
+    org_id: m.org_id,
+    monitor_id: m.monitor_id,
+    location: m.location,
+    location_type: m.location_type,
+    scheduled_at: new Date(m.scheduled_at).toISOString(),
+    checked_at: new Date(m.checked_at).toISOString(),
+    status: m.status,
+    duration_ms: m.duration_ms,
+    error: m.error,
+    data: m.data,
+  };
 }

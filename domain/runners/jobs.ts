@@ -2,7 +2,7 @@ import type { Bus } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
 import { AppError } from "../../core/errors.ts";
-import { type CheckJobMessage, type CheckResultMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import { type CheckJobMessage, isRunNowJobId, resultMessage, resultSubject, runNowReplySubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
@@ -23,6 +23,8 @@ interface ClaimBody {
   m: string;
   j: string;
   d: number;
+  /** 1: a run-now of a paused or suspended monitor, answered but not recorded. */
+  n?: 1;
 }
 
 export function signClaim(box: SecretBox, c: ClaimBody): string {
@@ -94,7 +96,7 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
       // A runner only gets browser jobs for engines it has (BROWSERS, as last reported); others are a gap, not downtime.
       engines ??= await browsersOfRunner(d.sql, runner.id);
       if (!engines.has(engine)) {
-        await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, `runner has no ${engine} browser (its BROWSERS setting)`, Date.now()));
+        await notRun(d, job, `runner has no ${engine} browser (its BROWSERS setting)`);
         delivery.ack();
         continue;
       }
@@ -103,11 +105,11 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
     try {
       config = openSealedFields(job.config, job.secrets_enc, d.box);
     } catch {
-      await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), unavailableResult(job, "cannot decrypt the monitor's secrets for the runner", Date.now()));
+      await notRun(d, job, "cannot decrypt the monitor's secrets for the runner");
       delivery.ack();
       continue;
     }
-    const claim = signClaim(d.box, { t: delivery.token, r: runner.id, o: job.org_id, m: job.monitor_id, j: job.id, d: job.due_at });
+    const claim = signClaim(d.box, { t: delivery.token, r: runner.id, o: job.org_id, m: job.monitor_id, j: job.id, d: job.due_at, ...(job.record === false ? { n: 1 as const } : {}) });
     jobs.push({
       claim,
       job: { id: job.id, org_id: job.org_id, monitor_id: job.monitor_id, location: job.location, due_at: job.due_at, expires_at: job.expires_at, type: job.type, config, timeout_ms: job.timeout_ms },
@@ -116,15 +118,26 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
   return { jobs };
 }
 
+/** A job the runner is not given: recorded as a gap (unless a run-now that records nothing), and a run-now's caller told. */
+async function notRun(d: JobDeps, job: CheckJobMessage, error: string): Promise<void> {
+  const message = unavailableResult(job, error, Date.now());
+  if (isRunNowJobId(job.id)) {
+    await d.bus.request(runNowReplySubject(job.id), message, { timeoutMs: 2000 }).catch(() => {});
+    return;
+  }
+  await d.bus.publishResult(resultSubject(job.org_id, job.monitor_id), message);
+}
+
 /**
- * Publishes each result on RESULTS and then acks its job. The identity fields come from the
+ * Publishes each result on RESULTS (a run-now result also to the API instance waiting for it) and then acks its job. The identity fields come from the
  * signed claim, not from the runner, so a runner can only report the jobs it was given.
  */
 export async function reportResults(d: JobDeps, runner: RunnerCaller, req: ResultsRequest): Promise<{ accepted: number }> {
   const verified = req.results.map((r) => ({ r, c: verifyClaim(d.box, runner, r.claim) }));
   for (const { r, c } of verified) {
     let data = r.data;
-    if (r.artifacts && r.artifacts.length > 0) {
+    const record = c.n !== 1;
+    if (record && r.artifacts && r.artifacts.length > 0) {
       // Screenshots are stored here, not carried on the bus: the result names the ones kept.
       const stored = await storeArtifacts(
         d.sql,
@@ -135,20 +148,11 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
       });
       data = { ...data, screenshots: stored.length > 0 ? stored : null };
     }
-    const message: CheckResultMessage = {
-      id: c.j,
-      org_id: c.o,
-      monitor_id: c.m,
-      location: runner.id,
-      location_type: "runner",
-      scheduled_at: c.d,
-      checked_at: r.checked_at,
-      status: r.status,
-      duration_ms: r.duration_ms,
-      error: r.error,
-      data,
-    };
-    await d.bus.publishResult(resultSubject(c.o, c.m), message);
+    const job = { id: c.j, org_id: c.o, monitor_id: c.m, location: runner.id, location_type: "runner" as const, due_at: c.d };
+    const message = resultMessage(job, { checked_at: r.checked_at, status: r.status, duration_ms: r.duration_ms, error: r.error, data });
+    if (record) await d.bus.publishResult(resultSubject(c.o, c.m), message);
+    // A run-now job: the API instance that sent it waits for the result (maybe not this one).
+    if (isRunNowJobId(c.j)) await d.bus.request(runNowReplySubject(c.j), message, { timeoutMs: 2000 }).catch(() => {});
     // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.
     await d.bus.ackJob(c.t);
   }

@@ -1,5 +1,5 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import { type CheckJobMessage, type CheckResultMessage, unavailableResult } from "../../schemas/messages/check-messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, resultMessage, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
 import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
@@ -45,19 +45,7 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
       const stored = o.storeArtifacts ? await o.storeArtifacts(job, result.artifacts).catch(() => []) : [];
       result.data.screenshots = stored.length > 0 ? stored : null;
     }
-    return {
-      id: job.id,
-      org_id: job.org_id,
-      monitor_id: job.monitor_id,
-      location: job.location,
-      location_type: job.location_type,
-      scheduled_at: job.due_at,
-      checked_at: started,
-      status: result.status,
-      duration_ms: result.duration_ms,
-      error: result.error ?? null,
-      data: result.data,
-    };
+    return resultMessage(job, { checked_at: started, status: result.status, duration_ms: result.duration_ms, error: result.error, data: result.data });
   } catch (err) {
     if (err instanceof CheckUnavailableError) return unavailableResult(job, `${err.message} in region ${job.location}`, started);
     if (err instanceof InvalidCheckJobError) {

@@ -4,7 +4,7 @@ import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
-import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../schemas/messages/check-messages.ts";
+import { type CheckJobMessage, type CheckResultMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
 import type { BrowserPool } from "../checks/browser/browser-pool.ts";
@@ -12,6 +12,7 @@ import type { RunCheckOptions } from "../checks/registry.ts";
 import { type CheckArtifact, CheckAbortedError } from "../checks/types.ts";
 import { executeJob } from "./execute.ts";
 import { RecentDurations, startPresence } from "./presence.ts";
+import { startRunNowServer } from "./run-now-server.ts";
 
 export interface WorkerDeps {
   bus: Bus;
@@ -64,6 +65,33 @@ function workerMetrics(registry?: Registry) {
   };
 }
 
+export type JobRunnerDeps = Pick<WorkerDeps, "sql" | "box" | "log" | "allowPrivate" | "check" | "browsers"> & { clock?: Clock; signal?: AbortSignal };
+
+/**
+ * How this worker runs one job, scheduled or run-now: executeJob with the worker's options; a
+ * recorded job's screenshots are stored before its result is published.
+ */
+export function jobRunner(deps: JobRunnerDeps): (job: CheckJobMessage, record: boolean) => Promise<CheckResultMessage> {
+  const clock = deps.clock ?? systemClock;
+  const keepFiles = (job: CheckJobMessage, files: CheckArtifact[]) =>
+    storeArtifacts(
+      deps.sql,
+      files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
+    ).catch((err) => {
+      deps.log.warn({ op: "worker.artifacts", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id }, "could not store the result's screenshots");
+      return [];
+    });
+  return (job, record) =>
+    executeJob(job, {
+      box: deps.box,
+      allowPrivate: deps.allowPrivate ?? false,
+      now: () => clock.now(),
+      signal: deps.signal,
+      check: { ...deps.check, browsers: deps.browsers ?? undefined },
+      storeArtifacts: record ? keepFiles : undefined,
+    });
+}
+
 /**
  * A cloud worker: consumes `jobs.region.<region>` with bounded concurrency, runs each check
  * and publishes its result, and only then acks the job. A worker that dies mid-check never
@@ -83,14 +111,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   let checksTotal = 0;
 
   const engines = [...(deps.browsers?.engines ?? [])];
-  const keepFiles = (job: CheckJobMessage, files: CheckArtifact[]) =>
-    storeArtifacts(
-      deps.sql,
-      files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
-    ).catch((err) => {
-      log.warn({ op: "worker.artifacts", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id }, "could not store the result's screenshots");
-      return [];
-    });
+  const run = jobRunner({ ...deps, clock, signal: abort.signal });
 
   const handle = async (d: Delivery<CheckJobMessage>) => {
     const job = d.data;
@@ -100,14 +121,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
     try {
       metrics.startLag.observe({ region }, Math.max(0, clock.now() - job.due_at) / 1000);
-      const result = await executeJob(job, {
-        box: deps.box,
-        allowPrivate: deps.allowPrivate ?? false,
-        now: () => clock.now(),
-        signal: abort.signal,
-        check: { ...deps.check, browsers: deps.browsers ?? undefined },
-        storeArtifacts: keepFiles,
-      });
+      const result = await run(job, true);
       await bus.publishResult(resultSubject(job.org_id, job.monitor_id), result);
       checksTotal++;
       metrics.checks.inc({ region, status: result.status });
@@ -144,6 +158,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     for (const engine of engines) {
       consumers.push(await bus.consumeJobs<CheckJobMessage>(regionBrowserSubject(region, engine), { maxInFlight: deps.browsers!.size, ackWaitMs }, handle));
     }
+    consumers.push(await startRunNowServer({ bus, log, region, engines, run }));
   } catch (err) {
     await Promise.all(consumers.map((c) => c.stop()));
     await presence.stop();

@@ -75,18 +75,19 @@ describe("browser monitors through the API", () => {
     expect(ok.body.config).toMatchObject({ engine: "chromium", screenshot_on_failure: true, steps: [{ action: "click", selector: "#buy" }] });
   });
 
-  it("answers run-now of a browser monitor with 409 when the API has no browser of its engine", async () => {
+  it("answers run-now of a browser monitor with 503 no_worker when no worker of its region has a browser of its engine", async () => {
     const { call } = await org();
     const m = await call("POST", "/api/v1/monitors", { name: "Home", type: "browser_lite", config: { url: site.url("/") } });
     expect(m.status).toBe(201);
     const res = await call("POST", `/api/v1/monitors/${m.body.id}/run`);
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: "CONFLICT", details: { reason: "no_browser", engine: "chromium" } });
-    expect(res.body.error).toContain("no chromium browser");
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(res.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "no_worker", location: "local", engine: "chromium" } });
+    expect(res.body.error).toContain("No worker of region local with a chromium browser");
   });
 
-  it("runs a browser monitor now in the API's browsers, records it, and serves the failure screenshot from the result", async () => {
-    api.server.deps.browsers = pool;
+  it("runs a browser monitor now on its region's worker with browsers, records it, and serves the failure screenshot from the result", async () => {
+    await api.worker!.setBrowsers(pool);
     try {
       const { call, api_key } = await org();
       const m = await call("POST", "/api/v1/monitors", { name: "Store", type: "browser_lite", config: { url: site.url("/"), keyword: "Closed today" } });
@@ -118,11 +119,11 @@ describe("browser monitors through the API", () => {
       const okChecks = await until(async () => (await call("GET", `/api/v1/monitors/${passing.body.id}/checks`)).body.data.length === 1).then(() => call("GET", `/api/v1/monitors/${passing.body.id}/checks`));
       expect((await call("GET", `/api/v1/monitors/${passing.body.id}/checks/${okChecks.body.data[0].id}/screenshot`)).status).toBe(404);
     } finally {
-      api.server.deps.browsers = null;
+      await api.worker!.setBrowsers(null);
     }
   });
   it("keeps a flow step's secret value encrypted: shown as a placeholder, kept on edit, typed for real by the check", async () => {
-    api.server.deps.browsers = pool;
+    await api.worker!.setBrowsers(pool);
     try {
       const { call } = await org();
       const steps = [
@@ -143,7 +144,7 @@ describe("browser monitors through the API", () => {
       expect(run.body).toMatchObject({ status: "up", data: { steps_passed: 3, title: "Welcome" } });
       expect(passwords.at(-1)).toBe("correct horse");
     } finally {
-      api.server.deps.browsers = null;
+      await api.worker!.setBrowsers(null);
     }
   });
 });

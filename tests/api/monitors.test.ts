@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { startIngest } from "../../alerting/ingest/ingest.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
+import { signClaim, reportResults } from "../../domain/runners/jobs.ts";
+import type { CheckJobMessage } from "../../schemas/messages/check-messages.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { until } from "../support/scheduling.ts";
 
@@ -10,7 +12,8 @@ let target: ReturnType<typeof Bun.serve>;
 let ingest: ConsumerHandle;
 
 beforeAll(async () => {
-  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", REGIONS: "local,eu-west" });
+  // A worker answers run-now for "local" only: eu-west has none connected.
+  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", REGIONS: "local,eu-west" }, undefined, undefined, { workerRegions: ["local"] });
   ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
   target = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(new URL(req.url).pathname === "/ok" ? "all good" : "nope", { status: new URL(req.url).pathname === "/ok" ? 200 : 500 }) });
 });
@@ -231,6 +234,63 @@ describe("monitors", () => {
     await Bun.sleep(300);
     expect((await call("GET", `/api/v1/monitors/${m.id}/checks`)).body.pagination.total).toBe(3);
   });
+
+  it("answers 503 no_worker when no worker of the monitor's region is connected", async () => {
+    const { call } = await org();
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "far", type: "http", config: http(), regions: ["eu-west"] });
+    const res = await call("POST", `/api/v1/monitors/${m.id}/run`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(res.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "no_worker", location: "eu-west" } });
+    expect(res.body.error).toContain("No worker of region eu-west is connected");
+    const [{ n }] = await api.sql`select count(*)::int as n from check_results where monitor_id = ${m.id}`;
+    expect(n).toBe(0);
+  });
+
+  it("answers 503 timeout when the worker does not answer in time", async () => {
+    const { call } = await org();
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "slow", type: "http", config: http(), regions: ["eu-west"], timeout_ms: 1000 });
+    // A worker of eu-west that takes the request and never answers within the check's timeout plus the grace.
+    const stuck = await api.bus.serve("rpc.run-now.region.eu-west", { queue: "run-now.eu-west" }, () => new Promise(() => {}));
+    try {
+      const started = Date.now();
+      const res = await call("POST", `/api/v1/monitors/${m.id}/run`);
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "timeout", location: "eu-west" } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await stuck.stop();
+    }
+  }, 20_000);
+
+  it("runs now on the monitor's assigned runner while it is online, and stores its result before answering", async () => {
+    const { call, org_id } = await org();
+    const { body: runner } = await call("POST", "/api/v1/runners", { name: "basement" });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "inside", type: "http", config: http(), regions: [], runner_ids: [runner.id] });
+    expect(m.runner_ids).toEqual([runner.id]);
+    // Never heartbeated: offline, so nothing is sent to it.
+    const offline = await call("POST", `/api/v1/monitors/${m.id}/run`);
+    expect(offline.status).toBe(503);
+    expect(offline.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "runner_offline", runner_id: runner.id } });
+    await api.sql`update runners set last_seen_at = now() where id = ${runner.id}`;
+    const running = call("POST", `/api/v1/monitors/${m.id}/run`);
+    // The runner claims the job from its queue and reports it through the API, as over the runner protocol.
+    let jobs: { data: CheckJobMessage; token: string }[] = [];
+    for (let i = 0; i < 50 && jobs.length === 0; i++) jobs = await api.bus.fetchJobs<CheckJobMessage>(`jobs.runner.${runner.id}`, 1, 1000);
+    expect(jobs).toHaveLength(1);
+    const job = jobs[0]!.data;
+    expect(job).toMatchObject({ monitor_id: m.id, org_id, location: runner.id, location_type: "runner", type: "http" });
+    expect(job.id).toStartWith(`run.${m.id}.`);
+    const box = api.server.deps.box;
+    const claim = signClaim(box, { t: jobs[0]!.token, r: runner.id, o: org_id, m: m.id, j: job.id, d: job.due_at });
+    const caller = { id: runner.id, orgId: org_id, tokenHash: Buffer.alloc(0), suspended: false };
+    const checkedAt = Date.now();
+    await reportResults({ sql: api.sql, bus: api.bus, box, log: silentLogger }, caller, { results: [{ claim, status: "up", checked_at: checkedAt, duration_ms: 7, error: null, data: { status_code: 200 } }] });
+    const res = await running;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "up", location: runner.id, recorded: true, duration_ms: 7, checked_at: new Date(checkedAt).toISOString(), data: { status_code: 200 } });
+    expect((await call("GET", `/api/v1/monitors/${m.id}/checks/${res.body.id}`)).body).toMatchObject({ id: res.body.id, status: "up", location: runner.id });
+  }, 30_000);
 
   it("groups monitors by tag with counts and the worst status", async () => {
     const { call } = await org();

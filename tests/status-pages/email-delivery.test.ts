@@ -4,7 +4,7 @@ import { loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
 import { createMemoryBus } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
-import { TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
+import { startTestAlertingRpc, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";
 
@@ -35,6 +35,8 @@ beforeAll(async () => {
     SMTP_FROM: smtp.settings.from,
   });
   server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: createMemoryBus() }));
+  // Test sends go through the alerting role, which has the same SMTP settings from the environment.
+  await startTestAlertingRpc(server, config);
   api = { url: server.url, sql: db.sql, db, server } as unknown as TestApi;
 });
 afterAll(async () => {

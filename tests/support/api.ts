@@ -1,11 +1,18 @@
-import { loadApiConfig } from "../../api/config.ts";
+import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
 import { provisionOrg, type Provisioned } from "../../domain/accounts/provision.ts";
 import type { Sql } from "../../db/client.ts";
 import { silentLogger } from "../../core/log.ts";
 import { createMemoryMailer } from "../../core/mail/mailer.ts";
 import { createTestDatabase, type TestDatabase } from "./db.ts";
-import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
+import { type Bus, type ConsumerHandle, createMemoryBus } from "../../core/bus/index.ts";
+import type { SecretBox } from "../../core/crypto/secrets.ts";
+import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
+import { startRunNowServer } from "../../runner/cloud/run-now-server.ts";
+import { jobRunner } from "../../runner/cloud/worker.ts";
+import { createChannelContext } from "../../alerting/channels/index.ts";
+import { startChannelTestServer } from "../../alerting/rpc/channel-test.ts";
+import { smtpSettingsOf } from "../../core/config/smtp.ts";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
 
@@ -16,11 +23,53 @@ export interface TestApi {
   server: ApiServer;
   mailer: ReturnType<typeof createMemoryMailer>;
   bus: Bus;
+  /** Answers run-now for the API's regions, as a cloud worker does; null when started without one. */
+  worker: TestWorker | null;
   stop(): Promise<void>;
 }
 
+export interface TestApiOptions {
+  /** Regions a test worker answers run-now for; default every region of REGIONS, [] for none. */
+  workerRegions?: string[];
+  /** Answer channel test sends as the alerting role does; default true. */
+  alerting?: boolean;
+}
+
+export interface TestWorker {
+  /** Browsers the worker runs browser checks with (it then also serves the engines' run-now subjects); null for none. */
+  setBrowsers(pool: BrowserPool | null): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What a cloud worker does for run-now, without consuming the region's job queues: the API runs no
+ * checks, so API tests need one to answer `rpc.run-now.region.<region>[.<engine>]`.
+ */
+export async function startTestWorker(o: { bus: Bus; sql: Sql; box: SecretBox; regions: string[]; allowPrivate: boolean }): Promise<TestWorker> {
+  let browsers: BrowserPool | null = null;
+  let servers: ConsumerHandle[] = [];
+  const start = async () => {
+    const run = jobRunner({ sql: o.sql, box: o.box, log: silentLogger, allowPrivate: o.allowPrivate, browsers });
+    const engines = [...(browsers?.engines ?? [])];
+    servers = await Promise.all(o.regions.map((region) => startRunNowServer({ bus: o.bus, log: silentLogger, region, engines, run })));
+  };
+  const stop = async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    servers = [];
+  };
+  await start();
+  return {
+    async setBrowsers(pool) {
+      await stop();
+      browsers = pool;
+      await start();
+    },
+    stop,
+  };
+}
+
 /** A real API listening on a loopback port, on its own database. Rate limits are generous unless set. */
-export async function startTestApi(env: Record<string, string> = {}, db?: TestDatabase, sharedBus?: Bus): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, db?: TestDatabase, sharedBus?: Bus, opts: TestApiOptions = {}): Promise<TestApi> {
   const database = db ?? (await createTestDatabase());
   const config = loadApiConfig({
     DATABASE_URL: database.url,
@@ -39,6 +88,9 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   // As createBus does for every role: the streams exist before the first request.
   if (!sharedBus) await bus.ensureTopology();
   const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
+  const regions = opts.workerRegions ?? config.REGIONS.split(",");
+  const worker = regions.length > 0 ? await startTestWorker({ bus, sql: database.sql, box: server.deps.box, regions, allowPrivate: config.ALLOW_PRIVATE_IPS }) : null;
+  const channelTests = opts.alerting === false ? null : await startTestAlertingRpc(server, config);
   return {
     url: server.url,
     sql: database.sql,
@@ -46,12 +98,22 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
     server,
     mailer,
     bus,
+    worker,
     async stop() {
+      await worker?.stop();
+      await channelTests?.stop();
       await server.stop(1000);
       if (!sharedBus) await bus.close();
       if (!db) await database.drop();
     },
   };
+}
+
+/** The alerting role's test-send server on the API's bus, with the API's outbound settings (as the all-in-one gives it). */
+export function startTestAlertingRpc(server: ApiServer, config: ApiConfig): Promise<ConsumerHandle> {
+  const { deps } = server;
+  const channelCtx = createChannelContext({ publicBaseUrl: deps.publicBaseUrl, allowPrivateAddresses: config.ALLOW_PRIVATE_IPS, smtp: smtpSettingsOf(config), log: silentLogger });
+  return startChannelTestServer({ sql: deps.sql, bus: deps.bus, box: deps.box, log: silentLogger, channelCtx });
 }
 
 let counter = 0;

@@ -1,19 +1,15 @@
 import { Elysia } from "elysia";
-import { createChannelContext } from "../../../alerting/channels/index.ts";
 import { createChannel, getChannel, listChannels, patchChannel, removeChannel, testChannel } from "../../../alerting/service/alert-channels.ts";
 import type { Actor } from "../../../domain/access/actor.ts";
-import { smtpSettingsOf } from "../../../core/config/smtp.ts";
 import { findOrg } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { baseUrlOf } from "../monitors/monitors-routes.ts";
 import { ChannelCreateBody, ChannelListQuery, ChannelPatchBody, ChannelView, TestSendResult } from "./schemas.ts";
 
 /** Alert channels: CRUD with secrets encrypted at rest and masked on read, and test-send. */
 export const alertChannelRoutes = (deps: ApiDeps) => {
   const ctx = (actor: Actor) => ({ sql: deps.sql, actor, box: deps.box });
-  const channelCtx = createChannelContext({ publicBaseUrl: baseUrlOf(deps), allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS, smtp: smtpSettingsOf(deps.config), log: deps.log });
   return new Elysia({ prefix: "/alert-channels", detail: { tags: ["alerting"] } })
     .use(authPlugin)
     .guard({ requires: "alerts:read" }, (app) =>
@@ -58,8 +54,11 @@ export const alertChannelRoutes = (deps: ApiDeps) => {
         )
         .post(
           "/:id/test",
-          async ({ actor, params }) => testChannel({ ...ctx(actor), channelCtx, orgName: (await findOrg(deps.sql, actor.orgId))?.name ?? "" }, params.id),
-          { params: IdParams, response: { 200: TestSendResult }, detail: { summary: "Send a test notification now and return every delivery attempt" } },
+          async ({ actor, params }) => testChannel({ ...ctx(actor), bus: deps.bus, orgName: (await findOrg(deps.sql, actor.orgId))?.name ?? "" }, params.id),
+          { params: IdParams, response: { 200: TestSendResult }, detail: {
+              summary: "Send a test notification now and return every delivery attempt",
+              description: "The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.",
+            } },
         ),
     );
 };

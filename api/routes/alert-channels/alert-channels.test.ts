@@ -97,6 +97,26 @@ describe("/alert-channels", () => {
     expect(retried.body.attempts.map((a: { ok: boolean }) => a.ok)).toEqual([false, true]);
   });
 
+  it("leaves the test send to the alerting role: 503 no_alerting and nothing sent when no alerting process is connected", async () => {
+    // A second API on the same database and its own bus, with no alerting role (and no worker) on that bus.
+    const lonely = await startTestApi({ ALLOW_PRIVATE_IPS: "true" }, api.db, undefined, { alerting: false, workerRegions: [] });
+    try {
+      const o = await makeOrg(api.sql);
+      const call = client(lonely.url, { key: o.api_key });
+      const { body: created } = await call("POST", "/api/v1/alert-channels", webhook());
+      receiver.requests.length = 0;
+      const res = await call("POST", `/api/v1/alert-channels/${created.id}/test`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(res.body).toMatchObject({ code: "SERVICE_UNAVAILABLE", details: { reason: "no_alerting" } });
+      expect(receiver.requests).toHaveLength(0);
+      // Another organisation's channel is still a 404, before anything is asked of alerting.
+      expect((await client(api.url, { key: (await makeOrg(api.sql)).api_key })("POST", `/api/v1/alert-channels/${created.id}/test`)).status).toBe(404);
+    } finally {
+      await lonely.stop();
+    }
+  });
+
   it("enforces the plan's channel quota (Free 5)", async () => {
     const { call } = await org("free");
     for (let i = 0; i < 5; i++) expect((await call("POST", "/api/v1/alert-channels", webhook())).status).toBe(201);

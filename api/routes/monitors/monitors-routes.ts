@@ -78,21 +78,16 @@ export const monitorRoutes = (deps: ApiDeps) => {
         .post(
           "/:id/run",
           async ({ actor, params }) => {
-            const r = await runMonitorNow(await getMonitor({ sql: deps.sql, actor }, params.id), deps.box, deps.bus, {
-              allowPrivate: deps.config.ALLOW_PRIVATE_IPS,
-              location: settings.regions[0]!,
-              browsers: deps.browsers,
-              sql: deps.sql,
-            });
+            const r = await runMonitorNow({ sql: deps.sql, bus: deps.bus }, await getMonitor({ sql: deps.sql, actor }, params.id));
             return { id: r.id, status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
           },
           {
             params: IdParams,
             response: { 200: RunNowResult },
             detail: {
-              summary: "Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended",
+              summary: "Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended",
               description:
-                "Browser monitors (browser_lite, browser_flow) run in the API process's own browsers (BROWSERS on the API; the all-in-one shares its worker's). Without a browser of the monitor's engine, or with none free before the check's timeout, the answer is 409 CONFLICT with details.reason no_browser; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).",
+                "The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).",
             },
           },
         )

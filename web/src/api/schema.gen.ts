@@ -1137,8 +1137,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run the check now from the first region and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
-         * @description Browser monitors (browser_lite, browser_flow) run in the API process's own browsers (BROWSERS on the API; the all-in-one shares its worker's). Without a browser of the monitor's engine, or with none free before the check's timeout, the answer is 409 CONFLICT with details.reason no_browser; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
+         * Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
+         * @description The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
          */
         post: operations["postApiV1MonitorsByIdRun"];
         delete?: never;
@@ -1388,7 +1388,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test notification now and return every delivery attempt */
+        /**
+         * Send a test notification now and return every delivery attempt
+         * @description The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.
+         */
         post: operations["postApiV1Alert-channelsByIdTest"];
         delete?: never;
         options?: never;
