@@ -40,7 +40,7 @@ export interface RunnerStatusView extends RunnerView {
 
 const DEFAULT_HEARTBEAT_MS = 30_000;
 
-function runnerStatus(row: q.RunnerRow, now = Date.now()): RunnerStatus {
+export function runnerStatus(row: q.RunnerRow, now = Date.now()): RunnerStatus {
   if (row.revoked_at) return "revoked";
   const window = OFFLINE_AFTER_BEATS * (row.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_MS);
   return row.last_seen_at && now - row.last_seen_at.getTime() <= window ? "online" : "offline";
