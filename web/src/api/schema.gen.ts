@@ -4040,18 +4040,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
+            /** @description Invalid or expired link, on an unknown page too (HTML; the token names the page, so there is no 404), or a parameter failed validation (the error body) */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4082,18 +4072,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
+            /** @description Invalid or expired link, on an unknown page too (HTML; the token names the page, so there is no 404), or a parameter failed validation (the error body) */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
