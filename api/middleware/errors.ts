@@ -1,3 +1,4 @@
+import { ValueErrorType } from "@sinclair/typebox/errors";
 import { Elysia } from "elysia";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
@@ -23,7 +24,9 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
   } catch {
     all = [];
   }
-  const issues = all.map((e) => ({ path: `${where}${(e.path || "").replaceAll("/", ".")}`, message: issueMessage(e) }));
+  // A query parameter the route's schema does not declare reads as the edge words it for a route that takes none.
+  const message = (e: (typeof all)[number]) => (where === "query" && e.type === ValueErrorType.ObjectAdditionalProperties ? "Unknown parameter" : issueMessage(e));
+  const issues = all.map((e) => ({ path: `${where}${(e.path || "").replaceAll("/", ".")}`, message: message(e) }));
   return issues.length > 0 ? issues : [{ path: where, message: "Invalid value" }];
 }
 
@@ -39,7 +42,7 @@ function numberInWords(s: Schema): string {
 }
 
 /** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
-function issueMessage(e: { message?: string; summary?: string; schema?: Schema }): string {
+function issueMessage(e: { type?: number; message?: string; summary?: string; schema?: Schema }): string {
   const options = e.schema?.anyOf;
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
   const numeric = options?.find((o) => o.type === "integer" || o.type === "number");

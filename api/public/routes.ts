@@ -19,7 +19,7 @@ const PASSWORD = { description: "Password-protected page without its access cook
 const SUSPENDED = { description: "The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED)", content: { "application/json": ERROR } };
 const INVALID = { description: "VALIDATION_ERROR: a parameter failed validation", content: { "application/json": ERROR } };
 /** A link that is not ours (HTML), or a parameter failing validation (the error body). */
-const BAD_LINK = { description: "Invalid or expired link (HTML), or a parameter failed validation (the error body)", content: { "text/html": { schema: { type: "string" as const } }, "application/json": ERROR } };
+const BAD_LINK = { description: "Invalid or expired link, on an unknown page too (HTML; the token names the page, so there is no 404), or a parameter failed validation (the error body)", content: { "text/html": { schema: { type: "string" as const } }, "application/json": ERROR } };
 const FORM = { required: true, content: { "application/x-www-form-urlencoded": { schema: { type: "object" as const } } } };
 const responses = (ok: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   responses: { ...ok, 304: { description: "Not modified (If-None-Match matched the ETag)" }, 404: NOT_FOUND, ...extra },
@@ -121,7 +121,7 @@ export function publicRoutes(deps: ApiDeps) {
       detail: {
         ...PUBLIC,
         summary: "The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links)",
-        responses: { 200: text("text/html", "A Confirm subscription button (POST to this URL), or Subscribed when already confirmed"), 400: BAD_LINK, 404: NOT_FOUND },
+        responses: { 200: text("text/html", "A Confirm subscription button (POST to this URL), or Subscribed when already confirmed"), 400: BAD_LINK },
       },
     })
     .post("/status/:slug/confirm", async ({ request, params }) => site.confirm(request, await site.bySlug(params.slug)), {
@@ -130,7 +130,7 @@ export function publicRoutes(deps: ApiDeps) {
       detail: {
         ...PUBLIC,
         summary: "Confirms an email subscription (the button of the confirmation page, ?token=…)",
-        responses: { 200: text("text/html", "Subscribed"), 400: BAD_LINK, 404: NOT_FOUND },
+        responses: { 200: text("text/html", "Subscribed"), 400: BAD_LINK },
       },
     })
     .get("/badge/:id/status.svg", ({ request, params }) => badges.badge(request, params.id, "status"), {

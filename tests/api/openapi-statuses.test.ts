@@ -58,7 +58,6 @@ const MARKED: Record<string, string> = {
   "POST /api/v1/billing/webhooks/paddle 429": `${OVER_DECLARED} (provider webhooks are exempt from rate limits: api/edge/edge.ts)`,
   "POST /status/{slug}/login 204":
     "never sent: success is the 303 redirect; api/openapi/document.ts adds 204 to an operation without a 2xx, which tests/api/openapi.test.ts (Redocly operation-2xx-response) requires",
-  "GET /status/{slug}/confirm 404": "never sent: a link that cannot be used answers 400, on an unknown page too (api/public/status-site.ts confirm)",
   ...mark("needs an encrypted runner session (X25519 handshake): tests/runners/runner-protocol.test.ts", RUNNER_PROTOCOL.slice(1).map((op) => `${op} 200`)),
   ...mark("needs a configured payment provider: tests/billing/webhooks.test.ts", ["200", "400", "401"].map((s) => `POST /api/v1/billing/webhooks/paddle ${s}`)),
   ...mark(
@@ -174,6 +173,10 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   const key = client(base, { key: owner.org.api_key });
   const session = client(base, { headers: owner.session.headers });
   const signIn = (email: string, password: string) => client(base)("POST", "/api/v1/auth/signin", { email, password });
+  // Login CSRF: a sign-up or sign-in posted from another site's page is 403 cross_site.
+  const crossSite = client(base, { headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" } });
+  await crossSite("POST", "/api/v1/auth/signup", { email: `cross-${Date.now()}@example.test`, password: "long enough password" });
+  await crossSite("POST", "/api/v1/auth/signin", { email: owner.org.email, password: owner.org.password });
 
   // The user's own account: sessions, 2FA, profile, password reset, deletion.
   const u = await signUp(base);
@@ -184,6 +187,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   const secret = (await u.call("POST", "/api/v1/user/2fa/setup")).body.secret as string;
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" });
   await u.call("POST", "/api/v1/user/2fa/enable", { code: totp.generate() });
+  await u.call("POST", "/api/v1/user/2fa/recovery-codes", { password: u.password });
   await u.call("POST", "/api/v1/user/2fa/setup");
   await u.call("POST", "/api/v1/user/2fa/disable", { code: totp.generate({ timestamp: Date.now() + 30_000 }) });
   const taken = await signUp(base);
@@ -210,7 +214,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
 
   // Monitors: run-now and its stored check; a heartbeat has nothing to run; its pings.
   const target = (await key("POST", "/api/v1/monitors", { name: "target", type: "tcp", config: { host: "127.0.0.1", port: 9 }, tags: ["left"] })).body;
-  await key("POST", "/api/v1/monitors", { name: "other", type: "tcp", config: { host: "127.0.0.1", port: 9 }, tags: ["right"], paused: true });
+  const paused = (await key("POST", "/api/v1/monitors", { name: "other", type: "tcp", config: { host: "127.0.0.1", port: 9 }, tags: ["right"], paused: true })).body;
   const run = await key("POST", `/api/v1/monitors/${target.id}/run`);
   await key("GET", `/api/v1/monitors/${target.id}/checks/${run.body.id}`);
   await key("PATCH", "/api/v1/monitor-groups/left", { tag: "right" });
@@ -219,6 +223,9 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   const beatToken = new URL(beat.heartbeat_url).pathname.split("/").pop();
   await client(base)("GET", `/api/v1/heartbeat/${beatToken}`);
   await client(base)("POST", `/api/v1/heartbeat/${beatToken}`);
+  // Bulk actions on monitors of this organisation.
+  await key("POST", "/api/v1/monitors/bulk/resume", { ids: [paused.id] });
+  await key("POST", "/api/v1/monitors/bulk/delete", { ids: [paused.id] });
 
   // Alerting: a policy in use by a rule stays.
   const channel = (await key("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "http://127.0.0.1:9/hook" } })).body;
@@ -261,14 +268,25 @@ async function publicFlows() {
   const form = (path: string, body: Record<string, string>) =>
     fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(body), redirect: "manual" });
   await form(`/status/${locked.slug}/login`, { password: "open sesame" });
+  // Login CSRF: the password form posted from another site's page.
+  await fetch(`${base}/status/${locked.slug}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+    body: new URLSearchParams({ password: "open sesame" }),
+    redirect: "manual",
+  });
   // 10 a minute per address, in windows aligned to the minute: 22 attempts put 11 in one window.
   for (let i = 0; i < 22; i++) await form(`/status/${locked.slug}/login`, { password: "wrong" });
 
   const email = `reader-${Date.now()}@example.test`;
   await form(`/status/${open.slug}/subscribe`, { email });
   const mail = api.mailer.sent.filter((m) => m.to === email).at(-1)!;
-  await fetch(local(/http:\/\/\S+\/confirm\?token=\S+/.exec(mail.text)![0]));
+  const confirmLink = local(/http:\/\/\S+\/confirm\?token=\S+/.exec(mail.text)![0]);
+  await fetch(confirmLink);
+  // The page's button: POST to the same address confirms; then an unknown page and a bad token.
+  await fetch(confirmLink, { method: "POST" });
   await get(`/status/no-such-page-${Date.now()}/confirm?token=x`);
+  await fetch(`${base}/status/no-such-page-${Date.now()}/confirm?token=x`, { method: "POST" });
   const unsubscribe = local(/<(.+)>/.exec(mail.headers!["List-Unsubscribe"]!)![1]!);
   await fetch(unsubscribe);
   await fetch(unsubscribe, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
@@ -324,7 +342,7 @@ it(
         const hasBody = bodySchemaOf(doc, e.op) !== null;
         if (ENDS_SESSION.has(opName(e))) {
           // Signing out or deleting the account would end the sessions the other probes use: throwaway users instead.
-          for (const over of [{}, { headers: { "x-org-id": "org_nonexistent" } }, { bodyKind: "malformed" as const }, { bodyKind: "oversized" as const }]) {
+          for (const over of [{}, { headers: { "x-org-id": "org_nonexistent" } }, { bodyKind: "malformed" as const }, { bodyKind: "oversized" as const }, { query: [["unknown", "1"]] as [string, string][] }]) {
             const t = await signUp(api.url);
             const r = valid(e, null, { headers: { cookie: t.cookie, "x-csrf-token": t.csrf } });
             await send(api.url, { ...r, ...over, headers: { ...r.headers, ...over.headers } });
@@ -348,6 +366,8 @@ it(
           valid(e, own, strict.session),
           valid(e, own, { headers: { ...mine.session.headers, "x-org-id": "org_nonexistent" } }),
           { ...valid(e, own, mine.key), query: [["unknown", "1"]] },
+          // Session-only routes (the user's own sessions, organisations, invitations) refuse a key before validating.
+          { ...valid(e, own, mine.session), query: [["unknown", "1"]] },
           tooLong(valid(e, own, mine.key), e),
           ...(hasBody ? [{ ...valid(e, own, mine.key), bodyKind: "malformed" as const }] : []),
           ...("413" in e.op.responses ? [{ ...valid(e, own, mine.key), bodyKind: "oversized" as const }] : []),

@@ -4043,18 +4043,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
+            /** @description Invalid or expired link, on an unknown page too (HTML; the token names the page, so there is no 404), or a parameter failed validation (the error body) */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4085,18 +4075,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Invalid or expired link (HTML), or a parameter failed validation (the error body) */
+            /** @description Invalid or expired link, on an unknown page too (HTML; the token names the page, so there is no 404), or a parameter failed validation (the error body) */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
