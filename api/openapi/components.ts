@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { configSchemas } from "../../runner/checks/config-schemas.ts";
-import { dataSchemas } from "../../runner/checks/data-schemas.ts";
+import { configSchemas, dataSchemas } from "../../schemas/check-types.ts";
 import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
 import { channels } from "../../alerting/channels/registry.ts";
 import { conditionSchemas } from "../../alerting/engine/conditions.ts";

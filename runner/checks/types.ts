@@ -2,14 +2,13 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Logger } from "../../core/log.ts";
 import type { GuardOptions, HostResolver } from "../../core/net-guard/index.ts";
 import type { BrowserPool } from "./browser/browser-pool.ts";
+import type { BrowserCheckType, ExecutableCheckType } from "../../schemas/check-types.ts";
+import type { CheckData, CheckStatus } from "../../schemas/checks/check-spec.ts";
 
-export type CheckStatus = "up" | "down" | "degraded" | "timeout";
-export const CHECK_STATUSES: readonly CheckStatus[] = ["up", "down", "degraded", "timeout"];
-
-/** One flat record in a list, e.g. a browser flow's per-step outcomes. */
-export type CheckDataRecord = Record<string, number | string | boolean | null>;
-export type CheckDataValue = number | string | boolean | string[] | CheckDataRecord[] | null;
-export type CheckData = Record<string, CheckDataValue>;
+export { CHECK_STATUSES } from "../../schemas/checks/check-spec.ts";
+export type { CheckData, CheckDataRecord, CheckDataValue, CheckStatus } from "../../schemas/checks/check-spec.ts";
+export { BROWSER_CHECK_TYPES, CHECK_TYPES, EXECUTABLE_CHECK_TYPES } from "../../schemas/check-types.ts";
+export type { BrowserCheckType, CheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
 
 export interface CheckResult {
   status: CheckStatus;
@@ -30,15 +29,6 @@ export interface CheckArtifact {
   content_type: "image/jpeg" | "image/png";
   data: Uint8Array;
 }
-
-/** Standard check types: they run on every worker and runner. Heartbeat is inbound. */
-export const EXECUTABLE_CHECK_TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain"] as const;
-export type ExecutableCheckType = (typeof EXECUTABLE_CHECK_TYPES)[number];
-/** Browser check types: they run where a browser pool offers the monitor's engine. */
-export const BROWSER_CHECK_TYPES = ["browser_lite", "browser_flow"] as const;
-export type BrowserCheckType = (typeof BROWSER_CHECK_TYPES)[number];
-export const CHECK_TYPES = [...EXECUTABLE_CHECK_TYPES, "heartbeat", ...BROWSER_CHECK_TYPES] as const;
-export type CheckType = (typeof CHECK_TYPES)[number];
 
 /** One job as the scheduler hands it to a runner. */
 export interface CheckJob {

@@ -1,4 +1,4 @@
-import type { CheckData } from "../../runner/checks/types.ts";
+import type { CheckData } from "../checks/check-spec.ts";
 
 /** Where a check runs: a cloud region or one self-hosted runner. */
 export type LocationType = "region" | "runner";

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { CHECK_TYPES } from "../../../runner/checks/types.ts";
+import { CHECK_TYPES } from "../../../schemas/check-types.ts";
 import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c)));

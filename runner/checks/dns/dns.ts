@@ -2,7 +2,7 @@ import { getServers } from "node:dns";
 import type * as packet from "dns-packet";
 import { checkAddress, classifyAddress, type GuardOptions } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { dnsDataSchema } from "./dns-data.ts";
+import { dnsDataSchema } from "./dns-schema.ts";
 import { ms } from "../shared/timing.ts";
 import { queryDns, type DnsServer } from "../../../core/net/dns-client.ts";
 import { dnsConfigSchema, type DnsRecordType } from "./dns-schema.ts";

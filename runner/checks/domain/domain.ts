@@ -1,5 +1,5 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { domainDataSchema } from "./domain-data.ts";
+import { domainDataSchema } from "./domain-schema.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { daysUntil } from "../shared/timing.ts";
 import { DOMAIN_DEFAULTS, domainConfigSchema } from "./domain-schema.ts";

@@ -1,5 +1,5 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { httpDataSchema } from "./http-data.ts";
+import { httpDataSchema } from "./http-schema.ts";
 import { judgeHttpResponse, requestForCheck } from "./http-probe.ts";
 import { httpConfigSchema } from "./http-schema.ts";
 

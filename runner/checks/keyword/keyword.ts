@@ -1,6 +1,6 @@
 import { judgeHttpResponse, requestForCheck } from "../http/http-probe.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { keywordDataSchema } from "./keyword-data.ts";
+import { keywordDataSchema } from "./keyword-schema.ts";
 import { KEYWORD_DEFAULTS, keywordConfigSchema } from "./keyword-schema.ts";
 
 export const keywordCheck = defineCheck({

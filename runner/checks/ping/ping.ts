@@ -1,6 +1,6 @@
 import { resolveAndCheck } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { pingDataSchema } from "./ping-data.ts";
+import { pingDataSchema } from "./ping-schema.ts";
 import { parsePingOutput } from "./parse-ping-output.ts";
 import { PING_DEFAULTS, pingConfigSchema } from "./ping-schema.ts";
 

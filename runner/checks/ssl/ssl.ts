@@ -1,7 +1,7 @@
 import tls, { type PeerCertificate, type TLSSocket } from "node:tls";
 import { isIpLiteral, stripBrackets } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { sslDataSchema } from "./ssl-data.ts";
+import { sslDataSchema } from "./ssl-schema.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { daysUntil } from "../shared/timing.ts";
 import type { ProbeOutcome } from "../types.ts";

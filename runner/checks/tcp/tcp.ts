@@ -1,5 +1,5 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { tcpDataSchema } from "./tcp-data.ts";
+import { tcpDataSchema } from "./tcp-schema.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { tcpConfigSchema } from "./tcp-schema.ts";
 
