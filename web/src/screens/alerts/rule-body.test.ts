@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { conditionTypes } from "../../../../alerting/engine/conditions.ts";
+import { conditionTypes } from "../../../../schemas/alerting/conditions.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 import { CONDITION_TYPES, conditionFields, describeRule, readRuleForm } from "./rule-body";
 

@@ -1,5 +1,5 @@
-import { conditionSchemas, type ConditionType } from "../../../../alerting/engine/conditions.ts";
-import { normaliseRule, type RuleInput } from "../../../../alerting/service/rule-input.ts";
+import { conditionSchemas, type ConditionType } from "../../../../schemas/alerting/conditions.ts";
+import { normaliseRule, type RuleInput } from "../../../../schemas/alerting/rule-input.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 import { describeFields, readFields, type FormField } from "../../lib/schema-form";
 
