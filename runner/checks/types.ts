@@ -5,6 +5,7 @@ import type { BrowserPool } from "./browser/browser-pool.ts";
 import type { BrowserCheckType, ExecutableCheckType } from "../../schemas/check-types.ts";
 import type { CheckData, CheckStatus } from "../../schemas/checks/check-spec.ts";
 
+export { CheckAbortedError, CheckUnavailableError, InvalidCheckJobError } from "./check-errors.ts";
 export { CHECK_STATUSES } from "../../schemas/checks/check-spec.ts";
 export type { CheckData, CheckDataRecord, CheckDataValue, CheckStatus } from "../../schemas/checks/check-spec.ts";
 export { BROWSER_CHECK_TYPES, CHECK_TYPES, EXECUTABLE_CHECK_TYPES } from "../../schemas/check-types.ts";
@@ -101,35 +102,4 @@ export interface Check<S extends TSchema = TSchema> {
   readonly dataFields: Readonly<Record<string, string>>;
   /** Never rejects for anything the target does; rejects with CheckAbortedError when ctx.signal fires. */
   run(config: Static<S>, ctx: CheckContext): Promise<CheckResult>;
-}
-
-/** The caller aborted the check (runner shutdown); there is no result to record. */
-export class CheckAbortedError extends Error {
-  override readonly name = "CheckAbortedError";
-  constructor(readonly type: string) {
-    super(`${type} check aborted by the caller`);
-  }
-}
-
-/** The job cannot run as given (unknown type, invalid config). Permanent: retrying gives the same answer. */
-export class InvalidCheckJobError extends Error {
-  override readonly name = "InvalidCheckJobError";
-  readonly permanent = true;
-  constructor(
-    message: string,
-    readonly issues: string[] = [],
-  ) {
-    super(message);
-  }
-}
-
-/**
- * The check could not run here through no fault of its target (no browser of the engine on this
- * runner, none free before the deadline). Executors record it `unavailable`: a gap, not downtime.
- */
-export class CheckUnavailableError extends Error {
-  override readonly name = "CheckUnavailableError";
-  constructor(message: string) {
-    super(message);
-  }
 }
