@@ -7,6 +7,7 @@ import { heartbeatSpec } from "../runner/checks/heartbeat/heartbeat-schema.ts";
 import { httpSpec } from "../runner/checks/http/http-schema.ts";
 import { keywordSpec } from "../runner/checks/keyword/keyword-schema.ts";
 import { pingSpec } from "../runner/checks/ping/ping-schema.ts";
+import { smtpSpec } from "../runner/checks/smtp/smtp-schema.ts";
 import { sslSpec } from "../runner/checks/ssl/ssl-schema.ts";
 import { tcpSpec } from "../runner/checks/tcp/tcp-schema.ts";
 import type { CheckSpec } from "./checks/check-spec.ts";
@@ -24,6 +25,7 @@ export const checkTypes = {
   dns: dnsSpec,
   ping: pingSpec,
   domain: domainSpec,
+  smtp: smtpSpec,
   heartbeat: heartbeatSpec,
   browser_lite: browserLiteSpec,
   browser_flow: browserFlowSpec,

@@ -7,6 +7,7 @@ import { domainCheck } from "./domain/domain.ts";
 import { httpCheck } from "./http/http.ts";
 import { keywordCheck } from "./keyword/keyword.ts";
 import { pingCheck } from "./ping/ping.ts";
+import { smtpCheck } from "./smtp/smtp.ts";
 import { sslCheck } from "./ssl/ssl.ts";
 import { tcpCheck } from "./tcp/tcp.ts";
 import type { Check } from "./types.ts";
@@ -20,6 +21,7 @@ export const checks = {
   dns: dnsCheck,
   ping: pingCheck,
   domain: domainCheck,
+  smtp: smtpCheck,
 } satisfies { [T in ExecutableCheckType]: Check<ConfigSchemas[T]> & { type: T } };
 
 /** Browser check types (runsOn "browser"): they run where the context has a browser pool with the monitor's engine. */
