@@ -48,10 +48,6 @@ export const CHECK_TYPES = Object.keys(checkTypes) as CheckType[];
 export const EXECUTABLE_CHECK_TYPES: readonly ExecutableCheckType[] = typesRunningOn("worker");
 export const BROWSER_CHECK_TYPES: readonly BrowserCheckType[] = typesRunningOn("browser");
 
-export function isCheckType(type: unknown): type is CheckType {
-  return typeof type === "string" && Object.hasOwn(checkTypes, type);
-}
-
 const mapSpecs = <V>(pick: <K extends CheckType>(spec: Specs[K]) => V) =>
   Object.fromEntries(CHECK_TYPES.map((t) => [t, pick(checkTypes[t])])) as unknown;
 
@@ -68,9 +64,6 @@ export const dataFieldNames = (type: CheckType): string[] => Object.keys(dataSch
 
 /** Which plan quota a monitor of each type counts against. */
 export const quotaFamilyOf = (type: CheckType): CheckSpec["quota"] => checkTypes[type].quota;
-
-/** The type picker's text for each type. */
-export const checkLabelOf = (type: CheckType): string => checkTypes[type].label;
 
 /** `{ type, config }` as a union discriminated on `type`, for validating a monitor's check settings. */
 export const monitorCheckSchema = Type.Union(
