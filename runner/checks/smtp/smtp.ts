@@ -4,7 +4,7 @@ import { isIpLiteral, stripBrackets } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { daysUntil, ms } from "../shared/timing.ts";
-import { SMTP_DEFAULTS, smtpConfigSchema, smtpDataSchema } from "./smtp-schema.ts";
+import { SMTP_DEFAULTS, smtpSpec } from "./smtp-schema.ts";
 
 interface Reply {
   code: number;
@@ -81,10 +81,7 @@ function replyReader(socket: net.Socket | TLSSocket) {
 
 const describeReply = (r: Reply) => `${r.code} ${r.lines.join(" ").slice(0, 200)}`;
 
-export const smtpCheck = defineCheck({
-  type: "smtp",
-  configSchema: smtpConfigSchema,
-  dataSchema: smtpDataSchema,
+export const smtpCheck = defineCheck(smtpSpec, {
   async probe(config, ctx) {
     const started = performance.now();
     const host = stripBrackets(config.host);
