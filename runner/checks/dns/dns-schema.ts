@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { dataObject, listField, msField, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
-export const dnsConfigSchema = Type.Object(
+const dnsConfigSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9._*-]+\\.?$" }),
     record_type: Type.Union([
@@ -30,7 +30,7 @@ export const dnsConfigSchema = Type.Object(
 export type DnsConfig = Static<typeof dnsConfigSchema>;
 export type DnsRecordType = DnsConfig["record_type"];
 
-export const dnsDataSchema = dataObject("DnsData", {
+const dnsDataSchema = dataObject("DnsData", {
   answers: listField(
     "Answer records as strings: A/AAAA address, CNAME/NS name, MX \"pref host\", TXT joined text, SOA \"mname rname serial refresh retry expire minimum\", CAA \"flags tag value\", SRV \"priority weight port target\"",
   ),

@@ -4,7 +4,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const DOMAIN_DEFAULTS = { warn_days: 30 } as const;
 
-export const domainConfigSchema = Type.Object(
+const domainConfigSchema = Type.Object(
   {
     domain: Type.String({
       minLength: 3,
@@ -18,7 +18,7 @@ export const domainConfigSchema = Type.Object(
 );
 export type DomainConfig = Static<typeof domainConfigSchema>;
 
-export const domainDataSchema = dataObject("DomainData", {
+const domainDataSchema = dataObject("DomainData", {
   domain_days_remaining: intField("Whole days until the registration expires (negative once expired)"),
   expiry_date: textField("Registration expiry, ISO 8601"),
   registrar: textField("Registrar's name as the registry gives it"),

@@ -5,7 +5,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 export const HEARTBEAT_DEFAULTS = { grace_seconds: 300 } as const;
 
 /** Heartbeat monitors are inbound (the target pings /heartbeat/:token); nothing runs on the engine. */
-export const heartbeatConfigSchema = Type.Object(
+const heartbeatConfigSchema = Type.Object(
   {
     period_seconds: Type.Integer({ minimum: 30, maximum: 31 * 86_400, description: "Expected time between two pings" }),
     grace_seconds: Type.Optional(

@@ -65,7 +65,7 @@ export const httpConfigFields = {
   tls_verify: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.tls_verify })),
 };
 
-export const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
+const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
 export type HttpConfig = Static<typeof httpConfigSchema>;
 
 /** Fields shared by http and keyword results. */
@@ -82,7 +82,7 @@ export const httpDataFields = {
   ip: textField("Address connected to for the last request (after the private-address guard)"),
 };
 
-export const httpDataSchema = dataObject("HttpData", httpDataFields);
+const httpDataSchema = dataObject("HttpData", httpDataFields);
 
 /** The http check type, as the registry (schemas/check-types.ts) lists it. */
 export const httpSpec = defineCheckSpec({

@@ -5,7 +5,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const KEYWORD_DEFAULTS = { case_sensitive: false, mode: "present" } as const;
 
-export const keywordConfigSchema = Type.Object(
+const keywordConfigSchema = Type.Object(
   {
     ...httpConfigFields,
     keyword: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -16,7 +16,7 @@ export const keywordConfigSchema = Type.Object(
 );
 export type KeywordConfig = Static<typeof keywordConfigSchema>;
 
-export const keywordDataSchema = dataObject("KeywordData", {
+const keywordDataSchema = dataObject("KeywordData", {
   ...httpDataFields,
   keyword_found: flagField("Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8)"),
   keyword: textField("The keyword looked for (a keyword_missing rule reads keyword_found only when it names this keyword)"),

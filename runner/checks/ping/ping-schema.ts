@@ -5,7 +5,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const PING_DEFAULTS = { count: 3 } as const;
 
-export const pingConfigSchema = Type.Object(
+const pingConfigSchema = Type.Object(
   {
     host: hostSchema,
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: PING_DEFAULTS.count })),
@@ -14,7 +14,7 @@ export const pingConfigSchema = Type.Object(
 );
 export type PingConfig = Static<typeof pingConfigSchema>;
 
-export const pingDataSchema = dataObject("PingData", {
+const pingDataSchema = dataObject("PingData", {
   packets_sent: intField("ICMP echo requests sent"),
   packets_received: intField("Echo replies received"),
   packet_loss_pct: nullable(Type.Number({ minimum: 0, maximum: 100 }), "Lost requests in percent (0-100)"),

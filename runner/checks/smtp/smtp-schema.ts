@@ -5,7 +5,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const SMTP_DEFAULTS = { port: 587, starttls: "auto", tls_verify: true, ehlo_name: "watchpost.invalid" } as const;
 
-export const smtpConfigSchema = Type.Object(
+const smtpConfigSchema = Type.Object(
   {
     host: hostSchema,
     port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: SMTP_DEFAULTS.port, description: "SMTP port; 587 (submission) by default, 25 for MX servers" })),
@@ -24,7 +24,7 @@ export const smtpConfigSchema = Type.Object(
 );
 export type SmtpConfig = Static<typeof smtpConfigSchema>;
 
-export const smtpDataSchema = dataObject("SmtpData", {
+const smtpDataSchema = dataObject("SmtpData", {
   dns_ms: msField("Time to resolve and check the host, ms (0 for an IP literal)"),
   connect_ms: msField("TCP connect time, ms"),
   banner_ms: msField("Time from connect to the server's 220 greeting, ms"),

@@ -5,7 +5,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const SSL_DEFAULTS = { port: 443, warn_days: 14 } as const;
 
-export const sslConfigSchema = Type.Object(
+const sslConfigSchema = Type.Object(
   {
     host: hostSchema,
     port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: SSL_DEFAULTS.port })),
@@ -16,7 +16,7 @@ export const sslConfigSchema = Type.Object(
 );
 export type SslConfig = Static<typeof sslConfigSchema>;
 
-export const sslDataSchema = dataObject("SslData", {
+const sslDataSchema = dataObject("SslData", {
   ssl_days_remaining: intField("Whole days until the leaf certificate's notAfter (negative once expired)"),
   valid_from: textField("Leaf certificate notBefore, ISO 8601"),
   valid_to: textField("Leaf certificate notAfter, ISO 8601"),

@@ -3,10 +3,10 @@ import { hostSchema, portSchema } from "../../../schemas/checks/schema-parts.ts"
 import { dataObject, msField, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
-export const tcpConfigSchema = Type.Object({ host: hostSchema, port: portSchema }, { additionalProperties: false });
+const tcpConfigSchema = Type.Object({ host: hostSchema, port: portSchema }, { additionalProperties: false });
 export type TcpConfig = Static<typeof tcpConfigSchema>;
 
-export const tcpDataSchema = dataObject("TcpData", {
+const tcpDataSchema = dataObject("TcpData", {
   dns_ms: msField("Time to resolve and check the host, ms (0 for an IP literal)"),
   connect_ms: msField("TCP connect time (SYN to established), ms"),
   ip: textField("Address connected to (after the private-address guard)"),
