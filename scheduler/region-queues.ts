@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.ts";
 import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegions, regionsInUse } from "../db/queries/scheduler.ts";
-import { ENGINES } from "../runner/checks/browser/engines.ts";
+import { ENGINES } from "../schemas/checks/browser-engines.ts";
 
 /** Jobs taken from one region's queue per sweep. */
 const BATCH = 500;

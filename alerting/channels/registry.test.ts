@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { channelSpecs } from "../../schemas/channel-types.ts";
 import { channelConfigSchemas } from "./config-schemas.ts";
 import { backoffDelay, channels, channelTypes, deliverWithRetry, maskSecret, restoreMaskedSecrets, validateChannelConfig } from "./registry.ts";
 import { sampleEvent, testContext } from "./testing.ts";
@@ -39,6 +40,16 @@ describe("channel registry", () => {
   it("lists every channel's own config schema in the browser-safe config-schemas module", () => {
     expect(Object.keys(channelConfigSchemas).sort()).toEqual([...channelTypes].sort());
     for (const type of channelTypes) expect(channelConfigSchemas[type as keyof typeof channelConfigSchemas]).toBe(channels[type].configSchema as never);
+  });
+
+  it("sends with the config schema, secret fields and checks its type's spec declares", () => {
+    expect(Object.keys(channels)).toEqual(Object.keys(channelSpecs));
+    for (const type of channelTypes) {
+      const spec = channelSpecs[type];
+      expect(channels[type].configSchema).toBe(spec.config as never);
+      expect([...channels[type].secretFields]).toEqual([...spec.secretFields]);
+      expect(channels[type].validate as unknown).toBe((spec as { validate?: unknown }).validate);
+    }
   });
 
   it("answers an unknown type with an issue on /type rather than throwing", () => {

@@ -1,74 +1,12 @@
-import { Value } from "@sinclair/typebox/value";
-import type { ValidationIssue } from "../../core/errors.ts";
-import { discord } from "./discord/discord.ts";
-import { email } from "./email/email.ts";
-import { opsgenie } from "./opsgenie/opsgenie.ts";
-import { pagerduty } from "./pagerduty/pagerduty.ts";
-import { slack } from "./slack/slack.ts";
-import { teams } from "./teams/teams.ts";
-import { telegram } from "./telegram/telegram.ts";
+import { channelTypes, isChannelType, type ChannelType } from "../../schemas/channel-types.ts";
+import { channels } from "./send-registry.gen.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, type DeliveryReceipt } from "./types.ts";
-import { webhook } from "./webhook/webhook.ts";
 
-export type ChannelType = "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+/** The senders are generated from schemas/channel-types.ts (scripts/gen-registries.ts); validation and masking live in alerting/service/channel-config.ts. */
+export { channels, channelTypes, isChannelType, type ChannelType };
+export { maskSecret, maskSecrets, restoreMaskedSecrets, validateChannelConfig } from "../service/channel-config.ts";
 
-/** The one place a channel type is looked up; a type missing here fails type-checking. */
-export const channels = { email, slack, discord, teams, telegram, webhook, pagerduty, opsgenie } satisfies Record<ChannelType, Channel<any>>;
-
-export const channelTypes = Object.keys(channels) as ChannelType[];
 export type ChannelConfig<T extends ChannelType> = Parameters<(typeof channels)[T]["send"]>[1];
-export const isChannelType = (type: string): type is ChannelType => Object.hasOwn(channels, type);
-
-/** Schema errors (first per path), then the channel's own checks; empty when the config is good. */
-export function validateChannelConfig(type: string, config: unknown): ValidationIssue[] {
-  if (!isChannelType(type)) return [{ path: "/type", message: `must be one of ${channelTypes.join(", ")}` }];
-  const channel: Channel<unknown> = channels[type];
-  const issues = new Map<string, string>();
-  for (const e of Value.Errors(channel.configSchema, config)) {
-    // TypeBox's messages name the rule ("Expected string to match ..."); the description says what was meant.
-    const hint = (e.schema as { description?: string }).description;
-    if (!issues.has(e.path)) issues.set(e.path, hint ? `${e.message} (${hint})` : e.message);
-  }
-  if (issues.size > 0) return [...issues].map(([path, message]) => ({ path: path || "/", message }));
-  return channel.validate?.(config) ?? [];
-}
-
-const MASK = "••••";
-/** Shows the last 4 characters only of a secret long enough that they give nothing away. */
-export const maskSecret = (value: string) => (value.length >= 12 ? `${MASK}${value.slice(-4)}` : MASK);
-
-/** A secret field is a string or a record of strings (webhook headers); anything else is masked whole. */
-const mapSecret = (value: unknown, f: (s: string, key?: string) => string): unknown =>
-  typeof value === "string"
-    ? f(value)
-    : value && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "string" ? f(v, k) : MASK]))
-      : MASK;
-
-/** The config as an API may show it: every secret field masked, the rest as stored. */
-export function maskSecrets<C extends object>(type: ChannelType, config: C): C {
-  const out = { ...config } as Record<string, unknown>;
-  for (const field of channels[type].secretFields) if (out[field] !== undefined) out[field] = mapSecret(out[field], maskSecret);
-  return out as C;
-}
-
-/**
- * For updates: a client that sends back a masked value it was shown means "unchanged", so that
- * value is replaced by the stored secret it masks. Any other value is a new secret and kept.
- */
-export function restoreMaskedSecrets<C extends object>(type: ChannelType, incoming: C, stored: object): C {
-  const out = { ...incoming } as Record<string, unknown>;
-  const old = stored as Record<string, unknown>;
-  for (const field of channels[type].secretFields) {
-    const prev = old[field];
-    if (out[field] === undefined) continue;
-    out[field] = mapSecret(out[field], (s, key) => {
-      const before = key === undefined ? prev : (prev as Record<string, unknown> | undefined)?.[key];
-      return typeof before === "string" && s === maskSecret(before) ? before : s;
-    });
-  }
-  return out as C;
-}
 
 export interface DeliveryAttempt {
   /** 1-based. */

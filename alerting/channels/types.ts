@@ -2,8 +2,9 @@ import type { TObject } from "@sinclair/typebox";
 import type { ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 
-export type AlertEventKind = "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
-export const alertEventKinds: readonly AlertEventKind[] = ["alert", "escalation", "reminder", "recovery", "acknowledgement", "test"];
+import type { AlertEventKind } from "../../schemas/channels/channel-spec.ts";
+
+export { alertEventKinds, type AlertEventKind } from "../../schemas/channels/channel-spec.ts";
 
 /** Check statuses the spec names; open so a new check status needs no change here. */
 export type CheckStatus = "up" | "down" | "degraded" | "timeout" | (string & {});

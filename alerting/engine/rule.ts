@@ -1,9 +1,6 @@
-export type Scope = { type: "monitor"; monitor_id: string } | { type: "monitor_group"; tag: string } | { type: "all_monitors" };
+import type { Scope } from "../../schemas/alerting/rule-input.ts";
 
-export interface ChannelBinding {
-  channel_id: string;
-  delay_minutes: number;
-}
+export type { ChannelBinding, Scope } from "../../schemas/alerting/rule-input.ts";
 
 export interface MonitorView {
   id: string;

@@ -3,9 +3,10 @@ import type { EscalationPolicyRow } from "../../db/queries/alert-escalation-poli
 import { type Condition, describeCondition } from "../engine/conditions.ts";
 import type { MachineBinding, MachineRule } from "../engine/state-machine.ts";
 import type { ChannelBinding, Scope } from "../engine/rule.ts";
+import { PAGING_TYPES } from "../../schemas/channel-types.ts";
 
-/** Channel types whose incidents follow our alert state, so they also get `acknowledgement`. */
-export const PAGING_TYPES = new Set(["pagerduty", "opsgenie"]);
+/** Channel types whose incidents follow our alert state (each spec's `paging`, schemas/channel-types.ts). */
+export { PAGING_TYPES } from "../../schemas/channel-types.ts";
 
 export interface ChannelInfo {
   id: string;

@@ -15,9 +15,8 @@ import {
   updateAlertRule,
 } from "../../db/queries/alert-rules.ts";
 import { findMonitor } from "../../db/queries/monitors.ts";
-import { dataFieldNames } from "../../runner/checks/data-schemas.ts";
+import { type CheckType, dataFieldNames } from "../../schemas/check-types.ts";
 import { metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
-import type { CheckType } from "../../runner/checks/types.ts";
 import { normaliseRule, type RuleDefinition, type RuleInput } from "./rule-input.ts";
 
 export type RuleView = RuleDefinition & { id: string; disabled_reason: string | null; created_at: string; updated_at: string };

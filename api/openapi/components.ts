@@ -1,11 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { configSchemas } from "../../runner/checks/config-schemas.ts";
-import { dataSchemas } from "../../runner/checks/data-schemas.ts";
-import { WebhookPayload } from "../../alerting/channels/webhook/payload.ts";
-import { channels } from "../../alerting/channels/registry.ts";
-import { conditionSchemas } from "../../alerting/engine/conditions.ts";
+import { configSchemas, dataSchemas } from "../../schemas/check-types.ts";
+import { WebhookPayload } from "../../schemas/alerting/webhook-payload.ts";
+import { channelConfigSchemas } from "../../schemas/channel-types.ts";
+import { conditionSchemas } from "../../schemas/alerting/conditions.ts";
 import { allMetricNames, metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
-import { scopeSchemas } from "../../alerting/service/rule-input.ts";
+import { scopeSchemas } from "../../schemas/alerting/rule-input.ts";
 import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../schemas/events/live-event-schemas.ts";
 import type { LiveEventType } from "../../schemas/events/live-event-types.ts";
 import { IncidentView } from "../routes/incidents/schemas.ts";
@@ -32,7 +31,7 @@ const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c
  */
 export const typedConfigRefs: Record<string, Record<string, string>> = {
   check: Object.fromEntries(Object.keys(configSchemas).map((type) => [type, `${pascal(type)}Config`])),
-  channel: Object.fromEntries(Object.keys(channels).map((type) => [type, `${pascal(type)}ChannelConfig`])),
+  channel: Object.fromEntries(Object.keys(channelConfigSchemas).map((type) => [type, `${pascal(type)}ChannelConfig`])),
   condition: Object.fromEntries(Object.keys(conditionSchemas).map((type) => [type, `${pascal(type)}Condition`])),
   scope: Object.fromEntries(Object.keys(scopeSchemas).map((type) => [type, `${pascal(type)}Scope`])),
 };
@@ -40,7 +39,7 @@ export const typedConfigRefs: Record<string, Record<string, string>> = {
 /** Schemas the routes reference by name rather than inline: per-type monitor and channel configs, result data, events, webhook payload. */
 export const openApiComponents: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
-  ...Object.fromEntries(Object.entries(channels).map(([type, channel]) => [`${pascal(type)}ChannelConfig`, channel.configSchema])),
+  ...Object.fromEntries(Object.entries(channelConfigSchemas).map(([type, schema]) => [`${pascal(type)}ChannelConfig`, schema])),
   ...Object.fromEntries(Object.entries(conditionSchemas).map(([type, schema]) => [`${pascal(type)}Condition`, schema])),
   MetricThresholdCondition: metricThresholdCondition(),
   ...Object.fromEntries(Object.entries(scopeSchemas).map(([type, schema]) => [`${pascal(type)}Scope`, schema])),

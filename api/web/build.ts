@@ -6,11 +6,11 @@ export const WEB_DIST = join(WEB_ROOT, "dist");
 const REPO = join(WEB_ROOT, "..");
 
 /**
- * Folders outside web/ whose browser-safe modules the dashboard imports (the API's own schemas and
- * checks: check configs, channel configs, alert conditions, maintenance recurrence). A change there
+ * Folders outside web/ whose browser-safe modules the dashboard imports (schemas/ and each check and
+ * channel type's own *-schema.ts: configs, data, alert conditions, maintenance recurrence). A change there
  * makes web/dist stale too; build.test.ts fails when web/src imports from anywhere else.
  */
-export const WEB_SHARED_SOURCES = ["schemas", "runner/checks", "alerting/channels", "alerting/engine", "alerting/service"];
+export const WEB_SHARED_SOURCES = ["schemas", "runner/checks", "alerting/channels"];
 
 /** The bundler options of the dashboard, shared by scripts/build-web.ts and the on-demand build. */
 export const webBuildOptions = {

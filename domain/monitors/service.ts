@@ -4,7 +4,7 @@ import { type Sql, withTx } from "../../db/client.ts";
 import { entitlementRequired, notFound, validationError } from "../../core/errors.ts";
 import { newId, randomToken } from "../../core/ids.ts";
 import { assertAtLeast, assertIntervalSlot, assertQuota, orgLimits } from "../../billing/entitlements.ts";
-import type { CheckType } from "../../runner/checks/types.ts";
+import { type CheckType, quotaFamilyOf } from "../../schemas/check-types.ts";
 import {
   deleteMonitors,
   findMonitor,
@@ -23,20 +23,6 @@ import { validateCheckConfig } from "./validate-config.ts";
 
 export const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
 
-/** Which quota a monitor of each type uses. */
-export const QUOTA_OF_TYPE: Record<CheckType, string> = {
-  http: "monitors",
-  keyword: "monitors",
-  ssl: "monitors",
-  tcp: "monitors",
-  dns: "monitors",
-  ping: "monitors",
-  domain: "monitors",
-  heartbeat: "monitors",
-  browser_lite: "lite_browser",
-  browser_flow: "flow_browser",
-};
-
 /** Self-hosted browser slots (spec): at least one minute between checks, whatever the plan's tier. */
 export const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
 
@@ -45,7 +31,7 @@ export const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
  * self-hosted runners (no cloud region) takes a self-hosted browser slot instead of a cloud one.
  */
 export function quotaOf(type: CheckType, regions: string[], runnerIds: string[]): string {
-  const family = QUOTA_OF_TYPE[type];
+  const family = quotaFamilyOf(type);
   const browser = family === "lite_browser" || family === "flow_browser";
   return browser && regions.length === 0 && runnerIds.length > 0 ? "self_hosted_browser" : family;
 }

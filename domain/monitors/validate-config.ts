@@ -1,8 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { configSchemas } from "../../runner/checks/config-schemas.ts";
-import type { CheckType } from "../../runner/checks/types.ts";
+import { type CheckType, configSchemas } from "../../schemas/check-types.ts";
 import { validationError } from "../../core/errors.ts";
 
 const compiled = new Map<CheckType, TypeCheck<TSchema>>();

@@ -11,6 +11,7 @@ const examples: Record<(typeof CHECK_TYPES)[number], unknown> = {
   dns: { name: "example.com", record_type: "CAA", resolver: "1.1.1.1:53", expected: ["0 issue letsencrypt.org"] },
   ping: { host: "2606:4700::1111", count: 5 },
   domain: { domain: "example.co.uk", warn_days: 45 },
+  smtp: { host: "mail.example.com", port: 587, starttls: "required", cert_expiry_days: 14 },
   heartbeat: { period_seconds: 300, grace_seconds: 60 },
   browser_lite: { url: "https://example.com/", wait_until: "networkidle" },
   browser_flow: { url: "https://example.com/login", steps: [{ action: "fill", selector: "#email", value: "a@b.c" }, { action: "click", selector: "button" }] },

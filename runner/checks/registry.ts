@@ -1,15 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { browserFlowCheck } from "./browser-flow/browser-flow.ts";
-import { browserLiteCheck } from "./browser-lite/browser-lite.ts";
-import type { ConfigSchemas } from "./config-schemas.ts";
-import { dnsCheck } from "./dns/dns.ts";
-import { domainCheck } from "./domain/domain.ts";
-import { httpCheck } from "./http/http.ts";
-import { keywordCheck } from "./keyword/keyword.ts";
-import { pingCheck } from "./ping/ping.ts";
-import { sslCheck } from "./ssl/ssl.ts";
-import { tcpCheck } from "./tcp/tcp.ts";
+import { browserChecks, checks } from "./run-registry.gen.ts";
 import {
   BROWSER_CHECK_TYPES,
   type BrowserCheckType,
@@ -20,26 +11,11 @@ import {
   type CheckJob,
   type CheckResult,
   type ExecutableCheckType,
+  type RunnableCheckType,
 } from "./types.ts";
 
-/** Every check type the engine runs. A type missing here fails type-checking. */
-export const checks = {
-  http: httpCheck,
-  keyword: keywordCheck,
-  ssl: sslCheck,
-  tcp: tcpCheck,
-  dns: dnsCheck,
-  ping: pingCheck,
-  domain: domainCheck,
-} satisfies { [T in ExecutableCheckType]: Check<ConfigSchemas[T]> & { type: T } };
-
-/** Browser check types: they run where the context has a browser pool with the monitor's engine. */
-export const browserChecks = {
-  browser_lite: browserLiteCheck,
-  browser_flow: browserFlowCheck,
-} satisfies { [T in BrowserCheckType]: Check<ConfigSchemas[T]> & { type: T } };
-
-type RunnableCheckType = ExecutableCheckType | BrowserCheckType;
+/** The engine's registry is generated from schemas/check-types.ts (scripts/gen-registries.ts). */
+export { browserChecks, checks };
 
 /** What the runner around the engine supplies; everything but the job itself. */
 export type RunCheckOptions = Omit<CheckContext, "timeoutMs" | "guard"> & Pick<Partial<CheckContext["guard"]>, "resolver">;

@@ -2,14 +2,14 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Logger } from "../../core/log.ts";
 import type { GuardOptions, HostResolver } from "../../core/net-guard/index.ts";
 import type { BrowserPool } from "./browser/browser-pool.ts";
+import type { BrowserCheckType, ExecutableCheckType } from "../../schemas/check-types.ts";
+import type { CheckData, CheckStatus } from "../../schemas/checks/check-spec.ts";
 
-export type CheckStatus = "up" | "down" | "degraded" | "timeout";
-export const CHECK_STATUSES: readonly CheckStatus[] = ["up", "down", "degraded", "timeout"];
-
-/** One flat record in a list, e.g. a browser flow's per-step outcomes. */
-export type CheckDataRecord = Record<string, number | string | boolean | null>;
-export type CheckDataValue = number | string | boolean | string[] | CheckDataRecord[] | null;
-export type CheckData = Record<string, CheckDataValue>;
+export { CheckAbortedError, CheckUnavailableError, InvalidCheckJobError } from "./check-errors.ts";
+export { CHECK_STATUSES } from "../../schemas/checks/check-spec.ts";
+export type { CheckData, CheckDataRecord, CheckDataValue, CheckStatus } from "../../schemas/checks/check-spec.ts";
+export { BROWSER_CHECK_TYPES, CHECK_TYPES, EXECUTABLE_CHECK_TYPES } from "../../schemas/check-types.ts";
+export type { BrowserCheckType, CheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
 
 export interface CheckResult {
   status: CheckStatus;
@@ -30,15 +30,6 @@ export interface CheckArtifact {
   content_type: "image/jpeg" | "image/png";
   data: Uint8Array;
 }
-
-/** Standard check types: they run on every worker and runner. Heartbeat is inbound. */
-export const EXECUTABLE_CHECK_TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain"] as const;
-export type ExecutableCheckType = (typeof EXECUTABLE_CHECK_TYPES)[number];
-/** Browser check types: they run where a browser pool offers the monitor's engine. */
-export const BROWSER_CHECK_TYPES = ["browser_lite", "browser_flow"] as const;
-export type BrowserCheckType = (typeof BROWSER_CHECK_TYPES)[number];
-export const CHECK_TYPES = [...EXECUTABLE_CHECK_TYPES, "heartbeat", ...BROWSER_CHECK_TYPES] as const;
-export type CheckType = (typeof CHECK_TYPES)[number];
 
 /** One job as the scheduler hands it to a runner. */
 export interface CheckJob {
@@ -111,35 +102,4 @@ export interface Check<S extends TSchema = TSchema> {
   readonly dataFields: Readonly<Record<string, string>>;
   /** Never rejects for anything the target does; rejects with CheckAbortedError when ctx.signal fires. */
   run(config: Static<S>, ctx: CheckContext): Promise<CheckResult>;
-}
-
-/** The caller aborted the check (runner shutdown); there is no result to record. */
-export class CheckAbortedError extends Error {
-  override readonly name = "CheckAbortedError";
-  constructor(readonly type: string) {
-    super(`${type} check aborted by the caller`);
-  }
-}
-
-/** The job cannot run as given (unknown type, invalid config). Permanent: retrying gives the same answer. */
-export class InvalidCheckJobError extends Error {
-  override readonly name = "InvalidCheckJobError";
-  readonly permanent = true;
-  constructor(
-    message: string,
-    readonly issues: string[] = [],
-  ) {
-    super(message);
-  }
-}
-
-/**
- * The check could not run here through no fault of its target (no browser of the engine on this
- * runner, none free before the deadline). Executors record it `unavailable`: a gap, not downtime.
- */
-export class CheckUnavailableError extends Error {
-  override readonly name = "CheckUnavailableError";
-  constructor(message: string) {
-    super(message);
-  }
 }

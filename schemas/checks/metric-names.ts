@@ -1,6 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import { dataSchemas } from "../../runner/checks/data-schemas.ts";
-import type { CheckType } from "../../runner/checks/types.ts";
+import { type CheckType, dataSchemas } from "../check-types.ts";
 
 /** Every check reports its duration: `response_time` and its alias `duration_ms` (spec: metric_threshold). */
 export const DURATION_METRICS = ["response_time", "duration_ms"] as const;

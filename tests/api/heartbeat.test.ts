@@ -5,7 +5,7 @@ import { silentLogger } from "../../core/log.ts";
 import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
 import { startHousekeeping } from "../../scheduler/housekeeping.ts";
 import { Value } from "@sinclair/typebox/value";
-import { heartbeatDataSchema } from "../../runner/checks/heartbeat/heartbeat-data.ts";
+import { heartbeatDataSchema } from "../../runner/checks/heartbeat/heartbeat-schema.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
+import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a discord channel; browser-safe, so the dashboard validates with it too. */
 export const discordConfig = Type.Object(
@@ -7,3 +8,13 @@ export const discordConfig = Type.Object(
   { additionalProperties: false },
 );
 export type DiscordConfig = Static<typeof discordConfig>;
+
+/** The discord channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const discordSpec = defineChannelSpec({
+  type: "discord",
+  label: "Discord",
+  help: "Posts to a Discord channel webhook.",
+  config: discordConfig,
+  secretFields: ["url"],
+  validate: (config) => urlIssues("/url", config.url),
+});

@@ -1,8 +1,7 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
-import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { discordConfig, type DiscordConfig } from "./discord-schema.ts";
+import { discordConfig, type DiscordConfig, discordSpec } from "./discord-schema.ts";
 
 export { discordConfig, type DiscordConfig };
 
@@ -36,9 +35,9 @@ export function discordPayload(event: AlertEvent) {
 
 export const discord: Channel<DiscordConfig> = {
   type: "discord",
-  configSchema: discordConfig,
-  secretFields: ["url"],
-  validate: (config) => urlIssues("/url", config.url),
+  configSchema: discordSpec.config,
+  secretFields: discordSpec.secretFields,
+  validate: discordSpec.validate,
   async send(event, config, ctx) {
     // wait=true makes Discord answer with the created message, whose id goes into alert history.
     const url = new URL(config.url);

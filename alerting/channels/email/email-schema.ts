@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 const Address = Type.String({ pattern: "^[^\\s@<>(),;:\"\\[\\]\\\\]+@[^\\s@<>(),;:\"\\[\\]\\\\]+\\.[^\\s@<>(),;:\"\\[\\]\\\\]+$", maxLength: 254 });
 
@@ -8,3 +9,12 @@ export const emailConfig = Type.Object(
   { additionalProperties: false },
 );
 export type EmailConfig = Static<typeof emailConfig>;
+
+/** The email channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const emailSpec = defineChannelSpec({
+  type: "email",
+  label: "Email",
+  help: "Sends an email to one or more addresses.",
+  config: emailConfig,
+  secretFields: [],
+});

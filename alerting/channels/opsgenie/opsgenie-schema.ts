@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of an opsgenie channel; browser-safe, so the dashboard validates with it too. */
 export const opsgenieConfig = Type.Object(
@@ -11,3 +12,13 @@ export const opsgenieConfig = Type.Object(
   { additionalProperties: false },
 );
 export type OpsgenieConfig = Static<typeof opsgenieConfig>;
+
+/** The opsgenie channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const opsgenieSpec = defineChannelSpec({
+  type: "opsgenie",
+  label: "Opsgenie",
+  help: "Opens, acknowledges and closes Opsgenie alerts.",
+  config: opsgenieConfig,
+  secretFields: ["api_key"],
+  paging: true,
+});

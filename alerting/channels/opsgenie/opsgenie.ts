@@ -1,7 +1,7 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { opsgenieConfig, type OpsgenieConfig } from "./opsgenie-schema.ts";
+import { opsgenieConfig, type OpsgenieConfig, opsgenieSpec } from "./opsgenie-schema.ts";
 
 export { opsgenieConfig, type OpsgenieConfig };
 
@@ -31,8 +31,8 @@ export function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig) {
 
 export const opsgenie: Channel<OpsgenieConfig> = {
   type: "opsgenie",
-  configSchema: opsgenieConfig,
-  secretFields: ["api_key"],
+  configSchema: opsgenieSpec.config,
+  secretFields: opsgenieSpec.secretFields,
   async send(event, config, ctx) {
     const base = `${ctx.endpoints.opsgenie[config.region ?? "us"]}/v2/alerts`;
     const headers = { authorization: `GenieKey ${config.api_key}` };

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 const severities = ["critical", "error", "warning", "info"] as const;
 
@@ -11,3 +12,13 @@ export const pagerdutyConfig = Type.Object(
   { additionalProperties: false },
 );
 export type PagerdutyConfig = Static<typeof pagerdutyConfig>;
+
+/** The pagerduty channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const pagerdutySpec = defineChannelSpec({
+  type: "pagerduty",
+  label: "PagerDuty",
+  help: "Opens, acknowledges and resolves PagerDuty incidents (Events API v2).",
+  config: pagerdutyConfig,
+  secretFields: ["routing_key"],
+  paging: true,
+});

@@ -1,7 +1,7 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, AlertEventKind, Channel, ChannelContext } from "../types.ts";
-import { pagerdutyConfig, type PagerdutyConfig } from "./pagerduty-schema.ts";
+import { pagerdutyConfig, type PagerdutyConfig, pagerdutySpec } from "./pagerduty-schema.ts";
 
 export { pagerdutyConfig, type PagerdutyConfig };
 
@@ -52,8 +52,8 @@ export function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx
 
 export const pagerduty: Channel<PagerdutyConfig> = {
   type: "pagerduty",
-  configSchema: pagerdutyConfig,
-  secretFields: ["routing_key"],
+  configSchema: pagerdutySpec.config,
+  secretFields: pagerdutySpec.secretFields,
   async send(event, config, ctx) {
     const res = await postJson(ctx, "PagerDuty Events API", ctx.endpoints.pagerduty, pagerdutyPayload(event, config, ctx));
     const dedup = (parseJson(res.text) as { dedup_key?: string } | undefined)?.dedup_key;

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
+import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a slack channel; browser-safe, so the dashboard validates with it too. */
 export const slackConfig = Type.Object(
@@ -7,3 +8,13 @@ export const slackConfig = Type.Object(
   { additionalProperties: false },
 );
 export type SlackConfig = Static<typeof slackConfig>;
+
+/** The slack channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const slackSpec = defineChannelSpec({
+  type: "slack",
+  label: "Slack",
+  help: "Posts to a Slack (or Mattermost) incoming webhook.",
+  config: slackConfig,
+  secretFields: ["url"],
+  validate: (config) => urlIssues("/url", config.url),
+});

@@ -1,8 +1,7 @@
 import { clip, renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
-import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { slackConfig, type SlackConfig } from "./slack-schema.ts";
+import { slackConfig, type SlackConfig, slackSpec } from "./slack-schema.ts";
 
 export { slackConfig, type SlackConfig };
 
@@ -28,9 +27,9 @@ export function slackPayload(event: AlertEvent) {
 
 export const slack: Channel<SlackConfig> = {
   type: "slack",
-  configSchema: slackConfig,
-  secretFields: ["url"],
-  validate: (config) => urlIssues("/url", config.url),
+  configSchema: slackSpec.config,
+  secretFields: slackSpec.secretFields,
+  validate: slackSpec.validate,
   async send(event, config, ctx) {
     const res = await postJson(ctx, "Slack webhook", config.url, slackPayload(event));
     return { status: res.status };

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
+import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a teams channel; browser-safe, so the dashboard validates with it too. */
 export const teamsConfig = Type.Object(
@@ -7,3 +8,13 @@ export const teamsConfig = Type.Object(
   { additionalProperties: false },
 );
 export type TeamsConfig = Static<typeof teamsConfig>;
+
+/** The teams channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const teamsSpec = defineChannelSpec({
+  type: "teams",
+  label: "Microsoft Teams",
+  help: "Posts an Adaptive Card to a Microsoft Teams Workflows webhook.",
+  config: teamsConfig,
+  secretFields: ["url"],
+  validate: (config) => urlIssues("/url", config.url),
+});

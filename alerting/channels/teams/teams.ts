@@ -1,8 +1,7 @@
 import { renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
-import { urlIssues } from "../../../schemas/channels/channel-fields.ts";
 import type { AlertEvent, AlertEventKind, Channel } from "../types.ts";
-import { teamsConfig, type TeamsConfig } from "./teams-schema.ts";
+import { teamsConfig, type TeamsConfig, teamsSpec } from "./teams-schema.ts";
 
 export { teamsConfig, type TeamsConfig };
 
@@ -45,9 +44,9 @@ export function teamsPayload(event: AlertEvent) {
 
 export const teams: Channel<TeamsConfig> = {
   type: "teams",
-  configSchema: teamsConfig,
-  secretFields: ["url"],
-  validate: (config) => urlIssues("/url", config.url),
+  configSchema: teamsSpec.config,
+  secretFields: teamsSpec.secretFields,
+  validate: teamsSpec.validate,
   async send(event, config, ctx) {
     const res = await postJson(ctx, "Teams webhook", config.url, teamsPayload(event));
     return { status: res.status };

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a telegram channel; browser-safe, so the dashboard validates with it too. */
 export const telegramConfig = Type.Object(
@@ -12,3 +13,12 @@ export const telegramConfig = Type.Object(
   { additionalProperties: false },
 );
 export type TelegramConfig = Static<typeof telegramConfig>;
+
+/** The telegram channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const telegramSpec = defineChannelSpec({
+  type: "telegram",
+  label: "Telegram",
+  help: "Sends a message from your bot to a chat, group or channel.",
+  config: telegramConfig,
+  secretFields: ["bot_token"],
+});

@@ -1,7 +1,7 @@
 import { clip, escapeHtml, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
-import { telegramConfig, type TelegramConfig } from "./telegram-schema.ts";
+import { telegramConfig, type TelegramConfig, telegramSpec } from "./telegram-schema.ts";
 
 export { telegramConfig, type TelegramConfig };
 
@@ -20,8 +20,8 @@ export function telegramText(event: AlertEvent): string {
 
 export const telegram: Channel<TelegramConfig> = {
   type: "telegram",
-  configSchema: telegramConfig,
-  secretFields: ["bot_token"],
+  configSchema: telegramSpec.config,
+  secretFields: telegramSpec.secretFields,
   async send(event, config, ctx) {
     const body = {
       chat_id: config.chat_id,

@@ -1,37 +1,7 @@
-import { type Static, Type } from "@sinclair/typebox";
-import { alertEventKinds, type AlertEvent } from "../types.ts";
+import { WebhookPayload } from "../../../schemas/alerting/webhook-payload.ts";
+import type { AlertEvent } from "../types.ts";
 
-/**
- * Body of every generic webhook delivery (JSON, UTF-8). Version 1; fields may be added
- * without a version change, never removed or retyped. Included in the OpenAPI document.
- */
-export const WebhookPayload = Type.Object(
-  {
-    version: Type.Literal(1),
-    id: Type.String({ description: "Delivery id, the same on every retry of one delivery (also the X-Watchpost-Delivery header); use it to drop duplicates" }),
-    kind: Type.Union(alertEventKinds.map((k) => Type.Literal(k)), { description: "What happened (also the X-Watchpost-Event header)" }),
-    dedup_key: Type.String({ description: "Stable for one alert incarnation: the alert, its escalations, reminders, acknowledgement and recovery share it" }),
-    occurred_at: Type.String({ format: "date-time" }),
-    started_at: Type.String({ format: "date-time", description: "When the alert started firing" }),
-    org: Type.Object({ id: Type.String(), name: Type.String() }),
-    rule: Type.Object({ id: Type.String(), name: Type.String() }),
-    monitor: Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), target: Type.Optional(Type.String()) }),
-    region: Type.String(),
-    status: Type.String({ description: "Status of the check that caused this event: up, down, degraded, timeout, ..." }),
-    condition: Type.String({ description: "The rule's condition in words" }),
-    result: Type.Object({
-      duration_ms: Type.Number(),
-      error: Type.Optional(Type.String()),
-      data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Check-type specific result fields" })),
-    }),
-    links: Type.Object({
-      monitor: Type.Optional(Type.String({ format: "uri" })),
-      acknowledge: Type.Optional(Type.String({ format: "uri", description: "The dashboard's firing-alerts page, where a signed-in member acknowledges this alert (problems only: alert, escalation, reminder)" })),
-    }),
-  },
-  { $id: "WebhookPayload", title: "Webhook channel delivery", additionalProperties: false },
-);
-export type WebhookPayload = Static<typeof WebhookPayload>;
+export { WebhookPayload };
 
 export function toWebhookPayload(event: AlertEvent): WebhookPayload {
   return {

@@ -1,5 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { HttpUrl } from "../../../schemas/channels/channel-fields.ts";
+import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts";
+import type { Issue } from "../../../schemas/validation.ts";
+import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a webhook channel; browser-safe, so the dashboard validates with it too. */
 export const webhookConfig = Type.Object(
@@ -17,3 +19,24 @@ export const webhookConfig = Type.Object(
   { additionalProperties: false },
 );
 export type WebhookConfig = Static<typeof webhookConfig>;
+
+/** Headers we set or the HTTP client owns; a config header may not replace them. */
+const reserved = new Set(["host", "content-type", "content-length", "transfer-encoding", "connection", "user-agent"]);
+
+/** The webhook channel type, as the registry (schemas/channel-types.ts) lists it. */
+export const webhookSpec = defineChannelSpec({
+  type: "webhook",
+  label: "Webhook",
+  help: "POSTs a signed JSON payload to your own endpoint.",
+  config: webhookConfig,
+  // The URL too: generic receivers (Zapier, n8n, Make…) carry their credential in the path or query.
+  secretFields: ["url", "secret", "headers"],
+  validate(config) {
+    const issues: Issue[] = urlIssues("/url", config.url);
+    for (const name of Object.keys(config.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (reserved.has(lower) || lower.startsWith("x-watchpost-")) issues.push({ path: `/headers/${name}`, message: "is set by Watchpost and cannot be overridden" });
+    }
+    return issues;
+  },
+});

@@ -1,7 +1,6 @@
 import { Elysia, t } from "elysia";
-import { channelTypes, channels } from "../../../alerting/channels/index.ts";
-import { conditionTypes } from "../../../alerting/engine/conditions.ts";
-import { PAGING_TYPES } from "../../../alerting/runtime/compile.ts";
+import { channelSpecOf, channelTypes, PAGING_TYPES } from "../../../schemas/channel-types.ts";
+import { conditionTypes } from "../../../schemas/alerting/conditions.ts";
 import { orgLimits } from "../../../billing/entitlements.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
@@ -35,7 +34,7 @@ export const alertCapabilityRoutes = (deps: ApiDeps) =>
           const { plan, limits } = await orgLimits(deps.sql, actor.orgId);
           return {
             plan: plan.id,
-            channel_types: channelTypes.map((type) => ({ type, secret_fields: [...channels[type].secretFields], receives_acknowledgements: PAGING_TYPES.has(type) })),
+            channel_types: channelTypes.map((type) => ({ type, secret_fields: [...channelSpecOf(type).secretFields], receives_acknowledgements: PAGING_TYPES.has(type) })),
             condition_types: [...conditionTypes],
             scope_types: ["monitor", "monitor_group", "all_monitors"],
             features: {

@@ -1,19 +1,10 @@
 import { t } from "elysia";
-import type { ChannelType } from "../../../alerting/channels/index.ts";
+import type { TLiteral, TUnion } from "@sinclair/typebox";
+import { type ChannelType, channelTypes } from "../../../schemas/channel-types.ts";
 import { Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
-export const ChannelTypeName = t.Union([
-  t.Literal("email"),
-  t.Literal("slack"),
-  t.Literal("discord"),
-  t.Literal("teams"),
-  t.Literal("telegram"),
-  t.Literal("webhook"),
-  t.Literal("pagerduty"),
-  t.Literal("opsgenie"),
-]);
-// A new channel type must be added above too.
-const _allTypes: ChannelType extends typeof ChannelTypeName.static ? true : never = true;
+/** One literal per registered channel type (schemas/channel-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
+export const ChannelTypeName = t.Union(channelTypes.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<ChannelType>]>;
 const Name = DisplayName(200);
 const Config = t.Record(t.String(), t.Unknown(), {
   description: "The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them",

@@ -1,8 +1,10 @@
 import { t } from "elysia";
-import { CHECK_TYPES } from "../../../runner/checks/types.ts";
+import type { TLiteral, TUnion } from "@sinclair/typebox";
+import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
-export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c)));
+/** One literal per registered check type (schemas/check-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
+export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<CheckType>]>;
 export const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
 const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
 const Region = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9-]+$" });

@@ -2,7 +2,7 @@ import { browserErrorText, defineBrowserCheck } from "../browser/define-browser-
 import { assertFromTarget, navigationError } from "../browser/navigation.ts";
 import { ms } from "../shared/timing.ts";
 import type { CheckDataRecord } from "../types.ts";
-import { browserFlowDataSchema } from "./browser-flow-data.ts";
+import { browserFlowDataSchema } from "./browser-flow-schema.ts";
 import { type BrowserFlowStep, browserFlowConfigSchema, DEFAULT_STEP_TIMEOUT_MS } from "./browser-flow-schema.ts";
 import { type FlowState, flowActions } from "./flow-actions.ts";
 

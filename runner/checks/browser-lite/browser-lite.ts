@@ -2,7 +2,7 @@ import { defineBrowserCheck } from "../browser/define-browser-check.ts";
 import { assertFromTarget, navigationError } from "../browser/navigation.ts";
 import { statusMatcher } from "../http/expected-status.ts";
 import { ms } from "../shared/timing.ts";
-import { browserLiteDataSchema } from "./browser-lite-data.ts";
+import { browserLiteDataSchema } from "./browser-lite-schema.ts";
 import { BROWSER_LITE_DEFAULTS, browserLiteConfigSchema } from "./browser-lite-schema.ts";
 
 interface NavigationTimings {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
 import type { Logger } from "../../../core/log.ts";
-import { CheckAbortedError, CheckUnavailableError } from "../types.ts";
+import { CheckAbortedError, CheckUnavailableError } from "../check-errors.ts";
 import { type Engine, launchEngine, requireEngine } from "./engines.ts";
 import { BrowserLostError } from "./pool-errors.ts";
 import { childPids, privateMemoryBytes, processTree } from "./process-tree.ts";

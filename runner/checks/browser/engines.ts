@@ -1,21 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Browser, BrowserType } from "playwright-core";
+import type { Engine } from "../../../schemas/checks/browser-engines.ts";
 
-/** The browser engines a runner or worker can offer (`BROWSERS`). */
-export const ENGINES = ["chromium", "firefox", "webkit"] as const;
-export type Engine = (typeof ENGINES)[number];
-export const BROWSERS_SETTINGS = ["none", "chromium", "firefox", "webkit", "all"] as const;
-export type BrowsersSetting = (typeof BROWSERS_SETTINGS)[number];
-
-/** Engines offered for a `BROWSERS` value. */
-export function browserEngines(setting: BrowsersSetting): Engine[] {
-  if (setting === "none") return [];
-  return setting === "all" ? [...ENGINES] : [setting];
-}
-
-export function isEngine(value: unknown): value is Engine {
-  return typeof value === "string" && (ENGINES as readonly string[]).includes(value);
-}
+export { BROWSERS_SETTINGS, browserEngines, ENGINES, isEngine } from "../../../schemas/checks/browser-engines.ts";
+export type { BrowsersSetting, Engine } from "../../../schemas/checks/browser-engines.ts";
 
 /**
  * Chromium flags for a container without a GPU, a sandbox-capable kernel or a large /dev/shm,

@@ -2,10 +2,9 @@ import { getServers } from "node:dns";
 import type * as packet from "dns-packet";
 import { checkAddress, classifyAddress, type GuardOptions } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { dnsDataSchema } from "./dns-data.ts";
 import { ms } from "../shared/timing.ts";
 import { queryDns, type DnsServer } from "../../../core/net/dns-client.ts";
-import { dnsConfigSchema, type DnsRecordType } from "./dns-schema.ts";
+import { type DnsRecordType, dnsSpec } from "./dns-schema.ts";
 
 type Data<T extends packet.Answer["type"]> = Extract<packet.Answer, { type: T; data: unknown }>["data"];
 
@@ -22,10 +21,7 @@ const FORMATS: Readonly<Record<DnsRecordType, (data: never) => string>> = {
   SRV: (d: Data<"SRV">) => `${d.priority} ${d.weight} ${d.port} ${d.target}`,
 };
 
-export const dnsCheck = defineCheck({
-  type: "dns",
-  configSchema: dnsConfigSchema,
-  dataSchema: dnsDataSchema,
+export const dnsCheck = defineCheck(dnsSpec, {
   async probe(config, ctx) {
     const servers = config.resolver
       ? [parseServer(config.resolver, ctx.guardOptions)]

@@ -1,16 +1,12 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { domainDataSchema } from "./domain-data.ts";
 import { describeError } from "../shared/describe-error.ts";
 import { daysUntil } from "../shared/timing.ts";
-import { DOMAIN_DEFAULTS, domainConfigSchema } from "./domain-schema.ts";
+import { DOMAIN_DEFAULTS, domainSpec } from "./domain-schema.ts";
 import { rdapLookup } from "./rdap.ts";
 import { DomainNotFoundError, type Registration } from "./registration.ts";
 import { whoisLookup } from "./whois.ts";
 
-export const domainCheck = defineCheck({
-  type: "domain",
-  configSchema: domainConfigSchema,
-  dataSchema: domainDataSchema,
+export const domainCheck = defineCheck(domainSpec, {
   async probe(config, ctx) {
     const domain = config.domain.toLowerCase().replace(/\.$/, "");
     const problems: string[] = [];

@@ -1,6 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { httpUrlSchema } from "../../../schemas/checks/schema-parts.ts";
 import { secretHeadersSchema } from "../../../schemas/checks/secret-headers.ts";
+import { dataObject, intField, msField, textField } from "../../../schemas/checks/data-fields.ts";
+import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const HTTP_DEFAULTS = {
   method: "GET",
@@ -63,5 +65,33 @@ export const httpConfigFields = {
   tls_verify: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.tls_verify })),
 };
 
-export const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
+const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
 export type HttpConfig = Static<typeof httpConfigSchema>;
+
+/** Fields shared by http and keyword results. */
+export const httpDataFields = {
+  status_code: intField("HTTP status code of the last response (after redirects were followed)"),
+  dns_ms: msField("Time to resolve and check the host, ms (0 for an IP literal); summed over redirect hops"),
+  connect_ms: msField("TCP connect time, ms; summed over redirect hops"),
+  tls_ms: msField("TLS handshake time, ms; null for plain http; summed over redirect hops"),
+  ttfb_ms: msField("From sending the request to receiving the response headers, ms; summed over redirect hops"),
+  response_time: msField("Same as duration_ms: the whole check including reading the body, ms"),
+  body_bytes: intField("Bytes of body read from the last response (at most 1 MiB are read)"),
+  final_url: textField("URL of the last request made (differs from url after redirects)"),
+  redirects: intField("Number of redirects followed"),
+  ip: textField("Address connected to for the last request (after the private-address guard)"),
+};
+
+const httpDataSchema = dataObject("HttpData", httpDataFields);
+
+/** The http check type, as the registry (schemas/check-types.ts) lists it. */
+export const httpSpec = defineCheckSpec({
+  type: "http",
+  label: "HTTP(S) — a URL answers with an expected status",
+  summary: "An HTTP(S) request gets an expected status (and fast enough)",
+  runsOn: "worker",
+  quota: "monitors",
+  config: httpConfigSchema,
+  data: httpDataSchema,
+  reportsResponseTime: true,
+});

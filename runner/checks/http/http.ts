@@ -1,13 +1,8 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { httpDataSchema } from "./http-data.ts";
 import { judgeHttpResponse, requestForCheck } from "./http-probe.ts";
-import { httpConfigSchema } from "./http-schema.ts";
+import { httpSpec } from "./http-schema.ts";
 
-export const httpCheck = defineCheck({
-  type: "http",
-  configSchema: httpConfigSchema,
-  dataSchema: httpDataSchema,
-  reportsResponseTime: true,
+export const httpCheck = defineCheck(httpSpec, {
   async probe(config, ctx) {
     const started = performance.now();
     const res = await requestForCheck(config, ctx, false);

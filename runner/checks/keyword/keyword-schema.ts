@@ -1,9 +1,11 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { httpConfigFields } from "../http/http-schema.ts";
+import { httpConfigFields, httpDataFields } from "../http/http-schema.ts";
+import { dataObject, flagField, textField } from "../../../schemas/checks/data-fields.ts";
+import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const KEYWORD_DEFAULTS = { case_sensitive: false, mode: "present" } as const;
 
-export const keywordConfigSchema = Type.Object(
+const keywordConfigSchema = Type.Object(
   {
     ...httpConfigFields,
     keyword: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -13,3 +15,22 @@ export const keywordConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 export type KeywordConfig = Static<typeof keywordConfigSchema>;
+
+const keywordDataSchema = dataObject("KeywordData", {
+  ...httpDataFields,
+  keyword_found: flagField("Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8)"),
+  keyword: textField("The keyword looked for (a keyword_missing rule reads keyword_found only when it names this keyword)"),
+  keyword_case_sensitive: flagField("Whether the keyword was compared with case"),
+});
+
+/** The keyword check type, as the registry (schemas/check-types.ts) lists it. */
+export const keywordSpec = defineCheckSpec({
+  type: "keyword",
+  label: "Keyword — a page contains (or lacks) a word",
+  summary: "An HTTP(S) response body contains, or lacks, a keyword",
+  runsOn: "worker",
+  quota: "monitors",
+  config: keywordConfigSchema,
+  data: keywordDataSchema,
+  reportsResponseTime: true,
+});

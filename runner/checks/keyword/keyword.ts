@@ -1,13 +1,8 @@
 import { judgeHttpResponse, requestForCheck } from "../http/http-probe.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { keywordDataSchema } from "./keyword-data.ts";
-import { KEYWORD_DEFAULTS, keywordConfigSchema } from "./keyword-schema.ts";
+import { KEYWORD_DEFAULTS, keywordSpec } from "./keyword-schema.ts";
 
-export const keywordCheck = defineCheck({
-  type: "keyword",
-  configSchema: keywordConfigSchema,
-  dataSchema: keywordDataSchema,
-  reportsResponseTime: true,
+export const keywordCheck = defineCheck(keywordSpec, {
   async probe(config, ctx) {
     const started = performance.now();
     const res = await requestForCheck(config, ctx, true);

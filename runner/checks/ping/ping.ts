@@ -1,17 +1,13 @@
 import { resolveAndCheck } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { pingDataSchema } from "./ping-data.ts";
 import { parsePingOutput } from "./parse-ping-output.ts";
-import { PING_DEFAULTS, pingConfigSchema } from "./ping-schema.ts";
+import { PING_DEFAULTS, pingSpec } from "./ping-schema.ts";
 
 // The parser reads English output; the rest of the environment passes through unchanged.
 const PING_ENV = { ...process.env, LC_ALL: "C", LANG: "C" };
 const INTERVAL_S = "0.2";
 
-export const pingCheck = defineCheck({
-  type: "ping",
-  configSchema: pingConfigSchema,
-  dataSchema: pingDataSchema,
+export const pingCheck = defineCheck(pingSpec, {
   async probe(config, ctx) {
     const { address, family } = await resolveAndCheck(config.host, ctx.guardOptions);
     ctx.data.ip = address;

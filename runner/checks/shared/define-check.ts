@@ -1,4 +1,5 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { CheckSpec } from "../../../schemas/checks/check-spec.ts";
 import { describeFields } from "../../../schemas/checks/data-fields.ts";
 import { describeError } from "./describe-error.ts";
 import { ms } from "./timing.ts";
@@ -13,19 +14,16 @@ import {
   type ProbeOutcome,
 } from "../types.ts";
 
-export interface CheckDefinition<T extends ExecutableCheckType, S extends TSchema> {
-  type: T;
-  configSchema: S;
-  /** The result data (runner/checks/data-schemas.ts); `dataFields` is derived from it. */
-  dataSchema: TObject;
-  /** When true, data.response_time is set to the check's duration_ms. */
-  reportsResponseTime?: boolean;
+export interface CheckDefinition<S extends TSchema> {
   /**
    * Measures the target. Throws for anything that went wrong with it (refused, reset, bad
    * certificate...): the error's message becomes the result's `error` with status "down".
    */
   probe(config: Static<S>, ctx: ProbeContext): Promise<ProbeOutcome>;
 }
+
+/** What the wrapper needs of a check type's spec (schemas/checks/check-spec.ts). */
+type RunSpec<T extends ExecutableCheckType, S extends TSchema> = Pick<CheckSpec<T, S, TObject>, "type" | "config" | "data" | "reportsResponseTime">;
 
 export type DefinedCheck<T extends ExecutableCheckType, S extends TSchema> = Check<S> & { readonly type: T };
 
@@ -34,25 +32,26 @@ export type DefinedCheck<T extends ExecutableCheckType, S extends TSchema> = Che
  * with the data measured so far), caller abort (rejects with CheckAbortedError), errors
  * turned into "down" results, and duration_ms.
  */
-export function defineCheck<T extends ExecutableCheckType, S extends TSchema>(def: CheckDefinition<T, S>): DefinedCheck<T, S> {
-  const dataFields = describeFields(def.dataSchema);
+export function defineCheck<T extends ExecutableCheckType, S extends TSchema>(spec: RunSpec<T, S>, def: CheckDefinition<S>): DefinedCheck<T, S> {
+  const dataFields = describeFields(spec.data);
   const fieldNames = Object.keys(dataFields);
   return {
-    type: def.type,
-    configSchema: def.configSchema,
-    dataSchema: def.dataSchema,
+    type: spec.type,
+    configSchema: spec.config,
+    dataSchema: spec.data,
     dataFields,
-    run: (config, ctx) => runProbe(def, fieldNames, config, ctx),
+    run: (config, ctx) => runProbe(spec, def, fieldNames, config, ctx),
   };
 }
 
 function runProbe<T extends ExecutableCheckType, S extends TSchema>(
-  def: CheckDefinition<T, S>,
+  spec: RunSpec<T, S>,
+  def: CheckDefinition<S>,
   fieldNames: string[],
   config: Static<S>,
   ctx: CheckContext,
 ): Promise<CheckResult> {
-  if (ctx.signal?.aborted) return Promise.reject(new CheckAbortedError(def.type));
+  if (ctx.signal?.aborted) return Promise.reject(new CheckAbortedError(spec.type));
   const started = performance.now();
   const data: CheckData = {};
   for (const name of fieldNames) data[name] = null;
@@ -69,7 +68,7 @@ function runProbe<T extends ExecutableCheckType, S extends TSchema>(
     let settled = false;
     const finish = (status: CheckResult["status"], error: string | undefined, snapshot: CheckData): CheckResult => {
       const duration_ms = ms(performance.now() - started);
-      if (def.reportsResponseTime) snapshot.response_time = duration_ms;
+      if (spec.reportsResponseTime) snapshot.response_time = duration_ms;
       return error === undefined ? { status, duration_ms, data: snapshot } : { status, duration_ms, error, data: snapshot };
     };
     const cleanup = () => {
@@ -80,8 +79,8 @@ function runProbe<T extends ExecutableCheckType, S extends TSchema>(
     const onCallerAbort = () => {
       if (settled) return;
       cleanup();
-      controller.abort(new CheckAbortedError(def.type));
-      reject(new CheckAbortedError(def.type));
+      controller.abort(new CheckAbortedError(spec.type));
+      reject(new CheckAbortedError(spec.type));
     };
     const timer = setTimeout(() => {
       if (settled) return;
@@ -101,7 +100,7 @@ function runProbe<T extends ExecutableCheckType, S extends TSchema>(
       (err: unknown) => {
         if (settled) return;
         cleanup();
-        ctx.log?.debug({ op: "checks.run", type: def.type, err }, "check failed");
+        ctx.log?.debug({ op: "checks.run", type: spec.type, err }, "check failed");
         resolve(finish("down", describeError(err), data));
       },
     );

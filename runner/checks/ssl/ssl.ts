@@ -1,18 +1,14 @@
 import tls, { type PeerCertificate, type TLSSocket } from "node:tls";
 import { isIpLiteral, stripBrackets } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
-import { sslDataSchema } from "./ssl-data.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { daysUntil } from "../shared/timing.ts";
 import type { ProbeOutcome } from "../types.ts";
-import { SSL_DEFAULTS, sslConfigSchema } from "./ssl-schema.ts";
+import { SSL_DEFAULTS, sslSpec } from "./ssl-schema.ts";
 
 const ALTNAME_INVALID = "ERR_TLS_CERT_ALTNAME_INVALID";
 
-export const sslCheck = defineCheck({
-  type: "ssl",
-  configSchema: sslConfigSchema,
-  dataSchema: sslDataSchema,
+export const sslCheck = defineCheck(sslSpec, {
   async probe(config, ctx) {
     const host = stripBrackets(config.host);
     const name = config.sni ?? host;

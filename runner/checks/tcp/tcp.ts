@@ -1,12 +1,8 @@
 import { defineCheck } from "../shared/define-check.ts";
-import { tcpDataSchema } from "./tcp-data.ts";
 import { openConnection } from "../shared/open-connection.ts";
-import { tcpConfigSchema } from "./tcp-schema.ts";
+import { tcpSpec } from "./tcp-schema.ts";
 
-export const tcpCheck = defineCheck({
-  type: "tcp",
-  configSchema: tcpConfigSchema,
-  dataSchema: tcpDataSchema,
+export const tcpCheck = defineCheck(tcpSpec, {
   async probe(config, ctx) {
     const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions });
     conn.socket.destroy();

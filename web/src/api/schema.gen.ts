@@ -2208,6 +2208,34 @@ export interface components {
             /** @default 30 */
             warn_days: number;
         };
+        SmtpConfig: {
+            /** @description Host name or IP address */
+            host: string;
+            /**
+             * @description SMTP port; 587 (submission) by default, 25 for MX servers
+             * @default 587
+             */
+            port: number;
+            /**
+             * @description auto: upgrade when the server offers STARTTLS; required: down when it does not; off: stay in plain text
+             * @default auto
+             */
+            starttls: "auto" | "required" | "off";
+            /**
+             * @description Down when the STARTTLS certificate is not trusted or does not cover the host
+             * @default true
+             */
+            tls_verify: boolean;
+            /**
+             * @description The name we greet the server with (EHLO)
+             * @default watchpost.invalid
+             */
+            ehlo_name: string;
+            /** @description Degraded when the STARTTLS certificate expires within this many days */
+            cert_expiry_days?: number;
+            /** @description Degraded when the dialogue takes longer than this, ms */
+            degraded_above_ms?: number;
+        };
         HeartbeatConfig: {
             /** @description Expected time between two pings */
             period_seconds: number;
@@ -2913,10 +2941,10 @@ export interface components {
              */
             type: "MetricThresholdCondition";
             /**
-             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
              */
-            metric: "body_bytes" | "browser_memory_mb" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
+            metric: "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
             operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
             threshold: number;
         };
@@ -3107,6 +3135,29 @@ export interface components {
             registrar: string | null;
             /** @description Where the expiry came from: "rdap" or "whois" */
             source: ("rdap" | "whois") | null;
+        };
+        /** SmtpData */
+        SmtpData: {
+            /** @description Time to resolve and check the host, ms (0 for an IP literal) */
+            dns_ms: number | null;
+            /** @description TCP connect time, ms */
+            connect_ms: number | null;
+            /** @description Time from connect to the server's 220 greeting, ms */
+            banner_ms: number | null;
+            /** @description Time for the EHLO answer, ms */
+            ehlo_ms: number | null;
+            /** @description Time for STARTTLS and the TLS handshake, ms; null when no upgrade happened */
+            starttls_ms: number | null;
+            /** @description TLS protocol after STARTTLS, e.g. TLSv1.3; null without TLS */
+            tls_version: string | null;
+            /** @description Expiry of the STARTTLS certificate, ISO 8601; null without TLS */
+            cert_expires_at: string | null;
+            /** @description Whole days until the STARTTLS certificate expires; null without TLS */
+            cert_days_left: number | null;
+            /** @description The server's greeting line (first 200 characters) */
+            banner: string | null;
+            /** @description Address connected to (after the private-address guard) */
+            ip: string | null;
         };
         /** HeartbeatData */
         HeartbeatData: {
@@ -11191,7 +11242,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                 status?: "pending" | "up" | "down" | "degraded" | "timeout";
                 tag?: string;
                 paused?: boolean;
@@ -11221,7 +11272,7 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @enum {string} */
-                            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                             /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                             config: {
                                 [key: string]: unknown;
@@ -11458,6 +11509,23 @@ export interface operations {
                 } | {
                     name: string;
                     /** @constant */
+                    type: "smtp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SmtpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                    /** @description Monitor groups */
+                    tags?: string[];
+                    paused?: boolean;
+                } | {
+                    name: string;
+                    /** @constant */
                     type: "heartbeat";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
                     config: components["schemas"]["HeartbeatConfig"];
@@ -11526,7 +11594,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                         /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                         config: {
                             [key: string]: unknown;
@@ -11669,7 +11737,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                         /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                         config: {
                             [key: string]: unknown;
@@ -11879,9 +11947,9 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     /** @enum {string} */
-                    type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                    type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                     /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
-                    config?: components["schemas"]["HttpConfig"] | components["schemas"]["KeywordConfig"] | components["schemas"]["SslConfig"] | components["schemas"]["TcpConfig"] | components["schemas"]["DnsConfig"] | components["schemas"]["PingConfig"] | components["schemas"]["DomainConfig"] | components["schemas"]["HeartbeatConfig"] | components["schemas"]["BrowserLiteConfig"] | components["schemas"]["BrowserFlowConfig"];
+                    config?: components["schemas"]["HttpConfig"] | components["schemas"]["KeywordConfig"] | components["schemas"]["SslConfig"] | components["schemas"]["TcpConfig"] | components["schemas"]["DnsConfig"] | components["schemas"]["PingConfig"] | components["schemas"]["DomainConfig"] | components["schemas"]["SmtpConfig"] | components["schemas"]["HeartbeatConfig"] | components["schemas"]["BrowserLiteConfig"] | components["schemas"]["BrowserFlowConfig"];
                     /** @description Seconds between checks; the plan sets the minimum */
                     interval_seconds?: number;
                     /** @description At most the interval */
@@ -11913,7 +11981,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                         /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                         config: {
                             [key: string]: unknown;
@@ -12056,7 +12124,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                         /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                         config: {
                             [key: string]: unknown;
@@ -12190,7 +12258,7 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "heartbeat" | "browser_lite" | "browser_flow";
+                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
                         /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
                         config: {
                             [key: string]: unknown;

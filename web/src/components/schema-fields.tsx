@@ -134,7 +134,15 @@ function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: 
           defaultValue={shown as string | undefined}
           placeholder={f.key === "url" ? "https://example.com/health" : undefined}
           autoComplete="off"
+          list={f.suggestions ? `${id}-suggestions` : undefined}
         />
+      )}
+      {f.suggestions && (
+        <datalist id={`${id}-suggestions`}>
+          {f.suggestions.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
       )}
       {after}
     </div>

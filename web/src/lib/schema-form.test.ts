@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { conditionSchemas } from "../../../alerting/engine/conditions.ts";
-import { configSchemas } from "../../../runner/checks/config-schemas.ts";
+import { conditionSchemas } from "../../../schemas/alerting/conditions.ts";
+import { configSchemas } from "../../../schemas/check-types.ts";
 import { validateCheckConfig } from "../../../domain/monitors/validate-config.ts";
 import { describeFields, readFields, toInput, validate } from "./schema-form";
 

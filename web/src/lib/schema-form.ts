@@ -22,6 +22,8 @@ export interface FormField {
   description?: string;
   default?: unknown;
   options?: string[];
+  /** `text` fields: values offered while typing (a datalist); any other value is still accepted. */
+  suggestions?: string[];
   min?: number;
   max?: number;
   integer?: boolean;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { channelTypes, validateChannelConfig } from "../../../../alerting/channels/registry.ts";
+import { channelTypes } from "../../../../schemas/channel-types.ts";
+import { validateChannelConfig } from "../../../../alerting/service/channel-config.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 import { CHANNEL_TYPES, channelFields, readChannelForm } from "./channel-body";
 

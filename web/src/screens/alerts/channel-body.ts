@@ -1,20 +1,12 @@
 import type { TSchema } from "@sinclair/typebox";
-import { channelConfigSchemas } from "../../../../alerting/channels/config-schemas.ts";
+import { channelConfigSchemas, channelSpecs, channelTypes, type ChannelType as RegisteredChannelType } from "../../../../schemas/channel-types.ts";
 import { FormIssuesError, describeFields, readFields, validate, type FormField } from "../../lib/schema-form";
 
-export type ChannelType = keyof typeof channelConfigSchemas;
-export const CHANNEL_TYPES = Object.keys(channelConfigSchemas) as ChannelType[];
+export type ChannelType = RegisteredChannelType;
+export const CHANNEL_TYPES: ChannelType[] = channelTypes;
 
-export const CHANNEL_HELP: Record<ChannelType, string> = {
-  email: "Sends an email to one or more addresses.",
-  slack: "Posts to a Slack (or Mattermost) incoming webhook.",
-  discord: "Posts to a Discord channel webhook.",
-  teams: "Posts an Adaptive Card to a Microsoft Teams Workflows webhook.",
-  telegram: "Sends a message from your bot to a chat, group or channel.",
-  webhook: "POSTs a signed JSON payload to your own endpoint.",
-  pagerduty: "Opens, acknowledges and resolves PagerDuty incidents (Events API v2).",
-  opsgenie: "Opens, acknowledges and closes Opsgenie alerts.",
-};
+/** One sentence per channel type (each spec's `help`, schemas/channel-types.ts). */
+export const CHANNEL_HELP = Object.fromEntries(channelTypes.map((t) => [t, channelSpecs[t].help])) as Record<ChannelType, string>;
 
 const cache = new Map<ChannelType, FormField[]>();
 export function channelFields(type: ChannelType): FormField[] {

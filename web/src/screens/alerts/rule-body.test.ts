@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { conditionTypes } from "../../../../alerting/engine/conditions.ts";
+import { conditionTypes } from "../../../../schemas/alerting/conditions.ts";
+import { allMetricNames } from "../../../../schemas/checks/metric-names.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 import { CONDITION_TYPES, conditionFields, describeRule, readRuleForm } from "./rule-body";
 
@@ -23,6 +24,14 @@ describe("readRuleForm", () => {
     expect([...CONDITION_TYPES].sort()).toEqual([...conditionTypes].sort());
     expect(conditionFields("metric_threshold").map((f) => f.key)).toEqual(["metric", "operator", "threshold"]);
     expect(conditionFields("certificate_changed")).toEqual([]);
+  });
+
+  it("suggests every metric a check type reports for a metric_threshold rule, from the check-type registry", () => {
+    const metric = conditionFields("metric_threshold").find((f) => f.key === "metric")!;
+    expect(metric.kind).toBe("text");
+    expect(metric.suggestions).toEqual([...allMetricNames]);
+    expect(metric.suggestions).toContain("rtt_avg_ms");
+    expect(metric.suggestions).toContain("banner_ms");
   });
 
   it("builds a rule with channel bindings and their delays", () => {

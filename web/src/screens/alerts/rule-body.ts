@@ -1,5 +1,6 @@
-import { conditionSchemas, type ConditionType } from "../../../../alerting/engine/conditions.ts";
-import { normaliseRule, type RuleInput } from "../../../../alerting/service/rule-input.ts";
+import { conditionSchemas, type ConditionType } from "../../../../schemas/alerting/conditions.ts";
+import { allMetricNames } from "../../../../schemas/checks/metric-names.ts";
+import { normaliseRule, type RuleInput } from "../../../../schemas/alerting/rule-input.ts";
 import { FormIssuesError } from "../../lib/form-issues";
 import { describeFields, readFields, type FormField } from "../../lib/schema-form";
 
@@ -22,7 +23,10 @@ export function conditionFields(type: ConditionType): FormField[] {
   let f = cache.get(type);
   if (!f) {
     const { type: _t, ...properties } = conditionSchemas[type].properties as Record<string, unknown>;
-    cache.set(type, (f = describeFields({ ...conditionSchemas[type], properties, required: (conditionSchemas[type].required ?? []).filter((r: string) => r !== "type") } as never, "", { to: "Statuses", from: "Only after these statuses" })));
+    f = describeFields({ ...conditionSchemas[type], properties, required: (conditionSchemas[type].required ?? []).filter((r: string) => r !== "type") } as never, "", { to: "Statuses", from: "Only after these statuses" });
+    // The metric is typed in; offer every metric the check types report (schemas/checks/metric-names.ts).
+    if (type === "metric_threshold") f = f.map((field) => (field.key === "metric" ? { ...field, suggestions: [...allMetricNames] } : field));
+    cache.set(type, f);
   }
   return f;
 }

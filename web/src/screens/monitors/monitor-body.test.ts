@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { CHECK_TYPES as API_CHECK_TYPES } from "../../../../runner/checks/types.ts";
+import { CHECK_TYPES as API_CHECK_TYPES } from "../../../../schemas/check-types.ts";
 import { CHECK_TYPES, configFields, readMonitorForm } from "./monitor-body";
 
 const form = (entries: Record<string, string | string[]>) => {

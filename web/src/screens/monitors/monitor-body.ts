@@ -1,24 +1,13 @@
 import type { TSchema } from "@sinclair/typebox";
-import { configSchemas } from "../../../../runner/checks/config-schemas.ts";
+import { checkTypes, CHECK_TYPES as REGISTERED_TYPES, configSchemas } from "../../../../schemas/check-types.ts";
 import { describeFields, readFields, validate, type FormField, type Issue } from "../../lib/schema-form";
 import type { Monitor } from "./use-monitors";
 
 export type CheckType = Monitor["type"];
-export const CHECK_TYPES = Object.keys(configSchemas) as CheckType[];
+export const CHECK_TYPES: CheckType[] = REGISTERED_TYPES;
 
-/** What each check type watches, for the type picker. */
-export const CHECK_LABELS: Record<CheckType, string> = {
-  http: "HTTP(S) — a URL answers with an expected status",
-  keyword: "Keyword — a page contains (or lacks) a word",
-  ssl: "SSL certificate — valid and not about to expire",
-  tcp: "TCP port — accepts connections",
-  dns: "DNS — a record resolves (to the expected answers)",
-  ping: "Ping — a host answers ICMP echo",
-  domain: "Domain expiry — the registration does not lapse",
-  heartbeat: "Heartbeat — your job pings us on schedule",
-  browser_lite: "Browser (Lite) — a real browser loads the page",
-  browser_flow: "Browser (Flow) — a scripted journey succeeds",
-};
+/** What each check type watches, for the type picker (each type's spec, schemas/check-types.ts). */
+export const CHECK_LABELS = Object.fromEntries(CHECK_TYPES.map((t) => [t, checkTypes[t].label])) as Record<CheckType, string>;
 
 const fieldCache = new Map<CheckType, FormField[]>();
 /** The config fields of a check type, generated from the schema the API validates with. */

@@ -5,11 +5,11 @@ import { api, data } from "../../api/client";
 import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
+import { CHECK_TYPES } from "./monitor-body";
 import { useMonitorPages, useUptimeFor, type MonitorFilters, type MonitorSort } from "./use-monitors";
 
 const ROW_HEIGHT = 52;
 const STATUSES = ["up", "down", "degraded", "timeout", "pending", "paused"];
-const TYPES = ["http", "keyword", "ssl", "tcp", "dns", "ping", "domain", "heartbeat", "browser_lite", "browser_flow"];
 const SORTS: Record<MonitorSort, string> = { status: "Worst status first", name: "Name", response_time: "Slowest first", created: "Newest first" };
 
 /** Filters live in the URL too, so a link (a tag, a shared view) opens the same list. */
@@ -123,7 +123,7 @@ export function MonitorsOverview() {
         </select>
         <select aria-label="Filter by type" value={f.type} onChange={(e) => set({ type: e.target.value })}>
           <option value="">All types</option>
-          {TYPES.map((t) => (
+          {CHECK_TYPES.map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>

@@ -1,6 +1,6 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { dataSchemas } from "../../../../../runner/checks/data-schemas.ts";
+import { dataSchemas } from "../../../../../schemas/check-types.ts";
 import { api, data } from "../../../api/client";
 import { TimeChart } from "../../../components/time-chart";
 import { ErrorMessage, Loading } from "../../../components/ui";

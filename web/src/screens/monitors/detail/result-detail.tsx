@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { dataSchemas } from "../../../../../runner/checks/data-schemas.ts";
+import { dataSchemas } from "../../../../../schemas/check-types.ts";
 import { api, data } from "../../../api/client";
 import { ErrorMessage, fmtMs, fmtTime, Loading, StatusBadge } from "../../../components/ui";
 import { Link } from "../../../lib/router";
