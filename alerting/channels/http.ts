@@ -1,41 +1,11 @@
-import { Agent, buildConnector, fetch as undiciFetch } from "undici/index.js";
-import { type HostResolver, HostResolutionError, RANGE_LABELS, resolveAndCheck, TargetRefusedError } from "../../core/net-guard/index.ts";
-import { type ChannelContext, ChannelError, type HttpFetch, type HttpRequestInit } from "./types.ts";
+import { HostResolutionError, RANGE_LABELS, TargetRefusedError } from "../../core/net-guard/index.ts";
+import { type ChannelContext, ChannelError } from "./types.ts";
+
+// The guarded fetcher is the kernel's; channels and subscriber webhooks share it.
+export { createHttpFetch, type HttpFetchOptions } from "../../core/http/guarded-fetch.ts";
 
 export const USER_AGENT = "Watchpost-Alerts/1";
 const BODY_LIMIT = 300;
-
-export interface HttpFetchOptions {
-  /** ALLOW_PRIVATE_IPS: let channels reach private, loopback and link-local addresses (never cloud metadata). */
-  allowPrivateAddresses: boolean;
-  /**
-   * Connect over IPv6 too. Off by default: the guard connects to the first checked address, and
-   * on a host without IPv6 routes an AAAA answer first would fail every delivery.
-   */
-  ipv6?: boolean;
-  connectTimeoutMs?: number;
-  /** Extra trusted CA certificates (PEM), for receivers behind an internal CA. */
-  ca?: string[];
-  /** Replaces the system resolver (tests). */
-  resolver?: HostResolver;
-}
-
-/**
- * The production fetcher: undici whose every connection goes through the platform's net guard,
- * connecting to the address the guard checked (so DNS rebinding and redirects cannot reach the
- * internal network); TLS still verifies the certificate against the URL's host name.
- */
-export function createHttpFetch({ allowPrivateAddresses, ipv6 = false, connectTimeoutMs = 10_000, ca, resolver }: HttpFetchOptions): HttpFetch {
-  const connect = buildConnector({ timeout: connectTimeoutMs, ...(ca ? { ca } : {}) });
-  const guarded: buildConnector.connector = (options, callback) => {
-    resolveAndCheck(options.hostname, { allowPrivate: allowPrivateAddresses, ipv6, resolver }).then(
-      ({ address }) => connect({ ...options, hostname: address }, callback),
-      (err: Error) => callback(err, null),
-    );
-  };
-  const dispatcher = new Agent({ connect: guarded });
-  return (url: string, init: HttpRequestInit) => undiciFetch(url, { ...init, dispatcher });
-}
 
 /** Collapses whitespace and cuts a response body to what fits in a log line or alert history. */
 export function cutBody(text: string, limit = BODY_LIMIT): string {

@@ -1,6 +1,13 @@
 import type { TObject } from "@sinclair/typebox";
 import type { ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
+import type { SmtpSettings, SmtpTransport } from "../../core/mail/smtp-transport.ts";
+
+// Guarded outbound HTTP is the kernel's (core/http); channels keep importing its types from here.
+export type { HttpFetch, HttpRequestInit, HttpResponse } from "../../core/http/guarded-fetch.ts";
+import type { HttpFetch, HttpRequestInit } from "../../core/http/guarded-fetch.ts";
+// The SMTP transport is the kernel's (core/mail); channels keep importing its types from here.
+export type { SmtpMessage, SmtpSendInfo, SmtpSettings, SmtpTransport } from "../../core/mail/smtp-transport.ts";
 
 export type AlertEventKind = "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
 export const alertEventKinds: readonly AlertEventKind[] = ["alert", "escalation", "reminder", "recovery", "acknowledgement", "test"];
@@ -67,58 +74,9 @@ export class ChannelError extends Error {
   }
 }
 
-export interface HttpRequestInit {
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
-  redirect?: "manual" | "follow" | "error";
-}
-
-/** The part of a fetch Response channels read; both undici's and the global fetch satisfy it. */
-export interface HttpResponse {
-  status: number;
-  headers: { get(name: string): string | null };
-  text(): Promise<string>;
-}
-
-export type HttpFetch = (url: string, init: HttpRequestInit) => Promise<HttpResponse>;
-
 export interface Clock {
   now(): Date;
   sleep(ms: number): Promise<void>;
-}
-
-/** Deployment SMTP settings (from the environment, never from a channel's config). */
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** TLS from the first byte (465); false means STARTTLS when offered. */
-  secure: boolean;
-  auth?: { user: string; pass: string };
-  /** Sender, e.g. `Watchpost <alerts@example.com>`. */
-  from: string;
-}
-
-export interface SmtpMessage {
-  from: string;
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-}
-
-export interface SmtpSendInfo {
-  messageId: string;
-  accepted: unknown[];
-  rejected: unknown[];
-  response: string;
-}
-
-export interface SmtpTransport {
-  sendMail(message: SmtpMessage): Promise<SmtpSendInfo>;
-  close(): void;
 }
 
 /** Base URLs of the fixed-endpoint providers; tests point them at loopback receivers. */

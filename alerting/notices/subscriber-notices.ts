@@ -1,6 +1,6 @@
 import { ChannelError, type ChannelContext } from "../channels/types.ts";
 import { postJson } from "../channels/http.ts";
-import { backoffDelay } from "../channels/registry.ts";
+import { nextAttempt } from "../../core/retry.ts";
 import { findIncident, type IncidentRow, type IncidentUpdateRow, updatesFor } from "../../db/queries/incidents.ts";
 import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.ts";
 import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
@@ -94,12 +94,9 @@ export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions =
         n.log.info(log, "subscriber notified");
       } catch (err) {
         const e = err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
-        const giveUp = e.permanent || d.attempts >= maxAttempts;
-        await markSubscriberDelivery(
-          n.sql,
-          d.id,
-          giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: backoffDelay(d.attempts, o.retryBaseMs ?? 10_000, o.retryMaxMs ?? 600_000, e.retryAfterMs) },
-        );
+        const next = nextAttempt(d.attempts, e, { attempts: maxAttempts, baseMs: o.retryBaseMs ?? 10_000, maxMs: o.retryMaxMs ?? 600_000 });
+        const giveUp = next.giveUp;
+        await markSubscriberDelivery(n.sql, d.id, next.giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: next.delayMs });
         n.log.warn({ ...log, permanent: e.permanent, giveUp, err: e.message }, "subscriber notification failed");
       }
     }),
