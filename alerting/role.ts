@@ -4,6 +4,10 @@ import type { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
+import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
+import { createSmtpMailer } from "../core/mail/smtp-mailer.ts";
+import { startSubscriberDispatcher } from "./notices/subscriber-notices.ts";
+import { startMailOutbox } from "./outbox/mail-outbox.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
@@ -24,6 +28,8 @@ export async function startAlertingRole(input: {
   options?: AlertingOptions;
   /** Process registry for the role's metrics. */
   registry?: Registry;
+  /** Replaces the mail transport (SMTP when SMTP_HOST is set, else the log); tests capture mail with it. */
+  mailer?: Mailer;
 }) {
   const { config, sql, bus, box, log } = input;
   const ingest = await startIngest({ sql, bus, log, registry: input.registry });
@@ -51,7 +57,12 @@ export async function startAlertingRole(input: {
     },
   });
   const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
-  log.info({ op: "alerting.start" }, "ingest and alerting started");
+  // The outboxes the API writes: transactional mail, and incident notices to status-page subscribers.
+  const smtp = smtpSettingsOf(config);
+  const mailer = input.mailer ?? (smtp ? createSmtpMailer(smtp, config.ALERTING_CHANNEL_TIMEOUT_MS) : createLogMailer(log));
+  const mail = await startMailOutbox({ sql, box, mailer, log });
+  const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: config.PUBLIC_BASE_URL, log, channelCtx });
+  log.info({ op: "alerting.start" }, "ingest, alerting and outboxes started");
   const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
     /**
@@ -71,7 +82,14 @@ export async function startAlertingRole(input: {
         await Bun.sleep(25);
       }
     },
+    /** Sends every message and notice due now (tests). */
+    async flushOutboxes() {
+      await mail.flush();
+      await notices.flush();
+    },
     async stop() {
+      await notices.stop();
+      await mail.stop();
       await runners.stop();
       await alerting.stop();
       await ingest.stop();

@@ -29,7 +29,7 @@ export async function runApi(env: Record<string, string | undefined>) {
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps).catch(listenError("PORT", config.PORT)).catch(abort);
   sim.attach(api.url);
-  const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
+  const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, now: sim.now });
   onShutdown(log, [() => api.stop(), async () => apiDeps.browsers?.close(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
   return { api, db, log, bus, config, secretKey };
 }

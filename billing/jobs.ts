@@ -1,6 +1,6 @@
 import { type Sql, withTx } from "../db/client.ts";
 import { type Logger, silentLogger } from "../core/log.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
+import { enqueueMail } from "../domain/mail/enqueue.ts";
 import { type LineRow, ownerEmails, type SubscriptionRow, updateLine } from "../db/queries/billing.ts";
 import { type BillingJobRow, claimDueJobs, finishJob } from "../db/queries/billing-jobs.ts";
 import { expiredSuspensions, orgsWithSuspensions, removeSuspended } from "../db/queries/billing-suspensions.ts";
@@ -11,7 +11,6 @@ import { settleOrgPlan } from "./sync.ts";
 
 export interface BillingJobDeps {
   provider?: BillingProvider | null;
-  mailer?: Mailer | null;
   log?: Logger;
 }
 
@@ -21,12 +20,15 @@ const fmt = (d: Date) => d.toISOString().slice(0, 16).replace("T", " ") + " UTC"
 
 /** One handler per job kind; `satisfies` makes a missing kind a type error. */
 const HANDLERS = {
-  async grace_reminder(sql, job, _now, deps) {
+  async grace_reminder(sql, job) {
     const lines = await sql<LineRow[]>`select * from billing_lines where subscription_id = ${job.ref_id} and status = 'grace_period'`;
     const ends = lines[0]?.grace_ends_at;
-    if (!ends || !deps.mailer) return;
+    if (!ends) return;
+    // Queued with the job's transaction; the alerting role sends it from the mail outbox.
     for (const to of await ownerEmails(sql, job.org_id)) {
-      await deps.mailer.send({
+      await enqueueMail(sql, {
+        kind: "billing_reminder",
+        orgId: job.org_id,
         to,
         subject: "Watchpost: payment failed — update your payment method",
         text: `The last payment for your Watchpost subscription failed. Everything keeps working until ${fmt(ends)}; after that the organisation moves to the Free plan and its add-ons are cancelled.\nUpdate the payment method in Billing to keep your plan.`,

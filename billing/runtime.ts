@@ -1,6 +1,5 @@
 import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
 import { listenError } from "../core/process/listen-error.ts";
 import { startBillingJobs } from "./jobs.ts";
 import { type ProviderConfig, providerFromConfig } from "./provider/from-config.ts";
@@ -41,6 +40,6 @@ export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_S
 }
 
 /** The billing job loop for a process that serves the API (safe to run in several: jobs are claimed with SKIP LOCKED). */
-export function startBillingRuntime(input: { sql: Sql; config: ProviderConfig; log: Logger; mailer: Mailer; now?: () => Date }) {
-  return startBillingJobs({ sql: input.sql, provider: providerFromConfig(input.config), mailer: input.mailer, log: input.log, now: input.now, intervalMs: input.now ? 2_000 : 30_000 });
+export function startBillingRuntime(input: { sql: Sql; config: ProviderConfig; log: Logger; now?: () => Date }) {
+  return startBillingJobs({ sql: input.sql, provider: providerFromConfig(input.config), log: input.log, now: input.now, intervalMs: input.now ? 2_000 : 30_000 });
 }

@@ -58,7 +58,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   apiDeps.browsers = browsers;
   const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
   sim.attach(api.url);
-  const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
+  const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, now: sim.now });
   const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const worker = await startWorker({
     bus,

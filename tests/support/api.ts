@@ -3,9 +3,12 @@ import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.t
 import { provisionOrg, type Provisioned } from "../../domain/accounts/provision.ts";
 import type { Sql } from "../../db/client.ts";
 import { silentLogger } from "../../core/log.ts";
-import { createMemoryMailer } from "../../core/mail/mailer.ts";
+import { createMemoryMailer, type Mailer } from "../../core/mail/mailer.ts";
 import { createTestDatabase, type TestDatabase } from "./db.ts";
 import { type Bus, createMemoryBus } from "../../core/bus/index.ts";
+import { createChannelContext } from "../../alerting/channels/context.ts";
+import { startSubscriberDispatcher } from "../../alerting/notices/subscriber-notices.ts";
+import { startMailOutbox } from "../../alerting/outbox/mail-outbox.ts";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
 
@@ -14,7 +17,10 @@ export interface TestApi {
   sql: Sql;
   db: TestDatabase;
   server: ApiServer;
+  /** What the outbox deliverers sent (mail queued by the API, incident notices to subscribers). */
   mailer: ReturnType<typeof createMemoryMailer>;
+  /** Sends every queued message and notice that is due now; read `mailer.sent` after it. */
+  flushMail(): Promise<void>;
   bus: Bus;
   stop(): Promise<void>;
 }
@@ -38,18 +44,42 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   const bus = sharedBus ?? createMemoryBus();
   // As createBus does for every role: the streams exist before the first request.
   if (!sharedBus) await bus.ensureTopology();
-  const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
+  const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }));
+  const outboxes = await startOutboxes(server, mailer);
   return {
     url: server.url,
     sql: database.sql,
     db: database,
     server,
     mailer,
+    flushMail: outboxes.flush,
     bus,
     async stop() {
       await server.stop(1000);
+      await outboxes.stop();
       if (!sharedBus) await bus.close();
       if (!db) await database.drop();
+    },
+  };
+}
+
+/**
+ * The API only writes outbox rows; in a deployment the alerting role sends them. These are the role's two
+ * deliverers (mail, incident notices) for a test API, sending with `mailer`.
+ */
+export async function startOutboxes(server: ApiServer, mailer: Mailer): Promise<{ flush(): Promise<void>; stop(): Promise<void> }> {
+  const { sql, box, publicBaseUrl, config } = server.deps;
+  const mail = await startMailOutbox({ sql, box, mailer, log: silentLogger });
+  const channelCtx = createChannelContext({ publicBaseUrl, allowPrivateAddresses: config.ALLOW_PRIVATE_IPS, log: silentLogger });
+  const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: publicBaseUrl, log: silentLogger, channelCtx });
+  return {
+    async flush() {
+      await mail.flush();
+      await notices.flush();
+    },
+    async stop() {
+      await notices.stop();
+      await mail.stop();
     },
   };
 }
