@@ -121,14 +121,18 @@ export async function runBillingJobs(sql: Sql, now: Date = new Date(), deps: Bil
   return { ran, failed };
 }
 
-/** Runs the billing jobs every `intervalMs` until stopped. */
-export function startBillingJobs(deps: BillingJobDeps & { sql: Sql; intervalMs?: number; now?: () => Date }): { stop(): Promise<void> } {
+/**
+ * Runs the billing jobs every `intervalMs` until stopped: the scheduler leader's loop (scheduler/billing-jobs.ts).
+ * `now` is the payment provider's clock (the simulator's, which /sim/advance moves); real time when unset.
+ */
+export function startBillingJobs(deps: BillingJobDeps & { sql: Sql; intervalMs?: number; now?: () => Date | Promise<Date> }): { stop(): Promise<void> } {
   const log = deps.log ?? silentLogger;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
     if (stopped) return;
-    running = runBillingJobs(deps.sql, deps.now?.() ?? new Date(), deps)
+    running = Promise.resolve(deps.now?.() ?? new Date())
+      .then((now) => runBillingJobs(deps.sql, now, deps))
       .catch((err) => log.error({ op: "billing.jobs", err }, "billing job run failed"))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, deps.intervalMs ?? 30_000);
