@@ -9,8 +9,9 @@ import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig } from "../service/alert-channels.ts";
-import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
-import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
+import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.ts";
+import { type AlertBusEvent, type DecideContext, decide } from "../engine/decide.ts";
+import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 

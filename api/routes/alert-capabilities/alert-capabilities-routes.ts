@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { channelTypes, channels } from "../../../alerting/channels/index.ts";
 import { conditionTypes } from "../../../alerting/engine/conditions.ts";
-import { PAGING_TYPES } from "../../../alerting/runtime/compile.ts";
+import { PAGING_TYPES } from "../../../alerting/engine/compile.ts";
 import { orgLimits } from "../../../billing/entitlements.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";

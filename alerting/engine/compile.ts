@@ -1,8 +1,8 @@
 import type { AlertRuleRow } from "../../db/queries/alert-rules.ts";
 import type { EscalationPolicyRow } from "../../db/queries/alert-escalation-policies.ts";
-import { type Condition, describeCondition } from "../engine/conditions.ts";
-import type { MachineBinding, MachineRule } from "../engine/state-machine.ts";
-import type { ChannelBinding, Scope } from "../engine/rule.ts";
+import { type Condition, describeCondition } from "./conditions.ts";
+import type { MachineBinding, MachineRule } from "./state-machine.ts";
+import type { ChannelBinding, Scope } from "./rule.ts";
 
 /** Channel types whose incidents follow our alert state, so they also get `acknowledgement`. */
 export const PAGING_TYPES = new Set(["pagerduty", "opsgenie"]);
