@@ -82,11 +82,6 @@ export async function startAlertingRole(input: {
         await Bun.sleep(25);
       }
     },
-    /** Sends every message and notice due now (tests). */
-    async flushOutboxes() {
-      await mail.flush();
-      await notices.flush();
-    },
     async stop() {
       await notices.stop();
       await mail.stop();

@@ -1,9 +1,7 @@
 import { type Logger, silentLogger } from "../../core/log.ts";
 import { createHttpFetch } from "../../core/http/guarded-fetch.ts";
-import { createNodemailerTransport } from "../../core/mail/smtp-transport.ts";
-
-export { createNodemailerTransport };
-import type { ChannelContext, ChannelEndpoints, Clock, HttpFetch, SmtpSettings } from "./types.ts";
+import { createNodemailerTransport, type SmtpSettings } from "../../core/mail/smtp-transport.ts";
+import type { ChannelContext, ChannelEndpoints, Clock, HttpFetch } from "./types.ts";
 
 export const defaultEndpoints: ChannelEndpoints = {
   telegram: "https://api.telegram.org",

@@ -2,7 +2,7 @@ import { HostResolutionError, RANGE_LABELS, TargetRefusedError } from "../../cor
 import { type ChannelContext, ChannelError } from "./types.ts";
 
 // The guarded fetcher is the kernel's; channels and subscriber webhooks share it.
-export { createHttpFetch, type HttpFetchOptions } from "../../core/http/guarded-fetch.ts";
+export { createHttpFetch } from "../../core/http/guarded-fetch.ts";
 
 export const USER_AGENT = "Watchpost-Alerts/1";
 const BODY_LIMIT = 300;

@@ -3,14 +3,12 @@ import type { ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import type { SmtpSettings, SmtpTransport } from "../../core/mail/smtp-transport.ts";
 
-// Guarded outbound HTTP is the kernel's (core/http); channels keep importing its types from here.
-export type { HttpFetch, HttpRequestInit, HttpResponse } from "../../core/http/guarded-fetch.ts";
+// Guarded outbound HTTP (core/http) and the SMTP transport (core/mail) are the kernel's.
 import type { HttpFetch } from "../../core/http/guarded-fetch.ts";
-// The SMTP transport is the kernel's (core/mail); channels keep importing its types from here.
-export type { SmtpMessage, SmtpSendInfo, SmtpSettings, SmtpTransport } from "../../core/mail/smtp-transport.ts";
+export type { HttpFetch };
 
 // The event a channel delivers is the engine's (alerting/engine/alert-event.ts); channels import it from here.
-export { alertEventKinds, type AlertEvent, type AlertEventKind, type CheckStatus } from "../engine/alert-event.ts";
+export { alertEventKinds, type AlertEvent, type AlertEventKind } from "../engine/alert-event.ts";
 import type { AlertEvent } from "../engine/alert-event.ts";
 
 /** What the receiving end said; stored in alert history with the attempt. */

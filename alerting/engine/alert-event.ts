@@ -3,7 +3,7 @@ export type AlertEventKind = "alert" | "escalation" | "reminder" | "recovery" | 
 export const alertEventKinds: readonly AlertEventKind[] = ["alert", "escalation", "reminder", "recovery", "acknowledgement", "test"];
 
 /** Check statuses the spec names; open so a new check status needs no change here. */
-export type CheckStatus = "up" | "down" | "degraded" | "timeout" | (string & {});
+type CheckStatus = "up" | "down" | "degraded" | "timeout" | (string & {});
 
 /** What a channel delivers: one alert incarnation's moment, with the kind inside. */
 export interface AlertEvent {

@@ -10,7 +10,7 @@ import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscri
 import { escapeHtml } from "../../domain/status-pages/html.ts";
 import { type MailCtx, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../../domain/status-pages/subscribers.ts";
 
-export type IncidentNotice = NoticeKind;
+type IncidentNotice = NoticeKind;
 
 export interface NotifyCtx extends MailCtx {
   /** The transport notices go out by (SMTP, or the log without SMTP_HOST). */

@@ -4,8 +4,6 @@ import type { MailMessage } from "../../core/mail/mailer.ts";
 import type { Sql } from "../../db/client.ts";
 import { insertMail, type MailKind } from "../../db/queries/mail-outbox.ts";
 
-export type { MailKind };
-
 export interface OutgoingMail extends MailMessage {
   kind: MailKind;
   orgId?: string | null;
