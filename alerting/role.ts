@@ -62,7 +62,7 @@ export async function startAlertingRole(input: {
   const mailer = input.mailer ?? (smtp ? createSmtpMailer(smtp, config.ALERTING_CHANNEL_TIMEOUT_MS) : createLogMailer(log));
   const mail = await startMailOutbox({ sql, box, mailer, log });
   const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: config.PUBLIC_BASE_URL, log, channelCtx });
-  log.info({ op: "alerting.start" }, "ingest, alerting and outboxes started");
+  log.info({ op: "alerting.start" }, "ingest and alerting started");
   const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
     /**
