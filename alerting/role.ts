@@ -4,6 +4,10 @@ import type { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { smtpSettingsOf } from "../core/config/smtp.ts";
+import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
+import { createSmtpMailer } from "../core/mail/smtp-mailer.ts";
+import { startSubscriberDispatcher } from "./notices/subscriber-notices.ts";
+import { startMailOutbox } from "./outbox/mail-outbox.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
@@ -25,6 +29,8 @@ export async function startAlertingRole(input: {
   options?: AlertingOptions;
   /** Process registry for the role's metrics. */
   registry?: Registry;
+  /** Replaces the mail transport (SMTP when SMTP_HOST is set, else the log); tests capture mail with it. */
+  mailer?: Mailer;
 }) {
   const { config, sql, bus, box, log } = input;
   const ingest = await startIngest({ sql, bus, log, registry: input.registry });
@@ -53,6 +59,11 @@ export async function startAlertingRole(input: {
   });
   const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
   const channelTests = await startChannelTestServer({ sql, bus, box, log, channelCtx });
+  // The outboxes the API writes: transactional mail, and incident notices to status-page subscribers.
+  const smtp = smtpSettingsOf(config);
+  const mailer = input.mailer ?? (smtp ? createSmtpMailer(smtp, config.ALERTING_CHANNEL_TIMEOUT_MS) : createLogMailer(log));
+  const mail = await startMailOutbox({ sql, box, mailer, log });
+  const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: config.PUBLIC_BASE_URL, log, channelCtx });
   log.info({ op: "alerting.start" }, "ingest and alerting started");
   const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
@@ -75,6 +86,8 @@ export async function startAlertingRole(input: {
     },
     async stop() {
       await channelTests.stop();
+      await notices.stop();
+      await mail.stop();
       await runners.stop();
       await alerting.stop();
       await ingest.stop();

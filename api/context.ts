@@ -5,7 +5,6 @@ import type { Logger } from "../core/log.ts";
 import type { ApiConfig } from "./config.ts";
 import type { RateLimiter } from "./edge/rate-limiter.ts";
 import type { IdentityCache } from "./edge/identity-cache.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
 import type { Bus } from "../core/bus/index.ts";
 import type { EventHub } from "./events/event-hub.ts";
 
@@ -17,7 +16,6 @@ export interface ApiDeps {
   box: SecretBox;
   limiter: RateLimiter;
   identityCache: IdentityCache;
-  mailer: Mailer;
   /** The message bus (in-process or NATS); live events and job hand-off go through it. */
   bus: Bus;
   /** PUBLIC_BASE_URL, or the URL the server actually listens on; used in links. */

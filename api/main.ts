@@ -7,7 +7,7 @@ import { onShutdown } from "../core/process/lifecycle.ts";
 import { listenError } from "../core/process/listen-error.ts";
 import { loadApiConfig } from "./config.ts";
 import { buildApiDeps, startApiServer } from "./server.ts";
-import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
+import { maybeStartSimulator } from "../billing/simulator/attach.ts";
 
 /** `bun run api`: the API role alone (scaled mode) or, via scripts/start.ts, inside the all-in-one process. */
 export async function runApi(env: Record<string, string | undefined>) {
@@ -26,8 +26,7 @@ export async function runApi(env: Record<string, string | undefined>) {
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps).catch(listenError("PORT", config.PORT)).catch(abort);
   sim.attach(api.url);
-  const billingJobs = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
-  onShutdown(log, [() => api.stop(), () => billingJobs.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
+  onShutdown(log, [() => api.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
   return { api, db, log, bus, config, secretKey };
 }
 

@@ -3,7 +3,6 @@ import { previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
-import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createMetrics, type Metrics } from "../core/metrics.ts";
 import { startMetricsServer } from "../core/process/metrics-server.ts";
 import { createApp } from "./app.ts";
@@ -19,10 +18,6 @@ import { type Bus, createMemoryBus } from "../core/bus/index.ts";
 import { EventHub } from "./events/event-hub.ts";
 import { setBillingEnabled } from "../db/queries/billing.ts";
 import { domainResolver } from "../domain/status-pages/domain.ts";
-import { smtpSettingsOf } from "../core/config/smtp.ts";
-import { createSmtpMailer } from "../core/mail/smtp-mailer.ts";
-import { startSubscriberDispatcher } from "../alerting/notices/subscriber-notices.ts";
-import { createChannelContext } from "../alerting/channels/context.ts";
 import { sealPlaintextMonitorSecrets } from "../domain/monitors/seal-plaintext.ts";
 import { sealPlaintextSubscriberWebhooks } from "../domain/status-pages/seal-plaintext.ts";
 
@@ -37,13 +32,7 @@ export interface ApiServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** SMTP when SMTP_HOST is set, else every message goes to the log. */
-function mailerOf(config: ApiConfig, log: Logger): Mailer {
-  const smtp = smtpSettingsOf(config);
-  return smtp ? createSmtpMailer(smtp) : createLogMailer(log);
-}
-
-export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus; mailer?: Mailer }): ApiDeps {
+export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus }): ApiDeps {
   const previousKeys = previousSecretKeys(input.config.SECRET_KEY_PREVIOUS);
   const { sql, config, log } = input;
   let readyAt = 0;
@@ -58,7 +47,6 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     bus: input.bus ?? createMemoryBus(),
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
     events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
-    mailer: input.mailer ?? mailerOf(config, log),
     async isReady() {
       if (Date.now() - readyAt < 1000) return true;
       try {
@@ -119,15 +107,8 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const metricsHost = deps.config.METRICS_HOST.includes(":") ? `[${deps.config.METRICS_HOST}]` : deps.config.METRICS_HOST;
   const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
   deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
-  // Incident notices to status-page subscribers (an outbox written with each incident change).
-  const notices = await startSubscriberDispatcher({
-    sql: deps.sql,
-    box: deps.box,
-    mailer: deps.mailer,
-    baseUrl: deps.publicBaseUrl,
-    log: deps.log,
-    channelCtx: createChannelContext({ publicBaseUrl: deps.publicBaseUrl, allowPrivateAddresses: deps.config.ALLOW_PRIVATE_IPS, log: deps.log }),
-  });
+  // Mail (invitations, resets, confirmations) and incident notices are outbox rows the API writes; the
+  // alerting role sends them (alerting/outbox, alerting/notices).
   return {
     url,
     port: server.port!,
@@ -142,7 +123,6 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
       await metricsServer?.stop();
-      await notices.stop();
       await unlisten().catch(() => {});
     },
   };

@@ -1,6 +1,6 @@
 import { type Sql, withTx } from "../db/client.ts";
 import { type Logger, silentLogger } from "../core/log.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
+import { enqueueMail } from "../domain/mail/enqueue.ts";
 import { type LineRow, ownerEmails, type SubscriptionRow, updateLine } from "../db/queries/billing.ts";
 import { type BillingJobRow, claimDueJobs, finishJob } from "../db/queries/billing-jobs.ts";
 import { expiredSuspensions, orgsWithSuspensions, removeSuspended } from "../db/queries/billing-suspensions.ts";
@@ -11,7 +11,6 @@ import { settleOrgPlan } from "./sync.ts";
 
 export interface BillingJobDeps {
   provider?: BillingProvider | null;
-  mailer?: Mailer | null;
   log?: Logger;
 }
 
@@ -21,12 +20,15 @@ const fmt = (d: Date) => d.toISOString().slice(0, 16).replace("T", " ") + " UTC"
 
 /** One handler per job kind; `satisfies` makes a missing kind a type error. */
 const HANDLERS = {
-  async grace_reminder(sql, job, _now, deps) {
+  async grace_reminder(sql, job) {
     const lines = await sql<LineRow[]>`select * from billing_lines where subscription_id = ${job.ref_id} and status = 'grace_period'`;
     const ends = lines[0]?.grace_ends_at;
-    if (!ends || !deps.mailer) return;
+    if (!ends) return;
+    // Queued with the job's transaction; the alerting role sends it from the mail outbox.
     for (const to of await ownerEmails(sql, job.org_id)) {
-      await deps.mailer.send({
+      await enqueueMail(sql, {
+        kind: "billing_reminder",
+        orgId: job.org_id,
         to,
         subject: "Watchpost: payment failed — update your payment method",
         text: `The last payment for your Watchpost subscription failed. Everything keeps working until ${fmt(ends)}; after that the organisation moves to the Free plan and its add-ons are cancelled.\nUpdate the payment method in Billing to keep your plan.`,
@@ -119,14 +121,18 @@ export async function runBillingJobs(sql: Sql, now: Date = new Date(), deps: Bil
   return { ran, failed };
 }
 
-/** Runs the billing jobs every `intervalMs` until stopped. */
-export function startBillingJobs(deps: BillingJobDeps & { sql: Sql; intervalMs?: number; now?: () => Date }): { stop(): Promise<void> } {
+/**
+ * Runs the billing jobs every `intervalMs` until stopped: the scheduler leader's loop (scheduler/billing-jobs.ts).
+ * `now` is the payment provider's clock (the simulator's, which /sim/advance moves); real time when unset.
+ */
+export function startBillingJobs(deps: BillingJobDeps & { sql: Sql; intervalMs?: number; now?: () => Date | Promise<Date> }): { stop(): Promise<void> } {
   const log = deps.log ?? silentLogger;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const tick = () => {
     if (stopped) return;
-    running = runBillingJobs(deps.sql, deps.now?.() ?? new Date(), deps)
+    running = Promise.resolve(deps.now?.() ?? new Date())
+      .then((now) => runBillingJobs(deps.sql, now, deps))
       .catch((err) => log.error({ op: "billing.jobs", err }, "billing job run failed"))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, deps.intervalMs ?? 30_000);

@@ -2,7 +2,6 @@ import type { Actor } from "../domain/access/actor.ts";
 import { type Sql, withTx } from "../db/client.ts";
 import { conflict, entitlementRequired, notFound, validationError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
 import { billingEnabled, type Cycle, findLine, findLiveSubscription, type LineRow, listAddons, listSubscriptionLines, type SubscriptionRow, updateLine } from "../db/queries/billing.ts";
 import { cancelJobs, findOpenOverlap, resolveOverlap } from "../db/queries/billing-jobs.ts";
 import { listPlans } from "../db/queries/plans.ts";
@@ -16,7 +15,6 @@ export interface BillingDeps {
   /** Null when BILLING=off or no provider is configured. */
   provider: BillingProvider | null;
   log: Logger;
-  mailer: Mailer;
 }
 
 async function requireProvider(deps: BillingDeps): Promise<BillingProvider> {

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { commonEnv, metricsEnv } from "../core/config/common.ts";
-import { parseEnv } from "../core/config/parse-env.ts";
+import { EnvBool, parseEnv } from "../core/config/parse-env.ts";
 
 export const schedulerEnv = Type.Object({
   ...commonEnv,
@@ -11,6 +11,13 @@ export const schedulerEnv = Type.Object({
     description: "how far back a new leader publishes due checks the previous one missed, 0-600 seconds",
   }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
+  // The leader runs the billing jobs (grace periods, period ends): it talks to the payment provider.
+  BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting)"),
+  PADDLE_API_URL: Type.String({ pattern: "^https?://", default: "https://api.paddle.com", description: "payment provider API (Paddle Billing, its sandbox, or bun run billing-sim)" }),
+  PADDLE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "payment provider API key; billing jobs leave the provider alone without it" })),
+  PADDLE_WEBHOOK_SECRETS: Type.Optional(Type.String({ minLength: 1, description: "webhook signing secrets, comma-separated (the provider adapter is configured only with them)" })),
+  BILLING_WEBHOOK_WINDOW_SECONDS: Type.Integer({ minimum: 10, default: 300, description: "accepted age of a webhook signature timestamp in seconds, at least 10" }),
+  BILLING_SIMULATOR: EnvBool(false, "the payment provider is the billing simulator at PADDLE_API_URL; billing jobs follow its clock (development only)"),
   ...metricsEnv,
 });
 

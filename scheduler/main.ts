@@ -6,6 +6,7 @@ import { createMetrics } from "../core/metrics.ts";
 import { startMetricsServer } from "../core/process/metrics-server.ts";
 import { onShutdown } from "../core/process/lifecycle.ts";
 import { loadSchedulerConfig } from "./config.ts";
+import { billingOptionsOf } from "./billing-jobs.ts";
 import { startScheduler } from "./start.ts";
 
 /** `bun run scheduler`: the scheduler role (leader-elected; extra instances wait as standbys). */
@@ -23,6 +24,7 @@ export async function runScheduler(env: Record<string, string | undefined>) {
     registry: metrics.registry,
     backfillSeconds: config.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: config.SCHEDULER_LOCK_RETRY_MS,
+    billing: billingOptionsOf(config),
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
   onShutdown(log, [() => scheduler.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);

@@ -19,6 +19,7 @@ import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
+import { retry } from "../core/retry.ts";
 
 /** One monitor as the schedule holds it. */
 interface Entry {
@@ -313,27 +314,40 @@ export class Scheduler {
     }
   }
 
-  /** Publishes with retries until the job would have expired anyway. */
+  /** Publishes with retries (core/retry) until the job would have expired anyway. */
   private async deliver(item: Outgoing): Promise<void> {
-    for (let attempt = 0; this.running; attempt++) {
-      try {
-        await item.send();
-        const m = this.o.metrics;
-        if (item.kind === "job") {
-          m?.jobs.inc({ location_type: item.locationType });
-          m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
-        } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
-        return;
-      } catch (err) {
-        this.o.metrics?.publishErrors.inc();
-        if (this.o.clock.now() >= item.expiresAt) {
-          this.o.metrics?.dropped.inc();
-          this.o.log.error({ op: "scheduler.publish", err, due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "giving up a due check: the bus did not take it before it expired");
-          return;
-        }
-        if (attempt === 0) this.o.log.warn({ op: "scheduler.publish", err, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "publish failed; retrying");
-        await new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
-      }
+    const stopped = new Error("scheduler stopped");
+    const expired = () => this.o.clock.now() >= item.expiresAt;
+    try {
+      await retry(
+        async () => {
+          if (!this.running) throw stopped;
+          await item.send();
+        },
+        {
+          attempts: Number.POSITIVE_INFINITY,
+          baseMs: 100,
+          maxMs: 2000,
+          jitter: false,
+          sleep: (ms) => new Promise<void>((resolve) => this.o.clock.setTimeout(resolve, ms)),
+          isPermanent: (err) => err === stopped || expired(),
+          onFailure: (err, attempt) => {
+            if (err === stopped) return;
+            this.o.metrics?.publishErrors.inc();
+            if (attempt === 1 && !expired()) this.o.log.warn({ op: "scheduler.publish", err, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "publish failed; retrying");
+          },
+        },
+      );
+    } catch (err) {
+      if (err === stopped) return;
+      this.o.metrics?.dropped.inc();
+      this.o.log.error({ op: "scheduler.publish", err, due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "giving up a due check: the bus did not take it before it expired");
+      return;
     }
+    const m = this.o.metrics;
+    if (item.kind === "job") {
+      m?.jobs.inc({ location_type: item.locationType });
+      m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
+    } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
   }
 }

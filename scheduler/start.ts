@@ -7,6 +7,7 @@ import { newId } from "../core/ids.ts";
 import type { Logger } from "../core/log.ts";
 import { pruneWorkers } from "../db/queries/region-workers.ts";
 import { readWatermark, writeWatermark } from "../db/queries/scheduler.ts";
+import { type LeaderBillingOptions, startLeaderBillingJobs } from "./billing-jobs.ts";
 import { type HousekeepingOptions, startHousekeeping } from "./housekeeping.ts";
 import { startLeaderElection } from "./leader.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
@@ -34,6 +35,8 @@ export interface SchedulerDeps {
   reconcileMs?: number;
   /** Heartbeat sweep and result-storage periods of the leader. */
   housekeeping?: HousekeepingOptions;
+  /** The leader's billing jobs; none when unset (tests). */
+  billing?: LeaderBillingOptions;
 }
 
 export interface SchedulerHandle {
@@ -108,6 +111,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
     const housekeeping = startHousekeeping(sql, deps.bus, log, deps.housekeeping);
+    const billing = deps.billing ? startLeaderBillingJobs(sql, log, deps.billing) : null;
     return {
       scheduler,
       /** handOver: a clean stop while still holding the lock; the successor then backfills from here. */
@@ -119,6 +123,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
         clearInterval(watermarkTimer);
         clearInterval(pruneTimer);
         await housekeeping.stop();
+        await billing?.stop();
         placement.stop();
         await sync?.stop();
       },

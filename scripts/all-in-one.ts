@@ -4,7 +4,8 @@ import { startAlertingRole } from "../alerting/role.ts";
 import { ALERTING_DURABLE } from "../alerting/runtime/start.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps, startApiServer } from "../api/server.ts";
-import { maybeStartSimulator, startBillingRuntime } from "../billing/runtime.ts";
+import { providerFromConfig } from "../billing/provider/from-config.ts";
+import { maybeStartSimulator } from "../billing/simulator/attach.ts";
 import { createBus } from "../core/bus/index.ts";
 import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
@@ -22,7 +23,7 @@ import { startScheduler } from "../scheduler/start.ts";
 
 /**
  * The all-in-one mode (`bun run start`): API, scheduler, a cloud worker for the local region, ingest
- * and alerting, and the billing jobs, in one process sharing one database pool and one bus. With no
+ * and alerting (with the mail outbox), and the billing jobs (in the scheduler leader), in one process sharing one database pool and one bus. With no
  * configuration that is the embedded PostgreSQL and the in-process bus; DATABASE_URL and NATS_URL
  * switch either to a real server. Every role's variables apply as in the scaled mode.
  */
@@ -57,7 +58,6 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
   sim.attach(api.url);
-  const billing = startBillingRuntime({ sql: db.sql, config: sim.config, log, mailer: api.deps.mailer, now: sim.now });
   const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const worker = await startWorker({
     bus,
@@ -83,6 +83,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     registry: metrics.registry,
     backfillSeconds: schedulerConfig.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: schedulerConfig.SCHEDULER_LOCK_RETRY_MS,
+    // The leader's billing jobs, with the API's provider (the in-process simulator unless PADDLE_API_KEY) and its clock.
+    billing: { provider: providerFromConfig(sim.config), now: sim.now },
   }).catch(abort);
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, "Watchpost running (all-in-one)");
 
@@ -95,7 +97,6 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     async () => void (bus.kind === "memory" && (await alerting.drain())),
     async () => browsers?.close(),
     () => alerting.stop(),
-    () => billing.stop(),
     () => sim.stop(),
     () => bus.close(),
     () => db.close(),

@@ -1,7 +1,7 @@
-import nodemailer from "nodemailer";
 import { type Logger, silentLogger } from "../../core/log.ts";
-import { createHttpFetch } from "./http.ts";
-import type { ChannelContext, ChannelEndpoints, Clock, HttpFetch, SmtpSettings, SmtpTransport } from "./types.ts";
+import { createHttpFetch } from "../../core/http/guarded-fetch.ts";
+import { createNodemailerTransport, type SmtpSettings } from "../../core/mail/smtp-transport.ts";
+import type { ChannelContext, ChannelEndpoints, Clock, HttpFetch } from "./types.ts";
 
 export const defaultEndpoints: ChannelEndpoints = {
   telegram: "https://api.telegram.org",
@@ -13,19 +13,6 @@ export const systemClock: Clock = {
   now: () => new Date(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
-
-/** One nodemailer SMTP transport per delivery; alert mail is rare enough that pooling buys nothing. */
-export function createNodemailerTransport(settings: SmtpSettings, timeoutMs: number): SmtpTransport {
-  return nodemailer.createTransport({
-    host: settings.host,
-    port: settings.port,
-    secure: settings.secure,
-    auth: settings.auth,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  });
-}
 
 export interface ChannelContextOptions {
   publicBaseUrl: string;

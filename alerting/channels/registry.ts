@@ -1,5 +1,15 @@
 import { channelTypes, isChannelType, type ChannelType } from "../../schemas/channel-types.ts";
 import { channels } from "./send-registry.gen.ts";
+import { Value } from "@sinclair/typebox/value";
+import type { ValidationIssue } from "../../core/errors.ts";
+import { backoffDelay as coreBackoffDelay, retry } from "../../core/retry.ts";
+import { discord } from "./discord/discord.ts";
+import { email } from "./email/email.ts";
+import { opsgenie } from "./opsgenie/opsgenie.ts";
+import { pagerduty } from "./pagerduty/pagerduty.ts";
+import { slack } from "./slack/slack.ts";
+import { teams } from "./teams/teams.ts";
+import { telegram } from "./telegram/telegram.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, type DeliveryReceipt } from "./types.ts";
 
 /** The senders are generated from schemas/channel-types.ts (scripts/gen-registries.ts); validation and masking live in alerting/service/channel-config.ts. */
@@ -34,13 +44,16 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
-/** Exponential backoff with jitter (half fixed, half random), never sooner than the receiver asked. */
+/** Exponential backoff with jitter (half fixed, half random), never sooner than the receiver asked (core/retry). */
 export function backoffDelay(attempt: number, baseDelayMs: number, maxDelayMs: number, retryAfterMs = 0): number {
-  const exp = baseDelayMs * 2 ** (attempt - 1);
-  return Math.min(maxDelayMs, Math.max(retryAfterMs, exp / 2 + (Math.random() * exp) / 2));
+  return coreBackoffDelay(attempt, { baseMs: baseDelayMs, maxMs: maxDelayMs }, retryAfterMs);
 }
 
-/** Sends until it succeeds, fails permanently, or runs out of attempts; returns every attempt. */
+/** A thrown non-ChannelError is a bug or an unexpected failure; one more try costs little. */
+const asChannelError = (err: unknown): ChannelError =>
+  err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
+
+/** Sends until it succeeds, fails permanently, or runs out of attempts (core/retry); returns every attempt. */
 export async function deliverWithRetry<C>(
   channel: Channel<C>,
   event: AlertEvent,
@@ -50,22 +63,34 @@ export async function deliverWithRetry<C>(
 ): Promise<DeliveryOutcome> {
   const log = { op: "alerting.deliver", channel: channel.type, kind: event.kind, dedupKey: event.dedupKey, delivery: event.idempotencyKey };
   const tried: DeliveryAttempt[] = [];
-  for (let attempt = 1; ; attempt++) {
-    const at = ctx.clock.now().toISOString();
-    const started = performance.now();
-    try {
-      const receipt = await channel.send(event, config, ctx);
-      tried.push({ attempt, ok: true, at, durationMs: Math.round(performance.now() - started), status: receipt.status });
-      ctx.log.info({ ...log, attempt, status: receipt.status }, "delivered");
-      return { ok: true, receipt, attempts: tried };
-    } catch (err) {
-      // A thrown non-ChannelError is a bug or an unexpected failure; one more try costs little.
-      const error = err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
-      const durationMs = Math.round(performance.now() - started);
-      tried.push({ attempt, ok: false, at, durationMs, status: error.status, error: error.message, permanent: error.permanent });
-      ctx.log.warn({ ...log, attempt, status: error.status, permanent: error.permanent, err: error.message }, "delivery failed");
-      if (error.permanent || attempt >= attempts) return { ok: false, error, attempts: tried };
-      await ctx.clock.sleep(backoffDelay(attempt, baseDelayMs, maxDelayMs, error.retryAfterMs));
-    }
+  let at = "";
+  let started = 0;
+  try {
+    const receipt = await retry(
+      async (attempt) => {
+        at = ctx.clock.now().toISOString();
+        started = performance.now();
+        const receipt = await channel.send(event, config, ctx);
+        tried.push({ attempt, ok: true, at, durationMs: Math.round(performance.now() - started), status: receipt.status });
+        ctx.log.info({ ...log, attempt, status: receipt.status }, "delivered");
+        return receipt;
+      },
+      {
+        attempts,
+        baseMs: baseDelayMs,
+        maxMs: maxDelayMs,
+        sleep: (ms) => ctx.clock.sleep(ms),
+        isPermanent: (err) => asChannelError(err).permanent,
+        retryAfterMs: (err) => asChannelError(err).retryAfterMs,
+        onFailure: (err, attempt) => {
+          const error = asChannelError(err);
+          tried.push({ attempt, ok: false, at, durationMs: Math.round(performance.now() - started), status: error.status, error: error.message, permanent: error.permanent });
+          ctx.log.warn({ ...log, attempt, status: error.status, permanent: error.permanent, err: error.message }, "delivery failed");
+        },
+      },
+    );
+    return { ok: true, receipt, attempts: tried };
+  } catch (err) {
+    return { ok: false, error: asChannelError(err), attempts: tried };
   }
 }

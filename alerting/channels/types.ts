@@ -1,35 +1,15 @@
 import type { TObject } from "@sinclair/typebox";
 import type { ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
+import type { SmtpSettings, SmtpTransport } from "../../core/mail/smtp-transport.ts";
 
-import type { AlertEventKind } from "../../schemas/channels/channel-spec.ts";
+// Guarded outbound HTTP (core/http) and the SMTP transport (core/mail) are the kernel's.
+import type { HttpFetch } from "../../core/http/guarded-fetch.ts";
+export type { HttpFetch };
 
-export { alertEventKinds, type AlertEventKind } from "../../schemas/channels/channel-spec.ts";
-
-/** Check statuses the spec names; open so a new check status needs no change here. */
-export type CheckStatus = "up" | "down" | "degraded" | "timeout" | (string & {});
-
-/** What a channel delivers: one alert incarnation's moment, with the kind inside. */
-export interface AlertEvent {
-  kind: AlertEventKind;
-  /** Stable for one alert incarnation, e.g. `${ruleId}:${monitorId}:${region}:${incarnation}`; paging tools key incidents on it. */
-  dedupKey: string;
-  /** Unique per (incarnation, channel, kind, sequence); the same on every retry of one delivery. */
-  idempotencyKey: string;
-  rule: { id: string; name: string };
-  monitor: { id: string; name: string; type: string; target?: string };
-  region: string;
-  status: CheckStatus;
-  /** Human summary of the rule's condition, e.g. "status is down or timeout". */
-  condition: string;
-  result: { duration_ms: number; error?: string; data?: Record<string, unknown> };
-  /** ISO time the alert started firing. */
-  startedAt: string;
-  /** ISO time of this event (the recovery, the reminder, ...). */
-  occurredAt: string;
-  org: { id: string; name: string };
-  links: { monitor?: string; ackUrl?: string; unsubscribe?: string };
-}
+// The event a channel delivers is the engine's (alerting/engine/alert-event.ts); channels import it from here.
+export { alertEventKinds, type AlertEvent, type AlertEventKind } from "../engine/alert-event.ts";
+import type { AlertEvent } from "../engine/alert-event.ts";
 
 /** What the receiving end said; stored in alert history with the attempt. */
 export interface DeliveryReceipt {
@@ -68,58 +48,9 @@ export class ChannelError extends Error {
   }
 }
 
-export interface HttpRequestInit {
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
-  redirect?: "manual" | "follow" | "error";
-}
-
-/** The part of a fetch Response channels read; both undici's and the global fetch satisfy it. */
-export interface HttpResponse {
-  status: number;
-  headers: { get(name: string): string | null };
-  text(): Promise<string>;
-}
-
-export type HttpFetch = (url: string, init: HttpRequestInit) => Promise<HttpResponse>;
-
 export interface Clock {
   now(): Date;
   sleep(ms: number): Promise<void>;
-}
-
-/** Deployment SMTP settings (from the environment, never from a channel's config). */
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** TLS from the first byte (465); false means STARTTLS when offered. */
-  secure: boolean;
-  auth?: { user: string; pass: string };
-  /** Sender, e.g. `Watchpost <alerts@example.com>`. */
-  from: string;
-}
-
-export interface SmtpMessage {
-  from: string;
-  to: string[];
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-}
-
-export interface SmtpSendInfo {
-  messageId: string;
-  accepted: unknown[];
-  rejected: unknown[];
-  response: string;
-}
-
-export interface SmtpTransport {
-  sendMail(message: SmtpMessage): Promise<SmtpSendInfo>;
-  close(): void;
 }
 
 /** Base URLs of the fixed-endpoint providers; tests point them at loopback receivers. */

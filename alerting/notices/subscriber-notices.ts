@@ -1,6 +1,8 @@
 import { ChannelError, type ChannelContext } from "../channels/types.ts";
 import { postJson } from "../channels/http.ts";
-import { backoffDelay } from "../channels/registry.ts";
+import { type Mailer, mailFailure } from "../../core/mail/mailer.ts";
+import { nextAttempt } from "../../core/retry.ts";
+import { type OutboxLoop, startOutboxLoop } from "../outbox/outbox-loop.ts";
 import { findIncident, type IncidentRow, type IncidentUpdateRow, updatesFor } from "../../db/queries/incidents.ts";
 import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.ts";
 import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
@@ -8,9 +10,11 @@ import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscri
 import { escapeHtml } from "../../domain/status-pages/html.ts";
 import { type MailCtx, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../../domain/status-pages/subscribers.ts";
 
-export type IncidentNotice = NoticeKind;
+type IncidentNotice = NoticeKind;
 
 export interface NotifyCtx extends MailCtx {
+  /** The transport notices go out by (SMTP, or the log without SMTP_HOST). */
+  mailer: Mailer;
   /** Outbound HTTP for webhook subscribers (net guard, timeout, error classification). */
   channelCtx: ChannelContext;
 }
@@ -45,11 +49,10 @@ function emailFor(n: NotifyCtx, kind: IncidentNotice, incident: IncidentRow, upd
   return { to: sub.email!, subject: `[${page.name}] ${SUBJECT[kind]}: ${incident.title}`, text, html, headers: unsubscribeHeaders(unsubscribe) };
 }
 
-/** An SMTP failure: 5xx replies (but 503) and envelope/auth errors cannot succeed on retry. */
+/** An SMTP failure, as a ChannelError saying whether a retry can help. */
 function mailError(err: unknown): ChannelError {
-  const e = err as { message?: string; responseCode?: number; code?: string };
-  const permanent = (typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode !== 503) || ["EENVELOPE", "ENOAUTH", "ECONFIG"].includes(e.code ?? "");
-  return new ChannelError(`SMTP: ${e.message ?? String(err)}`, { permanent, status: e.responseCode });
+  const f = mailFailure(err);
+  return new ChannelError(f.message, { permanent: f.permanent, status: f.status });
 }
 
 /** Sends one notice; throws a ChannelError saying whether a retry can help. */
@@ -94,12 +97,9 @@ export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions =
         n.log.info(log, "subscriber notified");
       } catch (err) {
         const e = err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false });
-        const giveUp = e.permanent || d.attempts >= maxAttempts;
-        await markSubscriberDelivery(
-          n.sql,
-          d.id,
-          giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: backoffDelay(d.attempts, o.retryBaseMs ?? 10_000, o.retryMaxMs ?? 600_000, e.retryAfterMs) },
-        );
+        const next = nextAttempt(d.attempts, e, { attempts: maxAttempts, baseMs: o.retryBaseMs ?? 10_000, maxMs: o.retryMaxMs ?? 600_000 });
+        const giveUp = next.giveUp;
+        await markSubscriberDelivery(n.sql, d.id, next.giveUp ? { status: "failed", error: e.message } : { status: "pending", error: e.message, retryInMs: next.delayMs });
         n.log.warn({ ...log, permanent: e.permanent, giveUp, err: e.message }, "subscriber notification failed");
       }
     }),
@@ -108,47 +108,9 @@ export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions =
 }
 
 /**
- * The notice dispatcher of an API process: woken by NOTIFY when notices are written (by any
+ * The notice dispatcher of the alerting role: woken by NOTIFY when notices are written (by any
  * process), and every `pollMs` for retries. Several processes may run it.
  */
-export async function startSubscriberDispatcher(n: NotifyCtx, o: DispatchOptions & { pollMs?: number } = {}): Promise<{ stop(): Promise<void>; wake(): void }> {
-  let running = true;
-  let wakeUp: (() => void) | null = null;
-  let pending = false;
-  const wake = () => {
-    pending = true;
-    wakeUp?.();
-  };
-  const listener = await n.sql.listen("wp_subscriber_deliveries", wake).catch((err) => {
-    n.log.warn({ op: "status-pages.notify", err }, "subscriber notices: LISTEN failed, polling only");
-    return null;
-  });
-  const loop = (async () => {
-    while (running) {
-      pending = false;
-      try {
-        if ((await runSubscriberDeliveries(n, o)) > 0) continue;
-      } catch (err) {
-        n.log.error({ op: "status-pages.notify", err }, "subscriber notice pass failed");
-      }
-      if (pending || !running) continue;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, o.pollMs ?? 5_000);
-        wakeUp = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      wakeUp = null;
-    }
-  })();
-  return {
-    wake,
-    async stop() {
-      running = false;
-      wake();
-      await loop;
-      await listener?.unlisten().catch(() => {});
-    },
-  };
+export function startSubscriberDispatcher(n: NotifyCtx, o: DispatchOptions & { pollMs?: number } = {}): Promise<OutboxLoop> {
+  return startOutboxLoop({ sql: n.sql, channel: "wp_subscriber_deliveries", op: "status-pages.notify", log: n.log, pollMs: o.pollMs ?? 5_000, pass: () => runSubscriberDeliveries(n, o) });
 }

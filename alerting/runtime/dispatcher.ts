@@ -2,14 +2,16 @@ import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { isDatabaseUnavailable, type Sql, withTx } from "../../db/client.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
+import { nextAttempt, retry } from "../../core/retry.ts";
 import { findAlertChannel } from "../../db/queries/alert-channels.ts";
 import { claimDeliveries, type DeliveryRow, insertDeliveries, insertHistory, markDelivery } from "../../db/queries/alert-deliveries.ts";
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
-import { type AlertEvent, backoffDelay, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
+import { type AlertEvent, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig } from "../service/alert-channels.ts";
-import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo } from "./decide.ts";
-import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
+import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.ts";
+import { type AlertBusEvent, type DecideContext, decide } from "../engine/decide.ts";
+import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
@@ -86,11 +88,13 @@ async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {
     }
   }
   const durationMs = Math.round(performance.now() - started);
-  const gaveUp = !outcome.ok && (outcome.error.permanent || d.attempts >= deps.maxAttempts);
+  const next = outcome.ok ? null : nextAttempt(d.attempts, outcome.error, { attempts: deps.maxAttempts, baseMs: deps.retryBaseMs, maxMs: deps.retryMaxMs });
+  const gaveUp = next?.giveUp === true;
+  const retryInMs = next && !next.giveUp ? next.delayMs : 0;
   const log = { op: "alerting.dispatch", delivery: d.idempotency_key, orgId: d.org_id, ruleId: d.rule_id, monitorId: d.monitor_id, region: d.region, channel: d.channel_id, kind: d.kind, attempt: d.attempts };
   // Once sent, the outcome must be recorded: were it lost to a database restart, the delivery would go
   // out again when its lease ran out. So a database outage is waited out, while the lease is ours.
-  await untilRecorded(deps, d, () => recordOutcome(deps, d, row, outcome, gaveUp, durationMs));
+  await untilRecorded(deps, d, () => recordOutcome(deps, d, row, outcome, gaveUp, retryInMs, durationMs));
   deps.metrics?.deliveries.inc({ kind: d.kind, outcome: outcome.ok ? "sent" : gaveUp ? "failed" : "retrying" });
   deps.metrics?.sendSeconds.observe({ outcome: outcome.ok ? "sent" : "error" }, durationMs / 1000);
   const occurred = Date.parse(event.occurredAt);
@@ -104,15 +108,17 @@ const LEASE_MARGIN_MS = 1000;
 
 async function untilRecorded(deps: DispatcherDeps, d: DeliveryRow, record: () => Promise<void>): Promise<void> {
   const deadline = (d.lease_until?.getTime() ?? Date.now() + deps.leaseMs) - LEASE_MARGIN_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await record();
-    } catch (err) {
-      if (!isDatabaseUnavailable(err) || Date.now() + 250 > deadline) throw err;
-      if (attempt === 0) deps.log.warn({ op: "alerting.dispatch", delivery: d.idempotency_key, err }, "database unavailable; retrying the record of a delivery");
-      await Bun.sleep(Math.min(250 * 2 ** attempt, 2000, Math.max(0, deadline - Date.now())));
-    }
-  }
+  await retry(record, {
+    attempts: Number.POSITIVE_INFINITY,
+    baseMs: 250,
+    maxMs: 2000,
+    jitter: false,
+    isPermanent: (err) => !isDatabaseUnavailable(err) || Date.now() + 250 > deadline,
+    sleep: (ms) => Bun.sleep(Math.min(ms, Math.max(0, deadline - Date.now()))),
+    onFailure: (err, attempt) => {
+      if (attempt === 1 && isDatabaseUnavailable(err)) deps.log.warn({ op: "alerting.dispatch", delivery: d.idempotency_key, err }, "database unavailable; retrying the record of a delivery");
+    },
+  });
 }
 
 async function recordOutcome(
@@ -121,14 +127,14 @@ async function recordOutcome(
   row: Awaited<ReturnType<typeof findAlertChannel>>,
   outcome: { ok: true; status?: number } | { ok: false; error: ChannelError },
   gaveUp: boolean,
+  retryInMs: number,
   durationMs: number,
 ): Promise<void> {
   await withTx(deps.sql, async (tx) => {
     if (outcome.ok) await markDelivery(tx, d.id, { status: "sent" });
     else if (gaveUp) await markDelivery(tx, d.id, { status: "failed", error: outcome.error.message });
     else {
-      const wait = backoffDelay(d.attempts, deps.retryBaseMs, deps.retryMaxMs, outcome.error.retryAfterMs);
-      await markDelivery(tx, d.id, { status: "pending", error: outcome.error.message, nextAttemptAt: new Date(Date.now() + wait) });
+      await markDelivery(tx, d.id, { status: "pending", error: outcome.error.message, nextAttemptAt: new Date(Date.now() + retryInMs) });
     }
     await insertHistory(tx, {
       id: newId("ahi"),

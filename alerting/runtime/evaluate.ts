@@ -5,9 +5,10 @@ import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { keyOf, lockStates, peekStates, previousFingerprint, saveStates, type StateKey, type StateWrite } from "../../db/queries/alert-states.ts";
 import { evaluateCondition } from "../engine/conditions.ts";
 import { initialState } from "../engine/state-machine.ts";
-import type { CompiledRule } from "./compile.ts";
-import { type AlertBusEvent, type DecideContext, decide, loadMonitors, type MonitorInfo, readState } from "./decide.ts";
-import { batchSpans, type QuietSpansOf } from "./quiet-spans.ts";
+import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.ts";
+import type { CompiledRule } from "../engine/compile.ts";
+import { type AlertBusEvent, type DecideContext, decide, readState } from "../engine/decide.ts";
+import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
 /**

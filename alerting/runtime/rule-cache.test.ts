@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { scopeMatches, type Scope } from "../engine/rule.ts";
-import type { CompiledRule } from "./compile.ts";
+import type { CompiledRule } from "../engine/compile.ts";
 import { indexRules } from "./rule-cache.ts";
 
 const arbScope: fc.Arbitrary<Scope> = fc.oneof(

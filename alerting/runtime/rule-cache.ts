@@ -3,7 +3,7 @@ import type { Logger } from "../../core/log.ts";
 import { orgAlertRules } from "../../db/queries/alert-rules.ts";
 import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policies.ts";
 import type { MonitorView } from "../engine/rule.ts";
-import { type ChannelInfo, type CompiledRule, compileRule } from "./compile.ts";
+import { type ChannelInfo, type CompiledRule, compileRule } from "../engine/compile.ts";
 
 export interface OrgAlerting {
   orgName: string;

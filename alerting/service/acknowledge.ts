@@ -7,9 +7,11 @@ import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policie
 import { findAlertRule } from "../../db/queries/alert-rules.ts";
 import { listActiveAlerts, lockFiringStates, saveStates } from "../../db/queries/alert-states.ts";
 import { findOrg } from "../../db/queries/orgs.ts";
-import { type ChannelInfo, compileRule } from "../runtime/compile.ts";
-import { type AlertBusEvent, decide, loadMonitors, publishAlertEvents } from "../runtime/decide.ts";
-import { suppressingSpans } from "../runtime/quiet-spans.ts";
+import { loadMonitors } from "../../db/queries/alert-monitors.ts";
+import { type ChannelInfo, compileRule } from "../engine/compile.ts";
+import { type AlertBusEvent, decide } from "../engine/decide.ts";
+import { publishAlertEvents } from "./alert-events.ts";
+import { suppressingSpans } from "./quiet-spans.ts";
 
 interface Ctx {
   sql: Sql;

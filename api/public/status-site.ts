@@ -127,7 +127,7 @@ export function createStatusSite(deps: ApiDeps) {
     return new Response(null, { status: 303, headers: { location: addr.base || "/", "set-cookie": cookie, "cache-control": "no-store" } });
   }
 
-  const mailCtx = () => ({ sql: deps.sql, box: deps.box, mailer: deps.mailer, baseUrl: deps.publicBaseUrl, log: deps.log });
+  const mailCtx = () => ({ sql: deps.sql, box: deps.box, baseUrl: deps.publicBaseUrl, log: deps.log });
 
   async function subscribe(request: Request, addr: PageAddress | null): Promise<Response> {
     if (!addr) return notFoundResponse(request);

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { SmtpSettings } from "../../alerting/channels/types.ts";
+import type { SmtpSettings } from "../mail/smtp-transport.ts";
 import { EnvBool } from "./parse-env.ts";
 
 /**

@@ -27,3 +27,10 @@ export function createMemoryMailer(): Mailer & { sent: MailMessage[] } {
   const sent: MailMessage[] = [];
   return { sent, async send(message) { sent.push(message); } };
 }
+
+/** A failed send, said in retry terms: SMTP 5xx replies (but 503) and envelope/auth errors cannot succeed on retry. */
+export function mailFailure(err: unknown): { message: string; permanent: boolean; status?: number } {
+  const e = err as { message?: string; responseCode?: number; code?: string };
+  const permanent = (typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode !== 503) || ["EENVELOPE", "ENOAUTH", "ECONFIG"].includes(e.code ?? "");
+  return { message: `SMTP: ${e.message ?? String(err)}`, permanent, status: e.responseCode };
+}

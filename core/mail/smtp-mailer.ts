@@ -1,5 +1,4 @@
-import { createNodemailerTransport } from "../../alerting/channels/context.ts";
-import type { SmtpSettings } from "../../alerting/channels/types.ts";
+import { createNodemailerTransport, type SmtpSettings } from "./smtp-transport.ts";
 import type { Mailer } from "./mailer.ts";
 
 /** A Mailer over SMTP (nodemailer), for deployments that configure SMTP; headers such as List-Unsubscribe pass through. */

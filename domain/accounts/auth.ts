@@ -3,7 +3,7 @@ import { hashToken } from "../../core/crypto/secrets.ts";
 import { isUniqueViolation, type Sql, withTx } from "../../db/client.ts";
 import { AppError, conflict, validationError } from "../../core/errors.ts";
 import { newId, randomToken } from "../../core/ids.ts";
-import type { Mailer } from "../../core/mail/mailer.ts";
+import { enqueueMail } from "../mail/enqueue.ts";
 import { deleteAllUserSessions } from "../../db/queries/sessions.ts";
 import { consumePasswordReset, insertPasswordReset } from "../../db/queries/password-resets.ts";
 import { findUserByEmail, insertUser, updateUser, type UserRow } from "../../db/queries/users.ts";
@@ -58,15 +58,23 @@ export async function verifySignIn(
   });
 }
 
-export async function requestPasswordReset(sql: Sql, mailer: Mailer, baseUrl: string, email: string): Promise<void> {
+/** Writes the reset token and queues its mail (sealed: it carries the token) in one transaction; the alerting role sends it. */
+export async function requestPasswordReset(sql: Sql, box: SecretBox, baseUrl: string, email: string): Promise<void> {
   const user = await findUserByEmail(sql, email);
   if (!user) return; // the answer is the same whether the account exists or not
   const token = randomToken(32);
-  await insertPasswordReset(sql, { tokenHash: hashToken(token), userId: user.id, expiresAt: new Date(Date.now() + 3600_000) });
-  await mailer.send({
-    to: user.email,
-    subject: "Reset your Watchpost password",
-    text: `Use this token within one hour to choose a new password: ${token}\n${baseUrl}/password-reset?token=${token}`,
+  await withTx(sql, async (tx) => {
+    await insertPasswordReset(tx, { tokenHash: hashToken(token), userId: user.id, expiresAt: new Date(Date.now() + 3600_000) });
+    await enqueueMail(
+      tx,
+      {
+        kind: "password_reset",
+        to: user.email,
+        subject: "Reset your Watchpost password",
+        text: `Use this token within one hour to choose a new password: ${token}\n${baseUrl}/password-reset?token=${token}`,
+      },
+      box,
+    );
   });
 }
 

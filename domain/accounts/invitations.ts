@@ -1,11 +1,11 @@
 import type { Actor } from "../access/actor.ts";
 import { lacking } from "../access/identity.ts";
 import { grants, keyGrants, type Permission } from "../../schemas/access/permissions.ts";
-import { hashToken } from "../../core/crypto/secrets.ts";
+import { hashToken, type SecretBox } from "../../core/crypto/secrets.ts";
 import { type Sql, withTx } from "../../db/client.ts";
 import { conflict, notFound, permissionDenied, validationError } from "../../core/errors.ts";
 import { newId, randomToken } from "../../core/ids.ts";
-import type { Mailer } from "../../core/mail/mailer.ts";
+import { enqueueMail } from "../mail/enqueue.ts";
 import {
   acceptInvitationById,
   acceptInvitationByToken,
@@ -32,7 +32,8 @@ interface Ctx {
 
 export async function inviteMember(
   { sql, actor }: Ctx,
-  mailer: Mailer,
+  /** Seals the queued mail: it carries the invitation token. */
+  box: SecretBox,
   baseUrl: string,
   input: { email: string; role_id: string },
 ): Promise<{ invitation: InvitationRow; token: string }> {
@@ -46,23 +47,32 @@ export async function inviteMember(
   if (await pendingInvitationForEmail(sql, actor.orgId, input.email)) throw conflict("An invitation to this email is already pending");
   await assertQuota(sql, actor.orgId, "members", 1);
   const token = randomToken(32);
-  const invitation = await insertInvitation(sql, {
-    id: newId("inv"),
-    orgId: actor.orgId,
-    email: input.email.trim(),
-    roleId: role.id,
-    tokenHash: hashToken(token),
-    invitedBy: actor.userId,
-    invitedByKey: actor.identity.kind === "api_key" ? actor.identity.keyId : null,
-    expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-  });
   const org = await findOrg(sql, actor.orgId);
-  await mailer.send({
-    to: invitation.email,
-    subject: `You are invited to ${org?.name ?? "an organisation"} on Watchpost`,
-    text: `Accept within 7 days: ${baseUrl}/invitations/accept?token=${token}`,
+  // The invitation and its mail (sent by the alerting role from the outbox) are written together.
+  return withTx(sql, async (tx) => {
+    const invitation = await insertInvitation(tx, {
+      id: newId("inv"),
+      orgId: actor.orgId,
+      email: input.email.trim(),
+      roleId: role.id,
+      tokenHash: hashToken(token),
+      invitedBy: actor.userId,
+      invitedByKey: actor.identity.kind === "api_key" ? actor.identity.keyId : null,
+      expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+    });
+    await enqueueMail(
+      tx,
+      {
+        kind: "invitation",
+        orgId: actor.orgId,
+        to: invitation.email,
+        subject: `You are invited to ${org?.name ?? "an organisation"} on Watchpost`,
+        text: `Accept within 7 days: ${baseUrl}/invitations/accept?token=${token}`,
+      },
+      box,
+    );
+    return { invitation, token };
   });
-  return { invitation, token };
 }
 
 export const listInvitations = ({ sql, actor }: Ctx, limit: number, offset: number) => listOrgInvitations(sql, actor.orgId, limit, offset);

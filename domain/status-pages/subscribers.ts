@@ -1,9 +1,9 @@
 import { hashToken, type SecretBox } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../db/client.ts";
+import { type Sql, withTx } from "../../db/client.ts";
 import { notFound, validationError } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Logger } from "../../core/log.ts";
-import type { Mailer } from "../../core/mail/mailer.ts";
+import { enqueueMail } from "../mail/enqueue.ts";
 import {
   confirmSubscriber,
   deleteSubscriber,
@@ -20,7 +20,6 @@ import { CONFIRM_TTL_SECONDS, UNSUBSCRIBE_TTL_SECONDS, signSubscriberToken, veri
 export interface MailCtx {
   sql: Sql;
   box: SecretBox;
-  mailer: Mailer;
   baseUrl: string;
   log: Logger;
 }
@@ -56,16 +55,23 @@ export function unsubscribeHeaders(url: string): Record<string, string> {
   return { "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
 }
 
-export async function sendConfirmation(m: MailCtx, page: StatusPageRow, sub: SubscriberRow): Promise<void> {
+/** Queues the double opt-in mail in the outbox (with `tx`, the subscription's transaction); the alerting role sends it. */
+export async function sendConfirmation(m: MailCtx, tx: Sql, page: StatusPageRow, sub: SubscriberRow): Promise<void> {
   const token = signSubscriberToken(m.box, "confirm", { subscriberId: sub.id, pageId: page.id, exp: nowS() + CONFIRM_TTL_SECONDS });
   const confirm = `${m.baseUrl}/status/${page.slug}/confirm?token=${encodeURIComponent(token)}`;
   const unsubscribe = unsubscribeUrl(m, sub);
-  await m.mailer.send({
-    to: sub.email!,
-    subject: `Confirm your subscription to ${page.name}`,
-    text: `Someone (hopefully you) asked to receive incident updates from ${page.name}.\n\nConfirm: ${confirm}\n\nIf it was not you, ignore this message or unsubscribe: ${unsubscribe}\n`,
-    headers: unsubscribeHeaders(unsubscribe),
-  });
+  await enqueueMail(
+    tx,
+    {
+      kind: "subscription_confirmation",
+      orgId: page.org_id,
+      to: sub.email!,
+      subject: `Confirm your subscription to ${page.name}`,
+      text: `Someone (hopefully you) asked to receive incident updates from ${page.name}.\n\nConfirm: ${confirm}\n\nIf it was not you, ignore this message or unsubscribe: ${unsubscribe}\n`,
+      headers: unsubscribeHeaders(unsubscribe),
+    },
+    m.box,
+  );
 }
 
 function normaliseEmail(email: string): string {
@@ -88,9 +94,11 @@ function normaliseWebhook(url: string): string {
 /** Email subscribers stay unconfirmed until they follow the signed link (double opt-in). */
 export async function subscribeEmail(m: MailCtx, page: StatusPageRow, email: string): Promise<SubscriberRow> {
   const address = normaliseEmail(email);
-  const { row } = await upsertSubscriber(m.sql, { id: newId("sub"), orgId: page.org_id, pageId: page.id, kind: "email", email: address, webhook: null, confirmed: false });
-  if (!row.confirmed_at) await sendConfirmation(m, page, row);
-  return row;
+  return withTx(m.sql, async (tx) => {
+    const { row } = await upsertSubscriber(tx, { id: newId("sub"), orgId: page.org_id, pageId: page.id, kind: "email", email: address, webhook: null, confirmed: false });
+    if (!row.confirmed_at) await sendConfirmation(m, tx, page, row);
+    return row;
+  });
 }
 
 /** Management API: email (double opt-in) or webhook (active at once: the organisation added it). */

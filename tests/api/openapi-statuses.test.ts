@@ -194,6 +194,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   await u.call("PATCH", "/api/v1/user", { email: taken.email, current_password: u.password });
   const sent = api.mailer.sent.length;
   await client(base)("POST", "/api/v1/auth/password-reset/request", { email: taken.email });
+  await api.flushMail();
   const token = api.mailer.sent.slice(sent)[0]?.text.match(/token[^:]*: (\S+)/)?.[1];
   await client(base)("POST", "/api/v1/auth/password-reset/confirm", { token, password: "a brand new password" });
   await u.call("DELETE", "/api/v1/user", { password: u.password });
@@ -280,6 +281,7 @@ async function publicFlows() {
 
   const email = `reader-${Date.now()}@example.test`;
   await form(`/status/${open.slug}/subscribe`, { email });
+  await api.flushMail();
   const mail = api.mailer.sent.filter((m) => m.to === email).at(-1)!;
   const confirmLink = local(/http:\/\/\S+\/confirm\?token=\S+/.exec(mail.text)![0]);
   await fetch(confirmLink);

@@ -136,6 +136,7 @@ describe("per-account sign-in throttle", () => {
     for (let i = 0; i < 6; i++) await signIn({ email: user.email, password: "wrong guess" });
     const before = api.mailer.sent.length;
     await client(api.url)("POST", "/api/v1/auth/password-reset/request", { email: user.email });
+    await api.flushMail();
     const token = api.mailer.sent.slice(before)[0]!.text.match(/token[^:]*: (\S+)/)![1]!;
     expect((await client(api.url)("POST", "/api/v1/auth/password-reset/confirm", { token, password: "a brand new password" })).status).toBe(200);
     expect((await signIn({ email: user.email, password: "a brand new password" })).status).toBe(200);

@@ -16,7 +16,7 @@ export const SECRET = "whsec-test-0123456789";
 export interface BillingStack {
   api: TestApi;
   sim: BillingSimulator;
-  /** Runs the billing jobs at the simulator's clock, with the API's provider and mailer. */
+  /** Runs the billing jobs at the simulator's clock, with the API's provider (mail is queued in the outbox). */
   jobs(): Promise<{ ran: number; failed: number }>;
   /** Moves the simulator's clock, lets its renewals' webhooks land, then runs the jobs. */
   advance(days: number): Promise<void>;
@@ -38,18 +38,20 @@ export async function startBillingStack(env: Record<string, string> = {}): Promi
     const res = await fetch(`${sim.url}${path}`, { method, headers: { "content-type": "application/json", authorization: "Bearer sim-key" }, body: body === undefined ? undefined : JSON.stringify(body) });
     return res.json();
   };
-  const jobs = () => runBillingJobs(db.sql, sim.state.now(), { provider, mailer: api.mailer });
+  const jobs = () => runBillingJobs(db.sql, sim.state.now(), { provider });
   return {
     api,
     sim,
     jobs,
     sim$,
-    billing: { sql: db.sql, provider, log: silentLogger, mailer: api.mailer },
+    billing: { sql: db.sql, provider, log: silentLogger },
     async advance(days) {
       await sim$("POST", "/sim/advance", { days });
       await sim.drain();
       await jobs();
       await sim.drain();
+      // Reminders are queued by the jobs; the test API's outbox deliverer sends them.
+      await api.flushMail();
     },
     async stop() {
       await sim.stop();

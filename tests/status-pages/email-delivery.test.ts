@@ -4,7 +4,9 @@ import { loadApiConfig } from "../../api/config.ts";
 import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.ts";
 import { createMemoryBus } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
-import { startTestAlertingRpc, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
+import { startTestAlertingRpc, TEST_SECRET_KEY, type TestApi, startOutboxes } from "../support/api.ts";
+import { smtpSettingsOf } from "../../core/config/smtp.ts";
+import { createSmtpMailer } from "../../core/mail/smtp-mailer.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";
 
@@ -14,6 +16,7 @@ let smtp: SmtpReceiver;
 let hookServer: ReturnType<typeof Bun.serve>;
 const hooks: unknown[] = [];
 let api: TestApi;
+let outboxes: Awaited<ReturnType<typeof startOutboxes>>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -38,9 +41,12 @@ beforeAll(async () => {
   // Test sends go through the alerting role, which has the same SMTP settings from the environment.
   await startTestAlertingRpc(server, config);
   api = { url: server.url, sql: db.sql, db, server } as unknown as TestApi;
+  // Mail and notices go out from the outboxes (the alerting role's work) over the deployment's SMTP.
+  outboxes = await startOutboxes(server, createSmtpMailer(smtpSettingsOf(config)!));
 });
 afterAll(async () => {
   await server.stop(1000);
+  await outboxes.stop();
   hookServer.stop(true);
   await smtp.close();
   await db.drop();

@@ -118,6 +118,7 @@ describe("custom domains", () => {
     // A confirmation link on the domain asks (GET) and its button posts to the domain's own /confirm.
     const email = `dom-${Date.now()}@example.test`;
     await fetch(`${api.url}/subscribe`, { method: "POST", headers: { host: domain, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
+    await api.flushMail();
     const token = /confirm\?token=(\S+)/.exec(api.mailer.sent.filter((m) => m.to === email).at(-1)!.text)![1]!;
     const ask = await (await fetch(`${api.url}/confirm?token=${token}`, { headers: { host: domain } })).text();
     expect(ask).toContain(`action="/confirm?token=${token}"`);

@@ -14,7 +14,11 @@ afterAll(async () => {
 
 const box = new SecretBox(TEST_SECRET_KEY);
 const linkIn = (text: string, pattern: RegExp) => pattern.exec(text)?.[0] ?? "";
-const mailsTo = (to: string) => api.mailer.sent.filter((m) => m.to === to);
+/** Mail sent to `to` so far; queued mail is delivered first (the outbox). */
+const mailsTo = async (to: string) => {
+  await api.flushMail();
+  return api.mailer.sent.filter((m) => m.to === to);
+};
 
 async function subscribeAndConfirm(slug: string, email: string) {
   const res = await fetch(`${api.url}/status/${slug}/subscribe`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
@@ -25,7 +29,7 @@ async function subscribeAndConfirm(slug: string, email: string) {
 
 /** Follows the confirmation email's link and presses its button. */
 async function confirmFromMail(email: string) {
-  const mail = mailsTo(email).at(-1)!;
+  const mail = (await mailsTo(email)).at(-1)!;
   expect(mail.subject).toContain("Confirm your subscription");
   expect(mail.headers?.["List-Unsubscribe"]).toMatch(/^<http:\/\/.+\/api\/v1\/unsubscribe\?token=.+>$/);
   const confirm = linkIn(mail.text, /http:\/\/\S+\/confirm\?token=\S+/);
@@ -60,17 +64,17 @@ describe("subscriptions", () => {
     expect(subs.body.data.map((s: { email: string; confirmed: boolean }) => [s.email, s.confirmed]).sort()).toEqual([[confirmed, true], [pending, false]].sort());
 
     await call("POST", "/api/v1/incidents", { title: "Database failover", impact: "critical", message: "Primary is down", component_ids: [componentIds[0]] });
-    const mails = await eventually(async () => mailsTo(confirmed).filter((m) => m.subject.includes("Database failover")), (m) => m.length === 1);
+    const mails = await eventually(async () => (await mailsTo(confirmed)).filter((m) => m.subject.includes("Database failover")), (m) => m.length === 1);
     expect(mails[0]!.subject).toBe("[Acme Status] New incident: Database failover");
     expect(mails[0]!.headers).toMatchObject({ "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" });
-    expect(mailsTo(pending).filter((m) => m.subject.includes("Database failover"))).toHaveLength(0);
+    expect((await mailsTo(pending)).filter((m) => m.subject.includes("Database failover"))).toHaveLength(0);
   });
 
   it("confirms nothing on a GET of the confirmation link (a mail scanner's prefetch); the page's button confirms", async () => {
     const { slug, call, pageId } = await orgWithPage(api);
     const email = `prefetched-${Date.now()}@example.test`;
     await fetch(`${api.url}/status/${slug}/subscribe`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
-    const link = linkIn(mailsTo(email).at(-1)!.text, /http:\/\/\S+\/confirm\?token=\S+/);
+    const link = linkIn((await mailsTo(email)).at(-1)!.text, /http:\/\/\S+\/confirm\?token=\S+/);
     const confirmed = async () => ((await call("GET", `/api/v1/status-pages/${pageId}/subscribers`)).body.data as { email: string; confirmed: boolean }[]).find((s) => s.email === email)!.confirmed;
     for (const accept of ["text/html", "*/*"]) expect((await fetch(link, { headers: { accept } })).status).toBe(200);
     expect((await fetch(link, { method: "HEAD" })).status).toBe(200);
@@ -118,7 +122,7 @@ describe("unsubscribe", () => {
 
   it("a good token removes exactly that subscription, and a second click still succeeds", async () => {
     const { a, b, list } = await twoSubscribers();
-    const url = /<(.+)>/.exec(mailsTo(a).at(-1)!.headers!["List-Unsubscribe"]!)![1]!;
+    const url = /<(.+)>/.exec((await mailsTo(a)).at(-1)!.headers!["List-Unsubscribe"]!)![1]!;
     const first = await fetch(url, { method: "POST" });
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ unsubscribed: true, removed: true, page: "Acme Status" });
@@ -131,7 +135,7 @@ describe("unsubscribe", () => {
 
   it("supports RFC 8058 one-click POST and answers browsers with a page", async () => {
     const { a, b, list } = await twoSubscribers();
-    const url = /<(.+)>/.exec(mailsTo(b).at(-1)!.headers!["List-Unsubscribe"]!)![1]!;
+    const url = /<(.+)>/.exec((await mailsTo(b)).at(-1)!.headers!["List-Unsubscribe"]!)![1]!;
     const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
     expect(res.status).toBe(200);
     expect(await list()).toEqual([a]);
@@ -145,7 +149,7 @@ describe("unsubscribe", () => {
 
   it("removes nothing on a GET of the link (a mail scanner's prefetch): it asks, and the page's button unsubscribes", async () => {
     const { a, b, list } = await twoSubscribers();
-    const mail = mailsTo(a).at(-1)!;
+    const mail = (await mailsTo(a)).at(-1)!;
     const url = /<(.+)>/.exec(mail.headers!["List-Unsubscribe"]!)![1]!;
     // RFC 8058: the one-click header pair, so mail clients POST instead of following the link.
     expect(mail.headers).toMatchObject({ "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" });

@@ -3,16 +3,18 @@ import { buildApiDeps, startApiServer, type ApiServer } from "../../api/server.t
 import { provisionOrg, type Provisioned } from "../../domain/accounts/provision.ts";
 import type { Sql } from "../../db/client.ts";
 import { silentLogger } from "../../core/log.ts";
-import { createMemoryMailer } from "../../core/mail/mailer.ts";
+import { createMemoryMailer, type Mailer } from "../../core/mail/mailer.ts";
 import { createTestDatabase, type TestDatabase } from "./db.ts";
 import { type Bus, type ConsumerHandle, createMemoryBus } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
 import { startRunNowServer } from "../../runner/cloud/run-now-server.ts";
 import { jobRunner } from "../../runner/cloud/worker.ts";
-import { createChannelContext } from "../../alerting/channels/index.ts";
 import { startChannelTestServer } from "../../alerting/rpc/channel-test.ts";
 import { smtpSettingsOf } from "../../core/config/smtp.ts";
+import { createChannelContext } from "../../alerting/channels/context.ts";
+import { startSubscriberDispatcher } from "../../alerting/notices/subscriber-notices.ts";
+import { startMailOutbox } from "../../alerting/outbox/mail-outbox.ts";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
 
@@ -21,7 +23,10 @@ export interface TestApi {
   sql: Sql;
   db: TestDatabase;
   server: ApiServer;
+  /** What the outbox deliverers sent (mail queued by the API, incident notices to subscribers). */
   mailer: ReturnType<typeof createMemoryMailer>;
+  /** Sends every queued message and notice that is due now; read `mailer.sent` after it. */
+  flushMail(): Promise<void>;
   bus: Bus;
   /** Answers run-now for the API's regions, as a cloud worker does; null when started without one. */
   worker: TestWorker | null;
@@ -87,7 +92,8 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   const bus = sharedBus ?? createMemoryBus();
   // As createBus does for every role: the streams exist before the first request.
   if (!sharedBus) await bus.ensureTopology();
-  const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, mailer, bus }));
+  const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }));
+  const outboxes = await startOutboxes(server, mailer);
   const regions = opts.workerRegions ?? config.REGIONS.split(",");
   const worker = regions.length > 0 ? await startTestWorker({ bus, sql: database.sql, box: server.deps.box, regions, allowPrivate: config.ALLOW_PRIVATE_IPS }) : null;
   const channelTests = opts.alerting === false ? null : await startTestAlertingRpc(server, config);
@@ -97,12 +103,14 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
     db: database,
     server,
     mailer,
+    flushMail: outboxes.flush,
     bus,
     worker,
     async stop() {
       await worker?.stop();
       await channelTests?.stop();
       await server.stop(1000);
+      await outboxes.stop();
       if (!sharedBus) await bus.close();
       if (!db) await database.drop();
     },
@@ -114,6 +122,27 @@ export function startTestAlertingRpc(server: ApiServer, config: ApiConfig): Prom
   const { deps } = server;
   const channelCtx = createChannelContext({ publicBaseUrl: deps.publicBaseUrl, allowPrivateAddresses: config.ALLOW_PRIVATE_IPS, smtp: smtpSettingsOf(config), log: silentLogger });
   return startChannelTestServer({ sql: deps.sql, bus: deps.bus, box: deps.box, log: silentLogger, channelCtx });
+}
+
+/**
+ * The API only writes outbox rows; in a deployment the alerting role sends them. These are the role's two
+ * deliverers (mail, incident notices) for a test API, sending with `mailer`.
+ */
+export async function startOutboxes(server: ApiServer, mailer: Mailer): Promise<{ flush(): Promise<void>; stop(): Promise<void> }> {
+  const { sql, box, publicBaseUrl, config } = server.deps;
+  const mail = await startMailOutbox({ sql, box, mailer, log: silentLogger });
+  const channelCtx = createChannelContext({ publicBaseUrl, allowPrivateAddresses: config.ALLOW_PRIVATE_IPS, log: silentLogger });
+  const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: publicBaseUrl, log: silentLogger, channelCtx });
+  return {
+    async flush() {
+      await mail.flush();
+      await notices.flush();
+    },
+    async stop() {
+      await notices.stop();
+      await mail.stop();
+    },
+  };
 }
 
 let counter = 0;

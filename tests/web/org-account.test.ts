@@ -357,8 +357,10 @@ describe("an emailed invitation link", () => {
     await page.getByLabel("Email to invite").fill(wes.email);
     await page.getByRole("button", { name: "Send invitation" }).click();
     await page.getByText(`Invitation sent to ${wes.email}.`).waitFor();
-    // The all-in-one mode's mailer writes messages to its log.
-    const mail = env.server.lines.find((l) => l.op === "mail.send" && l.to === wes.email) as { text: string } | undefined;
+    // The all-in-one mode's mailer writes messages to its log; the alerting role sends them from the outbox.
+    const logged = () => env.server.lines.find((l) => l.op === "mail.send" && l.to === wes.email) as { text: string } | undefined;
+    for (let i = 0; i < 200 && !logged(); i++) await Bun.sleep(50);
+    const mail = logged();
     const link = /https?:\/\/\S+\/invitations\/accept\?token=\S+/.exec(mail!.text)![0];
     const token = new URL(link).searchParams.get("token")!;
     await signOut();

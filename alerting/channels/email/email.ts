@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { escapeHtml, formatTime, renderEvent } from "../format.ts";
 import { cutBody } from "../http.ts";
-import { type AlertEvent, type Channel, ChannelError, type SmtpMessage, type SmtpSettings } from "../types.ts";
+import type { SmtpMessage, SmtpSettings } from "../../../core/mail/smtp-transport.ts";
+import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
 import { emailConfig, type EmailConfig } from "./email-schema.ts";
 
 export { emailConfig, type EmailConfig };

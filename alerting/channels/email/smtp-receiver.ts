@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import PostalMime, { type Email } from "postal-mime";
 import { SMTPServer } from "smtp-server";
 import type { ContractReceiver } from "../testing.ts";
-import type { SmtpSettings } from "../types.ts";
+import type { SmtpSettings } from "../../../core/mail/smtp-transport.ts";
 
 export interface ReceivedMail {
   envelope: { from: string; to: string[] };

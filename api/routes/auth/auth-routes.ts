@@ -73,7 +73,7 @@ export const authRoutes = (deps: ApiDeps) =>
     .post(
       "/password-reset/request",
       async ({ body, set }) => {
-        await requestPasswordReset(deps.sql, deps.mailer, deps.publicBaseUrl, body.email);
+        await requestPasswordReset(deps.sql, deps.box, deps.publicBaseUrl, body.email);
         set.status = 202;
         return { ok: true as const };
       },

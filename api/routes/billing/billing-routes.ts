@@ -16,7 +16,7 @@ const WEBHOOK_ERROR_CODES = { 400: "VALIDATION_ERROR", 401: "UNAUTHENTICATED", 4
 /** Subscription state, checkout, plan changes, line cancellation, overlap notices and the provider's webhooks. */
 export const billingRoutes = (deps: ApiDeps) => {
   const provider = providerFromConfig(deps.config);
-  const billing: BillingDeps = { sql: deps.sql, provider, log: deps.log, mailer: deps.mailer };
+  const billing: BillingDeps = { sql: deps.sql, provider, log: deps.log };
   // The provider's notion of now: prorations must be computed on the clock the provider charges by.
   const now = () => deps.billingClock?.() ?? new Date();
   const names = async () => {

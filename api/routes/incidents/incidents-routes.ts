@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Actor } from "../../../domain/access/actor.ts";
 import { publishLiveEvent } from "../../../domain/events/publish-live-event.ts";
-import type { IncidentNotice } from "../../../alerting/notices/subscriber-notices.ts";
+import type { NoticeKind as IncidentNotice } from "../../../db/queries/subscriber-deliveries.ts";
 import { createIncident, getIncident, type IncidentWithUpdates, listOrgIncidents, patchIncident, postUpdate, removeIncident, resolveIncident } from "../../../domain/incidents/service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";

@@ -16,7 +16,7 @@ export const invitationRoutes = (deps: ApiDeps) =>
           "",
           async ({ actor, body, set }) => {
             const base = deps.publicBaseUrl;
-            const { invitation, token } = await inviteMember({ sql: deps.sql, actor }, deps.mailer, base, body);
+            const { invitation, token } = await inviteMember({ sql: deps.sql, actor }, deps.box, base, body);
             set.status = 201;
             return { ...toInvitationView(invitation), token };
           },

@@ -15,7 +15,7 @@ import { toLayoutView, toPageView, toSubscriberView } from "./views.ts";
 export const statusPageRoutes = (deps: ApiDeps) => {
   const ctx = (actor: Actor) => ({ sql: deps.sql, actor });
   // publicBaseUrl is known only once the server listens: read it per request.
-  const mail = () => ({ sql: deps.sql, box: deps.box, mailer: deps.mailer, baseUrl: deps.publicBaseUrl, log: deps.log });
+  const mail = () => ({ sql: deps.sql, box: deps.box, baseUrl: deps.publicBaseUrl, log: deps.log });
   const view = async (p: StatusPageRow) => toPageView(p, await loadLayout(deps.sql, p.id), deps.publicBaseUrl, await customDomainsAllowed(deps.sql, p.org_id));
   return new Elysia({ prefix: "/status-pages", detail: { tags: ["status-pages"] } })
     .use(authPlugin)

@@ -1,11 +1,9 @@
-import type { Sql } from "../db/client.ts";
-import type { Logger } from "../core/log.ts";
-import type { Mailer } from "../core/mail/mailer.ts";
-import { listenError } from "../core/process/listen-error.ts";
-import { startBillingJobs } from "./jobs.ts";
-import { type ProviderConfig, providerFromConfig } from "./provider/from-config.ts";
-import { simulatorPrices } from "./simulator/prices.ts";
-import { type BillingSimulator, startBillingSimulator } from "./simulator/server.ts";
+import type { Sql } from "../../db/client.ts";
+import type { Logger } from "../../core/log.ts";
+import { listenError } from "../../core/process/listen-error.ts";
+import type { ProviderConfig } from "../provider/from-config.ts";
+import { simulatorPrices } from "./prices.ts";
+import { type BillingSimulator, startBillingSimulator } from "./server.ts";
 
 const SIM_SECRET = "sim-webhook-secret";
 
@@ -40,7 +38,23 @@ export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_S
   };
 }
 
-/** The billing job loop for a process that serves the API (safe to run in several: jobs are claimed with SKIP LOCKED). */
-export function startBillingRuntime(input: { sql: Sql; config: ProviderConfig; log: Logger; mailer: Mailer; now?: () => Date }) {
-  return startBillingJobs({ sql: input.sql, provider: providerFromConfig(input.config), mailer: input.mailer, log: input.log, now: input.now, intervalMs: input.now ? 2_000 : 30_000 });
+/**
+ * The simulator's clock, read from its GET /sim/state, for a process that did not start it (a scheduler in
+ * scaled mode with BILLING_SIMULATOR): billing jobs then follow POST /sim/advance as in the all-in-one.
+ * Falls back to real time when the simulator does not answer.
+ */
+export function simulatorClock(simUrl: string, fetcher: typeof fetch = fetch): () => Promise<Date> {
+  return async () => {
+    try {
+      const res = await fetcher(`${simUrl.replace(/\/$/, "")}/sim/state`, { signal: AbortSignal.timeout(5_000) });
+      const body = (await res.json()) as { now?: string };
+      const at = body.now ? Date.parse(body.now) : Number.NaN;
+      return Number.isNaN(at) ? new Date() : new Date(at);
+    } catch {
+      return new Date();
+    }
+  };
 }
+
+/** The webhook secret the simulator signs with (the first of PADDLE_WEBHOOK_SECRETS it is given). */
+export const SIMULATOR_WEBHOOK_SECRET = SIM_SECRET;

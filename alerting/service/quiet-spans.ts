@@ -2,7 +2,7 @@ import type { Sql } from "../../db/client.ts";
 import { suppressingSpansOf } from "../../domain/maintenance/active.ts";
 import { type MaintenanceWindowRow, windowsForMonitor } from "../../db/queries/maintenance-windows.ts";
 import type { QuietSpan } from "../engine/state-machine.ts";
-import type { MonitorInfo } from "./decide.ts";
+import type { MonitorInfo } from "../../db/queries/alert-monitors.ts";
 
 /** Where the engine learns about maintenance: the suppressing windows' occurrences covering a monitor within [from, to]. */
 export type QuietSpansOf = (sql: Sql, monitor: MonitorInfo, from: number, to: number) => Promise<QuietSpan[]>;

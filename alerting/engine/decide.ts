@@ -1,31 +1,13 @@
-import type { Bus } from "../../core/bus/index.ts";
-import type { Sql } from "../../db/client.ts";
-import { publishLiveEvent } from "../../domain/events/publish-live-event.ts";
 import { newId } from "../../core/ids.ts";
 import type { AlertStateRow, StateWrite } from "../../db/queries/alert-states.ts";
 import type { DeliveryWrite } from "../../db/queries/alert-deliveries.ts";
+import type { MonitorInfo } from "../../db/queries/alert-monitors.ts";
 import type { NotificationWrite } from "../../db/queries/alert-notifications.ts";
-import type { AlertEvent } from "../channels/index.ts";
-import { type AlertState, initialState, type MachineInput, nextDueAt, type QuietSpan, step, type StepOutput } from "../engine/state-machine.ts";
+import type { AlertEvent } from "./alert-event.ts";
+import { type AlertState, initialState, type MachineInput, nextDueAt, type QuietSpan, step, type StepOutput } from "./state-machine.ts";
 import type { CompiledRule } from "./compile.ts";
 
-export interface MonitorInfo {
-  id: string;
-  org_id: string;
-  name: string;
-  type: string;
-  tags: string[];
-  target: string | null;
-}
-
-/** A join on unnest, not `= any()`: with stale statistics `any` on a seq scan compares every row with every id. */
-export async function loadMonitors(sql: Sql, ids: string[]): Promise<Map<string, MonitorInfo>> {
-  if (ids.length === 0) return new Map();
-  const rows = await sql<MonitorInfo[]>`
-    select m.id, m.org_id, m.name, m.type, m.tags, coalesce(m.config->>'url', m.config->>'host', m.config->>'hostname', m.config->>'domain') as target
-    from monitors m join unnest(${ids}::text[]) as i(id) using (id)`;
-  return new Map(rows.map((m) => [m.id, m]));
-}
+export type { MonitorInfo };
 
 /** The last result the state saw, for the facts in messages sent later (escalations, reminders). */
 export interface ResultSummary {
@@ -48,11 +30,6 @@ export const readState = (row: Pick<AlertStateRow, "state">): StoredState => {
   if (legacy.alertPending === undefined) legacy.alertPending = legacy.held === true && legacy.firing && legacy.notified.length === 0;
   return { machine, last: s.last };
 };
-
-/** Puts alert events on the live stream (`events.<orgId>`, the LiveEvent envelope with these fields as data). */
-export function publishAlertEvents(bus: Bus, events: AlertBusEvent[]): void {
-  for (const { type, org_id, ...data } of events) publishLiveEvent(bus, org_id, type, data);
-}
 
 /** An alert event for the live stream (`events.<orgId>`). */
 export interface AlertBusEvent {

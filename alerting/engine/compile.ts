@@ -1,8 +1,8 @@
 import type { AlertRuleRow } from "../../db/queries/alert-rules.ts";
 import type { EscalationPolicyRow } from "../../db/queries/alert-escalation-policies.ts";
-import { type Condition, describeCondition } from "../engine/conditions.ts";
-import type { MachineBinding, MachineRule } from "../engine/state-machine.ts";
-import type { ChannelBinding, Scope } from "../engine/rule.ts";
+import { type Condition, describeCondition } from "./conditions.ts";
+import type { MachineBinding, MachineRule } from "./state-machine.ts";
+import type { ChannelBinding, Scope } from "./rule.ts";
 import { PAGING_TYPES } from "../../schemas/channel-types.ts";
 
 /** Channel types whose incidents follow our alert state (each spec's `paging`, schemas/channel-types.ts). */
