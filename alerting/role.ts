@@ -7,6 +7,7 @@ import { smtpSettingsOf } from "../core/config/smtp.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
+import { startPresenceRecorder } from "./ingest/presence.ts";
 import { startRunnerWatch } from "./runtime/runner-watch.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
 
@@ -27,6 +28,7 @@ export async function startAlertingRole(input: {
 }) {
   const { config, sql, bus, box, log } = input;
   const ingest = await startIngest({ sql, bus, log, registry: input.registry });
+  const presence = await startPresenceRecorder({ sql, bus, log });
   const channelCtx = createChannelContext({
     publicBaseUrl: config.PUBLIC_BASE_URL,
     allowPrivateAddresses: config.ALLOW_PRIVATE_IPS,
@@ -75,6 +77,7 @@ export async function startAlertingRole(input: {
       await runners.stop();
       await alerting.stop();
       await ingest.stop();
+      await presence.stop();
     },
   };
 }

@@ -7,7 +7,7 @@ export type ResultSubject = `results.${string}.${string}`;
 /** Subject filter of a results consumer: `results.>` (default), `results.<orgId>.>`, ... */
 export type ResultFilter = `results.${string}`;
 /** `events.<orgId>` to publish; `events.<orgId>` or `events.*` to subscribe. */
-export type EventSubject = `events.${string}`;
+export type EventSubject = `events.${string}` | `workers.${string}`;
 
 /** Jobs are de-duplicated by `id` within the duplicate window. */
 export interface JobMessage {

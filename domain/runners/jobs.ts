@@ -7,7 +7,6 @@ import type { Logger } from "../../core/log.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
 import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
-import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
 import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
 import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "../../schemas/runner-protocol.ts";
 import type { RunnerCaller } from "./sessions.ts";
@@ -123,18 +122,6 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
 export async function reportResults(d: JobDeps, runner: RunnerCaller, req: ResultsRequest): Promise<{ accepted: number }> {
   const verified = req.results.map((r) => ({ r, c: verifyClaim(d.box, runner, r.claim) }));
   for (const { r, c } of verified) {
-    let data = r.data;
-    if (r.artifacts && r.artifacts.length > 0) {
-      // Screenshots are stored here, not carried on the bus: the result names the ones kept.
-      const stored = await storeArtifacts(
-        d.sql,
-        r.artifacts.map((a) => ({ orgId: c.o, monitorId: c.m, jobId: c.j, scheduledAt: c.d, name: a.name, contentType: a.content_type, bytes: Buffer.from(a.data_base64, "base64") })),
-      ).catch((err) => {
-        d.log.warn({ op: "runner.results", err, jobId: c.j, orgId: c.o, monitorId: c.m, runnerId: runner.id }, "could not store a result's screenshots");
-        return [];
-      });
-      data = { ...data, screenshots: stored.length > 0 ? stored : null };
-    }
     const message: CheckResultMessage = {
       id: c.j,
       org_id: c.o,
@@ -146,7 +133,9 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
       status: r.status,
       duration_ms: r.duration_ms,
       error: r.error,
-      data,
+      data: r.data,
+      // Screenshots travel on to ingest, which stores them and names the ones kept in data.screenshots.
+      ...(r.artifacts && r.artifacts.length > 0 ? { artifacts: r.artifacts } : {}),
     };
     await d.bus.publishResult(resultSubject(c.o, c.m), message);
     // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.

@@ -3,19 +3,16 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../db/client.ts";
 import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
-import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
 import type { BrowserPool } from "../checks/browser/browser-pool.ts";
 import type { RunCheckOptions } from "../checks/registry.ts";
-import { type CheckArtifact, CheckAbortedError } from "../checks/types.ts";
+import { CheckAbortedError } from "../checks/types.ts";
 import { executeJob } from "./execute.ts";
 import { RecentDurations, startPresence } from "./presence.ts";
 
 export interface WorkerDeps {
   bus: Bus;
-  sql: Sql;
   box: SecretBox;
   log: Logger;
   region: string;
@@ -66,7 +63,8 @@ function workerMetrics(registry?: Registry) {
 
 /**
  * A cloud worker: consumes `jobs.region.<region>` with bounded concurrency, runs each check
- * and publishes its result, and only then acks the job. A worker that dies mid-check never
+ * and publishes its result (screenshots included), and only then acks the job. It speaks only on
+ * the bus: its presence goes out as beats, and ingest stores both. A worker that dies mid-check never
  * acks, so the job is redelivered after the ack deadline; the result's id is the job's, so a
  * re-run is stored once.
  */
@@ -83,15 +81,6 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   let checksTotal = 0;
 
   const engines = [...(deps.browsers?.engines ?? [])];
-  const keepFiles = (job: CheckJobMessage, files: CheckArtifact[]) =>
-    storeArtifacts(
-      deps.sql,
-      files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
-    ).catch((err) => {
-      log.warn({ op: "worker.artifacts", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id }, "could not store the result's screenshots");
-      return [];
-    });
-
   const handle = async (d: Delivery<CheckJobMessage>) => {
     const job = d.data;
     inFlight++;
@@ -106,7 +95,6 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
         now: () => clock.now(),
         signal: abort.signal,
         check: { ...deps.check, browsers: deps.browsers ?? undefined },
-        storeArtifacts: keepFiles,
       });
       await bus.publishResult(resultSubject(job.org_id, job.monitor_id), result);
       checksTotal++;
@@ -128,7 +116,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   };
 
   const presence = await startPresence({
-    sql: deps.sql,
+    bus,
     log,
     workerId,
     region,

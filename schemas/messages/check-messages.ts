@@ -43,6 +43,15 @@ export interface CheckResultMessage {
   duration_ms: number;
   error: string | null;
   data: CheckData;
+  /** Files of the result (browser screenshots, packed within the budget); ingest stores them and names them in data.screenshots. */
+  artifacts?: PackedArtifact[];
+}
+
+/** One file of a result as the bus and the runner protocol carry it. */
+export interface PackedArtifact {
+  name: string;
+  content_type: "image/jpeg" | "image/png";
+  data_base64: string;
 }
 
 export const jobId = (monitorId: string, location: string, dueAt: number) => `${monitorId}.${location}.${dueAt}`;
