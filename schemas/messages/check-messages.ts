@@ -50,7 +50,7 @@ export interface CheckResultMessage {
 /** One file of a result as the bus and the runner protocol carry it. */
 export interface PackedArtifact {
   name: string;
-  content_type: "image/jpeg" | "image/png";
+  content_type: string;
   data_base64: string;
 }
 

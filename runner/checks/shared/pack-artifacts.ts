@@ -1,4 +1,4 @@
-import type { PackedArtifact } from "../../../schemas/messages/check-messages.ts";
+import type { RunnerArtifact } from "../../../schemas/runner-protocol.ts";
 import type { CheckArtifact } from "../types.ts";
 
 /**
@@ -7,9 +7,9 @@ import type { CheckArtifact } from "../types.ts";
  */
 export const RESULT_ARTIFACT_BUDGET = 420 * 1024;
 
-/** The files that fit the budget, in order, as the bus and the runner protocol carry them. */
-export function packArtifacts(files: CheckArtifact[], budget = RESULT_ARTIFACT_BUDGET): PackedArtifact[] {
-  const out: PackedArtifact[] = [];
+/** The files that fit the budget, in order, as the runner protocol and the result message (PackedArtifact) carry them. */
+export function packArtifacts(files: CheckArtifact[], budget = RESULT_ARTIFACT_BUDGET): RunnerArtifact[] {
+  const out: RunnerArtifact[] = [];
   let used = 0;
   for (const f of files) {
     if (used + f.data.length > budget) continue;
