@@ -11,6 +11,7 @@ import { startMailOutbox } from "./outbox/mail-outbox.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
+import { startPresenceRecorder } from "./ingest/presence.ts";
 import { startRunnerWatch } from "./runtime/runner-watch.ts";
 import { startChannelTestServer } from "./rpc/channel-test.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
@@ -34,6 +35,7 @@ export async function startAlertingRole(input: {
 }) {
   const { config, sql, bus, box, log } = input;
   const ingest = await startIngest({ sql, bus, log, registry: input.registry });
+  const presence = await startPresenceRecorder({ sql, bus, log });
   const channelCtx = createChannelContext({
     publicBaseUrl: config.PUBLIC_BASE_URL,
     allowPrivateAddresses: config.ALLOW_PRIVATE_IPS,
@@ -91,6 +93,7 @@ export async function startAlertingRole(input: {
       await runners.stop();
       await alerting.stop();
       await ingest.stop();
+      await presence.stop();
     },
   };
 }

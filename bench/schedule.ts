@@ -9,7 +9,9 @@
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
+import { startPresenceRecorder } from "../alerting/ingest/presence.ts";
 import { connectNatsBus } from "../core/bus/index.ts";
+import { silentLogger } from "../core/log.ts";
 import type { CheckResultMessage } from "../schemas/messages/check-messages.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { dropNatsStreams, insertMonitors, insertOrg, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
@@ -68,10 +70,13 @@ tap.subscribe(`${prefix}jobs.region.bench`, {
   },
 });
 
+// What the alerting role's ingest does with the worker's beats: the worker itself has no database.
+const presence = await startPresenceRecorder({ sql: db.sql, bus, log: silentLogger });
 const env = { ...process.env, DATABASE_URL: db.url, NATS_URL, NATS_PREFIX: prefix, LOG_LEVEL: "warn", SECRET_KEY: "bench-secret-key-0123456789abcdef0123" };
+const { DATABASE_URL: _database, ...workerEnv } = env;
 const worker = Bun.spawn(["bun", "runner/cloud/main.ts", "--region", "bench"], {
   cwd: root,
-  env: { ...env, CONCURRENCY: values.concurrency, ALLOW_PRIVATE_IPS: "true" },
+  env: { ...workerEnv, CONCURRENCY: values.concurrency, ALLOW_PRIVATE_IPS: "true" },
   stdout: "inherit",
   stderr: "inherit",
 });
@@ -111,6 +116,7 @@ process.stdout.write("\n");
 scheduler.kill("SIGTERM");
 worker.kill("SIGTERM");
 await Promise.all([scheduler.exited, worker.exited]);
+await presence.stop();
 await consumer.stop();
 await bus.close();
 await tap.close();

@@ -1,25 +1,11 @@
-import type { ClaimedJob, RunnerArtifact, RunnerResult } from "../schemas/runner-protocol.ts";
+import type { ClaimedJob, RunnerResult } from "../schemas/runner-protocol.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "./checks/registry.ts";
-import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "./checks/types.ts";
+import { packArtifacts } from "./checks/shared/pack-artifacts.ts";
+import { CheckUnavailableError, InvalidCheckJobError } from "./checks/types.ts";
 
 type Outcome = Omit<RunnerResult, "claim">;
 
-/** Raw bytes of files one result may send: with base64 and the sealed session it stays well under the API's 1 MiB body limit. */
-export const RESULT_ARTIFACT_BUDGET = 420 * 1024;
-
 const unavailable = (error: string, at: number): Outcome => ({ status: "unavailable", checked_at: at, duration_ms: 0, error, data: {} });
-
-/** The files that fit the budget, in order, as the protocol carries them. */
-export function packArtifacts(files: CheckArtifact[], budget = RESULT_ARTIFACT_BUDGET): RunnerArtifact[] {
-  const out: RunnerArtifact[] = [];
-  let used = 0;
-  for (const f of files) {
-    if (used + f.data.length > budget) continue;
-    used += f.data.length;
-    out.push({ name: f.name, content_type: f.content_type, data_base64: Buffer.from(f.data).toString("base64") });
-  }
-  return out;
-}
 
 /**
  * One claimed job to its outcome, on the same engine as the cloud workers. Self-hosted runners

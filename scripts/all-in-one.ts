@@ -61,7 +61,6 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const worker = await startWorker({
     bus,
-    sql: db.sql,
     box,
     log,
     region: workerConfig.REGION,

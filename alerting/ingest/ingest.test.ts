@@ -7,6 +7,7 @@ import { CheckResultEvent, MonitorStatusChangedEvent } from "../../schemas/event
 import type { LiveEvent } from "../../schemas/events/live-event-types.ts";
 import { type CheckResultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
+import { findArtifact } from "../../db/queries/check-artifacts.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { partitionByMonitor, startIngest } from "./ingest.ts";
 
@@ -126,6 +127,38 @@ describe("ingest", () => {
       await handle.stop();
       await own.close();
     }
+  });
+
+  it("stores a result's screenshots and names them in data.screenshots", async () => {
+    const { orgId, monitorId } = await monitor();
+    const due = Date.now() - 1000;
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const r: CheckResultMessage = {
+      ...result(orgId, monitorId, due, "down"),
+      data: { engine: "chromium", screenshots: ["failure"] },
+      artifacts: [{ name: "failure", content_type: "image/jpeg", data_base64: jpeg.toString("base64") }],
+    };
+    await bus.publishResult(resultSubject(orgId, monitorId), r);
+    await until(async () => (await db.sql`select 1 from check_results where monitor_id = ${monitorId}`).length === 1);
+    const [row] = await db.sql<{ data: Record<string, unknown> }[]>`select data from check_results where monitor_id = ${monitorId}`;
+    expect(row!.data).toEqual({ engine: "chromium", screenshots: ["failure"] });
+    const file = await findArtifact(db.sql, orgId, monitorId, r.id);
+    expect(file).toMatchObject({ name: "failure", content_type: "image/jpeg" });
+    expect(Buffer.from(file!.bytes)).toEqual(jpeg);
+  });
+
+  it("keeps no screenshot of a result whose monitor was deleted meanwhile", async () => {
+    const { orgId, monitorId } = await monitor();
+    await db.sql`delete from monitors where id = ${monitorId}`;
+    const r: CheckResultMessage = {
+      ...result(orgId, monitorId, Date.now() - 1000, "down"),
+      data: { screenshots: ["failure"] },
+      artifacts: [{ name: "failure", content_type: "image/jpeg", data_base64: Buffer.from([0xff, 0xd8]).toString("base64") }],
+    };
+    await bus.publishResult(resultSubject(orgId, monitorId), r);
+    await Bun.sleep(300);
+    expect((await db.sql`select 1 from check_artifacts where job_id = ${r.id}`).length).toBe(0);
+    expect((await db.sql`select 1 from check_results where job_id = ${r.id}`).length).toBe(0);
   });
 
   it("splits a batch into parts that never share a monitor, the same way every time", () => {

@@ -9,6 +9,7 @@ import { announceStored } from "../../domain/results/announce.ts";
 import { storeResults } from "../../domain/results/ingest.ts";
 import { type CheckResultInput, CheckResultInputSchema } from "../../domain/results/types.ts";
 import { existingMonitorIds } from "../../db/queries/monitors.ts";
+import { storeResultArtifacts } from "./artifacts.ts";
 
 export const INGEST_DURABLE = "ingest";
 
@@ -118,6 +119,15 @@ export async function startIngest({ sql, bus, log, registry, batchSize = 1000, m
       v.delivery.term();
       return false;
     });
+    // Screenshots travel in the result message (the workers have no database): stored first, so the
+    // stored result names exactly the files kept.
+    await Promise.all(
+      keep
+        .filter((k) => (k.delivery.data.artifacts?.length ?? 0) > 0)
+        .map(async (k) => {
+          k.input.data = { ...k.input.data, screenshots: await storeResultArtifacts(sql, log, k.delivery.data) };
+        }),
+    );
     // A part that fails throws the whole batch back for redelivery; what the other parts stored is
     // then skipped as already stored (idempotent on the job id).
     const outcomes = await Promise.all(partitionByMonitor(keep.map((k) => k.input), parallel).map((part) => storeResults(sql, part)));

@@ -7,7 +7,6 @@ import type { Logger } from "../../core/log.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { recordRunnerBeat, touchRunner } from "../../db/queries/runners.ts";
 import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
-import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
 import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
 import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "../../schemas/runner-protocol.ts";
 import type { RunnerCaller } from "./sessions.ts";
@@ -135,21 +134,10 @@ async function notRun(d: JobDeps, job: CheckJobMessage, error: string): Promise<
 export async function reportResults(d: JobDeps, runner: RunnerCaller, req: ResultsRequest): Promise<{ accepted: number }> {
   const verified = req.results.map((r) => ({ r, c: verifyClaim(d.box, runner, r.claim) }));
   for (const { r, c } of verified) {
-    let data = r.data;
     const record = c.n !== 1;
-    if (record && r.artifacts && r.artifacts.length > 0) {
-      // Screenshots are stored here, not carried on the bus: the result names the ones kept.
-      const stored = await storeArtifacts(
-        d.sql,
-        r.artifacts.map((a) => ({ orgId: c.o, monitorId: c.m, jobId: c.j, scheduledAt: c.d, name: a.name, contentType: a.content_type, bytes: Buffer.from(a.data_base64, "base64") })),
-      ).catch((err) => {
-        d.log.warn({ op: "runner.results", err, jobId: c.j, orgId: c.o, monitorId: c.m, runnerId: runner.id }, "could not store a result's screenshots");
-        return [];
-      });
-      data = { ...data, screenshots: stored.length > 0 ? stored : null };
-    }
     const job = { id: c.j, org_id: c.o, monitor_id: c.m, location: runner.id, location_type: "runner" as const, due_at: c.d };
-    const message = resultMessage(job, { checked_at: r.checked_at, status: r.status, duration_ms: r.duration_ms, error: r.error, data });
+    // Screenshots travel on to ingest, which stores them and names the ones kept in data.screenshots.
+    const message = resultMessage(job, { checked_at: r.checked_at, status: r.status, duration_ms: r.duration_ms, error: r.error, data: r.data, artifacts: r.artifacts });
     if (record) await d.bus.publishResult(resultSubject(c.o, c.m), message);
     // A run-now job: the API instance that sent it waits for the result (maybe not this one).
     if (isRunNowJobId(c.j)) await d.bus.request(runNowReplySubject(c.j), message, { timeoutMs: 2000 }).catch(() => {});

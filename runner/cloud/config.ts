@@ -3,8 +3,11 @@ import { commonEnv, metricsEnv } from "../../core/config/common.ts";
 import { ConfigError, EnvBool, parseEnv } from "../../core/config/parse-env.ts";
 import { browserEnv } from "../checks/browser/browser-env.ts";
 
+// The worker speaks only on the bus (ingest stores its results, screenshots and presence): no database variables.
+const { DATABASE_URL: _database, EMBEDDED_PG_PORT: _embedded, ...busEnv } = commonEnv;
+
 export const workerEnv = Type.Object({
-  ...commonEnv,
+  ...busEnv,
   REGION: Type.Optional(Type.String({ pattern: "^[a-z0-9-]+$", maxLength: 64, description: "cloud region this worker serves (also --region); lower-case letters, digits and -" })),
   CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: "checks run at once, 1-1000" }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let checks reach private, loopback and link-local addresses; only for the all-in-one local region"),

@@ -2,7 +2,8 @@ import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { type CheckJobMessage, type CheckResultMessage, resultMessage, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import { openSealedFields } from "../../core/crypto/sealed-fields.ts";
 import { isRunnableCheckType, runCheck, type RunCheckOptions } from "../checks/registry.ts";
-import { type CheckArtifact, CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
+import { packArtifacts } from "../checks/shared/pack-artifacts.ts";
+import { CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts";
 
 export interface ExecuteOptions {
   box: SecretBox;
@@ -10,8 +11,6 @@ export interface ExecuteOptions {
   now: () => number;
   signal?: AbortSignal;
   check?: Omit<RunCheckOptions, "signal">;
-  /** Stores a result's files (browser screenshots) before the result is published; returns the names stored. */
-  storeArtifacts?: (job: CheckJobMessage, files: CheckArtifact[]) => Promise<string[]>;
 }
 
 /**
@@ -41,11 +40,10 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
       },
       { ...o.check, signal: o.signal },
     );
-    if (result.artifacts && result.artifacts.length > 0) {
-      const stored = o.storeArtifacts ? await o.storeArtifacts(job, result.artifacts).catch(() => []) : [];
-      result.data.screenshots = stored.length > 0 ? stored : null;
-    }
-    return resultMessage(job, { checked_at: started, status: result.status, duration_ms: result.duration_ms, error: result.error, data: result.data });
+    // Screenshots ride in the result message; ingest stores them and names the ones kept.
+    const artifacts = result.artifacts && result.artifacts.length > 0 ? packArtifacts(result.artifacts) : [];
+    if (result.artifacts && result.artifacts.length > 0) result.data.screenshots = artifacts.length > 0 ? artifacts.map((a) => a.name) : null;
+    return resultMessage(job, { checked_at: started, status: result.status, duration_ms: result.duration_ms, error: result.error, data: result.data, artifacts });
   } catch (err) {
     if (err instanceof CheckUnavailableError) return unavailableResult(job, `${err.message} in region ${job.location}`, started);
     if (err instanceof InvalidCheckJobError) {

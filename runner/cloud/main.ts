@@ -2,7 +2,6 @@ import { createBus } from "../../core/bus/index.ts";
 import { exitOnConfigError } from "../../core/config/parse-env.ts";
 import { loadSecretKey, previousSecretKeys } from "../../core/crypto/secret-key.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
-import { openDatabase } from "../../db/open.ts";
 import { createLogger } from "../../core/log.ts";
 import { createMetrics } from "../../core/metrics.ts";
 import { startMetricsServer } from "../../core/process/metrics-server.ts";
@@ -12,18 +11,16 @@ import { startBrowserPool } from "../checks/browser/browser-env.ts";
 import { loadWorkerConfig } from "./config.ts";
 import { startWorker } from "./worker.ts";
 
-/** `bun run worker --region <r>`: a cloud worker of one region (scaled mode). */
+/** `bun run worker --region <r>`: a cloud worker of one region (scaled mode). It needs NATS, not the database. */
 export async function runWorker(env: Record<string, string | undefined>, argv: string[]) {
   const config = loadWorkerConfig(env, argv);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "worker" });
-  const db = await openDatabase(config, log, { migrate: false, poolSize: 2 });
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("worker");
   // BROWSERS naming an engine that is not installed stops the worker here, naming it.
   const browsers = await startBrowserPool(config, log);
   const worker = await startWorker({
     bus,
-    sql: db.sql,
     box: new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR), previousSecretKeys(config.SECRET_KEY_PREVIOUS)),
     log,
     region: config.REGION,
@@ -38,8 +35,8 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
     browsers,
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
-  onShutdown(log, [() => worker.stop(), async () => browsers?.close(), async () => server?.stop(), () => bus.close(), () => db.close()]);
-  return { worker, bus, db, log };
+  onShutdown(log, [() => worker.stop(), async () => browsers?.close(), async () => server?.stop(), () => bus.close()]);
+  return { worker, bus, log };
 }
 
 if (import.meta.main) await runWorker(process.env, process.argv.slice(2)).catch(exitOnConfigError);

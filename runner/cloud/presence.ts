@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
-import type { Sql } from "../../db/client.ts";
+import type { Bus } from "../../core/bus/index.ts";
 import type { Logger } from "../../core/log.ts";
-import { deleteWorker, upsertWorkerBeat } from "../../db/queries/region-workers.ts";
+import { WORKER_ROLL_CALL, type WorkerBeatMessage, workerSubject } from "../../schemas/messages/worker-beat.ts";
 
 /** Median of the last `size` check durations, cheap to update on every check. */
 export class RecentDurations {
@@ -25,7 +25,7 @@ export class RecentDurations {
 }
 
 export interface PresenceOptions {
-  sql: Sql;
+  bus: Bus;
   log: Logger;
   workerId: string;
   region: string;
@@ -37,25 +37,31 @@ export interface PresenceOptions {
   stats(): { inFlight: number; checksTotal: number; recentP50Ms: number | null };
 }
 
-/** Heartbeats into region_workers; the region counts as online while one of its workers beats. */
+/**
+ * Beats on `workers.<region>.<worker>`; the alerting role's ingest records them in region_workers, and the
+ * region counts as online while one of its workers beats. The worker has no database of its own.
+ */
 export async function startPresence(o: PresenceOptions): Promise<{ stop(): Promise<void> }> {
-  const startedAt = new Date();
+  const startedAt = Date.now();
+  const subject = workerSubject(o.region, o.workerId);
   let failing = false;
-  const beat = async () => {
+  const beat = (gone?: true) => {
     const s = o.stats();
+    const message: WorkerBeatMessage = {
+      workerId: o.workerId,
+      region: o.region,
+      hostname: hostname(),
+      version: o.version,
+      concurrency: o.concurrency,
+      browsers: o.browsers ?? [],
+      inFlight: s.inFlight,
+      checksTotal: s.checksTotal,
+      recentP50Ms: s.recentP50Ms === null ? null : Math.round(s.recentP50Ms),
+      startedAt,
+      ...(gone ? { gone } : {}),
+    };
     try {
-      await upsertWorkerBeat(o.sql, {
-        workerId: o.workerId,
-        region: o.region,
-        hostname: hostname(),
-        version: o.version,
-        concurrency: o.concurrency,
-        browsers: o.browsers ?? [],
-        inFlight: s.inFlight,
-        checksTotal: s.checksTotal,
-        recentP50Ms: s.recentP50Ms === null ? null : Math.round(s.recentP50Ms),
-        startedAt,
-      });
+      o.bus.publishEvent(subject, message);
       if (failing) o.log.info({ op: "worker.heartbeat" }, "heartbeat restored");
       failing = false;
     } catch (err) {
@@ -63,13 +69,16 @@ export async function startPresence(o: PresenceOptions): Promise<{ stop(): Promi
       failing = true;
     }
   };
-  await beat();
-  const timer = setInterval(() => void beat(), o.intervalMs);
+  // A presence recorder that starts after this worker asks for a beat at once instead of waiting an interval.
+  const unsubscribe = o.bus.subscribeEvents(WORKER_ROLL_CALL, () => beat());
+  beat();
+  const timer = setInterval(() => beat(), o.intervalMs);
   return {
     async stop() {
       clearInterval(timer);
+      unsubscribe();
       // Leaving at once lets the scheduler mark the region offline without waiting for the TTL.
-      await deleteWorker(o.sql, o.workerId).catch(() => {});
+      beat(true);
     },
   };
 }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createMemoryBus, NoResponderError } from "../../core/bus/index.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
 import { silentLogger } from "../../core/log.ts";
-import type { Sql } from "../../db/client.ts";
 import { type CheckJobMessage, type CheckResultMessage, runNowRegionSubject } from "../../schemas/messages/check-messages.ts";
 import { startRunNowServer } from "./run-now-server.ts";
 import { jobRunner } from "./worker.ts";
@@ -34,7 +33,7 @@ async function world() {
   const published: CheckResultMessage[] = [];
   await bus.consumeResults<CheckResultMessage>("ingest", { maxWaitMs: 5 }, (batch) => void published.push(...batch.map((d) => d.data)));
   // No screenshots in these checks, so the worker's database is never reached.
-  const run = jobRunner({ sql: {} as Sql, box: new SecretBox("run-now-test-secret-key-0123456789abcdef"), log: silentLogger, allowPrivate: true });
+  const run = jobRunner({ box: new SecretBox("run-now-test-secret-key-0123456789abcdef"), log: silentLogger, allowPrivate: true });
   const server = await startRunNowServer({ bus, log: silentLogger, region: "eu", engines: [], run });
   return { bus, published, server };
 }

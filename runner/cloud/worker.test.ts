@@ -4,12 +4,11 @@ import { SecretBox } from "../../core/crypto/secrets.ts";
 import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import { SECRET_PLACEHOLDER } from "../../core/crypto/sealed-fields.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import { WORKER_BEATS, WORKER_ROLL_CALL, type WorkerBeatMessage } from "../../schemas/messages/worker-beat.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../../tests/support/scheduling.ts";
 import { startWorker, type WorkerHandle } from "./worker.ts";
 
 const box = new SecretBox("worker-test-secret-key-0123456789abcdef");
-let db: TestDatabase;
 let target: ReturnType<typeof Bun.serve>;
 let running = 0;
 let maxRunning = 0;
@@ -17,7 +16,6 @@ let requests = 0;
 const authHeaders: string[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   target = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -38,7 +36,6 @@ beforeAll(async () => {
 const prefixes: string[] = [];
 afterAll(async () => {
   target.stop(true);
-  await db.drop();
   if (prefixes.length) await dropNatsStreams(prefixes);
 }, 30_000);
 
@@ -80,14 +77,16 @@ const makers: Record<string, () => Promise<Bus>> = {
 async function world(kind: string, opts: { concurrency?: number; region?: string } = {}) {
   const bus = await makers[kind]!();
   await bus.ensureTopology();
+  const beats: [WorkerBeatMessage, string][] = [];
+  const unsubscribe = bus.subscribeEvents<WorkerBeatMessage>(WORKER_BEATS, (b, subject) => beats.push([b, subject]));
   const results: CheckResultMessage[] = [];
   const consumer = await bus.consumeResults<CheckResultMessage>("test", { maxWaitMs: 10 }, (batch) => {
     for (const d of batch) results.push(d.data);
   });
   const region = opts.region ?? "test-region";
+  // No database: the worker speaks only on the bus.
   const worker: WorkerHandle = await startWorker({
     bus,
-    sql: db.sql,
     box,
     log: silentLogger,
     region,
@@ -105,10 +104,11 @@ async function world(kind: string, opts: { concurrency?: number; region?: string
   };
   cleanups.push(async () => {
     await stopWorker();
+    unsubscribe();
     await consumer.stop();
     await bus.close();
   });
-  return { bus, worker, results, stopWorker, publish: (j: CheckJobMessage) => bus.publishJob(regionSubject(region), j) };
+  return { bus, worker, results, beats, stopWorker, publish: (j: CheckJobMessage) => bus.publishJob(regionSubject(region), j) };
 }
 
 for (const kind of ["memory", "nats"]) {
@@ -163,12 +163,28 @@ describe("cloud worker", () => {
     expect(authHeaders.at(-1)).toBe("Bearer s3cret");
   });
 
-  it("reports itself in region_workers while running and leaves on stop", async () => {
+  it("beats its presence on the bus from the start and says it is gone on stop", async () => {
     const w = await world("memory", { region: "hb-region" });
-    const rows = await db.sql`select region, concurrency from region_workers where worker_id = ${w.worker.workerId}`;
-    expect([...rows]).toEqual([{ region: "hb-region", concurrency: 4 }]);
+    await until(() => w.beats.length >= 1, 1000, "first beat");
+    const [first, subject] = w.beats[0]!;
+    expect(subject).toBe(`workers.hb-region.${w.worker.workerId}`);
+    expect(first).toMatchObject({ workerId: w.worker.workerId, region: "hb-region", concurrency: 4, browsers: [], inFlight: 0, checksTotal: 0, recentP50Ms: null });
+    expect(first.gone).toBeUndefined();
+    await w.publish(job("/"));
+    await until(() => w.results.length === 1);
+    // heartbeatMs is 1000: the next beat counts the check.
+    await until(() => w.beats.some(([b]) => b.checksTotal === 1), 3000, "a beat counting the check");
     await w.stopWorker();
-    expect((await db.sql`select 1 from region_workers where worker_id = ${w.worker.workerId}`).length).toBe(0);
+    await until(() => w.beats.at(-1)![0].gone === true, 1000, "the gone beat");
+    expect(w.beats.at(-1)![0]).toMatchObject({ workerId: w.worker.workerId, region: "hb-region", gone: true });
+  });
+
+  it("beats at once when a presence recorder starts and calls the roll", async () => {
+    const w = await world("memory", { region: "roll-region" });
+    await until(() => w.beats.length >= 1, 1000, "first beat");
+    const before = w.beats.length;
+    w.bus.publishEvent(WORKER_ROLL_CALL, {});
+    await until(() => w.beats.length === before + 1, 500, "a beat answering the roll call");
   });
 
   it("finishes a running check before stopping", async () => {

@@ -3,20 +3,17 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../db/client.ts";
 import { type CheckJobMessage, type CheckResultMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
-import { storeArtifacts } from "../../db/queries/check-artifacts.ts";
 import type { BrowserPool } from "../checks/browser/browser-pool.ts";
 import type { RunCheckOptions } from "../checks/registry.ts";
-import { type CheckArtifact, CheckAbortedError } from "../checks/types.ts";
+import { CheckAbortedError } from "../checks/types.ts";
 import { executeJob } from "./execute.ts";
 import { RecentDurations, startPresence } from "./presence.ts";
 import { startRunNowServer } from "./run-now-server.ts";
 
 export interface WorkerDeps {
   bus: Bus;
-  sql: Sql;
   box: SecretBox;
   log: Logger;
   region: string;
@@ -65,36 +62,34 @@ function workerMetrics(registry?: Registry) {
   };
 }
 
-export type JobRunnerDeps = Pick<WorkerDeps, "sql" | "box" | "log" | "allowPrivate" | "check" | "browsers"> & { clock?: Clock; signal?: AbortSignal };
+export type JobRunnerDeps = Pick<WorkerDeps, "box" | "log" | "allowPrivate" | "check" | "browsers"> & { clock?: Clock; signal?: AbortSignal };
 
 /**
- * How this worker runs one job, scheduled or run-now: executeJob with the worker's options; a
- * recorded job's screenshots are stored before its result is published.
+ * How this worker runs one job, scheduled or run-now: executeJob with the worker's options. Screenshots
+ * ride in the result; ingest stores them when the result is published (a run-now that is not recorded
+ * is not published, so its files are not kept).
  */
 export function jobRunner(deps: JobRunnerDeps): (job: CheckJobMessage, record: boolean) => Promise<CheckResultMessage> {
   const clock = deps.clock ?? systemClock;
-  const keepFiles = (job: CheckJobMessage, files: CheckArtifact[]) =>
-    storeArtifacts(
-      deps.sql,
-      files.map((f) => ({ orgId: job.org_id, monitorId: job.monitor_id, jobId: job.id, scheduledAt: job.due_at, name: f.name, contentType: f.content_type, bytes: f.data })),
-    ).catch((err) => {
-      deps.log.warn({ op: "worker.artifacts", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id }, "could not store the result's screenshots");
-      return [];
-    });
-  return (job, record) =>
-    executeJob(job, {
+  return async (job, record) => {
+    const result = await executeJob(job, {
       box: deps.box,
       allowPrivate: deps.allowPrivate ?? false,
       now: () => clock.now(),
       signal: deps.signal,
       check: { ...deps.check, browsers: deps.browsers ?? undefined },
-      storeArtifacts: record ? keepFiles : undefined,
     });
+    if (record || !result.artifacts) return result;
+    // Not recorded, so nothing stores its files: the answer names none.
+    const { artifacts: _files, ...answer } = result;
+    return { ...answer, data: { ...answer.data, screenshots: null } };
+  };
 }
 
 /**
  * A cloud worker: consumes `jobs.region.<region>` with bounded concurrency, runs each check
- * and publishes its result, and only then acks the job. A worker that dies mid-check never
+ * and publishes its result (screenshots included), and only then acks the job. It speaks only on
+ * the bus: its presence goes out as beats, and ingest stores both. A worker that dies mid-check never
  * acks, so the job is redelivered after the ack deadline; the result's id is the job's, so a
  * re-run is stored once.
  */
@@ -142,7 +137,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   };
 
   const presence = await startPresence({
-    sql: deps.sql,
+    bus,
     log,
     workerId,
     region,

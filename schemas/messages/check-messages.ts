@@ -13,7 +13,7 @@ const DataScalar = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Typ
 const CheckDataSchema = Type.Record(Type.String(), Type.Union([DataScalar, Type.Array(Type.String()), Type.Array(Type.Record(Type.String(), DataScalar))]));
 type CheckMessageData = Static<typeof CheckDataSchema>;
 
-/** A file of a result carried on the bus (browser screenshots), base64; the ingest stores it (P3). */
+/** A file of a result carried on the bus (browser screenshots), base64; ingest stores it and names it in data.screenshots. */
 export const PackedArtifactSchema = Type.Object({ name: Type.String(), content_type: Type.String(), data_base64: Type.String() });
 export type PackedArtifact = Static<typeof PackedArtifactSchema>;
 
@@ -57,7 +57,7 @@ export const CheckResultMessageSchema = Type.Object({
   duration_ms: Type.Number(),
   error: Type.Union([Type.String(), Type.Null()]),
   data: CheckDataSchema,
-  /** Files of the result not stored yet (browser screenshots), for the ingest to store. */
+  /** Files of the result (browser screenshots, packed within the budget); ingest stores them and names them in data.screenshots. */
   artifacts: Type.Optional(Type.Array(PackedArtifactSchema)),
 });
 export type CheckResultMessage = Static<typeof CheckResultMessageSchema>;

@@ -91,12 +91,15 @@ describe("infra/docker-compose.yml", () => {
     expect(() => loadRunnerConfig(runnerEnvValues)).not.toThrow();
   });
 
-  it("points every server role at the same database, bus and secret key", () => {
+  it("points every server role at the same bus and secret key, and every role but the workers at the same database", () => {
     const scaled = ours.filter(([name]) => name !== "migrate");
     for (const key of ["DATABASE_URL", "NATS_URL", "SECRET_KEY"]) {
-      const values = new Set(scaled.map(([, s]) => String(s.environment?.[key])));
+      const users = key === "DATABASE_URL" ? scaled.filter(([, s]) => s.command![0] !== "worker") : scaled;
+      const values = new Set(users.map(([, s]) => String(s.environment?.[key])));
       expect({ key, values: [...values] }).toEqual({ key, values: [String(compose.services.api!.environment![key])] });
     }
+    // A cloud worker speaks only on the bus.
+    for (const [name, s] of scaled.filter(([, s]) => s.command![0] === "worker")) expect({ name, database: s.environment?.DATABASE_URL }).toEqual({ name, database: undefined });
     expect(String(compose.services.migrate!.environment!.DATABASE_URL)).toBe(String(compose.services.api!.environment!.DATABASE_URL));
   });
 

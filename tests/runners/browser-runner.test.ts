@@ -6,8 +6,11 @@ import { RunnerAgent } from "../../runner/agent.ts";
 import type { BrowserPool } from "../../runner/checks/browser/browser-pool.ts";
 import { html, startPageServer, testPool } from "../../runner/checks/browser/test-support.ts";
 import { loadRunnerConfig } from "../../runner/config.ts";
-import { executeClaimed, packArtifacts } from "../../runner/execute.ts";
-import { insertMonitors } from "../support/scheduling.ts";
+import { executeClaimed } from "../../runner/execute.ts";
+import { packArtifacts } from "../../runner/checks/shared/pack-artifacts.ts";
+import { startIngest } from "../../alerting/ingest/ingest.ts";
+import type { ConsumerHandle } from "../../core/bus/index.ts";
+import { insertMonitors, until } from "../support/scheduling.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
 
 setDefaultTimeout(60_000);
@@ -15,12 +18,16 @@ setDefaultTimeout(60_000);
 let api: TlsApi;
 let pool: BrowserPool;
 let site: ReturnType<typeof startPageServer>;
+let ingest: ConsumerHandle;
 beforeAll(async () => {
   api = await startTlsApi();
+  // The API forwards a runner's screenshots in the result message; ingest (the alerting role) stores them.
+  ingest = await startIngest({ sql: api.db.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
   pool = await testPool();
   site = startPageServer({ "/": () => html("<title>Status</title><p>All good</p>") });
 });
 afterAll(async () => {
+  await ingest?.stop();
   await pool?.close();
   site?.stop();
   await api?.stop();
@@ -39,7 +46,7 @@ function startAgent(token: string, browsers: BrowserPool | null, setting: "none"
 }
 
 describe("self-hosted runner with browsers", () => {
-  it("runs a browser job in its pool, sends the failure screenshot, and the API stores it with the result", async () => {
+  it("runs a browser job in its pool, sends the failure screenshot, and the API passes it to ingest, which stores it with the result", async () => {
     const { org, runner } = await orgWithRunner(api);
     const [monitor] = await insertMonitors(api.db.sql, org.org_id, [{ type: "browser_lite", config: { url: site.url("/") }, regions: [], runner_ids: [runner.id] }]);
     const results = await collectResults(api.bus, org.org_id);
@@ -54,6 +61,10 @@ describe("self-hosted runner with browsers", () => {
     await done;
     expect(ok).toMatchObject({ status: "up", location: runner.id, location_type: "runner", data: { engine: "chromium", title: "Status", screenshots: null } });
     expect(failed).toMatchObject({ status: "down", error: 'keyword not found in the rendered page: "Outage"', data: { screenshots: ["failure"] } });
+    expect(failed.artifacts?.map((a) => a.name)).toEqual(["failure"]);
+    await until(async () => (await api.db.sql`select 1 from check_results where job_id = ${down.id}`).length === 1, 5000, "the result stored");
+    const [stored] = await api.db.sql<{ data: { screenshots: string[] } }[]>`select data from check_results where job_id = ${down.id}`;
+    expect(stored!.data.screenshots).toEqual(["failure"]);
     const file = await findArtifact(api.db.sql, org.org_id, monitor!, down.id, "failure");
     expect(file?.content_type).toBe("image/jpeg");
     expect(file!.bytes[0]).toBe(0xff);

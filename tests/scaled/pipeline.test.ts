@@ -28,7 +28,12 @@ const spawn = (entry: string, env: Record<string, string> = {}, args: string[] =
   procs.push(p);
   return p;
 };
-const worker = () => spawn("runner/cloud/main.ts", { ALLOW_PRIVATE_IPS: "true", JOB_ACK_WAIT_MS: "2000", HEARTBEAT_INTERVAL_MS: "1000" }, ["--region", region]);
+// The worker has no database: only the bus and the secret key (ingest records its presence and results).
+const worker = () => {
+  const p = spawnRole("runner/cloud/main.ts", { NATS_URL, NATS_PREFIX: prefix, SECRET_KEY, ALLOW_PRIVATE_IPS: "true", JOB_ACK_WAIT_MS: "2000", HEARTBEAT_INTERVAL_MS: "1000" }, ["--region", region]);
+  procs.push(p);
+  return p;
+};
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -54,7 +54,7 @@ export async function startTestWorker(o: { bus: Bus; sql: Sql; box: SecretBox; r
   let browsers: BrowserPool | null = null;
   let servers: ConsumerHandle[] = [];
   const start = async () => {
-    const run = jobRunner({ sql: o.sql, box: o.box, log: silentLogger, allowPrivate: o.allowPrivate, browsers });
+    const run = jobRunner({ box: o.box, log: silentLogger, allowPrivate: o.allowPrivate, browsers });
     const engines = [...(browsers?.engines ?? [])];
     servers = await Promise.all(o.regions.map((region) => startRunNowServer({ bus: o.bus, log: silentLogger, region, engines, run })));
   };

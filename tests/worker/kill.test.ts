@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { connectNatsBus, type Bus, type ConsumerHandle } from "../../core/bus/index.ts";
 import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
+import { silentLogger } from "../../core/log.ts";
+import { startPresenceRecorder, type PresenceRecorder } from "../../alerting/ingest/presence.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../support/scheduling.ts";
@@ -10,6 +12,7 @@ const region = "kill-test";
 let db: TestDatabase;
 let bus: Bus;
 let results: ConsumerHandle;
+let presence: PresenceRecorder;
 const got: CheckResultMessage[] = [];
 const procs: RoleProcess[] = [];
 let hits = 0;
@@ -28,6 +31,8 @@ beforeAll(async () => {
   });
   bus = await connectNatsBus({ url: NATS_URL, prefix });
   await bus.ensureTopology({ resultDurables: [{ name: "kill_test" }] });
+  // What the alerting role's ingest does with the workers' beats (the workers themselves have no database).
+  presence = await startPresenceRecorder({ sql: db.sql, bus, log: silentLogger });
   results = await bus.consumeResults<CheckResultMessage>("kill_test", { maxWaitMs: 20 }, (batch) => {
     for (const d of batch) got.push(d.data);
   });
@@ -35,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop(1000)));
   target.stop(true);
+  await presence.stop();
   await results.stop();
   await bus.close();
   await dropNatsStreams([prefix]);
@@ -45,7 +51,6 @@ const worker = () => {
   const p = spawnRole(
     "runner/cloud/main.ts",
     {
-      DATABASE_URL: db.url,
       NATS_URL,
       NATS_PREFIX: prefix,
       SECRET_KEY: "kill-test-secret-key-0123456789abcdef0123",
@@ -104,6 +109,8 @@ it(
   async () => {
     const w = worker();
     await w.waitForLog("worker consuming", 15_000);
+    const row = () => db.sql`select 1 from region_workers where worker_id like ${"%/" + w.proc.pid}`;
+    await until(async () => (await row()).length === 1, 5000, "the worker's presence recorded");
     const before = got.length;
     const hitsBefore = hits;
     const due = Date.now();
@@ -126,7 +133,7 @@ it(
     await until(() => got.length === before + 1, 3000, "result of the finished check");
     expect(got.at(-1)).toMatchObject({ monitor_id: "mon_term", status: "up" });
     // It left the region on the way out (the killed worker's row stays until it ages out).
-    expect((await db.sql`select 1 from region_workers where worker_id like ${"%/" + w.proc.pid}`).length).toBe(0);
+    await until(async () => (await row()).length === 0, 3000, "the worker's presence removed");
   },
   { timeout: 30_000 },
 );
