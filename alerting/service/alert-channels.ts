@@ -15,13 +15,8 @@ import {
   updateAlertChannel,
 } from "../../db/queries/alert-channels.ts";
 import { channelReferences } from "../../db/queries/alert-rules.ts";
-import {
-  type ChannelType,
-  isChannelType,
-  maskSecrets,
-  restoreMaskedSecrets,
-  validateChannelConfig,
-} from "../channels/index.ts";
+import { type ChannelType, isChannelType } from "../../schemas/channel-types.ts";
+import { maskSecrets, restoreMaskedSecrets, validateChannelConfig } from "./channel-config.ts";
 
 export interface ChannelView {
   id: string;

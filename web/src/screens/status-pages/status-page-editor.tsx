@@ -8,8 +8,8 @@ import { CustomDomain } from "./custom-domain";
 import { LayoutEditor } from "./layout-editor";
 import { Subscribers } from "./subscribers";
 import { ThemePicker } from "./theme-picker";
+import type { StatusPage } from "./status-page-api";
 
-export type StatusPage = paths["/api/v1/status-pages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 export type Tab = "layout" | "settings" | "domain" | "theme" | "subscribers";
 
 export const usePage = (id: string) =>

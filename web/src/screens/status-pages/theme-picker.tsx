@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type CSSProperties } from "react";
 import { api, data } from "../../api/client";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
-import type { StatusPage } from "./status-page-editor";
+import type { StatusPage } from "./status-page-api";
 
 type Colors = Record<string, string>;
 
