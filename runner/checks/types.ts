@@ -96,7 +96,7 @@ export interface ProbeOutcome {
 export interface Check<S extends TSchema = TSchema> {
   readonly type: ExecutableCheckType | BrowserCheckType;
   readonly configSchema: S;
-  /** Schema of the `data` every result carries (runner/checks/data-schemas.ts). */
+  /** Schema of the `data` every result carries (schemas/check-types.ts). */
   readonly dataSchema: TObject;
   /** Field name → description of every key `run` puts in `data` (from dataSchema). */
   readonly dataFields: Readonly<Record<string, string>>;
