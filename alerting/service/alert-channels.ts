@@ -47,7 +47,7 @@ const CHANNEL_TEST_TIMEOUT_MS = 30_000;
 export const decryptChannelConfig = (box: SecretBox, row: Pick<AlertChannelRow, "config_enc">): Record<string, unknown> =>
   JSON.parse(box.decrypt(row.config_enc)) as Record<string, unknown>;
 
-export function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
+function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
   const type = row.type as ChannelType;
   return {
     id: row.id,

@@ -9,7 +9,7 @@ export { CheckAbortedError, CheckUnavailableError, InvalidCheckJobError } from "
 export { CHECK_STATUSES } from "../../schemas/checks/check-spec.ts";
 export type { CheckData, CheckDataRecord, CheckDataValue, CheckStatus } from "../../schemas/checks/check-spec.ts";
 export { BROWSER_CHECK_TYPES, CHECK_TYPES, EXECUTABLE_CHECK_TYPES } from "../../schemas/check-types.ts";
-export type { BrowserCheckType, CheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
+export type { BrowserCheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
 
 export interface CheckResult {
   status: CheckStatus;
