@@ -1,4 +1,4 @@
-import { type Static, type TLiteral, type TObject, type TSchema, type TUnion, Type } from "@sinclair/typebox";
+import { type TLiteral, type TObject, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 import { browserFlowSpec } from "../runner/checks/browser-flow/browser-flow-schema.ts";
 import { browserLiteSpec } from "../runner/checks/browser-lite/browser-lite-schema.ts";
 import { dnsSpec } from "../runner/checks/dns/dns-schema.ts";
@@ -54,7 +54,6 @@ const mapSpecs = <V>(pick: <K extends CheckType>(spec: Specs[K]) => V) =>
 /** The schema of a monitor's `config` for every check type. */
 export const configSchemas = mapSpecs((s) => s.config) as { [K in CheckType]: Specs[K]["config"] };
 export type ConfigSchemas = typeof configSchemas;
-export type CheckConfig<T extends CheckType> = Static<ConfigSchemas[T]>;
 
 /** The `data` object of each check type's results (OpenAPI components <Type>Data). */
 export const dataSchemas = mapSpecs((s) => s.data) as { [K in CheckType]: Specs[K]["data"] & TObject };
@@ -69,4 +68,3 @@ export const quotaFamilyOf = (type: CheckType): CheckSpec["quota"] => checkTypes
 export const monitorCheckSchema = Type.Union(
   CHECK_TYPES.map((type) => Type.Object({ type: Type.Literal(type), config: configSchemas[type] as TSchema }, { additionalProperties: false })),
 ) as unknown as TUnion<{ [K in CheckType]: TObject<{ type: TLiteral<K>; config: ConfigSchemas[K] }> }[CheckType][]>;
-export type MonitorCheck = { [K in CheckType]: { type: K; config: CheckConfig<K> } }[CheckType];

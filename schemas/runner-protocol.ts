@@ -5,8 +5,7 @@ import { type Static, Type } from "@sinclair/typebox";
  * inside a session payload; these schemas check what comes out of it.
  */
 export const RUNNER_TOKEN_PREFIX = "rt_";
-export const BROWSERS = ["none", "chromium", "firefox", "webkit", "all"] as const;
-export type BrowsersSetting = (typeof BROWSERS)[number];
+const BROWSERS = ["none", "chromium", "firefox", "webkit", "all"] as const;
 /** A heartbeat missed three times over makes a runner offline. */
 export const OFFLINE_AFTER_BEATS = 3;
 /** Requests one runner may make per minute (claims at POLL_INTERVAL_MS ≥ 1 s, heartbeats, result batches). */
@@ -15,11 +14,10 @@ export const RUNNER_RATE_LIMIT_PER_MINUTE = 1200;
 export const MAX_CLAIM_WAIT_MS = 30_000;
 export const SESSION_TTL_SECONDS = 86_400;
 
-export const Capabilities = Type.Object({
+const Capabilities = Type.Object({
   browsers: Type.Array(Type.Union([Type.Literal("chromium"), Type.Literal("firefox"), Type.Literal("webkit")]), { maxItems: 3 }),
   concurrency: Type.Integer({ minimum: 1, maximum: 100 }),
 });
-export type Capabilities = Static<typeof Capabilities>;
 
 const Report = {
   version: Type.String({ minLength: 1, maxLength: 64 }),
@@ -53,7 +51,7 @@ export interface SessionResponse {
 }
 
 /** A claimed job's handle: the bus token wrapped with the runner and job it belongs to, signed by the API. */
-export const Claim = Type.String({ minLength: 10, maxLength: 4096 });
+const Claim = Type.String({ minLength: 10, maxLength: 4096 });
 
 export const HeartbeatRequest = Type.Object(
   { ...Report, in_flight: Type.Array(Claim, { maxItems: 100 }) },
@@ -93,8 +91,8 @@ export interface ClaimResponse {
 }
 
 /** Screenshots one result may carry, and the size of each (base64 of at most 512 KiB). */
-export const MAX_RESULT_ARTIFACTS = 10;
-export const MAX_ARTIFACT_BASE64 = 699_052;
+const MAX_RESULT_ARTIFACTS = 10;
+const MAX_ARTIFACT_BASE64 = 699_052;
 
 export const RunnerArtifact = Type.Object(
   {
@@ -126,12 +124,6 @@ export type RunnerResult = Static<typeof RunnerResult>;
 
 export const ResultsRequest = Type.Object({ results: Type.Array(RunnerResult, { minItems: 1, maxItems: 200 }) }, { additionalProperties: false });
 export type ResultsRequest = Static<typeof ResultsRequest>;
-export interface ResultsResponse {
-  accepted: number;
-}
 
 export const ReleaseRequest = Type.Object({ claims: Type.Array(Claim, { minItems: 1, maxItems: 200 }) }, { additionalProperties: false });
 export type ReleaseRequest = Static<typeof ReleaseRequest>;
-export interface ReleaseResponse {
-  released: number;
-}

@@ -9,7 +9,7 @@ export const defaultEndpoints: ChannelEndpoints = {
   opsgenie: { us: "https://api.opsgenie.com", eu: "https://api.eu.opsgenie.com" },
 };
 
-export const systemClock: Clock = {
+const systemClock: Clock = {
   now: () => new Date(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };

@@ -23,7 +23,7 @@ const heading: Record<AlertEventKind, string> = {
   test: "🧪 Test notification",
 };
 
-export const kindColor: Record<AlertEventKind, number> = {
+const kindColor: Record<AlertEventKind, number> = {
   alert: 0xd93f3f,
   escalation: 0x9b1c1c,
   reminder: 0xe07b39,
@@ -34,7 +34,7 @@ export const kindColor: Record<AlertEventKind, number> = {
 const degradedColor = 0xe8a317;
 
 /** True for the kinds that mean "something is wrong right now". */
-export const isProblem = (kind: AlertEventKind) => kind === "alert" || kind === "escalation" || kind === "reminder";
+const isProblem = (kind: AlertEventKind) => kind === "alert" || kind === "escalation" || kind === "reminder";
 
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

@@ -1,6 +1,4 @@
 export * from "./types.ts";
 export * from "./registry.ts";
-export { createChannelContext, defaultEndpoints, systemClock, type ChannelContextOptions } from "./context.ts";
-export { createHttpFetch } from "./http.ts";
-export { WebhookPayload, toWebhookPayload } from "./webhook/payload.ts";
+export { createChannelContext } from "./context.ts";
 export { signWebhook } from "./webhook/webhook.ts";

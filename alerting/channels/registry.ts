@@ -1,15 +1,6 @@
 import { channelTypes, isChannelType, type ChannelType } from "../../schemas/channel-types.ts";
 import { channels } from "./send-registry.gen.ts";
-import { Value } from "@sinclair/typebox/value";
-import type { ValidationIssue } from "../../core/errors.ts";
 import { backoffDelay as coreBackoffDelay, retry } from "../../core/retry.ts";
-import { discord } from "./discord/discord.ts";
-import { email } from "./email/email.ts";
-import { opsgenie } from "./opsgenie/opsgenie.ts";
-import { pagerduty } from "./pagerduty/pagerduty.ts";
-import { slack } from "./slack/slack.ts";
-import { teams } from "./teams/teams.ts";
-import { telegram } from "./telegram/telegram.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, type DeliveryReceipt } from "./types.ts";
 
 /** The senders are generated from schemas/channel-types.ts (scripts/gen-registries.ts); validation and masking live in alerting/service/channel-config.ts. */
@@ -18,7 +9,7 @@ export { maskSecret, maskSecrets, restoreMaskedSecrets, validateChannelConfig } 
 
 export type ChannelConfig<T extends ChannelType> = Parameters<(typeof channels)[T]["send"]>[1];
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   /** 1-based. */
   attempt: number;
   ok: boolean;

@@ -2,8 +2,8 @@
 import { createChannelContext, defaultEndpoints } from "./context.ts";
 import type { AlertEvent, AlertEventKind, ChannelContext, ChannelEndpoints, Clock } from "./types.ts";
 
-export const TEST_NOW = new Date("2026-11-22T10:15:00.000Z");
-export const testClock: Clock = { now: () => TEST_NOW, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+const TEST_NOW = new Date("2026-11-22T10:15:00.000Z");
+const testClock: Clock = { now: () => TEST_NOW, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
 export function sampleEvent(kind: AlertEventKind = "alert", overrides: Partial<AlertEvent> = {}): AlertEvent {
   const dedupKey = "rule_7:mon_42:eu-west:3";

@@ -6,7 +6,6 @@ import type { ChannelBinding, Scope } from "./rule.ts";
 import { PAGING_TYPES } from "../../schemas/channel-types.ts";
 
 /** Channel types whose incidents follow our alert state (each spec's `paging`, schemas/channel-types.ts). */
-export { PAGING_TYPES } from "../../schemas/channel-types.ts";
 
 export interface ChannelInfo {
   id: string;
@@ -28,7 +27,7 @@ export interface CompiledRule {
  * A policy's steps become bindings: every channel of a step with that step's delay. A channel
  * in several steps is notified at each; the same (channel, delay) twice counts once.
  */
-export function expandBindings(rule: Pick<AlertRuleRow, "channels" | "escalation_policy_id">, policies: Map<string, EscalationPolicyRow>): ChannelBinding[] {
+function expandBindings(rule: Pick<AlertRuleRow, "channels" | "escalation_policy_id">, policies: Map<string, EscalationPolicyRow>): ChannelBinding[] {
   if (!rule.escalation_policy_id) return rule.channels;
   const policy = policies.get(rule.escalation_policy_id);
   if (!policy) return [];

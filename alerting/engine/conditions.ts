@@ -1,7 +1,6 @@
 import type { Condition, ConditionOf, ConditionType } from "../../schemas/alerting/conditions.ts";
 
-export { conditionSchemas, conditionTypes } from "../../schemas/alerting/conditions.ts";
-export type { Condition, ConditionOf, ConditionType } from "../../schemas/alerting/conditions.ts";
+export type { Condition } from "../../schemas/alerting/conditions.ts";
 
 /** What a condition sees of one check result. */
 export interface ResultView {
@@ -36,7 +35,7 @@ const SYMBOL = { gt: ">", lt: "<", eq: "=", neq: "≠", gte: "≥", lte: "≤" }
 const verdict = (holds: boolean | undefined): { verdict: Verdict } => ({ verdict: holds === undefined ? "unknown" : holds ? "holds" : "passes" });
 
 /** The one place a condition type is evaluated; a type missing here fails type-checking. */
-export const conditions: { [K in ConditionType]: ConditionImpl<ConditionOf<K>> } = {
+const conditions: { [K in ConditionType]: ConditionImpl<ConditionOf<K>> } = {
   status_change: {
     describe: (c) => `status is ${c.to.join(" or ")}`,
     evaluate: (c, r) => verdict((c.to as string[]).includes(r.status)),

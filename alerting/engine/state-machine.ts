@@ -6,7 +6,7 @@
  */
 import type { ConditionMemory, Verdict } from "./conditions.ts";
 
-export type NotificationKind = "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement";
+type NotificationKind = "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement";
 
 export interface MachineBinding {
   channelId: string;
@@ -72,7 +72,7 @@ export interface Notification {
   at: number;
 }
 
-export type StateEvent = "fired" | "recovered" | "acknowledged";
+type StateEvent = "fired" | "recovered" | "acknowledged";
 
 export interface StepOutput {
   state: AlertState;

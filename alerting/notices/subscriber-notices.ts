@@ -85,7 +85,7 @@ async function sendNotice(n: NotifyCtx, d: SubscriberDeliveryRow): Promise<void>
  * one attempt each; a retryable failure comes back after a backoff, a permanent one or the last
  * attempt is marked failed. Returns how many were claimed.
  */
-export async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions = {}): Promise<number> {
+async function runSubscriberDeliveries(n: NotifyCtx, o: DispatchOptions = {}): Promise<number> {
   const maxAttempts = o.maxAttempts ?? 6;
   const claimed = await claimSubscriberDeliveries(n.sql, o.limit ?? 50, o.leaseMs ?? 60_000);
   await Promise.all(

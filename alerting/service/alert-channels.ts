@@ -15,13 +15,8 @@ import {
   updateAlertChannel,
 } from "../../db/queries/alert-channels.ts";
 import { channelReferences } from "../../db/queries/alert-rules.ts";
-import {
-  type ChannelType,
-  isChannelType,
-  maskSecrets,
-  restoreMaskedSecrets,
-  validateChannelConfig,
-} from "../channels/index.ts";
+import { type ChannelType, isChannelType } from "../../schemas/channel-types.ts";
+import { maskSecrets, restoreMaskedSecrets, validateChannelConfig } from "./channel-config.ts";
 
 export interface ChannelView {
   id: string;
@@ -52,7 +47,7 @@ const CHANNEL_TEST_TIMEOUT_MS = 30_000;
 export const decryptChannelConfig = (box: SecretBox, row: Pick<AlertChannelRow, "config_enc">): Record<string, unknown> =>
   JSON.parse(box.decrypt(row.config_enc)) as Record<string, unknown>;
 
-export function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
+function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
   const type = row.type as ChannelType;
   return {
     id: row.id,

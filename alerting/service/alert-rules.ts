@@ -17,7 +17,7 @@ import {
 import { findMonitor } from "../../db/queries/monitors.ts";
 import { type CheckType, dataFieldNames } from "../../schemas/check-types.ts";
 import { metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
-import { normaliseRule, type RuleDefinition, type RuleInput } from "./rule-input.ts";
+import { normaliseRule, type RuleDefinition, type RuleInput } from "../../schemas/alerting/rule-input.ts";
 
 export type RuleView = RuleDefinition & { id: string; disabled_reason: string | null; created_at: string; updated_at: string };
 

@@ -3,7 +3,7 @@
  * and docs/alerting.md alone: per (rule, monitor, region) a counter, a phase and pending
  * notices, with maintenance windows that stop the alert's clock. A pure function of a trace.
  */
-import type { Trace, TraceRule } from "./engine-trace.ts";
+import type { Trace, TraceRule } from "./trace.ts";
 
 export const MIN = 60_000;
 

@@ -1,6 +1,6 @@
 import type { BusOptions, QueueSettings } from "./types.ts";
 
-export const JOB_DEFAULTS: QueueSettings = {
+const JOB_DEFAULTS: QueueSettings = {
   ackWaitMs: 60_000,
   maxDeliveries: 5,
   duplicateWindowMs: 120_000,
@@ -8,7 +8,7 @@ export const JOB_DEFAULTS: QueueSettings = {
   maxAgeMs: 3_600_000,
 };
 
-export const RESULT_DEFAULTS: QueueSettings = {
+const RESULT_DEFAULTS: QueueSettings = {
   ackWaitMs: 30_000,
   // Ingest must not drop results while the database is down; poison results are term()ed by the handler.
   maxDeliveries: 0,

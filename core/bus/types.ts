@@ -5,7 +5,7 @@ export type JobSubject = `jobs.region.${string}` | `jobs.runner.${string}`;
 /** `results.<orgId>.<monitorId>` */
 export type ResultSubject = `results.${string}.${string}`;
 /** Subject filter of a results consumer: `results.>` (default), `results.<orgId>.>`, ... */
-export type ResultFilter = `results.${string}`;
+type ResultFilter = `results.${string}`;
 /**
  * `events.<orgId>` to publish; `events.<orgId>` or `events.*` to subscribe. `workers.<region>.<workerId>`
  * carries a cloud worker's presence beats (core NATS, like events).

@@ -1,7 +1,7 @@
 import { Agent, buildConnector, fetch as undiciFetch } from "undici/index.js";
 import { type HostResolver, HostResolutionError, RANGE_LABELS, resolveAndCheck, TargetRefusedError } from "../net-guard/index.ts";
 
-export interface HttpRequestInit {
+interface HttpRequestInit {
   method: string;
   headers: Record<string, string>;
   body?: string;
@@ -10,7 +10,7 @@ export interface HttpRequestInit {
 }
 
 /** The part of a fetch Response channels read; both undici's and the global fetch satisfy it. */
-export interface HttpResponse {
+interface HttpResponse {
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;

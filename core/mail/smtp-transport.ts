@@ -20,7 +20,7 @@ export interface SmtpMessage {
   headers: Record<string, string>;
 }
 
-export interface SmtpSendInfo {
+interface SmtpSendInfo {
   messageId: string;
   accepted: unknown[];
   rejected: unknown[];

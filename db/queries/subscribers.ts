@@ -92,13 +92,6 @@ export async function confirmSubscriber(sql: Sql, pageId: string, id: string): P
   return row;
 }
 
-/** Confirmed subscribers of any of the pages. */
-export async function confirmedSubscribers(sql: Sql, orgId: string, pageIds: string[]): Promise<SubscriberRow[]> {
-  if (pageIds.length === 0) return [];
-  return sql<SubscriberRow[]>`
-    select * from status_page_subscribers where org_id = ${orgId} and page_id = any(${pageIds}) and confirmed_at is not null order by created_at`;
-}
-
 export async function findSubscriberById(sql: Sql, id: string): Promise<SubscriberRow | undefined> {
   const [row] = await sql<SubscriberRow[]>`select * from status_page_subscribers where id = ${id}`;
   return row;

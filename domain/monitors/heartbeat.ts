@@ -5,7 +5,7 @@ import { notFound } from "../../core/errors.ts";
 import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { type HeartbeatMonitorRow, overdueHeartbeats, recordPing } from "../../db/queries/heartbeats.ts";
 
-export const HEARTBEAT_LOCATION = "heartbeat";
+const HEARTBEAT_LOCATION = "heartbeat";
 const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
 /** At most this many missed periods are recorded per monitor and sweep (older ones are a known gap). */
 const MAX_MISSES_PER_SWEEP = 10;

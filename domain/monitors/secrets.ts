@@ -3,7 +3,6 @@ import { validationError, type ValidationIssue } from "../../core/errors.ts";
 import { openSealedFields, type SealedSecrets as Secrets, SECRET_PLACEHOLDER } from "../../core/crypto/sealed-fields.ts";
 import { isSecretHeader } from "../../schemas/checks/secret-headers.ts";
 
-export { SECRET_PLACEHOLDER };
 
 type Auth = NonNullable<Secrets["auth"]>;
 type Step = Record<string, unknown> & { action?: unknown; secret?: boolean; value?: unknown };

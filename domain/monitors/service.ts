@@ -21,22 +21,22 @@ import { liveRunnerIds } from "../../db/queries/runners.ts";
 import { assertNoUrlCredentials, splitSecrets } from "./secrets.ts";
 import { validateCheckConfig } from "./validate-config.ts";
 
-export const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
+const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
 
 /** Self-hosted browser slots (spec): at least one minute between checks, whatever the plan's tier. */
-export const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
+const SELF_HOSTED_BROWSER_MIN_INTERVAL = 60;
 
 /**
  * The quota a monitor occupies: its type's, except that a browser monitor running only on
  * self-hosted runners (no cloud region) takes a self-hosted browser slot instead of a cloud one.
  */
-export function quotaOf(type: CheckType, regions: string[], runnerIds: string[]): string {
+function quotaOf(type: CheckType, regions: string[], runnerIds: string[]): string {
   const family = quotaFamilyOf(type);
   const browser = family === "lite_browser" || family === "flow_browser";
   return browser && regions.length === 0 && runnerIds.length > 0 ? "self_hosted_browser" : family;
 }
 
-export interface MonitorSettings {
+interface MonitorSettings {
   /** Cloud regions this deployment offers; the first is the default for new monitors. */
   regions: string[];
 }

@@ -105,7 +105,7 @@ export async function getMonitorUptime(ctx: Ctx, monitorId: string, q: { from?: 
 }
 
 /** Default span of an aggregates request without `from`: a day of hours, 30 days of days. */
-export const DEFAULT_AGGREGATE_SPAN_MS: Record<BucketSize, number> = { hour: 24 * HOUR_MS, day: 30 * DAY_MS };
+const DEFAULT_AGGREGATE_SPAN_MS: Record<BucketSize, number> = { hour: 24 * HOUR_MS, day: 30 * DAY_MS };
 
 /** GET /monitors/:id/aggregates: hour or day buckets over [from, to), every bucket present. */
 export async function getMonitorAggregates(

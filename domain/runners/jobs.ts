@@ -32,7 +32,7 @@ export function signClaim(box: SecretBox, c: ClaimBody): string {
 }
 
 /** The claim's job, when it is authentic and was handed to this runner; otherwise 403 RUNNER_CLAIM_FOREIGN. */
-export function verifyClaim(box: SecretBox, runner: RunnerCaller, claim: string): ClaimBody {
+function verifyClaim(box: SecretBox, runner: RunnerCaller, claim: string): ClaimBody {
   const [body, sig] = claim.split(".");
   if (body && sig && box.verify(`runner-claim.${body}`, sig)) {
     const c = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ClaimBody;

@@ -56,7 +56,7 @@ export function unsubscribeHeaders(url: string): Record<string, string> {
 }
 
 /** Queues the double opt-in mail in the outbox (with `tx`, the subscription's transaction); the alerting role sends it. */
-export async function sendConfirmation(m: MailCtx, tx: Sql, page: StatusPageRow, sub: SubscriberRow): Promise<void> {
+async function sendConfirmation(m: MailCtx, tx: Sql, page: StatusPageRow, sub: SubscriberRow): Promise<void> {
   const token = signSubscriberToken(m.box, "confirm", { subscriberId: sub.id, pageId: page.id, exp: nowS() + CONFIRM_TTL_SECONDS });
   const confirm = `${m.baseUrl}/status/${page.slug}/confirm?token=${encodeURIComponent(token)}`;
   const unsubscribe = unsubscribeUrl(m, sub);

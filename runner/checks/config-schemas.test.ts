@@ -1,6 +1,6 @@
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "bun:test";
-import { configSchemas, monitorCheckSchema } from "./config-schemas.ts";
+import { configSchemas, monitorCheckSchema } from "../../schemas/check-types.ts";
 import { CHECK_TYPES } from "./types.ts";
 
 const examples: Record<(typeof CHECK_TYPES)[number], unknown> = {

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "bun:test";
-import { dataSchemas } from "./data-schemas.ts";
+import { dataSchemas } from "../../schemas/check-types.ts";
 import { CHECK_STATUSES, CheckAbortedError, type Check, type CheckContext, type CheckResult } from "./types.ts";
 
 export interface ContractFixtures<S extends TSchema> {

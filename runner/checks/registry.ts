@@ -15,12 +15,12 @@ import {
 } from "./types.ts";
 
 /** The engine's registry is generated from schemas/check-types.ts (scripts/gen-registries.ts). */
-export { browserChecks, checks };
+export { checks };
 
 /** What the runner around the engine supplies; everything but the job itself. */
 export type RunCheckOptions = Omit<CheckContext, "timeoutMs" | "guard"> & Pick<Partial<CheckContext["guard"]>, "resolver">;
 
-export const MAX_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 120_000;
 
 const validators = new Map<RunnableCheckType, TypeCheck<TSchema>>();
 
@@ -35,11 +35,11 @@ function validatorFor(type: RunnableCheckType): TypeCheck<TSchema> {
   return validator;
 }
 
-export function isExecutableCheckType(type: unknown): type is ExecutableCheckType {
+function isExecutableCheckType(type: unknown): type is ExecutableCheckType {
   return typeof type === "string" && (EXECUTABLE_CHECK_TYPES as readonly string[]).includes(type);
 }
 
-export function isBrowserCheckType(type: unknown): type is BrowserCheckType {
+function isBrowserCheckType(type: unknown): type is BrowserCheckType {
   return typeof type === "string" && (BROWSER_CHECK_TYPES as readonly string[]).includes(type);
 }
 

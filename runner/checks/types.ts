@@ -9,7 +9,7 @@ export { CheckAbortedError, CheckUnavailableError, InvalidCheckJobError } from "
 export { CHECK_STATUSES } from "../../schemas/checks/check-spec.ts";
 export type { CheckData, CheckDataRecord, CheckDataValue, CheckStatus } from "../../schemas/checks/check-spec.ts";
 export { BROWSER_CHECK_TYPES, CHECK_TYPES, EXECUTABLE_CHECK_TYPES } from "../../schemas/check-types.ts";
-export type { BrowserCheckType, CheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
+export type { BrowserCheckType, ExecutableCheckType, RunnableCheckType } from "../../schemas/check-types.ts";
 
 export interface CheckResult {
   status: CheckStatus;
@@ -96,7 +96,7 @@ export interface ProbeOutcome {
 export interface Check<S extends TSchema = TSchema> {
   readonly type: ExecutableCheckType | BrowserCheckType;
   readonly configSchema: S;
-  /** Schema of the `data` every result carries (runner/checks/data-schemas.ts). */
+  /** Schema of the `data` every result carries (schemas/check-types.ts). */
   readonly dataSchema: TObject;
   /** Field name → description of every key `run` puts in `data` (from dataSchema). */
   readonly dataFields: Readonly<Record<string, string>>;

@@ -16,7 +16,6 @@ export const SCOPES = [
   "incidents:write",
   "api_keys:write",
 ] as const;
-export type Scope = (typeof SCOPES)[number];
 
 /** Role permissions: every scope plus two that only roles carry (never keys). */
 export const PERMISSIONS = [...SCOPES, "billing:manage", "org:owner"] as const;
@@ -35,7 +34,3 @@ export function keyGrants(keyScopes: readonly string[], creatorRole: readonly st
   return grants(keyScopes, needed) && grants(creatorRole, needed);
 }
 
-/** Scopes a user with `role` may put on a new key. */
-export function grantableScopes(role: readonly string[]): Scope[] {
-  return SCOPES.filter((s) => grants(role, s));
-}

@@ -46,7 +46,7 @@ export interface RuleInput {
 }
 
 /** `http: response_time, duration_ms, …; ping: …` for messages. */
-export const describeMetrics = () =>
+const describeMetrics = () =>
   Object.entries(metricsByMonitorType)
     .map(([type, names]) => `${type}: ${names.join(", ")}`)
     .join("; ");

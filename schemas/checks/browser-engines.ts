@@ -1,7 +1,7 @@
 /** The browser engines a runner or worker can offer (`BROWSERS`). Pure: the scheduler and the dashboard use it. */
 export const ENGINES = ["chromium", "firefox", "webkit"] as const;
 export type Engine = (typeof ENGINES)[number];
-export const BROWSERS_SETTINGS = ["none", "chromium", "firefox", "webkit", "all"] as const;
+const BROWSERS_SETTINGS = ["none", "chromium", "firefox", "webkit", "all"] as const;
 export type BrowsersSetting = (typeof BROWSERS_SETTINGS)[number];
 
 /** Engines offered for a `BROWSERS` value. */

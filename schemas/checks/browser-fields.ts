@@ -8,12 +8,12 @@ export const BROWSER_DEFAULTS = {
   screenshot_on_failure: true,
 } as const;
 
-export const engineSchema = Type.Union([Type.Literal("chromium"), Type.Literal("firefox"), Type.Literal("webkit")], {
+const engineSchema = Type.Union([Type.Literal("chromium"), Type.Literal("firefox"), Type.Literal("webkit")], {
   default: BROWSER_DEFAULTS.engine,
   description: "Browser engine; the check runs only where a worker or runner offers it (BROWSERS)",
 });
 
-export const viewportSchema = Type.Object(
+const viewportSchema = Type.Object(
   { width: Type.Integer({ minimum: 320, maximum: 3840 }), height: Type.Integer({ minimum: 240, maximum: 2160 }) },
   { additionalProperties: false, description: "Page size in CSS pixels; default 1280×720" },
 );

@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { type CheckType, dataSchemas } from "../check-types.ts";
 
 /** Every check reports its duration: `response_time` and its alias `duration_ms` (spec: metric_threshold). */
-export const DURATION_METRICS = ["response_time", "duration_ms"] as const;
+const DURATION_METRICS = ["response_time", "duration_ms"] as const;
 
 const isNumeric = (s: TSchema): boolean =>
   s.type === "number" || s.type === "integer" || (Array.isArray(s.anyOf) && (s.anyOf as TSchema[]).some(isNumeric));

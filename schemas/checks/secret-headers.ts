@@ -4,10 +4,10 @@ import { Type } from "@sinclair/typebox";
  * Request headers whose values are credentials. Their values are stored encrypted and shown
  * redacted; docs/monitors.md lists the same rule. Matching is case-insensitive.
  */
-export const SECRET_HEADER_NAMES = ["authorization", "proxy-authorization", "cookie", "x-api-key"] as const;
+const SECRET_HEADER_NAMES = ["authorization", "proxy-authorization", "cookie", "x-api-key"] as const;
 
 /** A header whose name contains one of these is a secret too (X-Auth-Token, X-Client-Secret, Api-Key, X-Session-Id…). */
-export const SECRET_HEADER_PARTS = ["token", "secret", "key", "auth", "password", "passwd", "session", "credential", "signature", "cookie"] as const;
+const SECRET_HEADER_PARTS = ["token", "secret", "key", "auth", "password", "passwd", "session", "credential", "signature", "cookie"] as const;
 
 /** Whether a header is secret by its name, or because the monitor's `secret_headers` lists it. */
 export function isSecretHeader(name: string, marked: readonly string[] = []): boolean {

@@ -40,7 +40,7 @@ export const MonitorStatusChangedEventData = Type.Object(
   { additionalProperties: false },
 );
 
-export const AlertEventData = Type.Object(
+const AlertEventData = Type.Object(
   {
     rule_id: Type.String(),
     rule_name: Type.String(),
@@ -55,7 +55,6 @@ export const AlertEventData = Type.Object(
 
 export type CheckResultEventData = Static<typeof CheckResultEventData>;
 export type MonitorStatusChangedEventData = Static<typeof MonitorStatusChangedEventData>;
-export type AlertEventData = Static<typeof AlertEventData>;
 
 /** The envelope every event travels in, with `type` fixed to the given names and `data` of the given schema. */
 export function liveEventSchema(types: string[], data: TSchema, title: string, description: string) {

@@ -48,12 +48,12 @@ export function wallAt(zone: string, t: number): WallTime {
 }
 
 /** A wall time as a "floating" instant: its fields read as if the zone were UTC. */
-export const floating = (w: WallTime): number => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+const floating = (w: WallTime): number => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
 
 export const floatingAt = (zone: string, t: number): number => floating(wallAt(zone, Math.floor(t / 1000) * 1000)) + (t % 1000);
 
 /** UTC offset of `zone` at instant `t`, in ms (CEST → +7,200,000). */
-export const offsetAt = (zone: string, t: number): number => floatingAt(zone, t) - t;
+const offsetAt = (zone: string, t: number): number => floatingAt(zone, t) - t;
 
 /**
  * The instant a floating wall time names in `zone`, as RFC 5545 reads local times: an

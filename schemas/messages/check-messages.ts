@@ -14,8 +14,8 @@ const CheckDataSchema = Type.Record(Type.String(), Type.Union([DataScalar, Type.
 type CheckMessageData = Static<typeof CheckDataSchema>;
 
 /** A file of a result carried on the bus (browser screenshots), base64; ingest stores it and names it in data.screenshots. */
-export const PackedArtifactSchema = Type.Object({ name: Type.String(), content_type: Type.String(), data_base64: Type.String() });
-export type PackedArtifact = Static<typeof PackedArtifactSchema>;
+const PackedArtifactSchema = Type.Object({ name: Type.String(), content_type: Type.String(), data_base64: Type.String() });
+type PackedArtifact = Static<typeof PackedArtifactSchema>;
 
 /**
  * One check to run, published on `jobs.region.<region>[.<engine>]` or `jobs.runner.<runnerId>`, or sent
@@ -71,7 +71,7 @@ export const runnerSubject = (runnerId: string) => `jobs.runner.${runnerId}` as 
 /** Browser jobs of a region, one queue per engine: only workers with that engine's browsers consume it. */
 export const regionBrowserSubject = (region: string, engine: string) => `jobs.region.${region}.${engine}` as const;
 export const resultSubject = (orgId: string, monitorId: string) => `results.${orgId}.${monitorId}` as const;
-export const eventSubject = (orgId: string) => `events.${orgId}` as const;
+
 /** Run-now requests to the workers of a region (with the engine for browser checks, like the job queues). */
 export const runNowRegionSubject = (region: string, engine: string | null = null) => (engine === null ? `rpc.run-now.region.${region}` : `rpc.run-now.region.${region}.${engine}`) as `rpc.${string}`;
 /** The queue group of a run-now subject: one worker of the region (and engine) answers. */

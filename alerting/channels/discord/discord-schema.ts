@@ -3,7 +3,7 @@ import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts"
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a discord channel; browser-safe, so the dashboard validates with it too. */
-export const discordConfig = Type.Object(
+const discordConfig = Type.Object(
   { url: HttpUrl("Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>") },
   { additionalProperties: false },
 );

@@ -1,15 +1,15 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { discordConfig, type DiscordConfig, discordSpec } from "./discord-schema.ts";
+import { type DiscordConfig, discordSpec } from "./discord-schema.ts";
 
-export { discordConfig, type DiscordConfig };
+export { type DiscordConfig };
 
 /**
  * One embed coloured by kind. Webhook messages cannot carry buttons, so links go in the description.
  * Cuts keep the embed under Discord's 6000-character total, past which it answers 400.
  */
-export function discordPayload(event: AlertEvent) {
+function discordPayload(event: AlertEvent) {
   const r = renderEvent(event);
   const links = r.links.map((l) => `[${l.text}](${l.url})`).join(" · ");
   return {

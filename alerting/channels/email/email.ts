@@ -5,9 +5,9 @@ import type { SmtpMessage, SmtpSettings } from "../../../core/mail/smtp-transpor
 import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
 import { emailConfig, type EmailConfig } from "./email-schema.ts";
 
-export { emailConfig, type EmailConfig };
+export { type EmailConfig };
 
-export function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings): SmtpMessage {
+function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings): SmtpMessage {
   const r = renderEvent(event);
   const unsubscribe = event.links.unsubscribe;
   const text = [

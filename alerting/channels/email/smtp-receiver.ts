@@ -5,7 +5,7 @@ import { SMTPServer } from "smtp-server";
 import type { ContractReceiver } from "../testing.ts";
 import type { SmtpSettings } from "../../../core/mail/smtp-transport.ts";
 
-export interface ReceivedMail {
+interface ReceivedMail {
   envelope: { from: string; to: string[] };
   raw: string;
   parsed: Email;

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of an opsgenie channel; browser-safe, so the dashboard validates with it too. */
-export const opsgenieConfig = Type.Object(
+const opsgenieConfig = Type.Object(
   {
     api_key: Type.String({ minLength: 8, maxLength: 128, description: "API key of an Opsgenie API integration" }),
     region: Type.Optional(Type.Union([Type.Literal("us"), Type.Literal("eu")], { default: "us", description: "Opsgenie instance: us or eu" })),

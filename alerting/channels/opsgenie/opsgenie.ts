@@ -1,12 +1,12 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { opsgenieConfig, type OpsgenieConfig, opsgenieSpec } from "./opsgenie-schema.ts";
+import { type OpsgenieConfig, opsgenieSpec } from "./opsgenie-schema.ts";
 
-export { opsgenieConfig, type OpsgenieConfig };
+export { type OpsgenieConfig };
 
 /** Create-alert body; `alias` = dedupKey, so Opsgenie folds reminders and escalations into one alert. Limits from the Alert API. */
-export function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig) {
+function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig) {
   const r = renderEvent(event);
   const description = [r.headline, "", ...r.facts.map((f) => `${f.name}: ${f.value}`), "", ...r.links.map((l) => `${l.text}: ${l.url}`)];
   return {

@@ -4,7 +4,7 @@ import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 const severities = ["critical", "error", "warning", "info"] as const;
 
 /** Settings of a pagerduty channel; browser-safe, so the dashboard validates with it too. */
-export const pagerdutyConfig = Type.Object(
+const pagerdutyConfig = Type.Object(
   {
     routing_key: Type.String({ pattern: "^[A-Za-z0-9]{32}$", description: "Events API v2 integration (routing) key, 32 characters" }),
     severity: Type.Optional(Type.Union(severities.map((s) => Type.Literal(s)), { default: "critical", description: "Severity of triggered incidents" })),

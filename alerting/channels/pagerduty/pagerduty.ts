@@ -1,9 +1,9 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import type { AlertEvent, AlertEventKind, Channel, ChannelContext } from "../types.ts";
-import { pagerdutyConfig, type PagerdutyConfig, pagerdutySpec } from "./pagerduty-schema.ts";
+import { type PagerdutyConfig, pagerdutySpec } from "./pagerduty-schema.ts";
 
-export { pagerdutyConfig, type PagerdutyConfig };
+export { type PagerdutyConfig };
 
 /** Paging follows our alert state: the incident is keyed on dedupKey, so reminders and escalations fold into it. */
 const actions: Record<AlertEventKind, "trigger" | "acknowledge" | "resolve"> = {
@@ -15,7 +15,7 @@ const actions: Record<AlertEventKind, "trigger" | "acknowledge" | "resolve"> = {
   recovery: "resolve",
 };
 
-export function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: ChannelContext) {
+function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: ChannelContext) {
   const event_action = actions[event.kind];
   const base = { routing_key: config.routing_key, event_action, dedup_key: event.dedupKey };
   if (event_action !== "trigger") return base;

@@ -3,7 +3,7 @@ import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts"
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a slack channel; browser-safe, so the dashboard validates with it too. */
-export const slackConfig = Type.Object(
+const slackConfig = Type.Object(
   { url: HttpUrl("Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too") },
   { additionalProperties: false },
 );

@@ -1,15 +1,15 @@
 import { clip, renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
 import type { AlertEvent, Channel } from "../types.ts";
-import { slackConfig, type SlackConfig, slackSpec } from "./slack-schema.ts";
+import { type SlackConfig, slackSpec } from "./slack-schema.ts";
 
-export { slackConfig, type SlackConfig };
+export { type SlackConfig };
 
 /** Slack mrkdwn treats &, < and > as control characters. */
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** Block Kit message; `text` is the fallback Slack shows in notifications. Limits from Slack's Block Kit reference. */
-export function slackPayload(event: AlertEvent) {
+function slackPayload(event: AlertEvent) {
   const r = renderEvent(event);
   return {
     text: clip(r.summary, 3000),

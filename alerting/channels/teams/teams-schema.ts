@@ -3,7 +3,7 @@ import { HttpUrl, urlIssues } from "../../../schemas/channels/channel-fields.ts"
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a teams channel; browser-safe, so the dashboard validates with it too. */
-export const teamsConfig = Type.Object(
+const teamsConfig = Type.Object(
   { url: HttpUrl("Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL") },
   { additionalProperties: false },
 );

@@ -1,9 +1,9 @@
 import { renderEvent } from "../format.ts";
 import { postJson } from "../http.ts";
 import type { AlertEvent, AlertEventKind, Channel } from "../types.ts";
-import { teamsConfig, type TeamsConfig, teamsSpec } from "./teams-schema.ts";
+import { type TeamsConfig, teamsSpec } from "./teams-schema.ts";
 
-export { teamsConfig, type TeamsConfig };
+export { type TeamsConfig };
 
 const titleColor: Record<AlertEventKind, string> = {
   alert: "Attention",
@@ -15,7 +15,7 @@ const titleColor: Record<AlertEventKind, string> = {
 };
 
 /** A message with one Adaptive Card 1.4 attachment: the shape both Workflows and legacy webhooks accept. */
-export function teamsPayload(event: AlertEvent) {
+function teamsPayload(event: AlertEvent) {
   const r = renderEvent(event);
   const color = event.kind === "alert" && event.status === "degraded" ? "Warning" : titleColor[event.kind];
   return {

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a telegram channel; browser-safe, so the dashboard validates with it too. */
-export const telegramConfig = Type.Object(
+const telegramConfig = Type.Object(
   {
     bot_token: Type.String({ pattern: "^[0-9]+:[A-Za-z0-9_-]{20,}$", maxLength: 100, description: "Bot token from @BotFather, <id>:<secret>" }),
     chat_id: Type.Union([Type.Integer(), Type.String({ pattern: "^(-?[0-9]+|@[A-Za-z0-9_]{5,32})$" })], {

@@ -1,12 +1,12 @@
 import { clip, escapeHtml, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
 import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
-import { telegramConfig, type TelegramConfig, telegramSpec } from "./telegram-schema.ts";
+import { type TelegramConfig, telegramSpec } from "./telegram-schema.ts";
 
-export { telegramConfig, type TelegramConfig };
+export { type TelegramConfig };
 
 /** sendMessage text in Telegram's HTML mode; values are cut so the whole stays under the 4096-character limit. */
-export function telegramText(event: AlertEvent): string {
+function telegramText(event: AlertEvent): string {
   const r = renderEvent(event);
   const lines = [
     `<b>${escapeHtml(clip(r.title, 200))}</b>`,

@@ -4,7 +4,7 @@ import type { Issue } from "../../../schemas/validation.ts";
 import { defineChannelSpec } from "../../../schemas/channels/channel-spec.ts";
 
 /** Settings of a webhook channel; browser-safe, so the dashboard validates with it too. */
-export const webhookConfig = Type.Object(
+const webhookConfig = Type.Object(
   {
     url: HttpUrl("Where to POST the JSON payload; secret (it may carry the receiver's token): shown masked"),
     secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256, description: "Signs each delivery (X-Watchpost-Signature); at least 16 characters" })),

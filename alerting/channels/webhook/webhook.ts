@@ -2,9 +2,9 @@ import { createHmac } from "node:crypto";
 import { request } from "../http.ts";
 import type { Channel } from "../types.ts";
 import { toWebhookPayload } from "./payload.ts";
-import { webhookConfig, type WebhookConfig, webhookSpec } from "./webhook-schema.ts";
+import { type WebhookConfig, webhookSpec } from "./webhook-schema.ts";
 
-export { webhookConfig, type WebhookConfig };
+export { type WebhookConfig };
 
 /** `sha256=` + hex HMAC-SHA256 of "<timestamp>.<rawBody>"; the timestamp inside stops replays of old bodies. */
 export const signWebhook = (secret: string, timestamp: string, rawBody: string) =>

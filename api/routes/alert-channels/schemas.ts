@@ -4,7 +4,7 @@ import { type ChannelType, channelTypes } from "../../../schemas/channel-types.t
 import { Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 /** One literal per registered channel type (schemas/channel-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
-export const ChannelTypeName = t.Union(channelTypes.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<ChannelType>]>;
+const ChannelTypeName = t.Union(channelTypes.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<ChannelType>]>;
 const Name = DisplayName(200);
 const Config = t.Record(t.String(), t.Unknown(), {
   description: "The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them",

@@ -15,7 +15,7 @@ import { IdParams, paginated, toPage } from "../../schemas/common.ts";
 import { BulkBody, BulkResult, MonitorCreateBody, MonitorListQuery, MonitorPatchBody, MonitorView, RunNowResult } from "./schemas.ts";
 import { toMonitorView } from "./views.ts";
 
-export const baseUrlOf = (deps: ApiDeps) => deps.publicBaseUrl;
+const baseUrlOf = (deps: ApiDeps) => deps.publicBaseUrl;
 
 /** Monitors of every check type: CRUD, pause/resume (single and bulk), run-now. */
 export const monitorRoutes = (deps: ApiDeps) => {

@@ -4,8 +4,8 @@ import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 /** One literal per registered check type (schemas/check-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
-export const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<CheckType>]>;
-export const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
+const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<CheckType>]>;
+const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
 const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
 const Region = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9-]+$" });
 

@@ -15,7 +15,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
  */
 
 export const DEFAULT_STEP_TIMEOUT_MS = 10_000;
-export const VARIABLE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,63}$";
+const VARIABLE_PATTERN = "^[A-Za-z_][A-Za-z0-9_]{0,63}$";
 const VARS = "; may contain {{variable}} placeholders filled by earlier extract_text steps";
 /** On steps whose value may be a password or token: stored encrypted, shown as •••••••• by the API. */
 const secretFlag = Type.Optional(
@@ -161,7 +161,7 @@ export const browserFlowConfigSchema = Type.Object(
 export type BrowserFlowConfig = Static<typeof browserFlowConfigSchema>;
 
 /** One step's outcome in a flow result. */
-export const flowStepOutcomeSchema = Type.Object(
+const flowStepOutcomeSchema = Type.Object(
   {
     index: Type.Integer({ minimum: 1, description: "Position of the step, from 1" }),
     action: Type.String({ description: "The step's action" }),

@@ -5,7 +5,7 @@ import { statusMatcher } from "../http/expected-status.ts";
 import type { FlowAction, FlowStepOf } from "./browser-flow-schema.ts";
 
 /** A step that did not hold: its message is the step's error; the flow stops there. */
-export class StepFailedError extends Error {
+class StepFailedError extends Error {
   override readonly name = "StepFailedError";
 }
 
@@ -31,7 +31,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const cut = (s: string, n = 200) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Fills {{variable}} placeholders; an unknown variable fails the step. */
-export function substitute(template: string, vars: Map<string, string>): string {
+function substitute(template: string, vars: Map<string, string>): string {
   return template.replace(PLACEHOLDER, (_, name: string) => {
     const value = vars.get(name);
     if (value === undefined) throw new StepFailedError(`unknown variable {{${name}}}: no earlier extract_text step set it`);

@@ -49,7 +49,7 @@ export interface BrowserProbeContext {
   setActivity(text: string): void;
 }
 
-export interface BrowserProbeOutcome {
+interface BrowserProbeOutcome {
   status: CheckStatus;
   error?: string;
 }

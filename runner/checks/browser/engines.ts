@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserType } from "playwright-core";
 import type { Engine } from "../../../schemas/checks/browser-engines.ts";
 
-export { BROWSERS_SETTINGS, browserEngines, ENGINES, isEngine } from "../../../schemas/checks/browser-engines.ts";
+export { browserEngines, isEngine } from "../../../schemas/checks/browser-engines.ts";
 export type { BrowsersSetting, Engine } from "../../../schemas/checks/browser-engines.ts";
 
 /**
@@ -42,12 +42,12 @@ type PlaywrightModule = typeof import("playwright-core");
 let playwright: Promise<PlaywrightModule> | null = null;
 
 /** playwright-core, loaded on first use so processes without browser checks never pay for it. */
-export function loadPlaywright(): Promise<PlaywrightModule> {
+function loadPlaywright(): Promise<PlaywrightModule> {
   playwright ??= import("playwright-core");
   return playwright;
 }
 
-export async function launcherFor(engine: Engine): Promise<BrowserType> {
+async function launcherFor(engine: Engine): Promise<BrowserType> {
   const pw = await loadPlaywright();
   return pw[engine];
 }
@@ -56,7 +56,7 @@ export async function launcherFor(engine: Engine): Promise<BrowserType> {
  * Where the engine's executable is: an explicit path, else for Chromium the system package,
  * else Playwright's own build (PLAYWRIGHT_BROWSERS_PATH, as installed by `playwright install`).
  */
-export async function executablePathFor(engine: Engine, explicit?: string): Promise<string> {
+async function executablePathFor(engine: Engine, explicit?: string): Promise<string> {
   if (explicit) return explicit;
   if (engine === "chromium") {
     const system = SYSTEM_CHROMIUM.find((p) => existsSync(p));

@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import type { CheckArtifact } from "../types.ts";
 
 /** Largest screenshot kept with a result; bigger ones are retaken at a lower quality, then given up. */
-export const MAX_SCREENSHOT_BYTES = 400 * 1024;
+const MAX_SCREENSHOT_BYTES = 400 * 1024;
 
 /**
  * A JPEG of the page (the viewport, or the whole page), small enough to store with a result and

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { dataObject, intField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
@@ -16,7 +16,6 @@ const domainConfigSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type DomainConfig = Static<typeof domainConfigSchema>;
 
 const domainDataSchema = dataObject("DomainData", {
   domain_days_remaining: intField("Whole days until the registration expires (negative once expired)"),

@@ -2,7 +2,7 @@ import { httpRequest } from "../shared/http-client.ts";
 import type { ProbeContext } from "../types.ts";
 import { DomainNotFoundError, type Registration } from "./registration.ts";
 
-export const IANA_RDAP_BOOTSTRAP = "https://data.iana.org/rdap/dns.json";
+const IANA_RDAP_BOOTSTRAP = "https://data.iana.org/rdap/dns.json";
 const BOOTSTRAP_TTL_MS = 24 * 3600_000;
 const ACCEPT = "application/rdap+json, application/json;q=0.9";
 

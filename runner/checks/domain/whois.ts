@@ -33,7 +33,7 @@ async function whoisServerFor(domain: string, ctx: ProbeContext): Promise<string
 }
 
 /** Sends one query line and reads the answer until the server closes the connection. */
-export async function whoisQuery(server: { host: string; port: number }, query: string, ctx: ProbeContext): Promise<string> {
+async function whoisQuery(server: { host: string; port: number }, query: string, ctx: ProbeContext): Promise<string> {
   const { socket } = await openConnection({ host: server.host, port: server.port, guard: ctx.guardOptions });
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];

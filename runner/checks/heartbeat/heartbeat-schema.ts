@@ -1,8 +1,8 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { dataObject, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
-export const HEARTBEAT_DEFAULTS = { grace_seconds: 300 } as const;
+const HEARTBEAT_DEFAULTS = { grace_seconds: 300 } as const;
 
 /** Heartbeat monitors are inbound (the target pings /heartbeat/:token); nothing runs on the engine. */
 const heartbeatConfigSchema = Type.Object(
@@ -14,7 +14,6 @@ const heartbeatConfigSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type HeartbeatConfig = Static<typeof heartbeatConfigSchema>;
 
 /** Heartbeat results are recorded by the API (a ping: up) and the scheduler (a missed deadline: down). */
 export const heartbeatDataSchema = dataObject("HeartbeatData", {

@@ -18,7 +18,7 @@ export const statusMatcherSchema = Type.Union([
   Type.String({ pattern: "^([1-5]xx|[1-5][0-9]{2}(-[1-5][0-9]{2})?)$" }),
 ]);
 
-export const httpAuthSchema = Type.Union([
+const httpAuthSchema = Type.Union([
   Type.Object(
     {
       type: Type.Literal("basic"),

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { hostSchema } from "../../../schemas/checks/schema-parts.ts";
 import { dataObject, intField, msField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
@@ -12,7 +12,6 @@ const pingConfigSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type PingConfig = Static<typeof pingConfigSchema>;
 
 const pingDataSchema = dataObject("PingData", {
   packets_sent: intField("ICMP echo requests sent"),

@@ -4,15 +4,15 @@ import type { CheckDataValue } from "../types.ts";
 import { openConnection } from "./open-connection.ts";
 import { ms } from "./timing.ts";
 
-export const USER_AGENT = "Watchpost/1.0 (uptime check; +https://watchpost.dev/bot)";
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const USER_AGENT = "Watchpost/1.0 (uptime check; +https://watchpost.dev/bot)";
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
-export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
 /** Where the request writes what it has measured so far, so a timeout still reports it. */
-export type HttpMeasurements = Partial<
+type HttpMeasurements = Partial<
   Record<"dns_ms" | "connect_ms" | "tls_ms" | "ttfb_ms" | "ip" | "status_code" | "final_url" | "redirects" | "body_bytes", CheckDataValue>
 >;
 
@@ -76,7 +76,7 @@ export async function httpRequest(o: HttpRequestOptions): Promise<HttpResponse> 
   }
 }
 
-export function parseHttpUrl(text: string, base?: URL): URL {
+function parseHttpUrl(text: string, base?: URL): URL {
   let url: URL;
   try {
     url = new URL(text, base);

@@ -3,7 +3,7 @@ import tls from "node:tls";
 import { isIpLiteral, resolveAndCheck, stripBrackets, type GuardOptions } from "../../../core/net-guard/index.ts";
 import { ms } from "./timing.ts";
 
-export interface TlsOptions {
+interface TlsOptions {
   /** SNI and the name the certificate must cover. Defaults to the host when it is a name. */
   servername?: string;
   rejectUnauthorized: boolean;

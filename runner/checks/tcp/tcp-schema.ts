@@ -1,10 +1,9 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { hostSchema, portSchema } from "../../../schemas/checks/schema-parts.ts";
 import { dataObject, msField, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 const tcpConfigSchema = Type.Object({ host: hostSchema, port: portSchema }, { additionalProperties: false });
-export type TcpConfig = Static<typeof tcpConfigSchema>;
 
 const tcpDataSchema = dataObject("TcpData", {
   dns_ms: msField("Time to resolve and check the host, ms (0 for an IP literal)"),

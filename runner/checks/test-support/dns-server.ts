@@ -2,7 +2,7 @@ import dgram from "node:dgram";
 import net from "node:net";
 import * as packet from "dns-packet";
 
-export type ZoneAnswer = packet.Answer;
+type ZoneAnswer = packet.Answer;
 /** Records, a response code, "silent" (never answer), or records served over TCP only (UDP answers truncated). */
 export type ZoneEntry = ZoneAnswer[] | keyof typeof RCODE | "silent" | { tcpOnly: ZoneAnswer[] };
 

@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import type { KeyPair } from "./test-pki.ts";
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   path: string;
   headers: Record<string, string>;

@@ -46,7 +46,7 @@ const session: Middleware = {
 };
 
 /** The ApiError a failed response's error body describes (or a plain one when it has none). */
-export async function apiErrorOf(response: Response): Promise<ApiError> {
+async function apiErrorOf(response: Response): Promise<ApiError> {
   const body = (await response.clone().json().catch(() => null)) as { error?: string; code?: string; details?: Record<string, unknown> } | null;
   return new ApiError(response.status, body?.code ?? "HTTP_ERROR", body?.error ?? `The server answered ${response.status}`, body?.details ?? {});
 }

@@ -10,7 +10,7 @@ import "./widgets.css";
 export const INVITE_KEY = "wp_invite";
 
 /** Whether the active organisation's policy blocks this user until they turn 2FA on. */
-export function useTwoFactorBlock(): boolean {
+function useTwoFactorBlock(): boolean {
   const { user, orgId } = useSession();
   const orgs = useQuery({ queryKey: ["orgs", "policy"], queryFn: () => api.GET("/api/v1/orgs", { params: { query: { limit: 100 } } }).then(data), staleTime: 30_000 });
   const org = orgs.data?.data.find((o) => o.id === orgId);

@@ -5,7 +5,7 @@ import { useRouter } from "../lib/router";
 import { fmtTime } from "./ui";
 
 /** Where a notification leads: its monitor when it has one, else the alert list. */
-export const notificationTarget = (n: { type: string; data: Record<string, unknown> }) =>
+const notificationTarget = (n: { type: string; data: Record<string, unknown> }) =>
   typeof n.data.monitor_id === "string" ? `/monitors/${n.data.monitor_id}` : n.type.startsWith("delivery") ? "/alerts/history" : "/alerts";
 
 /**

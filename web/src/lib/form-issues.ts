@@ -3,7 +3,7 @@ export interface Issue {
   message: string;
 }
 
-export const issueMap = (issues: Issue[]): Record<string, string> => Object.fromEntries(issues.map((i) => [i.path, i.message]));
+const issueMap = (issues: Issue[]): Record<string, string> => Object.fromEntries(issues.map((i) => [i.path, i.message]));
 
 /** Thrown by a form whose own checks failed, so it shows like the API's VALIDATION_ERROR. */
 export class FormIssuesError extends Error {

@@ -1,5 +1,5 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { authHeaders } from "../api/client";
 
 export interface LiveEvent {
@@ -13,7 +13,7 @@ export interface LiveEvent {
  * Reads `/api/v1/events` with fetch rather than EventSource, because EventSource cannot send
  * X-Org-Id (the organisation switcher) — it resumes with Last-Event-ID the same way.
  */
-export function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: boolean) => void): () => void {
+function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: boolean) => void): () => void {
   let stopped = false;
   let lastId: string | null = null;
   const ctrl = new AbortController();
@@ -101,29 +101,13 @@ function addLiveResult(qc: QueryClient, monitorId: string, e: LiveEvent) {
   }
 }
 
-const listeners = new Set<(e: LiveEvent) => void>();
-
-/** Calls `fn` for each live event while the component is mounted; the layout's one stream feeds it. */
-export function useLiveListener(fn: (e: LiveEvent) => void) {
-  const ref = useRef(fn);
-  ref.current = fn;
-  useEffect(() => {
-    const l = (e: LiveEvent) => ref.current(e);
-    listeners.add(l);
-    return () => void listeners.delete(l);
-  }, []);
-}
-
-/** One stream per signed-in page (the layout's): caches are patched, then listeners called. */
+/** One stream per signed-in page (the layout's): each event patches the query caches. */
 export function useLiveEvents(enabled: boolean, orgId: string | null) {
   const qc = useQueryClient();
   const [live, setLive] = useState(false);
   useEffect(() => {
     if (!enabled || !orgId) return;
-    return subscribeLive((e) => {
-      applyLiveEvent(qc, e);
-      for (const l of listeners) l(e);
-    }, setLive);
+    return subscribeLive((e) => applyLiveEvent(qc, e), setLive);
   }, [enabled, orgId, qc]);
   return live;
 }

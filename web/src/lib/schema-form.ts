@@ -3,14 +3,14 @@ import { ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import type { Issue } from "./form-issues";
 
-export { FormIssuesError, issueMap, type Issue } from "./form-issues";
+export { FormIssuesError, type Issue } from "./form-issues";
 
 /**
  * Forms generated from the very TypeBox schemas the API validates with (check configs,
  * alert conditions, channel configs), validated in the browser by the same `Value` checks,
  * with issue paths in the API's own form (`body.config.url`), so one map shows both.
  */
-export type FieldKind = "text" | "textarea" | "number" | "checkbox" | "select" | "multi" | "lines" | "pairs" | "json" | "group" | "variant";
+type FieldKind = "text" | "textarea" | "number" | "checkbox" | "select" | "multi" | "lines" | "pairs" | "json" | "group" | "variant";
 
 export interface FormField {
   key: string;
@@ -68,7 +68,7 @@ const LABELS: Record<string, string> = {
   message_thread_id: "Forum topic id",
 };
 
-export function labelFor(key: string, labels: Record<string, string> = {}): string {
+function labelFor(key: string, labels: Record<string, string> = {}): string {
   if (labels[key] ?? LABELS[key]) return (labels[key] ?? LABELS[key])!;
   const unit = key.match(/_(ms|seconds|minutes|days|pct)$/)?.[1];
   const base = (unit ? key.slice(0, -unit.length - 1) : key).replace(/_/g, " ");

@@ -12,7 +12,7 @@ type Rule = paths["/api/v1/alert-rules"]["get"]["responses"]["200"]["content"]["
 type Channel = { id: string; name: string; type: string; enabled: boolean };
 type Policy = { id: string; name: string };
 
-export function useAlertLookups() {
+function useAlertLookups() {
   const channels = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data) });
   const policies = useQuery({ queryKey: ["escalation-policies"], queryFn: () => api.GET("/api/v1/escalation-policies", { params: { query: { limit: 100 } } }).then(data) });
   const names = useMemo(

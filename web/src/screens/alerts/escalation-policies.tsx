@@ -8,7 +8,7 @@ type Policy = paths["/api/v1/escalation-policies"]["get"]["responses"]["200"]["c
 type Step = { delay_minutes: number; channel_ids: string[] };
 
 /** Reads the steps; each step needs a channel, and delays must not go backwards. */
-export function readPolicySteps(f: FormData, count: number): { name: string; steps: Step[] } {
+function readPolicySteps(f: FormData, count: number): { name: string; steps: Step[] } {
   const issues: { path: string; message: string }[] = [];
   const name = String(f.get("name") ?? "").trim();
   if (!name) issues.push({ path: "body.name", message: "is required" });

@@ -1,6 +1,6 @@
 /** Pure billing helpers: quota names, plan figures, what a downgrade would suspend, and the checkout cart. */
 
-export const QUOTA_LABELS: Record<string, string> = {
+const QUOTA_LABELS: Record<string, string> = {
   monitors: "Monitors",
   monitors_fast: "Fast monitors (1 min)",
   monitors_realtime: "Real-time monitors (30 s)",
@@ -26,7 +26,7 @@ export const QUOTA_LABELS: Record<string, string> = {
 export const COMPARED = ["monitors", "min_interval_seconds", "status_pages", "members", "runners", "alert_rules", "alert_channels", "lite_browser", "flow_browser", "regions", "retention_days"];
 
 /** Suspension applies to these when usage exceeds the new cap (the rest are refused on create). */
-export const SUSPENDABLE = new Set(["monitors", "monitors_fast", "monitors_realtime", "runners", "status_pages", "lite_browser", "flow_browser"]);
+const SUSPENDABLE = new Set(["monitors", "monitors_fast", "monitors_realtime", "runners", "status_pages", "lite_browser", "flow_browser"]);
 
 /** Usage rows in the order people look for them; unknown quotas last. */
 export const quotaOrder = (a: string, b: string) => {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { api, data, type paths } from "../../api/client";
+import { api, data } from "../../api/client";
 import { fmtDate, fmtMoney } from "../../components/format";
 import { ConfirmButton, SuspendedBadge, UsageBar } from "../../components/widgets";
 import { ErrorMessage, Loading } from "../../components/ui";
@@ -8,18 +8,8 @@ import { Link, useRouter } from "../../lib/router";
 import { useMyRole } from "../org/use-permissions";
 import { quotaLabel, quotaOrder } from "./billing-model";
 import { Checkout } from "./checkout";
+import { type Entitlements, invalidateBilling, LIVE, type Subscription } from "./billing-api";
 
-export type Subscription = paths["/api/v1/billing/subscription"]["get"]["responses"]["200"]["content"]["application/json"];
-export type Line = Subscription["lines"][number];
-export type Catalogue = paths["/api/v1/billing/plans"]["get"]["responses"]["200"]["content"]["application/json"];
-export type Entitlements = paths["/api/v1/entitlements"]["get"]["responses"]["200"]["content"]["application/json"];
-
-export const LIVE = new Set(["active", "grace_period", "pending_cancellation"]);
-
-/** Every billing query, refetched after any change (webhooks may land a moment later). */
-export const invalidateBilling = (qc: ReturnType<typeof useQueryClient>) => {
-  for (const key of [["billing"], ["entitlements"], ["runners"], ["status-pages"], ["monitors"], ["session"], ["orgs"]]) void qc.invalidateQueries({ queryKey: key });
-};
 
 export function Billing() {
   const qc = useQueryClient();

@@ -4,8 +4,7 @@ import { api, data, type paths } from "../../api/client";
 import { fmtDate, fmtMoney } from "../../components/format";
 import { Modal } from "../../components/widgets";
 import { ErrorMessage } from "../../components/ui";
-import type { Catalogue, Entitlements, Subscription } from "./billing";
-import { invalidateBilling, LIVE } from "./billing";
+import { type Catalogue, type Entitlements, invalidateBilling, LIVE, type Subscription } from "./billing-api";
 import { annualSaving, type CartLine, cartTotal, COMPARED, fmtQuota, overAfterChange, quotaLabel } from "./billing-model";
 
 type Cycle = "monthly" | "annual";

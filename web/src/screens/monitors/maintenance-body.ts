@@ -20,7 +20,7 @@ export interface WindowBody {
 }
 
 /** `datetime-local` values are wall time in the window's own zone (as its RRULE/cron are); the API takes instants. */
-export const instantIn = (zone: string, local: FormDataEntryValue | null) => {
+const instantIn = (zone: string, local: FormDataEntryValue | null) => {
   if (!local || !String(local)) return null;
   const wall = Date.parse(`${String(local)}Z`);
   return new Date(isValidTimeZone(zone) ? instantOfFloating(zone, wall) : wall).toISOString();

@@ -7,7 +7,7 @@ export type MonitorSort = "status" | "name" | "response_time" | "created";
 export type MonitorFilters = { search?: string; status?: string; type?: string; tag?: string; paused?: boolean; sort?: MonitorSort };
 type Query = NonNullable<paths["/api/v1/monitors"]["get"]["parameters"]["query"]>;
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 /** Monitors a page of 100 at a time; the list asks for the next page when it scrolls near the end. */
 export function useMonitorPages(filters: MonitorFilters) {

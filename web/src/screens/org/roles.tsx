@@ -8,7 +8,7 @@ import { roleGrants, useMyRole } from "./use-permissions";
 
 const SYSTEM_ORDER = ["owner", "admin", "member", "viewer"];
 
-export const PERMISSION_LABELS: Record<string, string> = {
+const PERMISSION_LABELS: Record<string, string> = {
   "org:admin": "Administer the organisation (every scope below)",
   "monitors:read": "Monitors: read",
   "monitors:write": "Monitors: change",

@@ -16,7 +16,7 @@ const isBrowser = (v: Variant) => v.browsers !== "none";
 /** Firefox and WebKit sandboxes need SYS_ADMIN and a writable home (the full image ships both). */
 const needsHome = (v: Variant) => ["firefox", "webkit", "all"].includes(v.browsers);
 
-export const imageOf = (v: Variant, registry: string) => `${registry}/runner-${v.id}:latest`;
+const imageOf = (v: Variant, registry: string) => `${registry}/runner-${v.id}:latest`;
 
 /** `docker run` for one image variant, as in docs/runners.md. */
 export function dockerRunLine(v: Variant, t: InstallTarget): string {

@@ -5,7 +5,7 @@ import { fmtDate } from "../../components/format";
 import { ConfirmButton, CopyButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
-import type { StatusPage } from "./status-page-editor";
+import type { StatusPage } from "./status-page-api";
 
 /** A custom domain: the TXT record to publish, a check of it, and whether the plan serves it. */
 export function CustomDomain({ page }: { page: StatusPage }) {

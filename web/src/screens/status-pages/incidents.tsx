@@ -25,7 +25,7 @@ const STATUSES: [Status, string][] = [
 
 const usePages = () => useQuery({ queryKey: ["status-pages"], queryFn: () => api.GET("/api/v1/status-pages", { params: { query: { limit: 100 } } }).then(data) });
 
-export function Badge({ value }: { value: string }) {
+function Badge({ value }: { value: string }) {
   return (
     <span className={`badge badge-${value}`} data-status={value}>
       {value}

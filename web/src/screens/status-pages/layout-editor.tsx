@@ -20,7 +20,7 @@ import { api, data } from "../../api/client";
 import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Select, StatusBadge } from "../../components/ui";
 import { type EditComponent, type EditSection, fromView, moveComponent, moveSection, newKey, sectionOf, toBody } from "./layout-model";
-import type { StatusPage } from "./status-page-editor";
+import type { StatusPage } from "./status-page-api";
 
 type MonitorInfo = { id: string; name: string; status: string; paused: boolean; suspended: boolean };
 

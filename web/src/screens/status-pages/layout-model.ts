@@ -48,7 +48,7 @@ export function toBody(sections: EditSection[]) {
   };
 }
 
-export function arrayMove<T>(list: T[], from: number, to: number): T[] {
+function arrayMove<T>(list: T[], from: number, to: number): T[] {
   const out = [...list];
   const [item] = out.splice(from, 1);
   out.splice(to, 0, item!);

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, data, type paths } from "../../api/client";
+import { api, data } from "../../api/client";
 import { ConfirmButton, SubNav, SuspendedBadge } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
@@ -8,11 +8,11 @@ import { CustomDomain } from "./custom-domain";
 import { LayoutEditor } from "./layout-editor";
 import { Subscribers } from "./subscribers";
 import { ThemePicker } from "./theme-picker";
+import type { StatusPage } from "./status-page-api";
 
-export type StatusPage = paths["/api/v1/status-pages/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
 export type Tab = "layout" | "settings" | "domain" | "theme" | "subscribers";
 
-export const usePage = (id: string) =>
+const usePage = (id: string) =>
   useQuery({ queryKey: ["status-page", id], queryFn: () => api.GET("/api/v1/status-pages/{id}", { params: { path: { id } } }).then(data) });
 
 /** One status page: layout, settings and access, custom domain, theme, subscribers. */

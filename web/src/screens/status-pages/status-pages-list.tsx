@@ -6,7 +6,7 @@ import { EmptyState, ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 
 /** "Acme Status!" → "acme-status": the slug the create form suggests. */
-export const slugify = (name: string) =>
+const slugify = (name: string) =>
   name
     .toLowerCase()
     .normalize("NFKD")

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api, data } from "../../api/client";
 import { ConfirmButton } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
-import type { StatusPage } from "./status-page-editor";
+import type { StatusPage } from "./status-page-api";
 
 /** Who hears about incidents on this page: email (double opt-in) and webhook subscribers. */
 export function Subscribers({ page }: { page: StatusPage }) {

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type CSSProperties } from "react";
 import { api, data } from "../../api/client";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
-import type { StatusPage } from "./status-page-editor";
+import type { StatusPage } from "./status-page-api";
 
 type Colors = Record<string, string>;
 
@@ -115,7 +115,7 @@ export function ThemePicker({ page }: { page: StatusPage }) {
 }
 
 /** #rgb → #rrggbb (colour inputs take only the long form); other notations fall back to black. */
-export function toHex(c: string): string {
+function toHex(c: string): string {
   const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(c);
   if (short) return `#${short[1]}${short[1]}${short[2]}${short[2]}${short[3]}${short[3]}`.toLowerCase();
   const long = /^#([0-9a-f]{6})/i.exec(c);

@@ -20,7 +20,7 @@ const STATS = { avg_ms: "Average", p50_ms: "Median (p50)", p95_ms: "p95", max_ms
 export const locationsOf = (m: Monitor) => (m.type === "heartbeat" ? ["heartbeat"] : [...m.regions, ...m.runner_ids]);
 
 /** The timing phases a check type measures: its result data's `*_ms` fields but the total. */
-export const phasesOf = (type: Monitor["type"]) => Object.keys(dataSchemas[type].properties).filter((k) => k.endsWith("_ms") && k !== "response_time");
+const phasesOf = (type: Monitor["type"]) => Object.keys(dataSchemas[type].properties).filter((k) => k.endsWith("_ms") && k !== "response_time");
 
 export function ResponseCharts({ monitor }: { monitor: Monitor }) {
   const [range, setRange] = useState<Range>("recent");
