@@ -207,6 +207,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Theme CSS is parsed for what could end the style element or load other styles.
   [/^(POST|PATCH) \/api\/v1\/themes/, /custom_css was refused/],
   [/^(POST|PATCH|PUT) \/api\/v1\//, /ends_at must be after starts_at|timeout_ms must not exceed the interval|give exactly one of|give either .* not both|at least one channel binding|Give rrule or cron, not both|Changing the type needs the new type's config/i],
+  // Fields that make no sense for the monitor's type (heartbeat monitors are pinged, never run anywhere).
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /heartbeat monitors are pinged by the target/],
   // The monitor's or channel's own type decides which config applies (the document lists every type's).
   [/^PATCH \/api\/v1\/(monitors|alert-channels)\/\{id\}$/, /body\.config/],
   // References that must name something of the caller's organisation (or deployment: regions, time zones).
