@@ -204,8 +204,11 @@ function validArbitrary(doc: OpenApiDocument, schema: Schema | undefined, o: Arb
         return out;
       });
     }
-    case "array":
-      return fc.array(arbitraryOf(doc, s.items, inner, name), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? Infinity, (s.minItems ?? 0) + 4) });
+    case "array": {
+      const items = arbitraryOf(doc, s.items, inner, name);
+      const size = { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? Infinity, (s.minItems ?? 0) + 4) };
+      return s.uniqueItems ? fc.uniqueArray(items, { ...size, selector: (v) => JSON.stringify(v) }) : fc.array(items, size);
+    }
     case "string":
       // Plain addresses: "email" leaves the exact grammar to the implementation, and RFC 5322's corners are not what this tests.
       if (s.format === "email" || isEmailName(name)) return fc.stringMatching(/^[a-z0-9]{1,12}(\.[a-z0-9]{1,8})?$/).map((local) => `${local}@example.test`);
