@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FormatRegistry } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Webhook } from "standardwebhooks";
@@ -145,5 +148,32 @@ describe("webhook channel", () => {
   it("masks the URL (it may carry the receiver's token), both secrets and every extra header value", () => {
     const masked = maskSecrets("webhook", { url: "https://example.com/hooks/catch/1/tok9", secret, previous_secret: nextSecret, headers: { Authorization: "Bearer receiver-token-1234", "X-Team": "ops" } });
     expect(masked).toEqual({ url: "••••tok9", secret: `••••${secret.slice(-4)}`, previous_secret: `••••${nextSecret.slice(-4)}`, headers: { Authorization: "••••1234", "X-Team": "••••" } });
+  });
+
+  it("is verified by docs/channels.md's TypeScript snippet, run as written", async () => {
+    const doc = readFileSync(join(import.meta.dir, "../../../docs/channels.md"), "utf8");
+    const section = doc.slice(doc.indexOf("#### Verifying a delivery"));
+    const snippet = section.slice(section.indexOf("```ts\n") + 6, section.indexOf("```", section.indexOf("```ts\n") + 6));
+    expect(snippet.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//")).length).toBeLessThanOrEqual(5);
+    await webhook.send(sampleEvent(), { url: url(), secret }, now);
+    const req = receiver.last();
+    const dir = mkdtempSync(join(tmpdir(), "wp-verify-"));
+    try {
+      // The snippet's free variables (rawBody, headers) come from the delivery; its import from this checkout.
+      const file = join(dir, "verify.ts");
+      const code = snippet.replace('from "standardwebhooks"', `from ${JSON.stringify(require.resolve("standardwebhooks"))}`);
+      const run = (body: string) => {
+        writeFileSync(file, `const rawBody = ${JSON.stringify(body)};\nconst headers = ${JSON.stringify(Object.fromEntries(req.headers))};\n${code}\nconsole.log(JSON.stringify(payload));\n`);
+        return Bun.spawnSync(["bun", file], { env: { ...process.env, WATCHPOST_WEBHOOK_SECRET: secret } });
+      };
+      const ok = run(req.body);
+      expect(ok.exitCode).toBe(0);
+      expect(JSON.parse(ok.stdout.toString()).id).toBe("rule_7:mon_42:eu-west:3:ch_9:alert:1");
+      const tampered = run(req.body.replace('"down"', '"up"'));
+      expect(tampered.exitCode).not.toBe(0);
+      expect(tampered.stderr.toString()).toContain("No matching signature found");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
