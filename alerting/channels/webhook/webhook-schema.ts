@@ -18,7 +18,7 @@ const webhookConfig = Type.Object(
       Type.String({
         minLength: 16,
         maxLength: 256,
-        description: "During a rotation, the secret being replaced: deliveries carry a signature for each secret until this is removed",
+        description: "During a rotation, the secret being replaced (or the current secret's mask, as shown): deliveries carry a signature for each secret until this is removed",
       }),
     ),
     headers: Type.Optional(

@@ -2897,7 +2897,7 @@ export interface components {
             url: string;
             /** @description Signs each delivery the Standard Webhooks way (webhook-signature): whsec_ + base64 of 24 to 64 random bytes. Any other string of 16+ characters (set before Standard Webhooks) signs as its raw bytes */
             secret?: string;
-            /** @description During a rotation, the secret being replaced: deliveries carry a signature for each secret until this is removed */
+            /** @description During a rotation, the secret being replaced (or the current secret's mask, as shown): deliveries carry a signature for each secret until this is removed */
             previous_secret?: string;
             /** @description Extra request headers, e.g. Authorization; values are secret */
             headers?: {
