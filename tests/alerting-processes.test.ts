@@ -48,7 +48,7 @@ async function stopProcess(p: (typeof opened)[number]) {
   await p.sql.end();
 }
 
-const deliveryIds = (path: string) => receiver.requests.filter((r) => r.path === path).map((r) => r.headers.get("x-watchpost-delivery")!);
+const deliveryIds = (path: string) => receiver.requests.filter((r) => r.path === path).map((r) => r.headers.get("webhook-id")!);
 
 it("three processes deliver each of 40 alerts once, and a delayed channel's timers survive a restart of all of them", async () => {
   const o = await alertingOrg(db.sql);

@@ -1,4 +1,3 @@
 export * from "./types.ts";
 export * from "./registry.ts";
 export { createChannelContext } from "./context.ts";
-export { signWebhook } from "./webhook/webhook.ts";

@@ -59,7 +59,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     await until(() => received(mon).length === 2, 5000, "recovery");
     expect(received(mon)).toEqual(["alert", "recovery"]);
     const delivery = receiver.requests.find((r) => r.json().monitor.id === mon)!;
-    expect(delivery.headers.get("x-watchpost-delivery")).toMatch(new RegExp(`^${ruleId}:${mon}:eu-west:1:${ch}:alert:1$`));
+    expect(delivery.headers.get("webhook-id")).toMatch(new RegExp(`^${ruleId}:${mon}:eu-west:1:${ch}:alert:1$`));
     expect(delivery.json().links).toEqual({ monitor: `https://watchpost.test/monitors/${mon}`, acknowledge: "https://watchpost.test/alerts" });
     const recovery = receiver.requests.filter((r) => r.json().monitor.id === mon)[1]!;
     expect(recovery.json().links).toEqual({ monitor: `https://watchpost.test/monitors/${mon}` });

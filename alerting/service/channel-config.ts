@@ -47,12 +47,17 @@ export function maskSecrets<C extends object>(type: ChannelType, config: C): C {
 export function restoreMaskedSecrets<C extends object>(type: ChannelType, incoming: C, stored: object): C {
   const out = { ...incoming } as Record<string, unknown>;
   const old = stored as Record<string, unknown>;
-  for (const field of channelSpecOf(type).secretFields) {
+  const spec = channelSpecOf(type);
+  for (const field of spec.secretFields) {
     const prev = old[field];
     if (out[field] === undefined) continue;
+    // During a rotation the previous secret may be sent as the mask of the stored current one.
+    const from = spec.rotatesFrom?.[field];
+    const rotated = from === undefined ? undefined : old[from];
     out[field] = mapSecret(out[field], (s, key) => {
       const before = key === undefined ? prev : (prev as Record<string, unknown> | undefined)?.[key];
-      return typeof before === "string" && s === maskSecret(before) ? before : s;
+      if (typeof before === "string" && s === maskSecret(before)) return before;
+      return key === undefined && typeof rotated === "string" && s === maskSecret(rotated) ? rotated : s;
     });
   }
   return out as C;

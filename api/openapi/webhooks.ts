@@ -10,14 +10,18 @@ export const openApiWebhooks = {
     post: {
       summary: "A webhook alert channel's delivery (alert, escalation, reminder, recovery, acknowledgement, test)",
       description:
-        "POST to the channel's config.url. Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent. Verify X-Watchpost-Signature: sha256=<hex HMAC-SHA256 of \"<X-Watchpost-Timestamp>.<raw body>\" keyed with config.secret>; reject timestamps more than 5 minutes off and drop an X-Watchpost-Delivery already seen (docs/channels.md).",
+        "POST to the channel's config.url, signed the Standard Webhooks way (https://www.standardwebhooks.com): verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(rawBody, headers)` from the standardwebhooks npm package, which also rejects timestamps more than 5 minutes off. The signed content is \"<webhook-id>.<webhook-timestamp>.<raw body>\", HMAC-SHA256 keyed with config.secret (whsec_ + base64; a secret that is not whsec_ signs as its raw bytes). While config.previous_secret is set (a rotation), webhook-signature carries one v1 signature per secret. Drop a webhook-id already seen (retries). Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent (docs/channels.md).",
       operationId: "alertDelivery",
       security: [],
       parameters: [
-        header("X-Watchpost-Event", "alert, escalation, reminder, recovery, acknowledgement or test"),
-        header("X-Watchpost-Delivery", "Delivery id, the same on every retry of one delivery (the body's id)"),
-        header("X-Watchpost-Timestamp", "Unix time in seconds when this attempt was sent"),
-        header("X-Watchpost-Signature", "sha256=<hex>; present when the channel has a secret", false),
+        header("webhook-id", "Delivery id, the same on every retry of one delivery (the body's id); signed"),
+        header("webhook-timestamp", "Unix time in seconds when this attempt was sent; signed"),
+        header(
+          "webhook-signature",
+          "Space-separated `v1,<base64 HMAC-SHA256>` signatures: one per secret (two during a rotation); present when the channel has a secret",
+          false,
+        ),
+        header("X-Watchpost-Event", "alert, escalation, reminder, recovery, acknowledgement or test (also the body's kind); not signed"),
       ],
       requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookPayload" } } } },
       responses: ok,

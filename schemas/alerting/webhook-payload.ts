@@ -8,7 +8,7 @@ import { alertEventKinds } from "../channels/channel-spec.ts";
 export const WebhookPayload = Type.Object(
   {
     version: Type.Literal(1),
-    id: Type.String({ description: "Delivery id, the same on every retry of one delivery (also the X-Watchpost-Delivery header); use it to drop duplicates" }),
+    id: Type.String({ description: "Delivery id, the same on every retry of one delivery (also the webhook-id header); use it to drop duplicates" }),
     kind: Type.Union(alertEventKinds.map((k) => Type.Literal(k)), { description: "What happened (also the X-Watchpost-Event header)" }),
     dedup_key: Type.String({ description: "Stable for one alert incarnation: the alert, its escalations, reminders, acknowledgement and recovery share it" }),
     occurred_at: Type.String({ format: "date-time" }),

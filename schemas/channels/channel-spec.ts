@@ -19,6 +19,11 @@ export interface ChannelSpec<T extends string = string, C extends TObject = TObj
   config: C;
   /** Config keys holding secrets: encrypted at rest, masked on read. */
   secretFields: readonly string[];
+  /**
+   * Secret rotation: `{ previous_secret: "secret" }` lets an update send, in `previous_secret`, the
+   * masked form of the stored `secret`, which then keeps that secret (unmasked) as the previous one.
+   */
+  rotatesFrom?: Readonly<Record<string, string>>;
   /** Paging providers: their incidents follow our alert state, so they also get `acknowledgement`. */
   paging?: boolean;
   /** Checks the schema cannot express; runs only on a config the schema accepted. */

@@ -321,7 +321,7 @@ it(
     const byDelivery = new Map<string, number>();
     const sent = new Map<string, number>();
     for (const r of received) {
-      const id = r.headers.get("x-watchpost-delivery")!;
+      const id = r.headers.get("webhook-id")!;
       byDelivery.set(id, (byDelivery.get(id) ?? 0) + 1);
       if (byDelivery.get(id)! > 1) continue;
       const body = r.json();

@@ -38,7 +38,14 @@ describe("the OpenAPI document's public surfaces", () => {
   it("documents the outgoing webhook bodies and the signature headers", () => {
     const alert = doc.webhooks.alertDelivery.post;
     expect(alert.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookPayload");
-    expect(alert.parameters.map((p: { name: string }) => p.name)).toEqual(["X-Watchpost-Event", "X-Watchpost-Delivery", "X-Watchpost-Timestamp", "X-Watchpost-Signature"]);
+    // Standard Webhooks headers (standardwebhooks.com), the signature optional (channels without a secret).
+    expect(alert.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([
+      ["webhook-id", true],
+      ["webhook-timestamp", true],
+      ["webhook-signature", false],
+      ["X-Watchpost-Event", true],
+    ]);
+    expect(alert.description).toContain("Standard Webhooks");
     expect(doc.components.schemas.WebhookPayload.properties.dedup_key).toBeDefined();
     expect(doc.webhooks.statusPageSubscriber.post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/SubscriberWebhookPayload");
     expect(doc.components.schemas.SubscriberWebhookPayload.properties.unsubscribe_url).toBeDefined();

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FormatRegistry } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { Webhook } from "standardwebhooks";
 import { runChannelContract } from "../contract.ts";
 import { maskSecrets, validateChannelConfig } from "../registry.ts";
 import { type HttpReceiver, type ReceivedRequest, sampleEvent, startHttpReceiver, testContext } from "../testing.ts";
@@ -8,36 +12,43 @@ import { alertEventKinds } from "../types.ts";
 import { WebhookPayload } from "./payload.ts";
 import { webhook } from "./webhook.ts";
 
-const secret = "whsec_0123456789abcdef";
+// Standard Webhooks secrets: whsec_ + base64 of 24 to 64 random bytes.
+const secret = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toString("base64")}`;
+const nextSecret = `whsec_${Buffer.from("fedcba9876543210fedcba9876543210").toString("base64")}`;
 
 runChannelContract("webhook", {
   makeReceiver: () => startHttpReceiver(),
   config: (r) => ({ url: `${r.url}/hooks/watchpost`, secret, headers: { Authorization: "Bearer receiver-token-1234" } }),
 });
 
-/** What a receiver would do, written with Web Crypto rather than the code under test. */
-async function verify(req: ReceivedRequest, key: string): Promise<boolean> {
-  const timestamp = req.headers.get("x-watchpost-timestamp")!;
-  const k = await crypto.subtle.importKey("raw", new TextEncoder().encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(`${timestamp}.${req.body}`));
-  return req.headers.get("x-watchpost-signature") === `sha256=${Buffer.from(mac).toString("hex")}`;
+/** What a receiver does: the standardwebhooks library's Webhook.verify, never the code under test. */
+function verify(req: ReceivedRequest, key: string, options?: { format: "raw" }): boolean {
+  try {
+    new Webhook(key, options).verify(req.body, Object.fromEntries(req.headers));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe("webhook channel", () => {
   let receiver: HttpReceiver;
   const ctx = testContext();
+  // Webhook.verify compares webhook-timestamp with the real clock (5 minutes' tolerance).
+  const now = testContext({ clock: { now: () => new Date(), sleep: (ms) => Bun.sleep(ms) } });
   beforeAll(async () => void (receiver = await startHttpReceiver()));
   afterAll(() => receiver.close());
   const url = () => `${receiver.url}/hooks/watchpost?team=ops`;
 
-  it("posts the documented JSON payload with event, delivery and timestamp headers", async () => {
+  it("posts the documented JSON payload with the Standard Webhooks id and timestamp headers", async () => {
     await webhook.send(sampleEvent(), { url: url(), secret }, ctx);
     const req = receiver.last();
     expect(req.path).toBe("/hooks/watchpost?team=ops");
     expect(req.headers.get("content-type")).toBe("application/json");
     expect(req.headers.get("x-watchpost-event")).toBe("alert");
-    expect(req.headers.get("x-watchpost-delivery")).toBe("rule_7:mon_42:eu-west:3:ch_9:alert:1");
-    expect(req.headers.get("x-watchpost-timestamp")).toBe(String(Date.parse("2026-11-22T10:15:00Z") / 1000));
+    expect(req.headers.get("webhook-id")).toBe("rule_7:mon_42:eu-west:3:ch_9:alert:1");
+    expect(req.headers.get("webhook-timestamp")).toBe(String(Date.parse("2026-11-22T10:15:00Z") / 1000));
+    expect(req.headers.get("webhook-signature")).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(req.json()).toEqual({
       version: 1,
       id: "rule_7:mon_42:eu-west:3:ch_9:alert:1",
@@ -56,16 +67,49 @@ describe("webhook channel", () => {
     });
   });
 
-  it("signs timestamp.body with HMAC-SHA256 so a receiver holding the secret can verify it", async () => {
-    await webhook.send(sampleEvent("recovery"), { url: url(), secret }, ctx);
-    expect(await verify(receiver.last(), secret)).toBe(true);
-    expect(await verify(receiver.last(), "whsec_someone-else-entirely")).toBe(false);
+  it("signs so that the standardwebhooks library's Webhook.verify accepts it with the channel's secret", async () => {
+    await webhook.send(sampleEvent("recovery"), { url: url(), secret }, now);
+    expect(verify(receiver.last(), secret)).toBe(true);
+    expect(verify(receiver.last(), nextSecret)).toBe(false);
+  });
+
+  it("fails verification for a tampered body, a changed id or an old timestamp", async () => {
+    await webhook.send(sampleEvent(), { url: url(), secret }, now);
+    const req = receiver.last();
+    expect(verify(req, secret)).toBe(true);
+    expect(verify({ ...req, body: req.body.replace('"down"', '"up"') }, secret)).toBe(false);
+    const otherId = new Headers(req.headers);
+    otherId.set("webhook-id", "rule_7:mon_42:eu-west:3:ch_9:alert:2");
+    expect(verify({ ...req, headers: otherId }, secret)).toBe(false);
+    // Signed at the test clock's fixed time, days ago: a replay that Webhook.verify refuses.
+    await webhook.send(sampleEvent(), { url: url(), secret }, ctx);
+    expect(verify(receiver.last(), secret)).toBe(false);
+  });
+
+  it("while a secret is rotated, signs with both so receivers holding either one verify", async () => {
+    await webhook.send(sampleEvent(), { url: url(), secret: nextSecret, previous_secret: secret }, now);
+    const signatures = receiver.last().headers.get("webhook-signature")!.split(" ");
+    expect(signatures).toHaveLength(2);
+    expect(signatures.every((s) => s.startsWith("v1,"))).toBe(true);
+    expect(verify(receiver.last(), nextSecret)).toBe(true);
+    expect(verify(receiver.last(), secret)).toBe(true);
+    expect(verify(receiver.last(), `whsec_${Buffer.from("a third secret, never configured").toString("base64")}`)).toBe(false);
+    // Rotation done: only the new secret signs.
+    await webhook.send(sampleEvent(), { url: url(), secret: nextSecret }, now);
+    expect(receiver.last().headers.get("webhook-signature")!.split(" ")).toHaveLength(1);
+    expect(verify(receiver.last(), secret)).toBe(false);
+  });
+
+  it("uses a secret set before Standard Webhooks (not whsec_) as raw bytes, as Webhook's raw format reads it", async () => {
+    await webhook.send(sampleEvent(), { url: url(), secret: "a-very-long-signing-secret-1234" }, now);
+    expect(verify(receiver.last(), "a-very-long-signing-secret-1234", { format: "raw" })).toBe(true);
   });
 
   it("sends no signature header when the channel has no secret", async () => {
     await webhook.send(sampleEvent(), { url: url() }, ctx);
-    expect(receiver.last().headers.get("x-watchpost-signature")).toBeNull();
-    expect(receiver.last().headers.get("x-watchpost-timestamp")).not.toBeNull();
+    expect(receiver.last().headers.get("webhook-signature")).toBeNull();
+    expect(receiver.last().headers.get("webhook-id")).not.toBeNull();
+    expect(receiver.last().headers.get("webhook-timestamp")).not.toBeNull();
   });
 
   it("adds the configured extra headers", async () => {
@@ -86,15 +130,50 @@ describe("webhook channel", () => {
   });
 
   it("refuses extra headers that would override its own or the HTTP client's", () => {
-    const issues = validateChannelConfig("webhook", { url: "https://example.com/h", headers: { "X-Watchpost-Signature": "x", "Content-Type": "text/plain" } });
-    expect(issues.map((i) => i.path).sort()).toEqual(["/headers/Content-Type", "/headers/X-Watchpost-Signature"]);
+    const issues = validateChannelConfig("webhook", { url: "https://example.com/h", headers: { "Webhook-Signature": "x", "X-Watchpost-Event": "x", "Content-Type": "text/plain" } });
+    expect(issues.map((i) => i.path).sort()).toEqual(["/headers/Content-Type", "/headers/Webhook-Signature", "/headers/X-Watchpost-Event"]);
     expect(validateChannelConfig("webhook", { url: "https://example.com/h", headers: { "Bad Header": "x" } })).not.toEqual([]);
     expect(validateChannelConfig("webhook", { url: "https://example.com/h", headers: { "X-A": "line\r\nbreak" } })).not.toEqual([]);
     expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret: "short" })).not.toEqual([]);
   });
 
-  it("masks the URL (it may carry the receiver's token), the secret and every extra header value", () => {
-    const masked = maskSecrets("webhook", { url: "https://example.com/hooks/catch/1/tok9", secret, headers: { Authorization: "Bearer receiver-token-1234", "X-Team": "ops" } });
-    expect(masked).toEqual({ url: "••••tok9", secret: "••••cdef", headers: { Authorization: "••••1234", "X-Team": "••••" } });
+  it("accepts a whsec_ secret only when it is base64 of at least 24 bytes, and a previous secret only beside a secret", () => {
+    expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret, previous_secret: nextSecret })).toEqual([]);
+    expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret: "whsec_not base64 at all!!" }).map((i) => i.path)).toEqual(["/secret"]);
+    expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret: `whsec_${Buffer.from("too short").toString("base64")}` }).map((i) => i.path)).toEqual(["/secret"]);
+    expect(validateChannelConfig("webhook", { url: "https://example.com/h", previous_secret: secret }).map((i) => i.path)).toEqual(["/previous_secret"]);
+    expect(validateChannelConfig("webhook", { url: "https://example.com/h", secret, previous_secret: secret }).map((i) => i.path)).toEqual(["/previous_secret"]);
+  });
+
+  it("masks the URL (it may carry the receiver's token), both secrets and every extra header value", () => {
+    const masked = maskSecrets("webhook", { url: "https://example.com/hooks/catch/1/tok9", secret, previous_secret: nextSecret, headers: { Authorization: "Bearer receiver-token-1234", "X-Team": "ops" } });
+    expect(masked).toEqual({ url: "••••tok9", secret: `••••${secret.slice(-4)}`, previous_secret: `••••${nextSecret.slice(-4)}`, headers: { Authorization: "••••1234", "X-Team": "••••" } });
+  });
+
+  it("is verified by docs/channels.md's TypeScript snippet, run as written", async () => {
+    const doc = readFileSync(join(import.meta.dir, "../../../docs/channels.md"), "utf8");
+    const section = doc.slice(doc.indexOf("#### Verifying a delivery"));
+    const snippet = section.slice(section.indexOf("```ts\n") + 6, section.indexOf("```", section.indexOf("```ts\n") + 6));
+    expect(snippet.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//")).length).toBeLessThanOrEqual(5);
+    await webhook.send(sampleEvent(), { url: url(), secret }, now);
+    const req = receiver.last();
+    const dir = mkdtempSync(join(tmpdir(), "wp-verify-"));
+    try {
+      // The snippet's free variables (rawBody, headers) come from the delivery; its import from this checkout.
+      const file = join(dir, "verify.ts");
+      const code = snippet.replace('from "standardwebhooks"', `from ${JSON.stringify(require.resolve("standardwebhooks"))}`);
+      const run = (body: string) => {
+        writeFileSync(file, `const rawBody = ${JSON.stringify(body)};\nconst headers = ${JSON.stringify(Object.fromEntries(req.headers))};\n${code}\nconsole.log(JSON.stringify(payload));\n`);
+        return Bun.spawnSync(["bun", file], { env: { ...process.env, WATCHPOST_WEBHOOK_SECRET: secret } });
+      };
+      const ok = run(req.body);
+      expect(ok.exitCode).toBe(0);
+      expect(JSON.parse(ok.stdout.toString()).id).toBe("rule_7:mon_42:eu-west:3:ch_9:alert:1");
+      const tampered = run(req.body.replace('"down"', '"up"'));
+      expect(tampered.exitCode).not.toBe(0);
+      expect(tampered.stderr.toString()).toContain("No matching signature found");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { Webhook } from "standardwebhooks";
 import { request } from "../http.ts";
 import type { Channel } from "../types.ts";
 import { toWebhookPayload } from "./payload.ts";
@@ -6,9 +6,17 @@ import { type WebhookConfig, webhookSpec } from "./webhook-schema.ts";
 
 export { type WebhookConfig };
 
-/** `sha256=` + hex HMAC-SHA256 of "<timestamp>.<rawBody>"; the timestamp inside stops replays of old bodies. */
-export const signWebhook = (secret: string, timestamp: string, rawBody: string) =>
-  `sha256=${createHmac("sha256", secret).update(`${timestamp}.${rawBody}`).digest("hex")}`;
+/**
+ * The standardwebhooks library's signer for a secret: `whsec_<base64>` is the standard form; a
+ * secret set before Watchpost used Standard Webhooks is any string, used as its raw bytes.
+ */
+const signer = (secret: string) => (secret.startsWith("whsec_") ? new Webhook(secret) : new Webhook(secret, { format: "raw" }));
+
+/**
+ * The `webhook-signature` value: one `v1,<base64>` per secret, space-separated, so that during a
+ * rotation (secret + previous_secret) a receiver holding either one verifies.
+ */
+const signatures = (secrets: string[], id: string, at: Date, body: string) => secrets.map((s) => signer(s).sign(id, at, body)).join(" ");
 
 export const webhook: Channel<WebhookConfig> = {
   type: "webhook",
@@ -17,16 +25,18 @@ export const webhook: Channel<WebhookConfig> = {
   validate: webhookSpec.validate,
   async send(event, config, ctx) {
     const body = JSON.stringify(toWebhookPayload(event));
-    const timestamp = String(Math.floor(ctx.clock.now().getTime() / 1000));
+    const at = ctx.clock.now();
+    const secrets = config.secret ? [config.secret, ...(config.previous_secret ? [config.previous_secret] : [])] : [];
     const res = await request(ctx, "Webhook", config.url, {
       body,
       headers: {
         ...config.headers,
         "content-type": "application/json",
         "x-watchpost-event": event.kind,
-        "x-watchpost-delivery": event.idempotencyKey,
-        "x-watchpost-timestamp": timestamp,
-        ...(config.secret ? { "x-watchpost-signature": signWebhook(config.secret, timestamp, body) } : {}),
+        // Standard Webhooks (standardwebhooks.com): the id is the same on every retry of one delivery.
+        "webhook-id": event.idempotencyKey,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        ...(secrets.length ? { "webhook-signature": signatures(secrets, event.idempotencyKey, at, body) } : {}),
       },
     });
     return { status: res.status };

@@ -2062,7 +2062,7 @@ export interface webhooks {
         put?: never;
         /**
          * A webhook alert channel's delivery (alert, escalation, reminder, recovery, acknowledgement, test)
-         * @description POST to the channel's config.url. Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent. Verify X-Watchpost-Signature: sha256=<hex HMAC-SHA256 of "<X-Watchpost-Timestamp>.<raw body>" keyed with config.secret>; reject timestamps more than 5 minutes off and drop an X-Watchpost-Delivery already seen (docs/channels.md).
+         * @description POST to the channel's config.url, signed the Standard Webhooks way (https://www.standardwebhooks.com): verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(rawBody, headers)` from the standardwebhooks npm package, which also rejects timestamps more than 5 minutes off. The signed content is "<webhook-id>.<webhook-timestamp>.<raw body>", HMAC-SHA256 keyed with config.secret (whsec_ + base64; a secret that is not whsec_ signs as its raw bytes). While config.previous_secret is set (a rotation), webhook-signature carries one v1 signature per secret. Drop a webhook-id already seen (retries). Non-2xx answers and timeouts are retried with exponential backoff (jitter, Retry-After honoured) up to ALERTING_MAX_ATTEMPTS; 4xx other than 408/429 are permanent (docs/channels.md).
          */
         post: operations["alertDelivery"];
         delete?: never;
@@ -2895,8 +2895,10 @@ export interface components {
         WebhookChannelConfig: {
             /** @description Where to POST the JSON payload; secret (it may carry the receiver's token): shown masked */
             url: string;
-            /** @description Signs each delivery (X-Watchpost-Signature); at least 16 characters */
+            /** @description Signs each delivery the Standard Webhooks way (webhook-signature): whsec_ + base64 of 24 to 64 random bytes. Any other string of 16+ characters (set before Standard Webhooks) signs as its raw bytes */
             secret?: string;
+            /** @description During a rotation, the secret being replaced (or the current secret's mask, as shown): deliveries carry a signature for each secret until this is removed */
+            previous_secret?: string;
             /** @description Extra request headers, e.g. Authorization; values are secret */
             headers?: {
                 [key: string]: string;
@@ -3421,7 +3423,7 @@ export interface components {
         WebhookPayload: {
             /** @constant */
             version: 1;
-            /** @description Delivery id, the same on every retry of one delivery (also the X-Watchpost-Delivery header); use it to drop duplicates */
+            /** @description Delivery id, the same on every retry of one delivery (also the webhook-id header); use it to drop duplicates */
             id: string;
             /** @description What happened (also the X-Watchpost-Event header) */
             kind: "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
@@ -22399,14 +22401,14 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description alert, escalation, reminder, recovery, acknowledgement or test */
+                /** @description Delivery id, the same on every retry of one delivery (the body's id); signed */
+                "webhook-id": string;
+                /** @description Unix time in seconds when this attempt was sent; signed */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures: one per secret (two during a rotation); present when the channel has a secret */
+                "webhook-signature"?: string;
+                /** @description alert, escalation, reminder, recovery, acknowledgement or test (also the body's kind); not signed */
                 "X-Watchpost-Event": string;
-                /** @description Delivery id, the same on every retry of one delivery (the body's id) */
-                "X-Watchpost-Delivery": string;
-                /** @description Unix time in seconds when this attempt was sent */
-                "X-Watchpost-Timestamp": string;
-                /** @description sha256=<hex>; present when the channel has a secret */
-                "X-Watchpost-Signature"?: string;
             };
             path?: never;
             cookie?: never;
