@@ -137,7 +137,7 @@ describe("infra/k8s (kustomize)", () => {
   });
 
   for (const dir of OVERLAYS) {
-    it(`${dir}: each role runs a package.json script and its environment passes the role's configuration loader`, () => {
+    it(`${dir}: each role runs a package.json script , its environment passes the role's configuration loader and its probes ask the ports it listens on`, () => {
       const objects = rendered[dir]!;
       for (const d of objects.filter((o) => o.kind === "Deployment")) {
         const c = d.spec.template.spec.containers[0];
@@ -151,6 +151,11 @@ describe("infra/k8s (kustomize)", () => {
         expect({ name: d.metadata.name, script, inPackageJson: script! in pkg.scripts, hasSchema: script! in ROLE_SCHEMAS }).toEqual({ name: d.metadata.name, script, inPackageJson: true, hasSchema: true });
         for (const key of Object.keys(env)) expect({ role: d.metadata.name, key, known: key in ROLE_SCHEMAS[script!]!.properties }).toEqual({ role: d.metadata.name, key, known: true });
         expect(() => ROLE_LOADERS[script!]!(env, args)).not.toThrow();
+        // The probes ask the ports the role listens on: the api's PORT, the others' METRICS_PORT.
+        const ports = Object.fromEntries((c.ports as { name: string; containerPort: number }[]).map((p) => [p.name, String(p.containerPort)]));
+        const probed = [c.readinessProbe, c.livenessProbe].map((p) => ports[p.httpGet.port]);
+        const expected = script === "api" ? env.PORT : env.METRICS_PORT;
+        expect({ role: d.metadata.name, probed }).toEqual({ role: d.metadata.name, probed: [expected, expected] });
       }
     });
   }
