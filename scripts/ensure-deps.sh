@@ -10,12 +10,14 @@ ensure_deps() {
     echo "watchpost: installing Bun from npm" >&2
     npm install -g bun >/dev/null 2>&1 || npm install --prefix "$HOME/.watchpost-bun" bun >/dev/null
   fi
-  # System tools the checks and tests use: ping (iputils), openssl (test certificates) and Debian's Chromium
-  # (browser checks and the dashboard's end-to-end tests). Installed when missing and we are root.
+  # System tools the checks and tests use: ping (iputils), openssl (test certificates), Debian's Chromium
+  # (browser checks and the dashboard's end-to-end tests) and kubectl (tests/infra/k8s.test.ts renders
+  # infra/k8s with `kubectl kustomize`). Installed when missing and we are root.
   local missing=()
   command -v ping >/dev/null 2>&1 || missing+=(iputils-ping)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
+  command -v kubectl >/dev/null 2>&1 || missing+=(kubectl)
   if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "watchpost: installing ${missing[*]}" >&2
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 ||
