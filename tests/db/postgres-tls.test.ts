@@ -99,10 +99,19 @@ it("migrates and queries through sslmode=verify-full with the CA file (sslrootce
   expect(await sslInUse(u)).toBe(true);
 }, 120_000);
 
+it("verify-ca checks the chain against the CA file; verify-full also reaches an IP address its certificate names", async () => {
+  const ca = encodeURIComponent(join(certs, "ca.crt"));
+  expect(await sslInUse(`postgres://postgres:watchpost@127.0.0.1:${port}/watchpost?sslmode=verify-full&sslrootcert=${ca}`)).toBe(true);
+  expect(await sslInUse(url(`sslmode=verify-ca&sslrootcert=${ca}`))).toBe(true);
+  const other = encodeURIComponent(join(certs, "other-ca.crt"));
+  await expect(sslInUse(url(`sslmode=verify-ca&sslrootcert=${other}`))).rejects.toThrow(/certificate/i);
+}, 30_000);
+
 it("a wrong CA fails verify-full with a clear error, for the server's client and for dbmate", async () => {
   const u = url(`sslmode=verify-full&sslrootcert=${encodeURIComponent(join(certs, "other-ca.crt"))}`);
   const client = await migrate(u).then(() => null, (e: unknown) => e as Error);
   expect(client?.message).toMatch(/TLS.*verify-full.*other-ca\.crt.*certificate/is);
+  // dbmate alone (its --wait retries the failing connection for a minute first).
   const dbmate = await migrate(u, { lock: false }).then(() => null, (e: unknown) => e as Error);
   expect(dbmate?.message).toMatch(/certificate/i);
 }, 120_000);
