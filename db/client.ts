@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import postgres from "postgres";
 
 export type Sql = postgres.Sql<{}>;
@@ -9,7 +11,9 @@ export interface SqlOptions {
 
 /** The one way code opens PostgreSQL: bigint as number, timestamps as Date, quiet notices. */
 export function createSql(url: string, { max = 10, idleTimeoutSeconds = 30 }: SqlOptions = {}): Sql {
-  return postgres(url, {
+  const tls = tlsFromUrl(url);
+  return postgres(tls.url, {
+    ssl: tls.ssl,
     max,
     idle_timeout: idleTimeoutSeconds,
     connect_timeout: 10,
@@ -41,4 +45,59 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: string })?.code;
   return ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
+}
+
+const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;
+type SslMode = (typeof SSL_MODES)[number];
+type TlsOptions = { ca?: string; cert?: string; key?: string; host?: string; servername?: string; rejectUnauthorized?: boolean; checkServerIdentity?: () => undefined };
+
+/**
+ * TLS settings of a DATABASE_URL, read as libpq (and dbmate) read them: sslmode (no sslmode: no TLS),
+ * sslrootcert (a CA file, or "system"), sslcert/sslkey (a client certificate). The parameters are
+ * removed from the URL postgres.js gets, which would send them to the server as settings.
+ */
+export function tlsFromUrl(url: string): { url: string; ssl: false | "prefer" | TlsOptions } {
+  const u = new URL(url);
+  const param = (name: string) => {
+    const value = u.searchParams.get(name) ?? undefined;
+    u.searchParams.delete(name);
+    return value;
+  };
+  const ssl_ = param("ssl"); // postgres.js's own spelling: ssl=true|false
+  const mode = (param("sslmode") ?? (ssl_ === "true" ? "require" : ssl_ === "false" ? "disable" : ssl_) ?? "disable") as SslMode;
+  const rootcert = param("sslrootcert");
+  const cert = param("sslcert");
+  const key = param("sslkey");
+  if (!SSL_MODES.includes(mode)) throw new Error(`DATABASE_URL: sslmode=${mode} is not one of ${SSL_MODES.join(", ")}`);
+  const read = (name: string, path: string | undefined) => {
+    if (!path || path === "system") return undefined;
+    try {
+      return readFileSync(path, "utf8");
+    } catch (err) {
+      throw new Error(`DATABASE_URL: ${name}=${path} cannot be read (${(err as Error).message})`);
+    }
+  };
+  const clientCert = { ...(cert ? { cert: read("sslcert", cert) } : {}), ...(key ? { key: read("sslkey", key) } : {}) };
+  const ca = read("sslrootcert", rootcert);
+  // Like libpq: a CA file makes require verify the chain (verify-ca); sslrootcert=system means verify-full.
+  const effective: SslMode = rootcert === "system" ? "verify-full" : mode === "require" && ca ? "verify-ca" : mode;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  let ssl: false | "prefer" | TlsOptions;
+  if (effective === "disable") ssl = false;
+  else if (effective === "allow" || effective === "prefer") ssl = "prefer";
+  else if (effective === "require") ssl = { rejectUnauthorized: false, ...clientCert };
+  else if (effective === "verify-ca") ssl = { ca, rejectUnauthorized: true, checkServerIdentity: () => undefined, ...clientCert };
+  else ssl = { ca, rejectUnauthorized: true, host, ...(isIP(host) ? {} : { servername: host }), ...clientCert };
+  return { url: u.toString(), ssl };
+}
+
+/** A TLS failure to the database, told with the settings that caused it (else the error unchanged). */
+export function explainTlsError(err: unknown, url: string): unknown {
+  const e = err as { code?: string; message?: string };
+  const tlsCodes = /CERT|SELF_SIGNED|UNABLE_TO_|HOSTNAME|ERR_TLS|ERR_SSL|DEPTH_ZERO/;
+  if (!e?.code || !tlsCodes.test(e.code)) return err;
+  const u = new URL(url);
+  const settings = ["sslmode", "sslrootcert"].map((k) => u.searchParams.has(k) && `${k}=${u.searchParams.get(k)}`).filter(Boolean).join(" ");
+  const wrapped = new Error(`TLS to PostgreSQL at ${u.hostname}:${u.port || 5432} failed (${settings}): ${e.message} [${e.code}] — check that sslrootcert is the CA that signed the server's certificate and the host name matches it`);
+  return Object.assign(wrapped, { code: e.code, cause: err });
 }

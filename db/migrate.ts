@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { createSql } from "./client.ts";
+import { createSql, explainTlsError } from "./client.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dbmateBin = join(here, "..", "node_modules", ".bin", "dbmate");
@@ -14,6 +14,11 @@ async function dbmate(url: string, dir: string, table: string): Promise<void> {
   if (code !== 0) throw new Error(`dbmate failed on ${dir} (exit ${code}): ${(err || out).trim().slice(0, 2000)}`);
 }
 
+/**
+ * dbmate (Go's lib/pq) reads sslmode, sslrootcert, sslcert and sslkey from the URL itself, as the
+ * server's client does (client.ts). Only a URL without sslmode is given sslmode=disable: lib/pq would
+ * otherwise try TLS where postgres.js does not, and the two must agree.
+ */
 function withSslMode(url: string): string {
   const u = new URL(url);
   if (!u.searchParams.has("sslmode")) u.searchParams.set("sslmode", "disable");
@@ -43,7 +48,9 @@ export async function migrate(url: string, options: { lock?: boolean } = {}): Pr
   if (options.lock === false) return run();
   const sql = createSql(url, { max: 1 });
   try {
-    await waitForServer(sql);
+    await waitForServer(sql).catch((err: unknown) => {
+      throw explainTlsError(err, url);
+    });
     await sql`select pg_advisory_lock(${MIGRATE_LOCK[0]}, ${MIGRATE_LOCK[1]})`;
     try {
       return await run();

@@ -1,4 +1,5 @@
 import postgres from "postgres";
+import { tlsFromUrl } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { SCHEDULER_LOCK_KEY } from "../db/advisory-locks.ts";
 
@@ -41,8 +42,10 @@ export function startLeaderElection(o: LeaderOptions): LeaderHandle {
   // A leader that lost its lock lets the standbys try first, so a flapping connection does not win it straight back.
   let holdOffUntil = 0;
 
-  const open = () =>
-    postgres(o.databaseUrl, {
+  const open = () => {
+    const tls = tlsFromUrl(o.databaseUrl);
+    return postgres(tls.url, {
+      ssl: tls.ssl,
       max: 1,
       idle_timeout: 0,
       connect_timeout: 5,
@@ -50,6 +53,7 @@ export function startLeaderElection(o: LeaderOptions): LeaderHandle {
       // The server notices a vanished leader host in ~10 s instead of the OS default of hours.
       connection: { application_name: "watchpost-scheduler-lock", tcp_keepalives_idle: 5, tcp_keepalives_interval: 2, tcp_keepalives_count: 3 } as never,
     });
+  };
 
   const withTimeout = <T>(p: Promise<T>, ms: number) =>
     Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`lock query timed out after ${ms} ms`)), ms))]);
