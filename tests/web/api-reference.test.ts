@@ -1,0 +1,89 @@
+/**
+ * The API reference at /docs (Scalar, served from our own files): it renders the operations of the
+ * same OpenAPI document the API serves, in a real browser that can reach nothing but loopback, under
+ * its Content-Security-Policy with no violation; and its HTML and scripts answer from this server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { startTestApi, type TestApi } from "../support/api.ts";
+import { launchChromium } from "./browser.ts";
+
+let api: TestApi;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+beforeAll(async () => {
+  api = await startTestApi({}, undefined, undefined, { workerRegions: [], alerting: false });
+  chromium = await launchChromium();
+}, 90_000);
+afterAll(async () => {
+  await chromium?.close();
+  await api?.stop();
+}, 30_000);
+
+const LOOPBACK = /^(https?|wss?):\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//;
+
+describe("API reference at /docs", () => {
+  it("renders the operation list offline with no CSP violation", async () => {
+    const page = await chromium.context.newPage();
+    const blocked: string[] = [];
+    await page.route(
+      (url) => !LOOPBACK.test(url.href) && !url.href.startsWith("data:") && !url.href.startsWith("blob:"),
+      (route) => {
+        blocked.push(route.request().url());
+        return route.abort("blockedbyclient");
+      },
+    );
+    const violations: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(`console: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => violations.push(`pageerror: ${e.message}`));
+    await page.exposeFunction("__cspViolation", (v: string) => violations.push(v));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (e) => (window as unknown as { __cspViolation(v: string): void }).__cspViolation(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const res = await page.goto(`${api.url}/docs`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    // The sidebar lists the tags of /openapi.json; the monitors group opens onto its operations.
+    const group = page.getByRole("button", { name: /^Open Group - monitors$/i });
+    await group.waitFor({ timeout: 30_000 });
+    await group.click();
+    await page.getByText(/^Create a monitor/i).first().waitFor({ timeout: 15_000 });
+    await page.getByText(/^List monitors/i).first().waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(500);
+    expect(violations).toEqual([]);
+    expect(blocked).toEqual([]);
+    // The policy is in force: an inline script does not run.
+    const ran = await page.evaluate(() => {
+      const s = document.createElement("script");
+      s.textContent = "window.__inline = true";
+      document.body.append(s);
+      return (window as unknown as { __inline?: boolean }).__inline === true;
+    });
+    expect(ran).toBe(false);
+    await page.close();
+  }, 90_000);
+
+  it("answers HTML whose scripts are served by this server, outside the API rate limits", async () => {
+    const res = await fetch(`${api.url}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    let served = "";
+    for (const src of scripts) {
+      expect(src.startsWith("/")).toBe(true);
+      const asset = await fetch(`${api.url}${src}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("content-type")).toContain("javascript");
+      expect(asset.headers.get("x-ratelimit-limit")).toBeNull();
+      served += await asset.text();
+    }
+    expect(served).toContain("createApiReference");
+    // The document it reads is the one the API serves.
+    expect(served).toContain('"url":"/openapi.json"');
+    expect((await fetch(`${api.url}/openapi.json`)).status).toBe(200);
+  }, 30_000);
+});
