@@ -63,12 +63,34 @@ describe("API reference at /docs", () => {
     await page.close();
   }, 90_000);
 
+  it("is linked from the dashboard's header", async () => {
+    const page = await chromium.context.newPage();
+    await page.goto(`${api.url}/signup`);
+    await page.getByLabel("Your name").fill("Dana");
+    await page.getByLabel("Email").fill(`dana-${Date.now()}@example.test`);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: 20_000 });
+    await page.getByRole("link", { name: "API reference" }).click();
+    await page.waitForURL(`${api.url}/docs`, { timeout: 15_000 });
+    await page.getByRole("button", { name: /^Open Group - monitors$/i }).waitFor({ timeout: 30_000 });
+    await page.close();
+  }, 90_000);
+
   it("answers HTML whose scripts are served by this server, outside the API rate limits", async () => {
     const res = await fetch(`${api.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     const html = await res.text();
+    // Styles: a <style> element only with this load's nonce (the one the page hands to Scalar); no inline script, no eval.
+    const nonce = html.match(/<meta property="csp-nonce" content="([^"]+)">/)![1]!;
+    const csp = res.headers.get("content-security-policy")!;
+    expect(csp).toContain(`style-src-elem 'self' 'nonce-${nonce}'`);
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toMatch(/unsafe-eval|style-src-elem[^;]*unsafe-inline|script-src[^;]*unsafe-inline/);
+    const again = await (await fetch(`${api.url}/docs`)).text();
+    expect(again).not.toContain(nonce);
     const scripts = [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
