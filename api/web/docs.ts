@@ -45,6 +45,8 @@ const INIT = `Scalar.createApiReference("#app", ${JSON.stringify({
   agent: { disabled: true },
   mcp: { disabled: true },
   showDeveloperTools: "never",
+  // No request proxy configured: "Test Request" calls this server directly (connect-src 'self' allows nothing else).
+  proxyUrl: "",
   hideClientButton: false,
   metaData: { title: "Watchpost API reference" },
 })});\n`;

@@ -4,8 +4,10 @@
  * its Content-Security-Policy with no violation; and its HTML and scripts answer from this server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { chromium as playwright } from "playwright-core";
+import { CHROMIUM_ARGS } from "../../runner/checks/browser/engines.ts";
 import { startTestApi, type TestApi } from "../support/api.ts";
-import { launchChromium } from "./browser.ts";
+import { CHROMIUM, launchChromium } from "./browser.ts";
 
 let api: TestApi;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
@@ -76,6 +78,32 @@ describe("API reference at /docs", () => {
     await page.getByRole("button", { name: /^Open Group - monitors$/i }).waitFor({ timeout: 30_000 });
     await page.close();
   }, 90_000);
+
+  it("sends its test requests to this server, not through a proxy, when reached by a host name", async () => {
+    // Scalar can send requests through proxy.scalar.com (refused here by connect-src 'self'); a deployment is
+    // reached by its name, not loopback, and "Test Request" must reach it directly.
+    const browser = await playwright.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, "--host-resolver-rules=MAP watchpost.test 127.0.0.1"] });
+    try {
+      const origin = `http://watchpost.test:${new URL(api.url).port}`;
+      const page = await browser.newPage();
+      const elsewhere: string[] = [];
+      await page.route(
+        (url) => url.origin !== origin && !url.href.startsWith("data:") && !url.href.startsWith("blob:"),
+        (route) => {
+          elsewhere.push(route.request().url());
+          return route.abort("blockedbyclient");
+        },
+      );
+      const sent = page.waitForRequest((r) => r.method() === "POST" && r.url() === `${origin}/api/v1/auth/signup`, { timeout: 20_000 });
+      await page.goto(`${origin}/docs`);
+      await page.getByRole("button", { name: /Test Request/i }).first().click();
+      await page.getByRole("button", { name: /^Send/i }).first().click();
+      await sent;
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it("answers HTML whose scripts are served by this server, outside the API rate limits", async () => {
     const res = await fetch(`${api.url}/docs`);
