@@ -21,6 +21,18 @@ const DASHBOARD_CSP = [
 /** The dashboard's other headers: its window shares no browsing context group with pages that open it. */
 export const DASHBOARD_HEADERS = { "content-security-policy": DASHBOARD_CSP, "cross-origin-opener-policy": "same-origin" };
 
+/**
+ * The API reference (/docs, Scalar): the dashboard's policy, except for styles. <style> elements need
+ * this page load's nonce (the page's script gives it to those it creates: api/web/docs.ts); style
+ * attributes are allowed, as Scalar's Vue components set some (they cannot run script, and the images
+ * CSS may fetch stay under img-src). Its "Test request" client calls this origin only (connect-src 'self').
+ */
+export function docsHeaders(nonce: string) {
+  const styles = `style-src 'self' 'nonce-${nonce}'; style-src-elem 'self' 'nonce-${nonce}'; style-src-attr 'unsafe-inline'`;
+  const csp = DASHBOARD_CSP.replace("style-src 'self'", styles);
+  return { "content-security-policy": csp, "cross-origin-opener-policy": "same-origin" };
+}
+
 /** Answers that are not pages: JSON, feeds, badges, assets, plain-text errors. */
 const NO_CONTENT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -48,6 +48,10 @@ export function Layout({ children }: { children: ReactNode }) {
           <OrgSwitcher />
           <NotificationBell />
           <ThemeToggle />
+          {/* A server page (api/web/docs.ts), not a dashboard route: a full navigation. */}
+          <a href="/docs">
+            API reference
+          </a>
           <Link to="/account" aria-current={path.startsWith("/account") ? "page" : undefined}>
             Account
           </Link>
