@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/config/parse-env.ts";
 import type { Logger } from "../core/log.ts";
 import { createSql } from "./client.ts";
-import { startPostmaster } from "./postmaster.ts";
+import { letThrough, postgresUser } from "./embedded-access.ts";
+import { postgresBinary, startPostmaster } from "./postmaster.ts";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -39,8 +40,13 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     }
     return new Error(`embedded PostgreSQL in ${databaseDir} could not ${step} on 127.0.0.1:${port}: ${why}`);
   };
-  // As root, PostgreSQL runs as a separate "postgres" user, which must be able to enter DATA_DIR.
   mkdirSync(resolve(dataDir), { recursive: true, mode: 0o755 });
+  // As root, PostgreSQL runs as a separate "postgres" user, which must reach DATA_DIR and its own binaries.
+  const user = postgresUser();
+  if (user) {
+    const opened = [...letThrough(dataDir, user), ...letThrough(dirname(await postgresBinary()), user)];
+    if (opened.length > 0) log.warn({ op: "embedded-postgres", opened }, "let the postgres user through these folders (o+x: passage, not listing)");
+  }
   if (!existsSync(join(databaseDir, "PG_VERSION"))) {
     log.info({ op: "embedded-postgres", databaseDir }, "initialising embedded PostgreSQL");
     await initialiseCluster(databaseDir, port, remember).catch((err: unknown) => {
