@@ -53,6 +53,7 @@ async function startOn(dataDir: string, port: number, log: Logger): Promise<Embe
     const pid = postmasterPid(databaseDir);
     writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
     log.warn({ op: "embedded-postgres", port, pid }, "adopted the embedded PostgreSQL left running by a previous start");
+    process.once("exit", () => void stopPid(pid));
     return { url, stop: () => stopPid(pid) };
   }
   // The server's own words, for the error when it does not start (the package rejects without a reason).

@@ -22,6 +22,11 @@ export async function startPostmaster(databaseDir: string, port: number, onLog: 
     env: { ...process.env, LC_MESSAGES: "C" },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Whatever way we exit (a second signal, an uncaught error), the server does not outlive us: SIGINT is
+  // its fast shutdown, which it completes on its own.
+  const orphaned = () => void (child.exitCode === null && child.signalCode === null && child.kill("SIGINT"));
+  process.once("exit", orphaned);
+  void exited.then(() => process.off("exit", orphaned));
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
