@@ -65,9 +65,9 @@ async function gone(pid: number, ms: number): Promise<boolean> {
 }
 
 describe("signals to npm start", () => {
-  it("SIGTERM to the npm start process stops the server and its embedded PostgreSQL", async () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("%s to the npm start process alone stops the server and its embedded PostgreSQL", async (signal) => {
     const s = await npmStart();
-    s.npm.kill("SIGTERM");
+    s.npm.kill(signal);
     await s.exited;
     expect(await gone(s.serverPid, 10_000)).toBe(true);
     expect(await gone(s.postmaster, 5_000)).toBe(true);
