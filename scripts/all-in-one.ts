@@ -37,7 +37,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const workerConfig = loadWorkerConfig({ ...env, REGION: apiConfig.REGIONS.split(",")[0] });
 
   const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
-  const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30 });
+  const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30, movablePort: !input.EMBEDDED_PG_PORT });
   // A role that fails to start ends the process; the embedded PostgreSQL is a child that would outlive it.
   const abort = async (err: unknown): Promise<never> => {
     await db.close().catch(() => {});
@@ -51,7 +51,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   // durable has taken it; one created later would miss results published before it).
   await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }, { name: ALERTING_DURABLE }] }).catch(abort);
 
-  const sim = await maybeStartSimulator(apiConfig, db.sql, log).catch(abort);
+  // Unless BILLING_SIM_PORT is set, a taken simulator port is replaced by a free one remembered in DATA_DIR.
+  const sim = await maybeStartSimulator(apiConfig, db.sql, log, { movableIn: input.BILLING_SIM_PORT ? undefined : apiConfig.DATA_DIR }).catch(abort);
   // The local region's worker runs every check, run-now included (the API runs none).
   const browsers = await startBrowserPool(workerConfig, log).catch(abort);
   const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });

@@ -1,6 +1,7 @@
 import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 import { listenError } from "../../core/process/listen-error.ts";
+import { rememberedPort, rememberPort } from "../../core/process/remembered-ports.ts";
 import type { ProviderConfig } from "../provider/from-config.ts";
 import { simulatorPrices } from "./prices.ts";
 import { type BillingSimulator, startBillingSimulator } from "./server.ts";
@@ -15,15 +16,22 @@ export async function maybeStartSimulator<C extends ProviderConfig & { BILLING_S
   config: C,
   sql: Sql,
   log: Logger,
+  { movableIn }: { movableIn?: string } = {},
 ): Promise<{ config: C; attach(apiUrl: string): void; stop(): Promise<void>; now?: () => Date }> {
   if (!config.BILLING || !config.BILLING_SIMULATOR) return { config, attach() {}, async stop() {} };
   const prices = await simulatorPrices(sql);
+  const start = (port: number) => startBillingSimulator({ port, webhookUrl: "http://127.0.0.1:9/", secret: SIM_SECRET, prices });
+  const port = (movableIn && rememberedPort(movableIn, "BILLING_SIM_PORT")) || config.BILLING_SIM_PORT;
   let sim: BillingSimulator;
   try {
-    sim = startBillingSimulator({ port: config.BILLING_SIM_PORT, webhookUrl: "http://127.0.0.1:9/", secret: SIM_SECRET, prices });
+    sim = start(port);
   } catch (err) {
-    return listenError("BILLING_SIM_PORT", config.BILLING_SIM_PORT)(err);
+    if (!movableIn || (err as { code?: string })?.code !== "EADDRINUSE") return listenError("BILLING_SIM_PORT", port)(err);
+    // Another instance on this machine has it: take a free port, and keep it for the next start.
+    sim = start(0);
+    log.warn({ op: "billing.simulator", taken: port, url: sim.url }, "billing simulator port taken by another process: using a free one, remembered in DATA_DIR/ports.json");
   }
+  if (movableIn) rememberPort(movableIn, "BILLING_SIM_PORT", Number(new URL(sim.url).port));
   log.warn({ op: "billing.simulator", url: sim.url }, "payment provider SIMULATOR in use: no real payments (admin endpoints under /sim/)");
   return {
     config: { ...config, PADDLE_API_URL: sim.url, PADDLE_API_KEY: "sim", PADDLE_WEBHOOK_SECRETS: SIM_SECRET },

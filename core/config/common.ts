@@ -29,7 +29,10 @@ export const commonEnv = {
     ],
     { default: "info", description: "one of fatal, error, warn, info, debug, trace, silent" },
   ),
-  LOG_FORMAT: Type.Union([Type.Literal("json"), Type.Literal("pretty")], { default: "json", description: "json or pretty" }),
+  LOG_FORMAT: Type.Union([Type.Literal("auto"), Type.Literal("json"), Type.Literal("pretty")], {
+    default: "auto",
+    description: "json, pretty, or auto (pretty when stdout is a terminal, else json)",
+  }),
   SECRET_KEY: Type.Optional(
     Type.String({ minLength: 32, description: "at least 32 characters; encrypts secrets at rest and signs tokens; generated into DATA_DIR when unset" }),
   ),

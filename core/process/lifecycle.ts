@@ -2,13 +2,15 @@ import type { Logger } from "../log.ts";
 
 /**
  * Runs the shutdown steps once, in order, on SIGINT or SIGTERM (in-flight work first,
- * then the database), then exits. A second signal exits at once.
+ * then the database), then exits. A second signal exits at once — unless it comes within
+ * a second of the first: `npm start` forwards to us the signal our process group also got.
  */
 export function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
-  let stopping = false;
+  let stoppingSince = 0;
   const stop = async (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince && Date.now() - stoppingSince < 1000) return;
+    if (stoppingSince) process.exit(1);
+    stoppingSince = Date.now();
     log.info({ op: "shutdown", signal }, "shutting down");
     for (const step of steps) {
       try {
