@@ -277,10 +277,10 @@ describe("monitors and alerting screens", () => {
     await form.getByLabel("Name", { exact: true }).fill("Ops hook");
     await form.getByLabel("URL").fill(`http://127.0.0.1:${target.port}/hook`);
     await form.getByText("More settings").click();
-    await form.getByLabel("Secret (optional)").fill("too-short");
+    await form.getByLabel("Secret (optional)", { exact: true }).fill("too-short");
     await form.getByRole("button", { name: "Add channel" }).click();
     await form.getByText("Secret must be at least 16 characters").waitFor();
-    await form.getByLabel("Secret (optional)").fill("a-long-enough-signing-secret");
+    await form.getByLabel("Secret (optional)", { exact: true }).fill("a-long-enough-signing-secret");
     await form.getByRole("button", { name: "Add channel" }).click();
     const hook = page.locator("[data-channel='Ops hook']");
     await hook.waitFor();
