@@ -119,4 +119,32 @@ describe("the all-in-one mode without a payment provider", () => {
       await proc.exited;
     }
   }, 120_000);
+
+  it("keeps an explicit ALLOW_PRIVATE_IPS=false, and says so in its start line", async () => {
+    const { proc, log } = await start({ ALLOW_PRIVATE_IPS: "false" });
+    try {
+      const call = await signUp("careful@example.test");
+      expect((await call("GET", "/api/v1/billing/subscription")).body).toMatchObject({ billing_enabled: false, plan: { id: "unlimited" } });
+      expect(log()).toContain("self-hosted: one unlimited plan; private addresses refused (ALLOW_PRIVATE_IPS=false)");
+      expect(log()).not.toContain("the local region may reach private addresses");
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 120_000);
+
+  it("bills through the payment provider, without the simulator, when its key is set", async () => {
+    rmSync(join(dataDir, "ports.json"), { force: true });
+    const { proc, log } = await start({ PADDLE_API_KEY: "pdl_test_key", PADDLE_WEBHOOK_SECRETS: "whsec_test", PADDLE_API_URL: "http://127.0.0.1:9", RATE_LIMIT_SIGNUP_PER_IP: "100" });
+    try {
+      const call = await signUp("paying@example.test");
+      expect((await call("GET", "/api/v1/billing/subscription")).body).toMatchObject({ billing_enabled: true, plan: { id: "free" } });
+      expect(ports().BILLING_SIM_PORT).toBeUndefined();
+      expect(log()).not.toContain("SIMULATOR");
+      expect(log()).not.toContain("self-hosted:");
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 120_000);
 });
