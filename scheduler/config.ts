@@ -12,7 +12,7 @@ export const schedulerEnv = Type.Object({
   }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
   // The leader runs the billing jobs (grace periods, period ends): it talks to the payment provider.
-  BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting)"),
+  BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting; set the same value as on the API)"),
   PADDLE_API_URL: Type.String({ pattern: "^https?://", default: "https://api.paddle.com", description: "payment provider API (Paddle Billing, its sandbox, or bun run billing-sim)" }),
   PADDLE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "payment provider API key; billing jobs leave the provider alone without it" })),
   PADDLE_WEBHOOK_SECRETS: Type.Optional(Type.String({ minLength: 1, description: "webhook signing secrets, comma-separated (the provider adapter is configured only with them)" })),

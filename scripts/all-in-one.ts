@@ -28,8 +28,7 @@ import { startScheduler } from "../scheduler/start.ts";
  * switch either to a real server. Every role's variables apply as in the scaled mode.
  */
 export async function runAllInOne(input: Record<string, string | undefined>) {
-  // Without a payment provider configured, billing runs against the local simulator (no real payments).
-  const env = { ...input, BILLING_SIMULATOR: input.BILLING_SIMULATOR ?? (input.PADDLE_API_KEY ? "false" : "true") };
+  const env = allInOneEnv(input);
   const apiConfig = loadApiConfig(env);
   const publicBaseUrl = apiConfig.PUBLIC_BASE_URL ?? `http://${apiConfig.HOST.includes(":") ? `[${apiConfig.HOST}]` : apiConfig.HOST}:${apiConfig.PORT}`;
   const alertingConfig = loadAlertingConfig({ ...env, PUBLIC_BASE_URL: publicBaseUrl });
@@ -83,9 +82,13 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     registry: metrics.registry,
     backfillSeconds: schedulerConfig.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: schedulerConfig.SCHEDULER_LOCK_RETRY_MS,
-    // The leader's billing jobs, with the API's provider (the in-process simulator unless PADDLE_API_KEY) and its clock.
+    // The leader's billing jobs, with the API's provider (Paddle, the in-process simulator with BILLING=simulator, or none when self-hosted) and its clock.
     billing: { provider: providerFromConfig(sim.config), now: sim.now },
   }).catch(abort);
+  if (!apiConfig.BILLING) {
+    const reach = apiConfig.ALLOW_PRIVATE_IPS ? "the local region may reach private addresses" : "private addresses refused (ALLOW_PRIVATE_IPS=false)";
+    log.info({ op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS }, `self-hosted: one unlimited plan; ${reach}`);
+  }
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, "Watchpost running (all-in-one)");
 
   // Stop taking work first, then let the running checks report, then drain results, then close.
@@ -102,4 +105,26 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     () => db.close(),
   ]);
   return { api, db, bus, log, scheduler, worker, alerting };
+}
+
+/**
+ * The all-in-one's defaults. Without a payment provider it is a self-hosted installation: BILLING=false
+ * (one unlimited plan) and ALLOW_PRIVATE_IPS=true for its local region (a hosted cloud region is a worker
+ * of the scaled mode, which never defaults to it). The hosted setup is explicit: PADDLE_API_KEY, or
+ * BILLING=simulator for the in-process payment simulator (demo and development; no real payments).
+ * Explicit values always win; an empty variable counts as unset.
+ */
+function allInOneEnv(input: Record<string, string | undefined>): Record<string, string | undefined> {
+  const set = (name: string) => (input[name]?.trim() ? input[name]!.trim() : undefined);
+  const billing = set("BILLING");
+  const simulator = billing?.toLowerCase() === "simulator";
+  const hosted = simulator || set("PADDLE_API_KEY") !== undefined || set("BILLING_SIMULATOR") !== undefined;
+  const env: Record<string, string | undefined> = {
+    ...input,
+    BILLING: simulator ? "true" : (billing ?? (hosted ? "true" : "false")),
+    BILLING_SIMULATOR: simulator ? "true" : (set("BILLING_SIMULATOR") ?? "false"),
+  };
+  // Private targets follow the billing mode unless set: reachable when self-hosted, refused when hosted.
+  const selfHosted = !loadApiConfig(env).BILLING;
+  return { ...env, ALLOW_PRIVATE_IPS: set("ALLOW_PRIVATE_IPS") ?? String(selfHosted) };
 }

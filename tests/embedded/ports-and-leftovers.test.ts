@@ -26,7 +26,8 @@ function freePort(): number {
 const port = freePort();
 // EMBEDDED_PG_PORT and BILLING_SIM_PORT unset: the all-in-one chooses (as a new user runs it).
 const { EMBEDDED_PG_PORT: _pg, BILLING_SIM_PORT: _sim, ...parent } = process.env;
-const env = { ...parent, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" };
+// BILLING=simulator: the hosted demo setup, whose payment simulator needs a port too.
+const env = { ...parent, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", BILLING: "simulator" };
 
 async function start() {
   const proc = Bun.spawn(["bun", "scripts/start.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, sim, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
-// Billing through the payment-provider simulator that the all-in-one mode runs without PADDLE_API_KEY.
+// Billing through the payment-provider simulator that the all-in-one mode runs with BILLING=simulator (journey-support sets it).
 let env: JourneyEnv;
 
 beforeAll(async () => {

@@ -39,7 +39,7 @@ export interface JourneyEnv {
 
 /**
  * The real all-in-one server (`scripts/start.ts`: API, scheduler, worker, alerting, billing with its
- * simulator) on a test database, and Debian Chromium with a fresh profile.
+ * simulator, BILLING=simulator) on a test database, and Debian Chromium with a fresh profile.
  */
 export async function startJourney(tag: string, env: Record<string, string> = {}): Promise<JourneyEnv> {
   const started: { stop(): Promise<unknown> | unknown }[] = [];
@@ -60,6 +60,8 @@ export async function startJourney(tag: string, env: Record<string, string> = {}
       HOST: "127.0.0.1",
       ALLOW_PRIVATE_IPS: "true",
       DATA_DIR: `/tmp/wp-web-${tag}-${port}`,
+      // The journeys buy plans: the hosted setup with the demo payment simulator, set explicitly.
+      BILLING: "simulator",
       BILLING_SIM_PORT: String(simPort),
       STATUS_PAGE_DNS_SERVERS: dns.address,
       RUNNER_IMAGE_REGISTRY: "ghcr.io/acme/watchpost",
