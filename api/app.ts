@@ -11,6 +11,7 @@ import { type RouteLike, routeTableOf } from "./middleware/route-table.ts";
 import { apiKeyRoutes } from "./routes/api-keys/api-keys-routes.ts";
 import { auditLogRoutes } from "./routes/audit-log/audit-log-routes.ts";
 import { authRoutes } from "./routes/auth/auth-routes.ts";
+import { setupRoutes } from "./routes/setup/setup-routes.ts";
 import { entitlementRoutes } from "./routes/entitlements/entitlements-routes.ts";
 import { billingRoutes } from "./routes/billing/billing-routes.ts";
 import { myInvitationRoutes } from "./routes/invitations/invitations-routes.ts";
@@ -47,6 +48,7 @@ import { publicRoutes } from "./public/index.ts";
 /** Every /api/v1 resource; a new resource adds one line here. */
 const resources = [
   authRoutes,
+  setupRoutes,
   userRoutes,
   orgsRoutes,
   orgRoutes,

@@ -31,5 +31,5 @@ export const crossSiteRefused = () =>
 
 /** Requests that set session cookies: a cross-site one would sign the browser into someone else's account (login CSRF). */
 export function issuesSessionCookies(method: string, path: string): boolean {
-  return method === "POST" && (path === "/api/v1/auth/signin" || path === "/api/v1/auth/signup");
+  return method === "POST" && (path === "/api/v1/auth/signin" || path === "/api/v1/auth/signup" || path === "/api/v1/setup");
 }

@@ -17,6 +17,7 @@ function credentialLimit(method: string, path: string, deps: ApiDeps): { key: st
   if (method !== "POST") return null;
   if (path === "/api/v1/auth/signin") return { key: "signin", limit: deps.config.RATE_LIMIT_SIGNIN_PER_IP };
   if (path === "/api/v1/auth/signup") return { key: "signup", limit: deps.config.RATE_LIMIT_SIGNUP_PER_IP };
+  if (path === "/api/v1/setup") return { key: "setup", limit: deps.config.RATE_LIMIT_SIGNUP_PER_IP };
   if (path.startsWith("/api/v1/auth/password-reset")) return { key: "reset", limit: deps.config.RATE_LIMIT_RESET_PER_IP };
   return null;
 }

@@ -60,3 +60,9 @@ export async function updateSecurityPolicy(sql: Sql, orgId: string, require2fa: 
     on conflict (org_id) do update set require_2fa = excluded.require_2fa, updated_at = now() returning *`;
   return row!;
 }
+
+/** Whether any organisation exists (the first-run setup is offered only while none does). */
+export async function anyOrgExists(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ exists: boolean }[]>`select exists (select 1 from organisations) as exists`;
+  return row!.exists;
+}

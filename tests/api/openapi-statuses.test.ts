@@ -67,6 +67,7 @@ const MARKED: Record<string, string> = {
   "GET /api/v1/monitors/{id}/checks/{checkId}/screenshot 200": "needs a failed browser check (Chromium): tests/api/browser-checks.test.ts",
   "POST /api/v1/alert-rules/{id}/acknowledge 200": "needs a firing alert from the alerting role: tests/web/monitors-alerting.test.ts acknowledges one",
   "POST /api/v1/status-pages/{id}/domain/verify 200": "needs a DNS server holding the TXT record: tests/status-pages/management.test.ts",
+  "POST /api/v1/setup 201": "needs an installation without any organisation: tests/api/setup.test.ts, on its own database",
 };
 
 /** Operations that end the caller's session or account. */
@@ -177,6 +178,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   const crossSite = client(base, { headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" } });
   await crossSite("POST", "/api/v1/auth/signup", { email: `cross-${Date.now()}@example.test`, password: "long enough password" });
   await crossSite("POST", "/api/v1/auth/signin", { email: owner.org.email, password: owner.org.password });
+  await crossSite("POST", "/api/v1/setup", { email: `cross-${Date.now()}@example.test`, password: "long enough password", name: "Cross", org_name: "Cross" });
 
   // The user's own account: sessions, 2FA, profile, password reset, deletion.
   const u = await signUp(base);
@@ -225,6 +227,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   await client(base)("GET", `/api/v1/heartbeat/${beatToken}`);
   await client(base)("POST", `/api/v1/heartbeat/${beatToken}`);
   // Bulk actions on monitors of this organisation.
+  await key("POST", "/api/v1/monitors/bulk/pause", { ids: [paused.id] });
   await key("POST", "/api/v1/monitors/bulk/resume", { ids: [paused.id] });
   await key("POST", "/api/v1/monitors/bulk/delete", { ids: [paused.id] });
 

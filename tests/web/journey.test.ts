@@ -59,15 +59,15 @@ afterAll(async () => {
 }, 30_000);
 
 describe("dashboard journey", () => {
-  it("signs up and lands on an empty overview that teaches the first monitor", async () => {
+  it("sets up the fresh installation and lands on an empty overview that teaches the first monitor", async () => {
     await page.goto(`${base}/`);
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    await screenshot(page, "01-sign-in");
-    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.getByRole("heading", { name: "Welcome to Watchpost" }).waitFor();
+    await screenshot(page, "01-setup");
     await page.getByLabel("Your name").fill("Ada");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await screenshot(page, "02-sign-up");
+    await page.getByLabel("Organisation name").fill("Ada's organisation");
+    await screenshot(page, "02-setup-filled");
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Watch your first site in under a minute" }).waitFor();
     await screenshot(page, "03-empty-overview");

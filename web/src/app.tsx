@@ -1,10 +1,13 @@
+import { useQuery } from "@tanstack/react-query";
 import { Suspense, type ReactNode } from "react";
+import { api, data } from "./api/client";
 import { Layout } from "./components/layout";
 import { Loading } from "./components/ui";
 import { match, useRouter } from "./lib/router";
 import { useSession } from "./lib/session";
 import { alertScreens } from "./screens/alerts/routes";
 import { PasswordReset, SignIn, SignUp } from "./screens/auth/auth-forms";
+import { Setup } from "./screens/auth/setup-form";
 import { monitorScreens } from "./screens/monitors/routes";
 import { accountScreens } from "./screens/account/routes";
 import { billingScreens } from "./screens/billing/routes";
@@ -31,16 +34,31 @@ const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
 export function App() {
   const session = useSession();
   const { path, navigate } = useRouter();
-  if (session.loading) return <Loading what="Watchpost" />;
+  const signedOut = !session.loading && !session.user;
+  // A fresh installation (no organisation yet) opens on its setup screen instead of sign-in.
+  const setup = useQuery({
+    queryKey: ["setup"],
+    queryFn: () => api.GET("/api/v1/setup").then(data),
+    enabled: signedOut,
+    retry: false,
+    staleTime: Infinity,
+  });
+  if (session.loading || (signedOut && setup.isPending)) return <Loading what="Watchpost" />;
   const Either = EITHER[path];
   if (Either) return <Either />;
   const Public = PUBLIC[path];
   if (!session.user) {
     if (Public) return <Public />;
+    // Sign-up and sign-in stay where they are (the hosted mode uses them); every other path goes to setup.
+    if (setup.data?.needed) {
+      if (path === "/setup") return <Setup />;
+      queueMicrotask(() => navigate("/setup"));
+      return null;
+    }
     queueMicrotask(() => navigate("/signin"));
     return null;
   }
-  if (Public || path === "/") {
+  if (Public || path === "/" || path === "/setup") {
     queueMicrotask(() => navigate("/monitors"));
     return null;
   }

@@ -5,9 +5,9 @@ import { ErrorMessage, Field } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useSession } from "../../lib/session";
 
-const form = (e: FormEvent<HTMLFormElement>) => Object.fromEntries(new FormData(e.currentTarget)) as Record<string, string>;
+export const form = (e: FormEvent<HTMLFormElement>) => Object.fromEntries(new FormData(e.currentTarget)) as Record<string, string>;
 
-function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
+export function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <main className="auth">
       <h1 className="brand">Watchpost</h1>
