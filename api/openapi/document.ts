@@ -2,6 +2,7 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
 import { typeConfigBody } from "./typed-config.ts";
+import { operationIdFor } from "./operation-ids.ts";
 
 type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
@@ -62,7 +63,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
   };
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      op.operationId ??= `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ? c.toUpperCase() : ""))}`;
+      op.operationId = operationIdFor(method, path);
       for (const p of op.parameters ?? []) {
         if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
         if (p.schema) p.schema = exactParameter(p.schema);
@@ -112,6 +113,15 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       { name: "api-keys", description: "Programmatic access" },
       { name: "billing", description: "Plans, entitlements, subscription" },
       { name: "system", description: "Health, readiness and the API description" },
+      { name: "monitors", description: "Monitors, their check results, uptime and aggregates; run-now, pause, resume, bulk actions, groups" },
+      { name: "alerting", description: "Alert channels, alert rules, escalation policies, alert history, notifications" },
+      { name: "incidents", description: "Incidents and their updates" },
+      { name: "maintenance", description: "Maintenance windows that silence alerts" },
+      { name: "status-pages", description: "Status pages: layout, custom domain, subscribers" },
+      { name: "public status pages", description: "Public status pages, feeds, subscriptions and badges (no authentication)" },
+      { name: "themes", description: "Status page themes" },
+      { name: "regions", description: "Regions and locations monitors run from" },
+      { name: "events", description: "Live events (server-sent events)" },
       { name: "runners", description: "Self-hosted runners: create (one-time rt_ token), list, status, rename, revoke" },
       {
         name: "runner",

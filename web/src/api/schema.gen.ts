@@ -42,7 +42,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public status page (HTML, works without JavaScript) */
-        get: operations["getStatusBySlug"];
+        get: operations["getStatusPageHtml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -59,7 +59,7 @@ export interface paths {
             cookie?: never;
         };
         /** The status page's data as JSON */
-        get: operations["getStatusBySlugIndex.json"];
+        get: operations["getStatusIndexJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -76,7 +76,7 @@ export interface paths {
             cookie?: never;
         };
         /** Incidents as RSS 2.0 */
-        get: operations["getStatusBySlugFeed.rss"];
+        get: operations["getStatusFeedRss"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,7 +93,7 @@ export interface paths {
             cookie?: never;
         };
         /** Incidents as Atom */
-        get: operations["getStatusBySlugFeed.atom"];
+        get: operations["getStatusFeedAtom"];
         put?: never;
         post?: never;
         delete?: never;
@@ -112,7 +112,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Password form of a password-protected page; sets a signed access cookie */
-        post: operations["postStatusBySlugLogin"];
+        post: operations["loginStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -129,7 +129,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Subscribe form (email); sends a confirmation link (double opt-in) */
-        post: operations["postStatusBySlugSubscribe"];
+        post: operations["subscribeStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -144,10 +144,10 @@ export interface paths {
             cookie?: never;
         };
         /** The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links) */
-        get: operations["getStatusBySlugConfirm"];
+        get: operations["getStatusConfirm"];
         put?: never;
         /** Confirms an email subscription (the button of the confirmation page, ?token=…) */
-        post: operations["postStatusBySlugConfirm"];
+        post: operations["confirmStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -162,7 +162,7 @@ export interface paths {
             cookie?: never;
         };
         /** Current status badge of a monitor (mon_…) or status-page component (spc_…) */
-        get: operations["getBadgeByIdStatus.svg"];
+        get: operations["getBadgeStatusSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
             cookie?: never;
         };
         /** Uptime badge; ?period=24h|7d|30d|90d (default 30d) */
-        get: operations["getBadgeByIdUptime.svg"];
+        get: operations["getBadgeUptimeSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -196,7 +196,7 @@ export interface paths {
             cookie?: never;
         };
         /** Average response time over 24 hours */
-        get: operations["getBadgeByIdResponse-time.svg"];
+        get: operations["getBadgeResponseTimeSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an account and its first organisation; refused (403 cross_site) from another site's page */
-        post: operations["postApiV1AuthSignup"];
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,7 +235,7 @@ export interface paths {
          * Sign in with email, password and (if enabled) a TOTP code or a recovery code
          * @description Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.
          */
-        post: operations["postApiV1AuthSignin"];
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -252,7 +252,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the current session */
-        post: operations["postApiV1AuthSignout"];
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Email a one-hour reset token (same answer whether the account exists or not) */
-        post: operations["postApiV1AuthPassword-resetRequest"];
+        post: operations["requestAuthPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -286,7 +286,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set a new password with a reset token; ends every session */
-        post: operations["postApiV1AuthPassword-resetConfirm"];
+        post: operations["confirmAuthPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -301,15 +301,15 @@ export interface paths {
             cookie?: never;
         };
         /** Your profile */
-        get: operations["getApiV1User"];
+        get: operations["getUser"];
         put?: never;
         post?: never;
         /** Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409 */
-        delete: operations["deleteApiV1User"];
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /** Update your profile; email or password changes need current_password */
-        patch: operations["patchApiV1User"];
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/user/sessions": {
@@ -320,7 +320,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your live sessions */
-        get: operations["getApiV1UserSessions"];
+        get: operations["listUserSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Sign one session out */
-        delete: operations["deleteApiV1UserSessionsById"];
+        delete: operations["deleteUserSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -356,7 +356,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code */
-        post: operations["postApiV1User2faSetup"];
+        post: operations["setupUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,7 +373,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once */
-        post: operations["postApiV1User2faEnable"];
+        post: operations["enableUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -390,7 +390,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them) */
-        post: operations["postApiV1User2faDisable"];
+        post: operations["disableUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -407,7 +407,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them) */
-        post: operations["postApiV1User2faRecovery-codes"];
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -422,7 +422,7 @@ export interface paths {
             cookie?: never;
         };
         /** JSON export of everything you own */
-        get: operations["getApiV1UserExport"];
+        get: operations["getUserExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -439,10 +439,10 @@ export interface paths {
             cookie?: never;
         };
         /** Organisations you are a member of (select one with X-Org-Id) */
-        get: operations["getApiV1Orgs"];
+        get: operations["listOrgs"];
         put?: never;
         /** Create an organisation you own */
-        post: operations["postApiV1Orgs"];
+        post: operations["createOrg"];
         delete?: never;
         options?: never;
         head?: never;
@@ -457,14 +457,14 @@ export interface paths {
             cookie?: never;
         };
         /** The active organisation */
-        get: operations["getApiV1Org"];
+        get: operations["getOrg"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Rename the organisation */
-        patch: operations["patchApiV1Org"];
+        patch: operations["updateOrg"];
         trace?: never;
     };
     "/api/v1/org/members": {
@@ -475,7 +475,7 @@ export interface paths {
             cookie?: never;
         };
         /** Members and their roles */
-        get: operations["getApiV1OrgMembers"];
+        get: operations["listOrgMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -492,10 +492,10 @@ export interface paths {
             cookie?: never;
         };
         /** System and custom roles with the permission matrix */
-        get: operations["getApiV1OrgRoles"];
+        get: operations["listOrgRoles"];
         put?: never;
         /** Create a custom role */
-        post: operations["postApiV1OrgRoles"];
+        post: operations["createOrgRole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -510,15 +510,15 @@ export interface paths {
             cookie?: never;
         };
         /** One role */
-        get: operations["getApiV1OrgRolesById"];
+        get: operations["getOrgRole"];
         put?: never;
         post?: never;
         /** Delete an unused custom role */
-        delete: operations["deleteApiV1OrgRolesById"];
+        delete: operations["deleteOrgRole"];
         options?: never;
         head?: never;
         /** Change a custom role */
-        patch: operations["patchApiV1OrgRolesById"];
+        patch: operations["updateOrgRole"];
         trace?: never;
     };
     "/api/v1/org/security-policy": {
@@ -529,14 +529,14 @@ export interface paths {
             cookie?: never;
         };
         /** Organisation-wide requirements */
-        get: operations["getApiV1OrgSecurity-policy"];
+        get: operations["getOrgSecurityPolicy"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change organisation-wide requirements */
-        patch: operations["patchApiV1OrgSecurity-policy"];
+        patch: operations["updateOrgSecurityPolicy"];
         trace?: never;
     };
     "/api/v1/org/members/{id}": {
@@ -550,11 +550,11 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a member */
-        delete: operations["deleteApiV1OrgMembersById"];
+        delete: operations["deleteOrgMember"];
         options?: never;
         head?: never;
         /** Change a member's role (owner changes need an owner) */
-        patch: operations["patchApiV1OrgMembersById"];
+        patch: operations["updateOrgMember"];
         trace?: never;
     };
     "/api/v1/org/invitations": {
@@ -565,10 +565,10 @@ export interface paths {
             cookie?: never;
         };
         /** Pending invitations */
-        get: operations["getApiV1OrgInvitations"];
+        get: operations["listOrgInvitations"];
         put?: never;
         /** Invite someone by email (valid 7 days) */
-        post: operations["postApiV1OrgInvitations"];
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -586,7 +586,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a pending invitation */
-        delete: operations["deleteApiV1OrgInvitationsById"];
+        delete: operations["deleteOrgInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -600,7 +600,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
-        get: operations["getApiV1Invitations"];
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -619,7 +619,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
-        post: operations["postApiV1InvitationsAccept"];
+        post: operations["acceptInvitations"];
         delete?: never;
         options?: never;
         head?: never;
@@ -634,10 +634,10 @@ export interface paths {
             cookie?: never;
         };
         /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
-        get: operations["getApiV1Api-keys"];
+        get: operations["listApiKeys"];
         put?: never;
         /** Create an API key (the key is shown once) */
-        post: operations["postApiV1Api-keys"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -652,7 +652,7 @@ export interface paths {
             cookie?: never;
         };
         /** The scopes you may grant a new key, and every scope */
-        get: operations["getApiV1Api-keysScopes"];
+        get: operations["listApiKeysScopes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -672,7 +672,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API key; it stops working at once */
-        delete: operations["deleteApiV1Api-keysById"];
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -686,7 +686,7 @@ export interface paths {
             cookie?: never;
         };
         /** Audit log, newest first */
-        get: operations["getApiV1Audit-log"];
+        get: operations["getAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -703,7 +703,7 @@ export interface paths {
             cookie?: never;
         };
         /** Current plan, limits with add-on contributions, and slot usage */
-        get: operations["getApiV1Entitlements"];
+        get: operations["listEntitlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -725,7 +725,7 @@ export interface paths {
          * Payment-provider webhooks (Paddle-Signature verified; unauthenticated)
          * @description 400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.
          */
-        post: operations["postApiV1BillingWebhooksPaddle"];
+        post: operations["receivePaddleWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -740,7 +740,7 @@ export interface paths {
             cookie?: never;
         };
         /** Plans with monthly and annual prices, and the add-ons */
-        get: operations["getApiV1BillingPlans"];
+        get: operations["listBillingPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -757,7 +757,7 @@ export interface paths {
             cookie?: never;
         };
         /** Subscription status, payment banner, plan row with included quotas, and every line */
-        get: operations["getApiV1BillingSubscription"];
+        get: operations["getBillingSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -774,7 +774,7 @@ export interface paths {
             cookie?: never;
         };
         /** Active add-on lines (including those in grace or ending at the period end) */
-        get: operations["getApiV1BillingAddonsActive"];
+        get: operations["getBillingAddonsActive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -791,7 +791,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pending overlap notices */
-        get: operations["getApiV1BillingOverlaps"];
+        get: operations["listBillingOverlaps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -810,7 +810,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once */
-        post: operations["postApiV1BillingCheckout"];
+        post: operations["checkoutBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -827,7 +827,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes */
-        post: operations["postApiV1BillingChange-plan"];
+        post: operations["changePlanBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -844,7 +844,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel one line at the end of its period (pending_cancellation) */
-        post: operations["postApiV1BillingLinesByIdCancel"];
+        post: operations["cancelBillingLine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -861,7 +861,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Undo a pending cancellation before the period ends */
-        post: operations["postApiV1BillingLinesByIdResume"];
+        post: operations["resumeBillingLine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -878,7 +878,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated */
-        post: operations["postApiV1BillingOverlapsByIdCancel"];
+        post: operations["cancelBillingOverlap"];
         delete?: never;
         options?: never;
         head?: never;
@@ -895,7 +895,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Keep the add-on on top of the plan */
-        post: operations["postApiV1BillingOverlapsByIdDismiss"];
+        post: operations["dismissBillingOverlap"];
         delete?: never;
         options?: never;
         head?: never;
@@ -910,7 +910,7 @@ export interface paths {
             cookie?: never;
         };
         /** Uptime of several monitors over one window (24h by default), for list views */
-        get: operations["getApiV1MonitorsUptime"];
+        get: operations["listMonitorUptimes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -930,7 +930,7 @@ export interface paths {
          * Raw check results, newest first by due time
          * @description Filters: status, location (region name or runner id) and [from, to) by due time. Without `from` the range starts at the retention window (GET /retention); `to` defaults to now.
          */
-        get: operations["getApiV1MonitorsByIdChecks"];
+        get: operations["listMonitorChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -950,7 +950,7 @@ export interface paths {
          * Export check results as CSV or JSON, streamed
          * @description Every result matching the filters in due-time order (oldest first), streamed from a database cursor a batch at a time. CSV columns: id, scheduled_at, checked_at, status, duration_ms, location, location_type, error, job_id, then `data.<field>` for each data field of the monitor's check type, then `data` (the whole object as JSON). Text cells starting with = + - @ are prefixed with ' (spreadsheet formula injection). JSON: an array of CheckResult.
          */
-        get: operations["getApiV1MonitorsByIdChecksExport"];
+        get: operations["getMonitorChecksExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -967,7 +967,7 @@ export interface paths {
             cookie?: never;
         };
         /** One check result with all its data */
-        get: operations["getApiV1MonitorsByIdChecksByCheckId"];
+        get: operations["getMonitorCheck"];
         put?: never;
         post?: never;
         delete?: never;
@@ -987,7 +987,7 @@ export interface paths {
          * Uptime over the last 24 h, 7, 30 and 90 days and an optional custom range, overall and per region or runner
          * @description degraded counts as up, timeout as down, unavailable (monitoring gap) is left out; see docs/results-and-uptime.md.
          */
-        get: operations["getApiV1MonitorsByIdUptime"];
+        get: operations["getMonitorUptime"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1007,7 +1007,7 @@ export interface paths {
          * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
          * @description At most 10,000 buckets per request.
          */
-        get: operations["getApiV1MonitorsByIdAggregates"];
+        get: operations["listMonitorAggregates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1027,7 +1027,7 @@ export interface paths {
          * A screenshot stored with a browser check's result
          * @description Browser checks (browser_lite, browser_flow) store a screenshot of the page when a check ends down or timeout (`failure`, unless screenshot_on_failure is false), and flows store one per screenshot step. The result's `data.screenshots` names them. Kept for the newest 100 results with screenshots of each monitor; 404 when the result has none of that name.
          */
-        get: operations["getApiV1MonitorsByIdChecksByCheckIdScreenshot"];
+        get: operations["getMonitorCheckScreenshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1047,7 +1047,7 @@ export interface paths {
          * The browser-flow step palette
          * @description Every step type a browser_flow monitor's `steps` may use, with its fields' types and constraints. Generated from the same schema that validates monitors (BrowserFlowConfig), so a step this lists is accepted and one it does not list is refused. Flows are declarative: steps map to fixed browser actions; no JavaScript from the monitor runs.
          */
-        get: operations["getApiV1PluginsFlowComponents"];
+        get: operations["listPluginsFlowComponents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1064,10 +1064,10 @@ export interface paths {
             cookie?: never;
         };
         /** List monitors with filters, newest first unless `sort` says otherwise */
-        get: operations["getApiV1Monitors"];
+        get: operations["listMonitors"];
         put?: never;
         /** Create a monitor of any check type */
-        post: operations["postApiV1Monitors"];
+        post: operations["createMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1082,15 +1082,15 @@ export interface paths {
             cookie?: never;
         };
         /** One monitor */
-        get: operations["getApiV1MonitorsById"];
+        get: operations["getMonitor"];
         put?: never;
         post?: never;
         /** Delete a monitor and its results */
-        delete: operations["deleteApiV1MonitorsById"];
+        delete: operations["deleteMonitor"];
         options?: never;
         head?: never;
         /** Change a monitor; edits take effect from its next check */
-        patch: operations["patchApiV1MonitorsById"];
+        patch: operations["updateMonitor"];
         trace?: never;
     };
     "/api/v1/monitors/{id}/pause": {
@@ -1103,7 +1103,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a monitor (harmless when already paused) */
-        post: operations["postApiV1MonitorsByIdPause"];
+        post: operations["pauseMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1120,7 +1120,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume a paused monitor */
-        post: operations["postApiV1MonitorsByIdResume"];
+        post: operations["resumeMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1140,7 +1140,7 @@ export interface paths {
          * Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
          * @description The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
          */
-        post: operations["postApiV1MonitorsByIdRun"];
+        post: operations["runMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1157,7 +1157,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkPause"];
+        post: operations["pauseMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1174,7 +1174,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkResume"];
+        post: operations["resumeMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1191,7 +1191,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkDelete"];
+        post: operations["deleteMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1206,7 +1206,7 @@ export interface paths {
             cookie?: never;
         };
         /** How long check results are kept (the plan's retention) and the oldest instant still kept */
-        get: operations["getApiV1Retention"];
+        get: operations["getRetention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1223,7 +1223,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…) */
-        get: operations["getApiV1Monitor-groups"];
+        get: operations["listMonitorGroups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1240,15 +1240,15 @@ export interface paths {
             cookie?: never;
         };
         /** One group */
-        get: operations["getApiV1Monitor-groupsByTag"];
+        get: operations["getMonitorGroup"];
         put?: never;
         post?: never;
         /** Remove the tag from every monitor (the monitors stay) */
-        delete: operations["deleteApiV1Monitor-groupsByTag"];
+        delete: operations["deleteMonitorGroup"];
         options?: never;
         head?: never;
         /** Rename the tag on every monitor carrying it */
-        patch: operations["patchApiV1Monitor-groupsByTag"];
+        patch: operations["updateMonitorGroup"];
         trace?: never;
     };
     "/api/v1/maintenance-windows": {
@@ -1259,10 +1259,10 @@ export interface paths {
             cookie?: never;
         };
         /** List maintenance windows, newest first; filter by state */
-        get: operations["getApiV1Maintenance-windows"];
+        get: operations["listMaintenanceWindows"];
         put?: never;
         /** Create a one-off or recurring maintenance window */
-        post: operations["postApiV1Maintenance-windows"];
+        post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1277,15 +1277,15 @@ export interface paths {
             cookie?: never;
         };
         /** One maintenance window with its current state */
-        get: operations["getApiV1Maintenance-windowsById"];
+        get: operations["getMaintenanceWindow"];
         put?: never;
         post?: never;
         /** Delete a maintenance window */
-        delete: operations["deleteApiV1Maintenance-windowsById"];
+        delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
         /** Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes */
-        patch: operations["patchApiV1Maintenance-windowsById"];
+        patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
     "/api/v1/regions": {
@@ -1296,7 +1296,7 @@ export interface paths {
             cookie?: never;
         };
         /** Cloud regions with workers online, backlog and recent latency */
-        get: operations["getApiV1Regions"];
+        get: operations["listRegions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1313,7 +1313,7 @@ export interface paths {
             cookie?: never;
         };
         /** Locations the plan can check from */
-        get: operations["getApiV1Locations"];
+        get: operations["listLocations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1333,7 +1333,7 @@ export interface paths {
          * Live events of your organisation (Server-Sent Events)
          * @description Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down (reconnect), and at once when its credential is revoked or no longer grants monitors:read in this organisation.
          */
-        get: operations["getApiV1Events"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1350,10 +1350,10 @@ export interface paths {
             cookie?: never;
         };
         /** List alert channels, newest first */
-        get: operations["getApiV1Alert-channels"];
+        get: operations["listAlertChannels"];
         put?: never;
         /** Create an alert channel (quota: alert_channels) */
-        post: operations["postApiV1Alert-channels"];
+        post: operations["createAlertChannel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1368,15 +1368,15 @@ export interface paths {
             cookie?: never;
         };
         /** One alert channel (secrets masked) */
-        get: operations["getApiV1Alert-channelsById"];
+        get: operations["getAlertChannel"];
         put?: never;
         post?: never;
         /** Delete an alert channel (409 while a rule or escalation policy uses it) */
-        delete: operations["deleteApiV1Alert-channelsById"];
+        delete: operations["deleteAlertChannel"];
         options?: never;
         head?: never;
         /** Change an alert channel; masked secrets sent back unchanged are kept */
-        patch: operations["patchApiV1Alert-channelsById"];
+        patch: operations["updateAlertChannel"];
         trace?: never;
     };
     "/api/v1/alert-channels/{id}/test": {
@@ -1392,7 +1392,7 @@ export interface paths {
          * Send a test notification now and return every delivery attempt
          * @description The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.
          */
-        post: operations["postApiV1Alert-channelsByIdTest"];
+        post: operations["testAlertChannel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1407,10 +1407,10 @@ export interface paths {
             cookie?: never;
         };
         /** List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id */
-        get: operations["getApiV1Alert-rules"];
+        get: operations["listAlertRules"];
         put?: never;
         /** Create an alert rule; the response has every default filled in */
-        post: operations["postApiV1Alert-rules"];
+        post: operations["createAlertRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1425,7 +1425,7 @@ export interface paths {
             cookie?: never;
         };
         /** Firing alerts: one row per (rule, monitor, region), newest first */
-        get: operations["getApiV1Alert-rulesActive"];
+        get: operations["getAlertRulesActive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1442,15 +1442,15 @@ export interface paths {
             cookie?: never;
         };
         /** One alert rule */
-        get: operations["getApiV1Alert-rulesById"];
+        get: operations["getAlertRule"];
         put?: never;
         post?: never;
         /** Delete an alert rule and its alert states */
-        delete: operations["deleteApiV1Alert-rulesById"];
+        delete: operations["deleteAlertRule"];
         options?: never;
         head?: never;
         /** Change an alert rule: top-level fields replace, confirmation and notifications merge */
-        patch: operations["patchApiV1Alert-rulesById"];
+        patch: operations["updateAlertRule"];
         trace?: never;
     };
     "/api/v1/alert-rules/{id}/acknowledge": {
@@ -1463,7 +1463,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat */
-        post: operations["postApiV1Alert-rulesByIdAcknowledge"];
+        post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1478,10 +1478,10 @@ export interface paths {
             cookie?: never;
         };
         /** List escalation policies */
-        get: operations["getApiV1Escalation-policies"];
+        get: operations["listEscalationPolicies"];
         put?: never;
         /** Create an escalation policy */
-        post: operations["postApiV1Escalation-policies"];
+        post: operations["createEscalationPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1496,15 +1496,15 @@ export interface paths {
             cookie?: never;
         };
         /** One escalation policy */
-        get: operations["getApiV1Escalation-policiesById"];
+        get: operations["getEscalationPolicy"];
         put?: never;
         post?: never;
         /** Delete an escalation policy (409 while rules use it) */
-        delete: operations["deleteApiV1Escalation-policiesById"];
+        delete: operations["deleteEscalationPolicy"];
         options?: never;
         head?: never;
         /** Change an escalation policy; rules using it follow from their next evaluation */
-        patch: operations["patchApiV1Escalation-policiesById"];
+        patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
     "/api/v1/alerts/history": {
@@ -1515,7 +1515,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive) */
-        get: operations["getApiV1AlertsHistory"];
+        get: operations["getAlertsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1532,7 +1532,7 @@ export interface paths {
             cookie?: never;
         };
         /** Channel types, condition types and alerting features the plan includes, with its quotas */
-        get: operations["getApiV1Alert-capabilities"];
+        get: operations["listAlertCapabilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1549,7 +1549,7 @@ export interface paths {
             cookie?: never;
         };
         /** In-app notifications, newest first */
-        get: operations["getApiV1Notifications"];
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1566,7 +1566,7 @@ export interface paths {
             cookie?: never;
         };
         /** How many notifications are unread */
-        get: operations["getApiV1NotificationsUnread-count"];
+        get: operations["getNotificationsUnreadCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1585,7 +1585,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark one notification read (harmless to repeat) */
-        post: operations["postApiV1NotificationsByIdRead"];
+        post: operations["readNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1602,7 +1602,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark every notification read */
-        post: operations["postApiV1NotificationsRead-all"];
+        post: operations["readAllNotifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1617,10 +1617,10 @@ export interface paths {
             cookie?: never;
         };
         /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
-        get: operations["getApiV1HeartbeatByToken"];
+        get: operations["getHeartbeat"];
         put?: never;
         /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
-        post: operations["postApiV1HeartbeatByToken"];
+        post: operations["sendHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1635,10 +1635,10 @@ export interface paths {
             cookie?: never;
         };
         /** List runners, newest first (revoked ones included, status revoked) */
-        get: operations["getApiV1Runners"];
+        get: operations["listRunners"];
         put?: never;
         /** Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0) */
-        post: operations["postApiV1Runners"];
+        post: operations["createRunner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1653,7 +1653,7 @@ export interface paths {
             cookie?: never;
         };
         /** What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md) */
-        get: operations["getApiV1RunnersSetup"];
+        get: operations["getRunnersSetup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1670,15 +1670,15 @@ export interface paths {
             cookie?: never;
         };
         /** One runner */
-        get: operations["getApiV1RunnersById"];
+        get: operations["getRunner"];
         put?: never;
         post?: never;
         /** Revoke: the token stops working at once and the runner's queued jobs are dropped */
-        delete: operations["deleteApiV1RunnersById"];
+        delete: operations["deleteRunner"];
         options?: never;
         head?: never;
         /** Rename or relabel a runner */
-        patch: operations["patchApiV1RunnersById"];
+        patch: operations["updateRunner"];
         trace?: never;
     };
     "/api/v1/runners/{id}/status": {
@@ -1689,7 +1689,7 @@ export interface paths {
             cookie?: never;
         };
         /** Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports */
-        get: operations["getApiV1RunnersByIdStatus"];
+        get: operations["getRunnerStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1711,7 +1711,7 @@ export interface paths {
          * Open a session: X25519 key exchange bound to the token
          * @description Key = HKDF-SHA256(X25519 shared secret, salt = SHA-256(token), info = 'watchpost-runner-session-v1|<session_id>|<runner_public_key>|<server_public_key>'). `confirm` is sealed s2r with seq 0 and must open to { session_id, runner_id }. encrypted: false only for ALLOW_UNENCRYPTED_SESSION=true.
          */
-        post: operations["postApiV1RunnerSession"];
+        post: operations["openRunnerSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1731,7 +1731,7 @@ export interface paths {
          * Liveness and claim extension
          * @description Inside: { version, name, region, capabilities {browsers, concurrency}, heartbeat_interval_ms, in_flight: [claim] } → { suspended, extended, lost: [claim] }
          */
-        post: operations["postApiV1RunnerHeartbeat"];
+        post: operations["sendRunnerHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1751,7 +1751,7 @@ export interface paths {
          * Long-poll for jobs on jobs.runner.<id>
          * @description Inside: { max, wait_ms } → { jobs: [{ claim, job: { id, org_id, monitor_id, location, due_at, expires_at, type, config (secrets merged), timeout_ms } }] }
          */
-        post: operations["postApiV1RunnerJobsClaim"];
+        post: operations["claimRunnerJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1771,7 +1771,7 @@ export interface paths {
          * Report a batch of results; each job is acked after its result is stored
          * @description Inside: { results: [{ claim, status, checked_at, duration_ms, error, data }] } → { accepted }. A claim not issued to this runner refuses the batch (403 RUNNER_CLAIM_FOREIGN).
          */
-        post: operations["postApiV1RunnerResults"];
+        post: operations["submitRunnerResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1791,7 +1791,7 @@ export interface paths {
          * Hand claimed jobs back for immediate redelivery (shutdown)
          * @description Inside: { claims: [claim] } → { released }
          */
-        post: operations["postApiV1RunnerJobsRelease"];
+        post: operations["releaseRunnerJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1806,10 +1806,10 @@ export interface paths {
             cookie?: never;
         };
         /** List status pages, newest first */
-        get: operations["getApiV1Status-pages"];
+        get: operations["listStatusPages"];
         put?: never;
         /** Create a status page (counts toward the status_pages quota); 409 when the slug is taken */
-        post: operations["postApiV1Status-pages"];
+        post: operations["createStatusPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1824,15 +1824,15 @@ export interface paths {
             cookie?: never;
         };
         /** One status page with its layout and custom-domain state */
-        get: operations["getApiV1Status-pagesById"];
+        get: operations["getStatusPage"];
         put?: never;
         post?: never;
         /** Delete a status page with its layout and subscribers */
-        delete: operations["deleteApiV1Status-pagesById"];
+        delete: operations["deleteStatusPage"];
         options?: never;
         head?: never;
         /** Change a status page; 409 when the new slug is taken */
-        patch: operations["patchApiV1Status-pagesById"];
+        patch: operations["updateStatusPage"];
         trace?: never;
     };
     "/api/v1/status-pages/{id}/layout": {
@@ -1843,9 +1843,9 @@ export interface paths {
             cookie?: never;
         };
         /** Sections and components in display order */
-        get: operations["getApiV1Status-pagesByIdLayout"];
+        get: operations["getStatusPageLayout"];
         /** Replace the page's sections and components (order = array order); each component shows one monitor or a tag group */
-        put: operations["putApiV1Status-pagesByIdLayout"];
+        put: operations["replaceStatusPageLayout"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1861,10 +1861,10 @@ export interface paths {
             cookie?: never;
         };
         /** Subscribers of a page, newest first */
-        get: operations["getApiV1Status-pagesByIdSubscribers"];
+        get: operations["listStatusPageSubscribers"];
         put?: never;
         /** Add an email (double opt-in: confirmation email) or webhook subscriber */
-        post: operations["postApiV1Status-pagesByIdSubscribers"];
+        post: operations["addStatusPageSubscriber"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1881,9 +1881,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan. */
-        post: operations["postApiV1Status-pagesByIdDomain"];
+        post: operations["setStatusPageDomain"];
         /** Remove the custom domain */
-        delete: operations["deleteApiV1Status-pagesByIdDomain"];
+        delete: operations["deleteStatusPageDomain"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1899,7 +1899,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Look up the TXT record; 409 CONFLICT with what was found when it does not match */
-        post: operations["postApiV1Status-pagesByIdDomainVerify"];
+        post: operations["verifyStatusPageDomain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1917,7 +1917,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a subscriber */
-        delete: operations["deleteApiV1Status-pagesByIdSubscribersBySubscriberId"];
+        delete: operations["deleteStatusPageSubscriber"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1931,10 +1931,10 @@ export interface paths {
             cookie?: never;
         };
         /** Built-in themes first, then custom ones (newest first) */
-        get: operations["getApiV1Themes"];
+        get: operations["listThemes"];
         put?: never;
         /** Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md) */
-        post: operations["postApiV1Themes"];
+        post: operations["createTheme"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1949,15 +1949,15 @@ export interface paths {
             cookie?: never;
         };
         /** One theme */
-        get: operations["getApiV1ThemesById"];
+        get: operations["getTheme"];
         put?: never;
         post?: never;
         /** Delete a custom theme; 409 while a page uses it */
-        delete: operations["deleteApiV1ThemesById"];
+        delete: operations["deleteTheme"];
         options?: never;
         head?: never;
         /** Change a custom theme (built-ins are read-only: 403) */
-        patch: operations["patchApiV1ThemesById"];
+        patch: operations["updateTheme"];
         trace?: never;
     };
     "/api/v1/incidents": {
@@ -1968,10 +1968,10 @@ export interface paths {
             cookie?: never;
         };
         /** List incidents, newest first; filter by status (or active) and page */
-        get: operations["getApiV1Incidents"];
+        get: operations["listIncidents"];
         put?: never;
         /** Open an incident (its first update carries the message); subscribers are notified */
-        post: operations["postApiV1Incidents"];
+        post: operations["createIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1986,15 +1986,15 @@ export interface paths {
             cookie?: never;
         };
         /** One incident with its update timeline */
-        get: operations["getApiV1IncidentsById"];
+        get: operations["getIncident"];
         put?: never;
         post?: never;
         /** Delete an incident (no notification) */
-        delete: operations["deleteApiV1IncidentsById"];
+        delete: operations["deleteIncident"];
         options?: never;
         head?: never;
         /** Change title, impact or placement (no notification; post an update to tell subscribers) */
-        patch: operations["patchApiV1IncidentsById"];
+        patch: operations["updateIncident"];
         trace?: never;
     };
     "/api/v1/incidents/{id}/updates": {
@@ -2007,7 +2007,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Post an update to the timeline (status optional); subscribers are notified */
-        post: operations["postApiV1IncidentsByIdUpdates"];
+        post: operations["createIncidentUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2024,7 +2024,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resolve with a final update; subscribers are notified */
-        post: operations["postApiV1IncidentsByIdResolve"];
+        post: operations["resolveIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2039,10 +2039,10 @@ export interface paths {
             cookie?: never;
         };
         /** What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise) */
-        get: operations["getApiV1Unsubscribe"];
+        get: operations["getUnsubscribe"];
         put?: never;
         /** Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent */
-        post: operations["postApiV1Unsubscribe"];
+        post: operations["unsubscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2098,7 +2098,7 @@ export interface components {
             /** @description http:// or https:// URL */
             url: string;
             /** @default GET */
-            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
@@ -2111,11 +2111,11 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /** @default true */
-            follow_redirects: boolean;
+            follow_redirects?: boolean;
             /** @default 5 */
-            max_redirects: number;
+            max_redirects?: number;
             degraded_above_ms?: number;
             auth?: {
                 /** @constant */
@@ -2130,13 +2130,13 @@ export interface components {
                 token: string;
             };
             /** @default true */
-            tls_verify: boolean;
+            tls_verify?: boolean;
         };
         KeywordConfig: {
             /** @description http:// or https:// URL */
             url: string;
             /** @default GET */
-            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
@@ -2149,11 +2149,11 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /** @default true */
-            follow_redirects: boolean;
+            follow_redirects?: boolean;
             /** @default 5 */
-            max_redirects: number;
+            max_redirects?: number;
             degraded_above_ms?: number;
             auth?: {
                 /** @constant */
@@ -2168,21 +2168,21 @@ export interface components {
                 token: string;
             };
             /** @default true */
-            tls_verify: boolean;
+            tls_verify?: boolean;
             keyword: string;
             /** @default false */
-            case_sensitive: boolean;
+            case_sensitive?: boolean;
             /** @default present */
-            mode: "present" | "absent";
+            mode?: "present" | "absent";
         };
         SslConfig: {
             /** @description Host name or IP address */
             host: string;
             /** @default 443 */
-            port: number;
+            port?: number;
             sni?: string;
             /** @default 14 */
-            warn_days: number;
+            warn_days?: number;
         };
         TcpConfig: {
             /** @description Host name or IP address */
@@ -2200,13 +2200,13 @@ export interface components {
             /** @description Host name or IP address */
             host: string;
             /** @default 3 */
-            count: number;
+            count?: number;
         };
         DomainConfig: {
             /** @description Registrable domain, e.g. example.com or example.co.uk */
             domain: string;
             /** @default 30 */
-            warn_days: number;
+            warn_days?: number;
         };
         SmtpConfig: {
             /** @description Host name or IP address */
@@ -2215,22 +2215,22 @@ export interface components {
              * @description SMTP port; 587 (submission) by default, 25 for MX servers
              * @default 587
              */
-            port: number;
+            port?: number;
             /**
              * @description auto: upgrade when the server offers STARTTLS; required: down when it does not; off: stay in plain text
              * @default auto
              */
-            starttls: "auto" | "required" | "off";
+            starttls?: "auto" | "required" | "off";
             /**
              * @description Down when the STARTTLS certificate is not trusted or does not cover the host
              * @default true
              */
-            tls_verify: boolean;
+            tls_verify?: boolean;
             /**
              * @description The name we greet the server with (EHLO)
              * @default watchpost.invalid
              */
-            ehlo_name: string;
+            ehlo_name?: string;
             /** @description Degraded when the STARTTLS certificate expires within this many days */
             cert_expiry_days?: number;
             /** @description Degraded when the dialogue takes longer than this, ms */
@@ -2243,7 +2243,7 @@ export interface components {
              * @description Extra wait after a missed period before the monitor is down
              * @default 300
              */
-            grace_seconds: number;
+            grace_seconds?: number;
         };
         BrowserLiteConfig: {
             /** @description http:// or https:// URL */
@@ -2252,7 +2252,7 @@ export interface components {
              * @description Page state that ends the load: the load event, DOMContentLoaded, or no network traffic for 500 ms
              * @default load
              */
-            wait_until: "load" | "domcontentloaded" | "networkidle";
+            wait_until?: "load" | "domcontentloaded" | "networkidle";
             /** @description Text the rendered page must contain */
             keyword?: string;
             /** @description Extra request headers sent with every request of the page */
@@ -2267,12 +2267,12 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /**
              * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
              * @default chromium
              */
-            engine: "chromium" | "firefox" | "webkit";
+            engine?: "chromium" | "firefox" | "webkit";
             /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
@@ -2284,17 +2284,17 @@ export interface components {
              * @description Degraded when the page logs console errors or throws uncaught exceptions
              * @default true
              */
-            degrade_on_console_errors: boolean;
+            degrade_on_console_errors?: boolean;
             /**
              * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
              * @default true
              */
-            degrade_on_failed_requests: boolean;
+            degrade_on_failed_requests?: boolean;
             /**
              * @description Store a screenshot with a down or timeout result
              * @default true
              */
-            screenshot_on_failure: boolean;
+            screenshot_on_failure?: boolean;
         };
         BrowserFlowConfig: {
             /** @description http:// or https:// URL */
@@ -2315,7 +2315,7 @@ export interface components {
                  * @description Page state that ends the navigation
                  * @default load
                  */
-                wait_until: "load" | "domcontentloaded" | "networkidle";
+                wait_until?: "load" | "domcontentloaded" | "networkidle";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2326,7 +2326,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2342,12 +2342,12 @@ export interface components {
                  * @description Mouse button
                  * @default left
                  */
-                button: "left" | "right" | "middle";
+                button?: "left" | "right" | "middle";
                 /**
                  * @description 1 for a click, 2 for a double click
                  * @default 1
                  */
-                click_count: number;
+                click_count?: number;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2358,7 +2358,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2379,7 +2379,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2390,7 +2390,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2417,7 +2417,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2444,7 +2444,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2460,7 +2460,7 @@ export interface components {
                  * @description State to wait for
                  * @default visible
                  */
-                state: "visible" | "attached" | "hidden" | "detached";
+                state?: "visible" | "attached" | "hidden" | "detached";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2471,7 +2471,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2498,7 +2498,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2514,7 +2514,7 @@ export interface components {
                  * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2525,7 +2525,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2546,7 +2546,7 @@ export interface components {
                  * @description contains, exact (the element's whole text), or not_contains
                  * @default contains
                  */
-                match: "contains" | "exact" | "not_contains";
+                match?: "contains" | "exact" | "not_contains";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2557,7 +2557,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2573,7 +2573,7 @@ export interface components {
                  * @description false asserts the element is hidden or absent
                  * @default true
                  */
-                visible: boolean;
+                visible?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2584,7 +2584,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2600,7 +2600,7 @@ export interface components {
                  * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2611,7 +2611,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2627,7 +2627,7 @@ export interface components {
                  * @description How the title is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2638,7 +2638,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2662,7 +2662,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2694,7 +2694,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2710,7 +2710,7 @@ export interface components {
                  * @description The whole scrollable page instead of the viewport
                  * @default false
                  */
-                full_page: boolean;
+                full_page?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2721,7 +2721,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2748,7 +2748,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2769,7 +2769,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2780,7 +2780,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2801,7 +2801,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Cookie domain; default: the host of the current page (or of url)
                  * @example example.com
@@ -2811,17 +2811,17 @@ export interface components {
                  * @description Cookie path
                  * @default /
                  */
-                path: string;
+                path?: string;
                 /**
                  * @description Send only over HTTPS
                  * @default false
                  */
-                secure: boolean;
+                secure?: boolean;
                 /**
                  * @description Hidden from page scripts
                  * @default false
                  */
-                http_only: boolean;
+                http_only?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2832,7 +2832,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             })[];
             /** @description Extra request headers sent with every request of the flow */
             headers?: {
@@ -2844,7 +2844,7 @@ export interface components {
              * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
              * @default chromium
              */
-            engine: "chromium" | "firefox" | "webkit";
+            engine?: "chromium" | "firefox" | "webkit";
             /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
@@ -2856,17 +2856,17 @@ export interface components {
              * @description Degraded when the page logs console errors or throws uncaught exceptions
              * @default true
              */
-            degrade_on_console_errors: boolean;
+            degrade_on_console_errors?: boolean;
             /**
              * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
              * @default true
              */
-            degrade_on_failed_requests: boolean;
+            degrade_on_failed_requests?: boolean;
             /**
              * @description Store a screenshot with a down or timeout result
              * @default true
              */
-            screenshot_on_failure: boolean;
+            screenshot_on_failure?: boolean;
         };
         EmailChannelConfig: {
             /** @description Recipient address or list of addresses (at most 20) */
@@ -2911,7 +2911,7 @@ export interface components {
              * @description Severity of triggered incidents
              * @default critical
              */
-            severity: "critical" | "error" | "warning" | "info";
+            severity?: "critical" | "error" | "warning" | "info";
         };
         OpsgenieChannelConfig: {
             /** @description API key of an Opsgenie API integration */
@@ -2920,7 +2920,7 @@ export interface components {
              * @description Opsgenie instance: us or eu
              * @default us
              */
-            region: "us" | "eu";
+            region?: "us" | "eu";
             /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
             priority?: "P1" | "P2" | "P3" | "P4" | "P5";
             tags?: string[];
@@ -2930,7 +2930,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "StatusChangeCondition";
+            type: "status_change";
             /** @description Fires on any of these statuses */
             to: ("up" | "down" | "degraded" | "timeout")[];
             /** @description Accepted and stored; evaluation matches on `to` only */
@@ -2941,7 +2941,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MetricThresholdCondition";
+            type: "metric_threshold";
             /**
              * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
@@ -2955,7 +2955,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SslExpiryCondition";
+            type: "ssl_expiry";
             days_before: number;
         };
         DomainExpiryCondition: {
@@ -2963,7 +2963,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "DomainExpiryCondition";
+            type: "domain_expiry";
             days_before: number;
         };
         KeywordMissingCondition: {
@@ -2971,7 +2971,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "KeywordMissingCondition";
+            type: "keyword_missing";
             keyword: string;
         };
         CertificateChangedCondition: {
@@ -2979,21 +2979,21 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "CertificateChangedCondition";
+            type: "certificate_changed";
         };
         MonitoringUnavailableCondition: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitoringUnavailableCondition";
+            type: "monitoring_unavailable";
         };
         MonitorScope: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitorScope";
+            type: "monitor";
             monitor_id: string;
         };
         MonitorGroupScope: {
@@ -3001,7 +3001,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitorGroupScope";
+            type: "monitor_group";
             tag: string;
         };
         AllMonitorsScope: {
@@ -3009,7 +3009,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "AllMonitorsScope";
+            type: "all_monitors";
         };
         /** HttpData */
         HttpData: {
@@ -3584,7 +3584,7 @@ export interface operations {
             };
         };
     };
-    getStatusBySlug: {
+    getStatusPageHtml: {
         parameters: {
             query?: never;
             header?: never;
@@ -3650,7 +3650,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugIndex.json": {
+    getStatusIndexJson: {
         parameters: {
             query?: never;
             header?: never;
@@ -3794,7 +3794,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugFeed.rss": {
+    getStatusFeedRss: {
         parameters: {
             query?: never;
             header?: never;
@@ -3860,7 +3860,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugFeed.atom": {
+    getStatusFeedAtom: {
         parameters: {
             query?: never;
             header?: never;
@@ -3926,7 +3926,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugLogin: {
+    loginStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4012,7 +4012,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugSubscribe: {
+    subscribeStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4076,7 +4076,7 @@ export interface operations {
             };
         };
     };
-    getStatusBySlugConfirm: {
+    getStatusConfirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -4108,7 +4108,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugConfirm: {
+    confirmStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4140,7 +4140,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdStatus.svg": {
+    getBadgeStatusSvg: {
         parameters: {
             query?: never;
             header?: never;
@@ -4187,7 +4187,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdUptime.svg": {
+    getBadgeUptimeSvg: {
         parameters: {
             query?: {
                 period?: "24h" | "7d" | "30d" | "90d";
@@ -4236,7 +4236,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdResponse-time.svg": {
+    getBadgeResponseTimeSvg: {
         parameters: {
             query?: never;
             header?: never;
@@ -4283,7 +4283,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignup: {
+    signUp: {
         parameters: {
             query?: never;
             header?: never;
@@ -4395,7 +4395,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignin: {
+    signIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -4516,7 +4516,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignout: {
+    signOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -4617,7 +4617,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1AuthPassword-resetRequest": {
+    requestAuthPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -4707,7 +4707,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1AuthPassword-resetConfirm": {
+    confirmAuthPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -4798,7 +4798,7 @@ export interface operations {
             };
         };
     };
-    getApiV1User: {
+    getUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -4896,7 +4896,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1User: {
+    deleteUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5011,7 +5011,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1User: {
+    updateUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5138,7 +5138,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UserSessions: {
+    listUserSessions: {
         parameters: {
             query?: {
                 page?: number;
@@ -5250,7 +5250,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1UserSessionsById: {
+    deleteUserSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -5348,7 +5348,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faSetup: {
+    setupUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5449,7 +5449,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faEnable: {
+    enableUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5574,7 +5574,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faDisable: {
+    disableUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5699,7 +5699,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1User2faRecovery-codes": {
+    regenerateRecoveryCodes: {
         parameters: {
             query?: never;
             header?: never;
@@ -5817,7 +5817,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UserExport: {
+    getUserExport: {
         parameters: {
             query?: never;
             header?: never;
@@ -5908,7 +5908,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Orgs: {
+    listOrgs: {
         parameters: {
             query?: {
                 page?: number;
@@ -6019,7 +6019,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Orgs: {
+    createOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6142,7 +6142,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Org: {
+    getOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6239,7 +6239,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1Org: {
+    updateOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6360,7 +6360,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgMembers: {
+    listOrgMembers: {
         parameters: {
             query?: {
                 page?: number;
@@ -6469,7 +6469,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgRoles: {
+    listOrgRoles: {
         parameters: {
             query?: {
                 page?: number;
@@ -6582,7 +6582,7 @@ export interface operations {
             };
         };
     };
-    postApiV1OrgRoles: {
+    createOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -6707,7 +6707,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgRolesById: {
+    getOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -6808,7 +6808,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgRolesById: {
+    deleteOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -6906,7 +6906,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1OrgRolesById: {
+    updateOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -7033,7 +7033,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1OrgSecurity-policy": {
+    getOrgSecurityPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -7126,7 +7126,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1OrgSecurity-policy": {
+    updateOrgSecurityPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -7244,7 +7244,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgMembersById: {
+    deleteOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7342,7 +7342,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1OrgMembersById: {
+    updateOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7465,7 +7465,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgInvitations: {
+    listOrgInvitations: {
         parameters: {
             query?: {
                 page?: number;
@@ -7578,7 +7578,7 @@ export interface operations {
             };
         };
     };
-    postApiV1OrgInvitations: {
+    createInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -7707,7 +7707,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgInvitationsById: {
+    deleteOrgInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -7805,7 +7805,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Invitations: {
+    listInvitations: {
         parameters: {
             query?: {
                 page?: number;
@@ -7919,7 +7919,7 @@ export interface operations {
             };
         };
     };
-    postApiV1InvitationsAccept: {
+    acceptInvitations: {
         parameters: {
             query?: never;
             header?: never;
@@ -8045,7 +8045,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-keys": {
+    listApiKeys: {
         parameters: {
             query?: {
                 page?: number;
@@ -8161,7 +8161,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-keys": {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -8294,7 +8294,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-keysScopes": {
+    listApiKeysScopes: {
         parameters: {
             query?: never;
             header?: never;
@@ -8387,7 +8387,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Api-keysById": {
+    deleteApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -8485,7 +8485,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Audit-log": {
+    getAuditLog: {
         parameters: {
             query?: {
                 page?: number;
@@ -8605,7 +8605,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Entitlements: {
+    listEntitlements: {
         parameters: {
             query?: never;
             header?: never;
@@ -8726,7 +8726,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingWebhooksPaddle: {
+    receivePaddleWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -8829,7 +8829,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingPlans: {
+    listBillingPlans: {
         parameters: {
             query?: never;
             header?: never;
@@ -8946,7 +8946,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingSubscription: {
+    getBillingSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9085,7 +9085,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingAddonsActive: {
+    getBillingAddonsActive: {
         parameters: {
             query?: {
                 page?: number;
@@ -9217,7 +9217,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingOverlaps: {
+    listBillingOverlaps: {
         parameters: {
             query?: {
                 page?: number;
@@ -9327,7 +9327,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingCheckout: {
+    checkoutBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -9454,7 +9454,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1BillingChange-plan": {
+    changePlanBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -9591,7 +9591,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingLinesByIdCancel: {
+    cancelBillingLine: {
         parameters: {
             query?: never;
             header?: never;
@@ -9722,7 +9722,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingLinesByIdResume: {
+    resumeBillingLine: {
         parameters: {
             query?: never;
             header?: never;
@@ -9853,7 +9853,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingOverlapsByIdCancel: {
+    cancelBillingOverlap: {
         parameters: {
             query?: never;
             header?: never;
@@ -9988,7 +9988,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingOverlapsByIdDismiss: {
+    dismissBillingOverlap: {
         parameters: {
             query?: never;
             header?: never;
@@ -10091,7 +10091,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsUptime: {
+    listMonitorUptimes: {
         parameters: {
             query: {
                 ids: string;
@@ -10196,7 +10196,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecks: {
+    listMonitorChecks: {
         parameters: {
             query?: {
                 page?: number;
@@ -10333,7 +10333,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksExport: {
+    getMonitorChecksExport: {
         parameters: {
             query?: {
                 format?: "csv" | "json";
@@ -10459,7 +10459,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksByCheckId: {
+    getMonitorCheck: {
         parameters: {
             query?: never;
             header?: never;
@@ -10581,7 +10581,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdUptime: {
+    getMonitorUptime: {
         parameters: {
             query?: {
                 from?: string;
@@ -10885,7 +10885,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdAggregates: {
+    listMonitorAggregates: {
         parameters: {
             query?: {
                 bucket?: "hour" | "day";
@@ -11006,7 +11006,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksByCheckIdScreenshot: {
+    getMonitorCheckScreenshot: {
         parameters: {
             query?: {
                 name?: string;
@@ -11101,7 +11101,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PluginsFlowComponents: {
+    listPluginsFlowComponents: {
         parameters: {
             query?: {
                 page?: number;
@@ -11239,7 +11239,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Monitors: {
+    listMonitors: {
         parameters: {
             query?: {
                 page?: number;
@@ -11380,7 +11380,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Monitors: {
+    createMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -11712,7 +11712,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsById: {
+    getMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -11837,7 +11837,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1MonitorsById: {
+    deleteMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -11935,7 +11935,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1MonitorsById: {
+    updateMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12099,7 +12099,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdPause: {
+    pauseMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12233,7 +12233,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdResume: {
+    resumeMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12367,7 +12367,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdRun: {
+    runMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12482,7 +12482,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkPause: {
+    pauseMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -12601,7 +12601,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkResume: {
+    resumeMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -12720,7 +12720,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkDelete: {
+    deleteMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -12839,7 +12839,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Retention: {
+    getRetention: {
         parameters: {
             query?: never;
             header?: never;
@@ -12936,7 +12936,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Monitor-groups": {
+    listMonitorGroups: {
         parameters: {
             query?: {
                 page?: number;
@@ -13050,7 +13050,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Monitor-groupsByTag": {
+    getMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13154,7 +13154,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Monitor-groupsByTag": {
+    deleteMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13252,7 +13252,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Monitor-groupsByTag": {
+    updateMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13381,7 +13381,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Maintenance-windows": {
+    listMaintenanceWindows: {
         parameters: {
             query?: {
                 page?: number;
@@ -13507,7 +13507,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Maintenance-windows": {
+    createMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -13666,7 +13666,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Maintenance-windowsById": {
+    getMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -13781,7 +13781,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Maintenance-windowsById": {
+    deleteMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -13879,7 +13879,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Maintenance-windowsById": {
+    updateMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -14039,7 +14039,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Regions: {
+    listRegions: {
         parameters: {
             query?: {
                 page?: number;
@@ -14154,7 +14154,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Locations: {
+    listLocations: {
         parameters: {
             query?: {
                 page?: number;
@@ -14265,7 +14265,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Events: {
+    listEvents: {
         parameters: {
             query?: never;
             header?: {
@@ -14357,7 +14357,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-channels": {
+    listAlertChannels: {
         parameters: {
             query?: {
                 page?: number;
@@ -14472,7 +14472,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-channels": {
+    createAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14653,7 +14653,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-channelsById": {
+    getAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14758,7 +14758,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Alert-channelsById": {
+    deleteAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14856,7 +14856,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Alert-channelsById": {
+    updateAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14990,7 +14990,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-channelsByIdTest": {
+    testAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -15104,7 +15104,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rules": {
+    listAlertRules: {
         parameters: {
             query?: {
                 page?: number;
@@ -15240,7 +15240,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-rules": {
+    createAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15412,7 +15412,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rulesActive": {
+    getAlertRulesActive: {
         parameters: {
             query?: {
                 page?: number;
@@ -15529,7 +15529,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rulesById": {
+    getAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15651,7 +15651,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Alert-rulesById": {
+    deleteAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15749,7 +15749,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Alert-rulesById": {
+    updateAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15923,7 +15923,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-rulesByIdAcknowledge": {
+    acknowledgeAlert: {
         parameters: {
             query?: never;
             header?: never;
@@ -16045,7 +16045,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Escalation-policies": {
+    listEscalationPolicies: {
         parameters: {
             query?: {
                 page?: number;
@@ -16157,7 +16157,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Escalation-policies": {
+    createEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16286,7 +16286,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Escalation-policiesById": {
+    getEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16388,7 +16388,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Escalation-policiesById": {
+    deleteEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16486,7 +16486,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Escalation-policiesById": {
+    updateEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16617,7 +16617,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AlertsHistory: {
+    getAlertsHistory: {
         parameters: {
             query?: {
                 page?: number;
@@ -16746,7 +16746,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-capabilities": {
+    listAlertCapabilities: {
         parameters: {
             query?: never;
             header?: never;
@@ -16857,7 +16857,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Notifications: {
+    listNotifications: {
         parameters: {
             query?: {
                 page?: number;
@@ -16973,7 +16973,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1NotificationsUnread-count": {
+    getNotificationsUnreadCount: {
         parameters: {
             query?: never;
             header?: never;
@@ -17064,7 +17064,7 @@ export interface operations {
             };
         };
     };
-    postApiV1NotificationsByIdRead: {
+    readNotification: {
         parameters: {
             query?: never;
             header?: never;
@@ -17178,7 +17178,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1NotificationsRead-all": {
+    readAllNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -17278,7 +17278,7 @@ export interface operations {
             };
         };
     };
-    getApiV1HeartbeatByToken: {
+    getHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -17357,7 +17357,7 @@ export interface operations {
             };
         };
     };
-    postApiV1HeartbeatByToken: {
+    sendHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -17445,7 +17445,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Runners: {
+    listRunners: {
         parameters: {
             query?: {
                 page?: number;
@@ -17562,7 +17562,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Runners: {
+    createRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -17696,7 +17696,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersSetup: {
+    getRunnersSetup: {
         parameters: {
             query?: never;
             header?: never;
@@ -17796,7 +17796,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersById: {
+    getRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -17903,7 +17903,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RunnersById: {
+    deleteRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -18001,7 +18001,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RunnersById: {
+    updateRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -18135,7 +18135,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersByIdStatus: {
+    getRunnerStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -18256,7 +18256,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerSession: {
+    openRunnerSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -18401,7 +18401,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerHeartbeat: {
+    sendRunnerHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -18532,7 +18532,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerJobsClaim: {
+    claimRunnerJobs: {
         parameters: {
             query?: never;
             header?: never;
@@ -18663,7 +18663,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerResults: {
+    submitRunnerResults: {
         parameters: {
             query?: never;
             header?: never;
@@ -18794,7 +18794,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerJobsRelease: {
+    releaseRunnerJobs: {
         parameters: {
             query?: never;
             header?: never;
@@ -18925,7 +18925,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pages": {
+    listStatusPages: {
         parameters: {
             query?: {
                 page?: number;
@@ -19074,7 +19074,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pages": {
+    createStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19248,7 +19248,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesById": {
+    getStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19387,7 +19387,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesById": {
+    deleteStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19485,7 +19485,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Status-pagesById": {
+    updateStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19660,7 +19660,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesByIdLayout": {
+    getStatusPageLayout: {
         parameters: {
             query?: never;
             header?: never;
@@ -19763,7 +19763,7 @@ export interface operations {
             };
         };
     };
-    "putApiV1Status-pagesByIdLayout": {
+    replaceStatusPageLayout: {
         parameters: {
             query?: never;
             header?: never;
@@ -19901,7 +19901,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesByIdSubscribers": {
+    listStatusPageSubscribers: {
         parameters: {
             query?: {
                 page?: number;
@@ -20016,7 +20016,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdSubscribers": {
+    addStatusPageSubscriber: {
         parameters: {
             query?: never;
             header?: never;
@@ -20146,7 +20146,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdDomain": {
+    setStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20310,7 +20310,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesByIdDomain": {
+    deleteStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20458,7 +20458,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdDomainVerify": {
+    verifyStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20606,7 +20606,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesByIdSubscribersBySubscriberId": {
+    deleteStatusPageSubscriber: {
         parameters: {
             query?: never;
             header?: never;
@@ -20705,7 +20705,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Themes: {
+    listThemes: {
         parameters: {
             query?: {
                 page?: number;
@@ -20820,7 +20820,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Themes: {
+    createTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -20976,7 +20976,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ThemesById: {
+    getTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21081,7 +21081,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ThemesById: {
+    deleteTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21179,7 +21179,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ThemesById: {
+    updateTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21337,7 +21337,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Incidents: {
+    listIncidents: {
         parameters: {
             query?: {
                 page?: number;
@@ -21464,7 +21464,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Incidents: {
+    createIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21610,7 +21610,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsById: {
+    getIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21725,7 +21725,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IncidentsById: {
+    deleteIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21823,7 +21823,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1IncidentsById: {
+    updateIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21966,7 +21966,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdUpdates: {
+    createIncidentUpdate: {
         parameters: {
             query?: never;
             header?: never;
@@ -22109,7 +22109,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdResolve: {
+    resolveIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -22248,7 +22248,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Unsubscribe: {
+    getUnsubscribe: {
         parameters: {
             query: {
                 token: string;
@@ -22318,7 +22318,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Unsubscribe: {
+    unsubscribe: {
         parameters: {
             query: {
                 token: string;
