@@ -52,6 +52,43 @@ function exactParameter(schema: ParameterSchema): ParameterSchema {
   return { ...outer, ...numeric };
 }
 
+/** JSON with sorted keys: two schemas with the same text describe the same shape. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+
+type Json = { [k: string]: unknown };
+/**
+ * A component written in TypeBox in the form Elysia gives its route schemas: a union of constants is an
+ * `enum`, "X or null" is `type: [X, "null"]` — so a response and its component compare equal. Used to compare only.
+ */
+function asElysiaWrites(node: unknown): unknown {
+  if (!node || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map(asElysiaWrites);
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, asElysiaWrites(v)])) as Json;
+  const alts = out.anyOf as Json[] | undefined;
+  if (!alts) return out;
+  const { anyOf: _, ...rest } = out;
+  const consts = alts.every((a) => "const" in a && Object.keys(a).length === 2 && a.type === alts[0]!.type);
+  // (Elysia drops the union's own keys, such as its description, there.)
+  if (consts) return { type: alts[0]!.type, enum: alts.map((a) => a.const) };
+  const nullable = alts.length === 2 && alts.some((a) => a.type === "null" && Object.keys(a).length === 1);
+  const other = alts.find((a) => a.type !== "null");
+  if (nullable && other && typeof other.type === "string" && !("properties" in other)) return { ...rest, ...other, type: [other.type, "null"] };
+  return out;
+}
+
+/**
+ * A response schema (or any part of it) that is exactly one of the named object components becomes a
+ * `$ref` to it, so generators emit one `Monitor`, `CheckResult`, `Pagination`… type instead of copies.
+ */
+function referToComponents(node: unknown, byShape: Map<string, string>): unknown {
+  if (!node || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map((n) => referToComponents(n, byShape));
+  const name = byShape.get(canonical(node));
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, referToComponents(v, byShape)]));
+}
+
 /**
  * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
  * common to every operation: error responses, rate-limit headers, security schemes.
@@ -61,6 +98,11 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
   };
+  const byShape = new Map(
+    Object.entries(extraSchemas)
+      .filter(([, schema]) => (schema as { type?: string }).type === "object")
+      .map(([name, schema]) => [canonical(asElysiaWrites(JSON.parse(JSON.stringify(schema)))), name] as const),
+  );
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
       op.operationId = operationIdFor(method, path);
@@ -75,6 +117,8 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       // Handlers that answer 204 declare no response schema; the document still names their success.
       if (!Object.keys(responses).some((s) => s.startsWith("2"))) responses["204"] = { description: "No content" };
       for (const [status, res] of Object.entries(responses)) {
+        const content = (res as { content?: Record<string, { schema?: unknown }> }).content;
+        for (const media of Object.values(content ?? {})) if (media.schema) media.schema = referToComponents(media.schema, byShape);
         if (path.startsWith("/api/v1")) (res as { headers?: unknown }).headers = RATE_HEADERS;
         if (status === "204") delete (res as { content?: unknown }).content;
       }

@@ -46,6 +46,17 @@ describe("the OpenAPI document for client generators", () => {
     for (const [name, description] of declared) expect(description ? "ok" : `tag ${name} has no description`).toBe("ok");
   });
 
+  it("refers to the shared shapes (Monitor, CheckResult, AlertRule, Pagination) by $ref", () => {
+    const schema = (path: string, method: string, status: string) => (doc.paths[path]![method] as any).responses[status].content["application/json"].schema;
+    expect(schema("/api/v1/monitors", "get", "200")).toMatchObject({ properties: { data: { items: { $ref: "#/components/schemas/Monitor" } }, pagination: { $ref: "#/components/schemas/Pagination" } } });
+    expect(schema("/api/v1/monitors", "post", "201")).toEqual({ $ref: "#/components/schemas/Monitor" });
+    expect(schema("/api/v1/monitors/{id}/checks", "get", "200").properties.data.items).toEqual({ $ref: "#/components/schemas/CheckResult" });
+    expect(schema("/api/v1/alert-rules", "post", "201")).toEqual({ $ref: "#/components/schemas/AlertRule" });
+    const collections = Object.values(doc.paths).flatMap((item) => Object.values(item)).map((op: any) => op.responses?.["200"]?.content?.["application/json"]?.schema?.properties?.pagination).filter(Boolean);
+    expect(collections.length).toBeGreaterThan(10);
+    expect(collections.filter((p) => p.$ref !== "#/components/schemas/Pagination")).toEqual([]);
+  });
+
   it("passes Spectral's spectral:oas ruleset without an error or an undeclared tag", async () => {
     const spectral = new Spectral();
     spectral.setRuleset({ extends: [[oas as never, "recommended"]] } as never);

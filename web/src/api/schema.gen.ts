@@ -3473,6 +3473,106 @@ export interface components {
                 acknowledge?: string;
             };
         };
+        Monitor: {
+            id: string;
+            name: string;
+            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
+            /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
+            config: {
+                [key: string]: unknown;
+            };
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CheckResult */
+        CheckResult: {
+            /** @description `chk_` + 32 hex digits */
+            id: string;
+            /** @description The job that produced it; one result per job is stored */
+            job_id: string;
+            monitor_id: string;
+            /** @description Region name or runner id */
+            location: string;
+            location_type: "region" | "runner";
+            /**
+             * Format: date-time
+             * @description The check's due time; ranges, ordering and buckets use it
+             */
+            scheduled_at: string;
+            /**
+             * Format: date-time
+             * @description When it ran
+             */
+            checked_at: string;
+            /** @description up, down, degraded, timeout, or unavailable (monitoring_unavailable: no region or runner could run the check; left out of uptime) */
+            status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+            /** @description Total duration, ms (the metric response_time) */
+            duration_ms: number;
+            error: string | null;
+            /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        AlertRule: {
+            id: string;
+            name: string;
+            description: string | null;
+            enabled: boolean;
+            scope: {
+                [key: string]: unknown;
+            };
+            condition: {
+                [key: string]: unknown;
+            };
+            confirmation: {
+                consecutive_failures: number;
+                confirmation_regions: string[] | null;
+            };
+            notifications: {
+                on_recovery: boolean;
+                recurring: boolean;
+                recurring_interval_minutes: number | null;
+            };
+            channels: {
+                channel_id: string;
+                delay_minutes: number;
+            }[];
+            escalation_policy_id: string | null;
+            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Pagination: {
+            page: number;
+            limit: number;
+            total: number;
+            totalPages: number;
+            hasMore: boolean;
+        };
         /** Status-page subscriber webhook */
         SubscriberWebhookPayload: {
             /** @enum {string} */
@@ -5175,13 +5275,7 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -5944,13 +6038,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -6394,13 +6482,7 @@ export interface operations {
                             /** Format: date-time */
                             joined_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -6505,13 +6587,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
@@ -7503,13 +7579,7 @@ export interface operations {
                             /** Format: date-time */
                             accepted_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -7844,13 +7914,7 @@ export interface operations {
                             accepted_at: string | null;
                             org_name: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -8086,13 +8150,7 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -8530,13 +8588,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -9142,13 +9194,7 @@ export interface operations {
                             /** @description Hosted invoice of the current period at the payment provider */
                             invoice_url: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -9252,13 +9298,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -10227,44 +10267,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description `chk_` + 32 hex digits */
-                            id: string;
-                            /** @description The job that produced it; one result per job is stored */
-                            job_id: string;
-                            monitor_id: string;
-                            /** @description Region name or runner id */
-                            location: string;
-                            /** @enum {string} */
-                            location_type: "region" | "runner";
-                            /**
-                             * Format: date-time
-                             * @description The check's due time; ranges, ordering and buckets use it
-                             */
-                            scheduled_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it ran
-                             */
-                            checked_at: string;
-                            /** @enum {string} */
-                            status: "up" | "down" | "degraded" | "timeout" | "unavailable";
-                            /** @description Total duration, ms (the metric response_time) */
-                            duration_ms: number;
-                            /** @description What went wrong when not up */
-                            error: string | null;
-                            /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["CheckResult"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -10483,37 +10487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description `chk_` + 32 hex digits */
-                        id: string;
-                        /** @description The job that produced it; one result per job is stored */
-                        job_id: string;
-                        monitor_id: string;
-                        /** @description Region name or runner id */
-                        location: string;
-                        /** @enum {string} */
-                        location_type: "region" | "runner";
-                        /**
-                         * Format: date-time
-                         * @description The check's due time; ranges, ordering and buckets use it
-                         */
-                        scheduled_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When it ran
-                         */
-                        checked_at: string;
-                        /** @enum {string} */
-                        status: "up" | "down" | "degraded" | "timeout" | "unavailable";
-                        /** @description Total duration, ms (the metric response_time) */
-                        duration_ms: number;
-                        /** @description What went wrong when not up */
-                        error: string | null;
-                        /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["CheckResult"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -11164,13 +11138,7 @@ export interface operations {
                                 }[];
                             }[];
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -11270,48 +11238,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                            /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            interval_seconds: number;
-                            timeout_ms: number;
-                            regions: string[];
-                            runner_ids: string[];
-                            tags: string[];
-                            paused: boolean;
-                            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                            suspended: boolean;
-                            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                            monitored: boolean;
-                            /** @description Why monitored is false; null otherwise */
-                            not_monitored_reason: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "up" | "down" | "degraded" | "timeout";
-                            /** Format: date-time */
-                            status_changed_at: string | null;
-                            /** Format: date-time */
-                            last_checked_at: string | null;
-                            last_duration_ms: number | null;
-                            /** @description Heartbeat monitors: GET or POST this URL to report in */
-                            heartbeat_url?: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["Monitor"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -11592,41 +11520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -11735,41 +11629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -11979,41 +11839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12122,41 +11948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12256,41 +12048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12975,13 +12733,7 @@ export interface operations {
                                 paused: number;
                             };
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -13432,13 +13184,7 @@ export interface operations {
                             created_at: string;
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14079,13 +13825,7 @@ export interface operations {
                             /** @description Median duration of the region's recent checks */
                             p50_latency_ms: number | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14190,13 +13930,7 @@ export interface operations {
                             /** @description Regions one monitor may check from at once on the plan */
                             max_regions_per_monitor: number;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14397,13 +14131,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -15133,45 +14861,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            enabled: boolean;
-                            scope: {
-                                [key: string]: unknown;
-                            };
-                            condition: {
-                                [key: string]: unknown;
-                            };
-                            confirmation: {
-                                consecutive_failures: number;
-                                confirmation_regions: string[] | null;
-                            };
-                            notifications: {
-                                on_recovery: boolean;
-                                recurring: boolean;
-                                recurring_interval_minutes: number | null;
-                            };
-                            channels: {
-                                channel_id: string;
-                                delay_minutes: number;
-                            }[];
-                            escalation_policy_id: string | null;
-                            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                            disabled_reason: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["AlertRule"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -15295,38 +14986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15454,13 +15114,7 @@ export interface operations {
                             /** @description Consecutive checks the condition has held */
                             consecutive: number;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -15552,38 +15206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15806,38 +15429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -16082,13 +15674,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -16671,13 +16257,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -16898,13 +16478,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -17487,13 +17061,7 @@ export interface operations {
                             /** Format: date-time */
                             revoked_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -18999,13 +18567,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -19941,13 +19503,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -20745,13 +20301,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -21389,13 +20939,7 @@ export interface operations {
                                 created_at: string;
                             }[];
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
