@@ -3,6 +3,7 @@ import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
 import { typeConfigBody } from "./typed-config.ts";
 import { operationIdFor } from "./operation-ids.ts";
+import { OPERATION_EXAMPLES } from "./examples.ts";
 
 type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
@@ -116,7 +117,10 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       const responses = (op.responses ??= {});
       // Handlers that answer 204 declare no response schema; the document still names their success.
       if (!Object.keys(responses).some((s) => s.startsWith("2"))) responses["204"] = { description: "No content" };
+      const examples = OPERATION_EXAMPLES[op.operationId];
+      if (examples?.request && json) (json as { example?: unknown }).example = examples.request;
       for (const [status, res] of Object.entries(responses)) {
+        if (examples?.response && status.startsWith("2")) for (const media of Object.values((res as { content?: Record<string, { example?: unknown }> }).content ?? {})) media.example = examples.response;
         const content = (res as { content?: Record<string, { schema?: unknown }> }).content;
         for (const media of Object.values(content ?? {})) if (media.schema) media.schema = referToComponents(media.schema, byShape);
         if (path.startsWith("/api/v1")) (res as { headers?: unknown }).headers = RATE_HEADERS;

@@ -57,6 +57,17 @@ describe("the OpenAPI document for client generators", () => {
     expect(collections.filter((p) => p.$ref !== "#/components/schemas/Pagination")).toEqual([]);
   });
 
+  it("has request and response examples on the main operations", () => {
+    const byId = new Map(operations().map(({ op }) => [op.operationId, op as any]));
+    const media = (id: string, part: "request" | "response") => {
+      const op = byId.get(id);
+      const res = Object.entries(op.responses).find(([s]) => s.startsWith("2"))![1] as any;
+      return (part === "request" ? op.requestBody : res).content["application/json"];
+    };
+    for (const id of ["createMonitor", "createAlertRule"]) expect(media(id, "request").example ? "ok" : `${id} has no request example`).toBe("ok");
+    for (const id of ["createMonitor", "listMonitors", "runMonitor", "createAlertRule"]) expect(media(id, "response").example ? "ok" : `${id} has no response example`).toBe("ok");
+  });
+
   it("passes Spectral's spectral:oas ruleset without an error or an undeclared tag", async () => {
     const spectral = new Spectral();
     spectral.setRuleset({ extends: [[oas as never, "recommended"]] } as never);

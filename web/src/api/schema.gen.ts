@@ -11237,6 +11237,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x",
+                     *           "name": "Homepage",
+                     *           "type": "http",
+                     *           "config": {
+                     *             "url": "https://example.com/",
+                     *             "method": "GET",
+                     *             "expected_status": [
+                     *               200
+                     *             ]
+                     *           },
+                     *           "interval_seconds": 60,
+                     *           "timeout_ms": 10000,
+                     *           "regions": [
+                     *             "local"
+                     *           ],
+                     *           "runner_ids": [],
+                     *           "tags": [
+                     *             "web"
+                     *           ],
+                     *           "paused": false,
+                     *           "suspended": false,
+                     *           "monitored": true,
+                     *           "not_monitored_reason": null,
+                     *           "status": "up",
+                     *           "status_changed_at": "2026-11-26T03:00:00.000Z",
+                     *           "last_checked_at": "2026-11-26T03:59:00.000Z",
+                     *           "last_duration_ms": 182,
+                     *           "created_at": "2026-11-26T02:58:00.000Z",
+                     *           "updated_at": "2026-11-26T02:58:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Monitor"][];
                         pagination: components["schemas"]["Pagination"];
@@ -11317,6 +11361,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Homepage",
+                 *       "type": "http",
+                 *       "config": {
+                 *         "url": "https://example.com/"
+                 *       },
+                 *       "interval_seconds": 60,
+                 *       "tags": [
+                 *         "web"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @constant */
@@ -11520,6 +11577,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x",
+                     *       "name": "Homepage",
+                     *       "type": "http",
+                     *       "config": {
+                     *         "url": "https://example.com/",
+                     *         "method": "GET",
+                     *         "expected_status": [
+                     *           200
+                     *         ]
+                     *       },
+                     *       "interval_seconds": 60,
+                     *       "timeout_ms": 10000,
+                     *       "regions": [
+                     *         "local"
+                     *       ],
+                     *       "runner_ids": [],
+                     *       "tags": [
+                     *         "web"
+                     *       ],
+                     *       "paused": false,
+                     *       "suspended": false,
+                     *       "monitored": true,
+                     *       "not_monitored_reason": null,
+                     *       "status": "up",
+                     *       "status_changed_at": "2026-11-26T03:00:00.000Z",
+                     *       "last_checked_at": "2026-11-26T03:59:00.000Z",
+                     *       "last_duration_ms": 182,
+                     *       "created_at": "2026-11-26T02:58:00.000Z",
+                     *       "updated_at": "2026-11-26T02:58:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Monitor"];
                 };
             };
@@ -12148,6 +12238,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "chk_01jh2k9z8y7x6w5v4t3s2r1q0p",
+                     *       "status": "up",
+                     *       "duration_ms": 182,
+                     *       "data": {
+                     *         "status_code": 200
+                     *       },
+                     *       "checked_at": "2026-11-26T03:59:00.000Z",
+                     *       "location": "local",
+                     *       "recorded": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description The stored check (GET /monitors/:id/checks/:checkId); null when not recorded */
                         id: string | null;
@@ -14940,6 +15043,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Homepage down",
+                 *       "scope": {
+                 *         "type": "monitor",
+                 *         "monitor_id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x"
+                 *       },
+                 *       "condition": {
+                 *         "type": "status_change",
+                 *         "to": [
+                 *           "down"
+                 *         ]
+                 *       },
+                 *       "escalation_policy_id": "esc_01jh2kb3c4d5e6f7g8h9j0k1m2"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     description?: string | null;
@@ -14986,6 +15105,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rul_01jh2kc4d5e6f7g8h9j0k1m2n3",
+                     *       "name": "Homepage down",
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "scope": {
+                     *         "type": "monitor",
+                     *         "monitor_id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x"
+                     *       },
+                     *       "condition": {
+                     *         "type": "status_change",
+                     *         "to": [
+                     *           "down"
+                     *         ]
+                     *       },
+                     *       "confirmation": {
+                     *         "consecutive_failures": 1,
+                     *         "confirmation_regions": null
+                     *       },
+                     *       "notifications": {
+                     *         "on_recovery": true,
+                     *         "recurring": false,
+                     *         "recurring_interval_minutes": null
+                     *       },
+                     *       "channels": [],
+                     *       "escalation_policy_id": "esc_01jh2kb3c4d5e6f7g8h9j0k1m2",
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-26T03:00:00.000Z",
+                     *       "updated_at": "2026-11-26T03:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AlertRule"];
                 };
             };
