@@ -8,6 +8,10 @@ import { scopeSchemas } from "../../schemas/alerting/rule-input.ts";
 import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../schemas/events/live-event-schemas.ts";
 import type { LiveEventType } from "../../schemas/events/live-event-types.ts";
 import { IncidentView } from "../routes/incidents/schemas.ts";
+import { MonitorView } from "../routes/monitors/schemas.ts";
+import { CheckResultView } from "../routes/monitor-results/schemas.ts";
+import { RuleView } from "../routes/alert-rules/schemas.ts";
+import { PaginationMeta } from "../schemas/common.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
 const LIVE_EVENT_NAMES = {
@@ -65,6 +69,11 @@ export const openApiComponents: Record<string, unknown> = {
     },
   },
   WebhookPayload,
+  // Shapes many responses share: the document names them and responses refer to them (api/openapi/document.ts).
+  Monitor: MonitorView,
+  CheckResult: CheckResultView,
+  AlertRule: RuleView,
+  Pagination: PaginationMeta,
 };
 
 /** metric_threshold names a metric its monitor's type reports: the document enumerates them (schemas/checks/metric-names.ts). */

@@ -2,6 +2,8 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
 import { typeConfigBody } from "./typed-config.ts";
+import { operationIdFor } from "./operation-ids.ts";
+import { OPERATION_EXAMPLES } from "./examples.ts";
 
 type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
@@ -51,6 +53,43 @@ function exactParameter(schema: ParameterSchema): ParameterSchema {
   return { ...outer, ...numeric };
 }
 
+/** JSON with sorted keys: two schemas with the same text describe the same shape. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+
+type Json = { [k: string]: unknown };
+/**
+ * A component written in TypeBox in the form Elysia gives its route schemas: a union of constants is an
+ * `enum`, "X or null" is `type: [X, "null"]` — so a response and its component compare equal. Used to compare only.
+ */
+function asElysiaWrites(node: unknown): unknown {
+  if (!node || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map(asElysiaWrites);
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, asElysiaWrites(v)])) as Json;
+  const alts = out.anyOf as Json[] | undefined;
+  if (!alts) return out;
+  const { anyOf: _, ...rest } = out;
+  const consts = alts.every((a) => "const" in a && Object.keys(a).length === 2 && a.type === alts[0]!.type);
+  // (Elysia drops the union's own keys, such as its description, there.)
+  if (consts) return { type: alts[0]!.type, enum: alts.map((a) => a.const) };
+  const nullable = alts.length === 2 && alts.some((a) => a.type === "null" && Object.keys(a).length === 1);
+  const other = alts.find((a) => a.type !== "null");
+  if (nullable && other && typeof other.type === "string" && !("properties" in other)) return { ...rest, ...other, type: [other.type, "null"] };
+  return out;
+}
+
+/**
+ * A response schema (or any part of it) that is exactly one of the named object components becomes a
+ * `$ref` to it, so generators emit one `Monitor`, `CheckResult`, `Pagination`… type instead of copies.
+ */
+function referToComponents(node: unknown, byShape: Map<string, string>): unknown {
+  if (!node || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map((n) => referToComponents(n, byShape));
+  const name = byShape.get(canonical(node));
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, referToComponents(v, byShape)]));
+}
+
 /**
  * The OpenAPI 3.1 document: Elysia's route schemas (via @elysiajs/openapi) plus what is
  * common to every operation: error responses, rate-limit headers, security schemes.
@@ -60,9 +99,14 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: Record<string, unknown> };
   };
+  const byShape = new Map(
+    Object.entries(extraSchemas)
+      .filter(([, schema]) => (schema as { type?: string }).type === "object")
+      .map(([name, schema]) => [canonical(asElysiaWrites(JSON.parse(JSON.stringify(schema)))), name] as const),
+  );
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      op.operationId ??= `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string) => (c ? c.toUpperCase() : ""))}`;
+      op.operationId = operationIdFor(method, path);
       for (const p of op.parameters ?? []) {
         if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
         if (p.schema) p.schema = exactParameter(p.schema);
@@ -73,7 +117,12 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       const responses = (op.responses ??= {});
       // Handlers that answer 204 declare no response schema; the document still names their success.
       if (!Object.keys(responses).some((s) => s.startsWith("2"))) responses["204"] = { description: "No content" };
+      const examples = OPERATION_EXAMPLES[op.operationId];
+      if (examples?.request && json) (json as { example?: unknown }).example = examples.request;
       for (const [status, res] of Object.entries(responses)) {
+        if (examples?.response && status.startsWith("2")) for (const media of Object.values((res as { content?: Record<string, { example?: unknown }> }).content ?? {})) media.example = examples.response;
+        const content = (res as { content?: Record<string, { schema?: unknown }> }).content;
+        for (const media of Object.values(content ?? {})) if (media.schema) media.schema = referToComponents(media.schema, byShape);
         if (path.startsWith("/api/v1")) (res as { headers?: unknown }).headers = RATE_HEADERS;
         if (status === "204") delete (res as { content?: unknown }).content;
       }
@@ -112,6 +161,15 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       { name: "api-keys", description: "Programmatic access" },
       { name: "billing", description: "Plans, entitlements, subscription" },
       { name: "system", description: "Health, readiness and the API description" },
+      { name: "monitors", description: "Monitors, their check results, uptime and aggregates; run-now, pause, resume, bulk actions, groups" },
+      { name: "alerting", description: "Alert channels, alert rules, escalation policies, alert history, notifications" },
+      { name: "incidents", description: "Incidents and their updates" },
+      { name: "maintenance", description: "Maintenance windows that silence alerts" },
+      { name: "status-pages", description: "Status pages: layout, custom domain, subscribers" },
+      { name: "public status pages", description: "Public status pages, feeds, subscriptions and badges (no authentication)" },
+      { name: "themes", description: "Status page themes" },
+      { name: "regions", description: "Regions and locations monitors run from" },
+      { name: "events", description: "Live events (server-sent events)" },
       { name: "runners", description: "Self-hosted runners: create (one-time rt_ token), list, status, rename, revoke" },
       {
         name: "runner",

@@ -36,8 +36,10 @@ function typeMarkedProperties(body: Schema, refsByRegistry: Record<string, Recor
     Object.entries(body.properties).map(([name, p]) => {
       const registry = p["x-one-of"] as string | undefined;
       if (!registry) return [name, p];
-      const refs = Object.values(refsByRegistry[registry] ?? {}).map((ref) => ({ $ref: `#/components/schemas/${ref}` }));
-      return [name, { description: p.description, oneOf: refs, discriminator: { propertyName: "type" } }];
+      const byType = Object.entries(refsByRegistry[registry] ?? {}).map(([type, ref]) => [type, `#/components/schemas/${ref}`] as const);
+      // The mapping names each variant by its `type` value (without one, generators take the component's name for it).
+      const discriminator = { propertyName: "type", mapping: Object.fromEntries(byType) };
+      return [name, { description: p.description, oneOf: byType.map(([, $ref]) => ({ $ref })), discriminator }];
     }),
   );
   return { ...body, properties };

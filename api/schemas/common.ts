@@ -41,7 +41,8 @@ export const PaginationQuery = {
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20, description: "Page size, 1 to 100" }),
 };
 
-const PaginationMeta = t.Object({
+/** The `pagination` of every collection (component `Pagination` in the OpenAPI document). */
+export const PaginationMeta = t.Object({
   page: Int(),
   limit: Int(),
   total: Int(),

@@ -42,7 +42,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public status page (HTML, works without JavaScript) */
-        get: operations["getStatusBySlug"];
+        get: operations["getStatusPageHtml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -59,7 +59,7 @@ export interface paths {
             cookie?: never;
         };
         /** The status page's data as JSON */
-        get: operations["getStatusBySlugIndex.json"];
+        get: operations["getStatusIndexJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -76,7 +76,7 @@ export interface paths {
             cookie?: never;
         };
         /** Incidents as RSS 2.0 */
-        get: operations["getStatusBySlugFeed.rss"];
+        get: operations["getStatusFeedRss"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,7 +93,7 @@ export interface paths {
             cookie?: never;
         };
         /** Incidents as Atom */
-        get: operations["getStatusBySlugFeed.atom"];
+        get: operations["getStatusFeedAtom"];
         put?: never;
         post?: never;
         delete?: never;
@@ -112,7 +112,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Password form of a password-protected page; sets a signed access cookie */
-        post: operations["postStatusBySlugLogin"];
+        post: operations["loginStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -129,7 +129,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Subscribe form (email); sends a confirmation link (double opt-in) */
-        post: operations["postStatusBySlugSubscribe"];
+        post: operations["subscribeStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -144,10 +144,10 @@ export interface paths {
             cookie?: never;
         };
         /** The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links) */
-        get: operations["getStatusBySlugConfirm"];
+        get: operations["getStatusConfirm"];
         put?: never;
         /** Confirms an email subscription (the button of the confirmation page, ?token=…) */
-        post: operations["postStatusBySlugConfirm"];
+        post: operations["confirmStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -162,7 +162,7 @@ export interface paths {
             cookie?: never;
         };
         /** Current status badge of a monitor (mon_…) or status-page component (spc_…) */
-        get: operations["getBadgeByIdStatus.svg"];
+        get: operations["getBadgeStatusSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
             cookie?: never;
         };
         /** Uptime badge; ?period=24h|7d|30d|90d (default 30d) */
-        get: operations["getBadgeByIdUptime.svg"];
+        get: operations["getBadgeUptimeSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -196,7 +196,7 @@ export interface paths {
             cookie?: never;
         };
         /** Average response time over 24 hours */
-        get: operations["getBadgeByIdResponse-time.svg"];
+        get: operations["getBadgeResponseTimeSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -215,7 +215,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an account and its first organisation; refused (403 cross_site) from another site's page */
-        post: operations["postApiV1AuthSignup"];
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,7 +235,7 @@ export interface paths {
          * Sign in with email, password and (if enabled) a TOTP code or a recovery code
          * @description Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.
          */
-        post: operations["postApiV1AuthSignin"];
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -252,7 +252,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the current session */
-        post: operations["postApiV1AuthSignout"];
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Email a one-hour reset token (same answer whether the account exists or not) */
-        post: operations["postApiV1AuthPassword-resetRequest"];
+        post: operations["requestAuthPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -286,7 +286,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set a new password with a reset token; ends every session */
-        post: operations["postApiV1AuthPassword-resetConfirm"];
+        post: operations["confirmAuthPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -301,13 +301,13 @@ export interface paths {
             cookie?: never;
         };
         /** Whether this installation still needs its first owner (no organisation exists yet) */
-        get: operations["getApiV1Setup"];
+        get: operations["getSetup"];
         put?: never;
         /**
          * Create the owner and the first organisation of a fresh installation, and sign them in
          * @description Works only while no organisation exists; afterwards, and for every concurrent attempt but one, 409 CONFLICT with details.reason "already_set_up". Refused (403 cross_site) from another site's page; limited per IP like sign-up.
          */
-        post: operations["postApiV1Setup"];
+        post: operations["setup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -322,15 +322,15 @@ export interface paths {
             cookie?: never;
         };
         /** Your profile */
-        get: operations["getApiV1User"];
+        get: operations["getUser"];
         put?: never;
         post?: never;
         /** Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409 */
-        delete: operations["deleteApiV1User"];
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /** Update your profile; email or password changes need current_password */
-        patch: operations["patchApiV1User"];
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/user/sessions": {
@@ -341,7 +341,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your live sessions */
-        get: operations["getApiV1UserSessions"];
+        get: operations["listUserSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -361,7 +361,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Sign one session out */
-        delete: operations["deleteApiV1UserSessionsById"];
+        delete: operations["deleteUserSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -377,7 +377,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code */
-        post: operations["postApiV1User2faSetup"];
+        post: operations["setupUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -394,7 +394,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once */
-        post: operations["postApiV1User2faEnable"];
+        post: operations["enableUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -411,7 +411,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them) */
-        post: operations["postApiV1User2faDisable"];
+        post: operations["disableUser2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -428,7 +428,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them) */
-        post: operations["postApiV1User2faRecovery-codes"];
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -443,7 +443,7 @@ export interface paths {
             cookie?: never;
         };
         /** JSON export of everything you own */
-        get: operations["getApiV1UserExport"];
+        get: operations["getUserExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -460,10 +460,10 @@ export interface paths {
             cookie?: never;
         };
         /** Organisations you are a member of (select one with X-Org-Id) */
-        get: operations["getApiV1Orgs"];
+        get: operations["listOrgs"];
         put?: never;
         /** Create an organisation you own */
-        post: operations["postApiV1Orgs"];
+        post: operations["createOrg"];
         delete?: never;
         options?: never;
         head?: never;
@@ -478,14 +478,14 @@ export interface paths {
             cookie?: never;
         };
         /** The active organisation */
-        get: operations["getApiV1Org"];
+        get: operations["getOrg"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Rename the organisation */
-        patch: operations["patchApiV1Org"];
+        patch: operations["updateOrg"];
         trace?: never;
     };
     "/api/v1/org/members": {
@@ -496,7 +496,7 @@ export interface paths {
             cookie?: never;
         };
         /** Members and their roles */
-        get: operations["getApiV1OrgMembers"];
+        get: operations["listOrgMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -513,10 +513,10 @@ export interface paths {
             cookie?: never;
         };
         /** System and custom roles with the permission matrix */
-        get: operations["getApiV1OrgRoles"];
+        get: operations["listOrgRoles"];
         put?: never;
         /** Create a custom role */
-        post: operations["postApiV1OrgRoles"];
+        post: operations["createOrgRole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -531,15 +531,15 @@ export interface paths {
             cookie?: never;
         };
         /** One role */
-        get: operations["getApiV1OrgRolesById"];
+        get: operations["getOrgRole"];
         put?: never;
         post?: never;
         /** Delete an unused custom role */
-        delete: operations["deleteApiV1OrgRolesById"];
+        delete: operations["deleteOrgRole"];
         options?: never;
         head?: never;
         /** Change a custom role */
-        patch: operations["patchApiV1OrgRolesById"];
+        patch: operations["updateOrgRole"];
         trace?: never;
     };
     "/api/v1/org/security-policy": {
@@ -550,14 +550,14 @@ export interface paths {
             cookie?: never;
         };
         /** Organisation-wide requirements */
-        get: operations["getApiV1OrgSecurity-policy"];
+        get: operations["getOrgSecurityPolicy"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change organisation-wide requirements */
-        patch: operations["patchApiV1OrgSecurity-policy"];
+        patch: operations["updateOrgSecurityPolicy"];
         trace?: never;
     };
     "/api/v1/org/members/{id}": {
@@ -571,11 +571,11 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a member */
-        delete: operations["deleteApiV1OrgMembersById"];
+        delete: operations["deleteOrgMember"];
         options?: never;
         head?: never;
         /** Change a member's role (owner changes need an owner) */
-        patch: operations["patchApiV1OrgMembersById"];
+        patch: operations["updateOrgMember"];
         trace?: never;
     };
     "/api/v1/org/invitations": {
@@ -586,10 +586,10 @@ export interface paths {
             cookie?: never;
         };
         /** Pending invitations */
-        get: operations["getApiV1OrgInvitations"];
+        get: operations["listOrgInvitations"];
         put?: never;
         /** Invite someone by email (valid 7 days) */
-        post: operations["postApiV1OrgInvitations"];
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -607,7 +607,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a pending invitation */
-        delete: operations["deleteApiV1OrgInvitationsById"];
+        delete: operations["deleteOrgInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -621,7 +621,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
-        get: operations["getApiV1Invitations"];
+        get: operations["listInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -640,7 +640,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
-        post: operations["postApiV1InvitationsAccept"];
+        post: operations["acceptInvitations"];
         delete?: never;
         options?: never;
         head?: never;
@@ -655,10 +655,10 @@ export interface paths {
             cookie?: never;
         };
         /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
-        get: operations["getApiV1Api-keys"];
+        get: operations["listApiKeys"];
         put?: never;
         /** Create an API key (the key is shown once) */
-        post: operations["postApiV1Api-keys"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -673,7 +673,7 @@ export interface paths {
             cookie?: never;
         };
         /** The scopes you may grant a new key, and every scope */
-        get: operations["getApiV1Api-keysScopes"];
+        get: operations["listApiKeysScopes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -693,7 +693,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API key; it stops working at once */
-        delete: operations["deleteApiV1Api-keysById"];
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -707,7 +707,7 @@ export interface paths {
             cookie?: never;
         };
         /** Audit log, newest first */
-        get: operations["getApiV1Audit-log"];
+        get: operations["getAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -724,7 +724,7 @@ export interface paths {
             cookie?: never;
         };
         /** Current plan, limits with add-on contributions, and slot usage */
-        get: operations["getApiV1Entitlements"];
+        get: operations["listEntitlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -746,7 +746,7 @@ export interface paths {
          * Payment-provider webhooks (Paddle-Signature verified; unauthenticated)
          * @description 400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.
          */
-        post: operations["postApiV1BillingWebhooksPaddle"];
+        post: operations["receivePaddleWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -761,7 +761,7 @@ export interface paths {
             cookie?: never;
         };
         /** Plans with monthly and annual prices, and the add-ons */
-        get: operations["getApiV1BillingPlans"];
+        get: operations["listBillingPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -778,7 +778,7 @@ export interface paths {
             cookie?: never;
         };
         /** Subscription status, payment banner, plan row with included quotas, and every line */
-        get: operations["getApiV1BillingSubscription"];
+        get: operations["getBillingSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -795,7 +795,7 @@ export interface paths {
             cookie?: never;
         };
         /** Active add-on lines (including those in grace or ending at the period end) */
-        get: operations["getApiV1BillingAddonsActive"];
+        get: operations["getBillingAddonsActive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -812,7 +812,7 @@ export interface paths {
             cookie?: never;
         };
         /** Pending overlap notices */
-        get: operations["getApiV1BillingOverlaps"];
+        get: operations["listBillingOverlaps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -831,7 +831,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once */
-        post: operations["postApiV1BillingCheckout"];
+        post: operations["checkoutBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -848,7 +848,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes */
-        post: operations["postApiV1BillingChange-plan"];
+        post: operations["changePlanBilling"];
         delete?: never;
         options?: never;
         head?: never;
@@ -865,7 +865,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel one line at the end of its period (pending_cancellation) */
-        post: operations["postApiV1BillingLinesByIdCancel"];
+        post: operations["cancelBillingLine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -882,7 +882,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Undo a pending cancellation before the period ends */
-        post: operations["postApiV1BillingLinesByIdResume"];
+        post: operations["resumeBillingLine"];
         delete?: never;
         options?: never;
         head?: never;
@@ -899,7 +899,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated */
-        post: operations["postApiV1BillingOverlapsByIdCancel"];
+        post: operations["cancelBillingOverlap"];
         delete?: never;
         options?: never;
         head?: never;
@@ -916,7 +916,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Keep the add-on on top of the plan */
-        post: operations["postApiV1BillingOverlapsByIdDismiss"];
+        post: operations["dismissBillingOverlap"];
         delete?: never;
         options?: never;
         head?: never;
@@ -931,7 +931,7 @@ export interface paths {
             cookie?: never;
         };
         /** Uptime of several monitors over one window (24h by default), for list views */
-        get: operations["getApiV1MonitorsUptime"];
+        get: operations["listMonitorUptimes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,7 +951,7 @@ export interface paths {
          * Raw check results, newest first by due time
          * @description Filters: status, location (region name or runner id) and [from, to) by due time. Without `from` the range starts at the retention window (GET /retention); `to` defaults to now.
          */
-        get: operations["getApiV1MonitorsByIdChecks"];
+        get: operations["listMonitorChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -971,7 +971,7 @@ export interface paths {
          * Export check results as CSV or JSON, streamed
          * @description Every result matching the filters in due-time order (oldest first), streamed from a database cursor a batch at a time. CSV columns: id, scheduled_at, checked_at, status, duration_ms, location, location_type, error, job_id, then `data.<field>` for each data field of the monitor's check type, then `data` (the whole object as JSON). Text cells starting with = + - @ are prefixed with ' (spreadsheet formula injection). JSON: an array of CheckResult.
          */
-        get: operations["getApiV1MonitorsByIdChecksExport"];
+        get: operations["getMonitorChecksExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -988,7 +988,7 @@ export interface paths {
             cookie?: never;
         };
         /** One check result with all its data */
-        get: operations["getApiV1MonitorsByIdChecksByCheckId"];
+        get: operations["getMonitorCheck"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1008,7 +1008,7 @@ export interface paths {
          * Uptime over the last 24 h, 7, 30 and 90 days and an optional custom range, overall and per region or runner
          * @description degraded counts as up, timeout as down, unavailable (monitoring gap) is left out; see docs/results-and-uptime.md.
          */
-        get: operations["getApiV1MonitorsByIdUptime"];
+        get: operations["getMonitorUptime"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1028,7 +1028,7 @@ export interface paths {
          * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
          * @description At most 10,000 buckets per request.
          */
-        get: operations["getApiV1MonitorsByIdAggregates"];
+        get: operations["listMonitorAggregates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
          * A screenshot stored with a browser check's result
          * @description Browser checks (browser_lite, browser_flow) store a screenshot of the page when a check ends down or timeout (`failure`, unless screenshot_on_failure is false), and flows store one per screenshot step. The result's `data.screenshots` names them. Kept for the newest 100 results with screenshots of each monitor; 404 when the result has none of that name.
          */
-        get: operations["getApiV1MonitorsByIdChecksByCheckIdScreenshot"];
+        get: operations["getMonitorCheckScreenshot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1068,7 +1068,7 @@ export interface paths {
          * The browser-flow step palette
          * @description Every step type a browser_flow monitor's `steps` may use, with its fields' types and constraints. Generated from the same schema that validates monitors (BrowserFlowConfig), so a step this lists is accepted and one it does not list is refused. Flows are declarative: steps map to fixed browser actions; no JavaScript from the monitor runs.
          */
-        get: operations["getApiV1PluginsFlowComponents"];
+        get: operations["listPluginsFlowComponents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1085,10 +1085,10 @@ export interface paths {
             cookie?: never;
         };
         /** List monitors with filters, newest first unless `sort` says otherwise */
-        get: operations["getApiV1Monitors"];
+        get: operations["listMonitors"];
         put?: never;
         /** Create a monitor of any check type */
-        post: operations["postApiV1Monitors"];
+        post: operations["createMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1103,15 +1103,15 @@ export interface paths {
             cookie?: never;
         };
         /** One monitor */
-        get: operations["getApiV1MonitorsById"];
+        get: operations["getMonitor"];
         put?: never;
         post?: never;
         /** Delete a monitor and its results */
-        delete: operations["deleteApiV1MonitorsById"];
+        delete: operations["deleteMonitor"];
         options?: never;
         head?: never;
         /** Change a monitor; edits take effect from its next check */
-        patch: operations["patchApiV1MonitorsById"];
+        patch: operations["updateMonitor"];
         trace?: never;
     };
     "/api/v1/monitors/{id}/pause": {
@@ -1124,7 +1124,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a monitor (harmless when already paused) */
-        post: operations["postApiV1MonitorsByIdPause"];
+        post: operations["pauseMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1141,7 +1141,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume a paused monitor */
-        post: operations["postApiV1MonitorsByIdResume"];
+        post: operations["resumeMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1161,7 +1161,7 @@ export interface paths {
          * Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
          * @description The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
          */
-        post: operations["postApiV1MonitorsByIdRun"];
+        post: operations["runMonitor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1178,7 +1178,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkPause"];
+        post: operations["pauseMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1195,7 +1195,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkResume"];
+        post: operations["resumeMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1212,7 +1212,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete every monitor matching ids and/or tag */
-        post: operations["postApiV1MonitorsBulkDelete"];
+        post: operations["deleteMonitorsBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1227,7 +1227,7 @@ export interface paths {
             cookie?: never;
         };
         /** How long check results are kept (the plan's retention) and the oldest instant still kept */
-        get: operations["getApiV1Retention"];
+        get: operations["getRetention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1244,7 +1244,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…) */
-        get: operations["getApiV1Monitor-groups"];
+        get: operations["listMonitorGroups"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1261,15 +1261,15 @@ export interface paths {
             cookie?: never;
         };
         /** One group */
-        get: operations["getApiV1Monitor-groupsByTag"];
+        get: operations["getMonitorGroup"];
         put?: never;
         post?: never;
         /** Remove the tag from every monitor (the monitors stay) */
-        delete: operations["deleteApiV1Monitor-groupsByTag"];
+        delete: operations["deleteMonitorGroup"];
         options?: never;
         head?: never;
         /** Rename the tag on every monitor carrying it */
-        patch: operations["patchApiV1Monitor-groupsByTag"];
+        patch: operations["updateMonitorGroup"];
         trace?: never;
     };
     "/api/v1/maintenance-windows": {
@@ -1280,10 +1280,10 @@ export interface paths {
             cookie?: never;
         };
         /** List maintenance windows, newest first; filter by state */
-        get: operations["getApiV1Maintenance-windows"];
+        get: operations["listMaintenanceWindows"];
         put?: never;
         /** Create a one-off or recurring maintenance window */
-        post: operations["postApiV1Maintenance-windows"];
+        post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1298,15 +1298,15 @@ export interface paths {
             cookie?: never;
         };
         /** One maintenance window with its current state */
-        get: operations["getApiV1Maintenance-windowsById"];
+        get: operations["getMaintenanceWindow"];
         put?: never;
         post?: never;
         /** Delete a maintenance window */
-        delete: operations["deleteApiV1Maintenance-windowsById"];
+        delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
         /** Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes */
-        patch: operations["patchApiV1Maintenance-windowsById"];
+        patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
     "/api/v1/regions": {
@@ -1317,7 +1317,7 @@ export interface paths {
             cookie?: never;
         };
         /** Cloud regions with workers online, backlog and recent latency */
-        get: operations["getApiV1Regions"];
+        get: operations["listRegions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1334,7 +1334,7 @@ export interface paths {
             cookie?: never;
         };
         /** Locations the plan can check from */
-        get: operations["getApiV1Locations"];
+        get: operations["listLocations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1354,7 +1354,7 @@ export interface paths {
          * Live events of your organisation (Server-Sent Events)
          * @description Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down (reconnect), and at once when its credential is revoked or no longer grants monitors:read in this organisation.
          */
-        get: operations["getApiV1Events"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1371,10 +1371,10 @@ export interface paths {
             cookie?: never;
         };
         /** List alert channels, newest first */
-        get: operations["getApiV1Alert-channels"];
+        get: operations["listAlertChannels"];
         put?: never;
         /** Create an alert channel (quota: alert_channels) */
-        post: operations["postApiV1Alert-channels"];
+        post: operations["createAlertChannel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1389,15 +1389,15 @@ export interface paths {
             cookie?: never;
         };
         /** One alert channel (secrets masked) */
-        get: operations["getApiV1Alert-channelsById"];
+        get: operations["getAlertChannel"];
         put?: never;
         post?: never;
         /** Delete an alert channel (409 while a rule or escalation policy uses it) */
-        delete: operations["deleteApiV1Alert-channelsById"];
+        delete: operations["deleteAlertChannel"];
         options?: never;
         head?: never;
         /** Change an alert channel; masked secrets sent back unchanged are kept */
-        patch: operations["patchApiV1Alert-channelsById"];
+        patch: operations["updateAlertChannel"];
         trace?: never;
     };
     "/api/v1/alert-channels/{id}/test": {
@@ -1413,7 +1413,7 @@ export interface paths {
          * Send a test notification now and return every delivery attempt
          * @description The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.
          */
-        post: operations["postApiV1Alert-channelsByIdTest"];
+        post: operations["testAlertChannel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1428,10 +1428,10 @@ export interface paths {
             cookie?: never;
         };
         /** List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id */
-        get: operations["getApiV1Alert-rules"];
+        get: operations["listAlertRules"];
         put?: never;
         /** Create an alert rule; the response has every default filled in */
-        post: operations["postApiV1Alert-rules"];
+        post: operations["createAlertRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1446,7 +1446,7 @@ export interface paths {
             cookie?: never;
         };
         /** Firing alerts: one row per (rule, monitor, region), newest first */
-        get: operations["getApiV1Alert-rulesActive"];
+        get: operations["getAlertRulesActive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1463,15 +1463,15 @@ export interface paths {
             cookie?: never;
         };
         /** One alert rule */
-        get: operations["getApiV1Alert-rulesById"];
+        get: operations["getAlertRule"];
         put?: never;
         post?: never;
         /** Delete an alert rule and its alert states */
-        delete: operations["deleteApiV1Alert-rulesById"];
+        delete: operations["deleteAlertRule"];
         options?: never;
         head?: never;
         /** Change an alert rule: top-level fields replace, confirmation and notifications merge */
-        patch: operations["patchApiV1Alert-rulesById"];
+        patch: operations["updateAlertRule"];
         trace?: never;
     };
     "/api/v1/alert-rules/{id}/acknowledge": {
@@ -1484,7 +1484,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat */
-        post: operations["postApiV1Alert-rulesByIdAcknowledge"];
+        post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1499,10 +1499,10 @@ export interface paths {
             cookie?: never;
         };
         /** List escalation policies */
-        get: operations["getApiV1Escalation-policies"];
+        get: operations["listEscalationPolicies"];
         put?: never;
         /** Create an escalation policy */
-        post: operations["postApiV1Escalation-policies"];
+        post: operations["createEscalationPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1517,15 +1517,15 @@ export interface paths {
             cookie?: never;
         };
         /** One escalation policy */
-        get: operations["getApiV1Escalation-policiesById"];
+        get: operations["getEscalationPolicy"];
         put?: never;
         post?: never;
         /** Delete an escalation policy (409 while rules use it) */
-        delete: operations["deleteApiV1Escalation-policiesById"];
+        delete: operations["deleteEscalationPolicy"];
         options?: never;
         head?: never;
         /** Change an escalation policy; rules using it follow from their next evaluation */
-        patch: operations["patchApiV1Escalation-policiesById"];
+        patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
     "/api/v1/alerts/history": {
@@ -1536,7 +1536,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive) */
-        get: operations["getApiV1AlertsHistory"];
+        get: operations["getAlertsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1553,7 +1553,7 @@ export interface paths {
             cookie?: never;
         };
         /** Channel types, condition types and alerting features the plan includes, with its quotas */
-        get: operations["getApiV1Alert-capabilities"];
+        get: operations["listAlertCapabilities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1570,7 +1570,7 @@ export interface paths {
             cookie?: never;
         };
         /** In-app notifications, newest first */
-        get: operations["getApiV1Notifications"];
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1587,7 +1587,7 @@ export interface paths {
             cookie?: never;
         };
         /** How many notifications are unread */
-        get: operations["getApiV1NotificationsUnread-count"];
+        get: operations["getNotificationsUnreadCount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1606,7 +1606,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark one notification read (harmless to repeat) */
-        post: operations["postApiV1NotificationsByIdRead"];
+        post: operations["readNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1623,7 +1623,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark every notification read */
-        post: operations["postApiV1NotificationsRead-all"];
+        post: operations["readAllNotifications"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1638,10 +1638,10 @@ export interface paths {
             cookie?: never;
         };
         /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
-        get: operations["getApiV1HeartbeatByToken"];
+        get: operations["getHeartbeat"];
         put?: never;
         /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
-        post: operations["postApiV1HeartbeatByToken"];
+        post: operations["sendHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1656,10 +1656,10 @@ export interface paths {
             cookie?: never;
         };
         /** List runners, newest first (revoked ones included, status revoked) */
-        get: operations["getApiV1Runners"];
+        get: operations["listRunners"];
         put?: never;
         /** Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0) */
-        post: operations["postApiV1Runners"];
+        post: operations["createRunner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1674,7 +1674,7 @@ export interface paths {
             cookie?: never;
         };
         /** What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md) */
-        get: operations["getApiV1RunnersSetup"];
+        get: operations["getRunnersSetup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1691,15 +1691,15 @@ export interface paths {
             cookie?: never;
         };
         /** One runner */
-        get: operations["getApiV1RunnersById"];
+        get: operations["getRunner"];
         put?: never;
         post?: never;
         /** Revoke: the token stops working at once and the runner's queued jobs are dropped */
-        delete: operations["deleteApiV1RunnersById"];
+        delete: operations["deleteRunner"];
         options?: never;
         head?: never;
         /** Rename or relabel a runner */
-        patch: operations["patchApiV1RunnersById"];
+        patch: operations["updateRunner"];
         trace?: never;
     };
     "/api/v1/runners/{id}/status": {
@@ -1710,7 +1710,7 @@ export interface paths {
             cookie?: never;
         };
         /** Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports */
-        get: operations["getApiV1RunnersByIdStatus"];
+        get: operations["getRunnerStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1732,7 +1732,7 @@ export interface paths {
          * Open a session: X25519 key exchange bound to the token
          * @description Key = HKDF-SHA256(X25519 shared secret, salt = SHA-256(token), info = 'watchpost-runner-session-v1|<session_id>|<runner_public_key>|<server_public_key>'). `confirm` is sealed s2r with seq 0 and must open to { session_id, runner_id }. encrypted: false only for ALLOW_UNENCRYPTED_SESSION=true.
          */
-        post: operations["postApiV1RunnerSession"];
+        post: operations["openRunnerSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1752,7 +1752,7 @@ export interface paths {
          * Liveness and claim extension
          * @description Inside: { version, name, region, capabilities {browsers, concurrency}, heartbeat_interval_ms, in_flight: [claim] } → { suspended, extended, lost: [claim] }
          */
-        post: operations["postApiV1RunnerHeartbeat"];
+        post: operations["sendRunnerHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1772,7 +1772,7 @@ export interface paths {
          * Long-poll for jobs on jobs.runner.<id>
          * @description Inside: { max, wait_ms } → { jobs: [{ claim, job: { id, org_id, monitor_id, location, due_at, expires_at, type, config (secrets merged), timeout_ms } }] }
          */
-        post: operations["postApiV1RunnerJobsClaim"];
+        post: operations["claimRunnerJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1792,7 +1792,7 @@ export interface paths {
          * Report a batch of results; each job is acked after its result is stored
          * @description Inside: { results: [{ claim, status, checked_at, duration_ms, error, data }] } → { accepted }. A claim not issued to this runner refuses the batch (403 RUNNER_CLAIM_FOREIGN).
          */
-        post: operations["postApiV1RunnerResults"];
+        post: operations["submitRunnerResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1812,7 +1812,7 @@ export interface paths {
          * Hand claimed jobs back for immediate redelivery (shutdown)
          * @description Inside: { claims: [claim] } → { released }
          */
-        post: operations["postApiV1RunnerJobsRelease"];
+        post: operations["releaseRunnerJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1827,10 +1827,10 @@ export interface paths {
             cookie?: never;
         };
         /** List status pages, newest first */
-        get: operations["getApiV1Status-pages"];
+        get: operations["listStatusPages"];
         put?: never;
         /** Create a status page (counts toward the status_pages quota); 409 when the slug is taken */
-        post: operations["postApiV1Status-pages"];
+        post: operations["createStatusPage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1845,15 +1845,15 @@ export interface paths {
             cookie?: never;
         };
         /** One status page with its layout and custom-domain state */
-        get: operations["getApiV1Status-pagesById"];
+        get: operations["getStatusPage"];
         put?: never;
         post?: never;
         /** Delete a status page with its layout and subscribers */
-        delete: operations["deleteApiV1Status-pagesById"];
+        delete: operations["deleteStatusPage"];
         options?: never;
         head?: never;
         /** Change a status page; 409 when the new slug is taken */
-        patch: operations["patchApiV1Status-pagesById"];
+        patch: operations["updateStatusPage"];
         trace?: never;
     };
     "/api/v1/status-pages/{id}/layout": {
@@ -1864,9 +1864,9 @@ export interface paths {
             cookie?: never;
         };
         /** Sections and components in display order */
-        get: operations["getApiV1Status-pagesByIdLayout"];
+        get: operations["getStatusPageLayout"];
         /** Replace the page's sections and components (order = array order); each component shows one monitor or a tag group */
-        put: operations["putApiV1Status-pagesByIdLayout"];
+        put: operations["replaceStatusPageLayout"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1882,10 +1882,10 @@ export interface paths {
             cookie?: never;
         };
         /** Subscribers of a page, newest first */
-        get: operations["getApiV1Status-pagesByIdSubscribers"];
+        get: operations["listStatusPageSubscribers"];
         put?: never;
         /** Add an email (double opt-in: confirmation email) or webhook subscriber */
-        post: operations["postApiV1Status-pagesByIdSubscribers"];
+        post: operations["addStatusPageSubscriber"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1902,9 +1902,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan. */
-        post: operations["postApiV1Status-pagesByIdDomain"];
+        post: operations["setStatusPageDomain"];
         /** Remove the custom domain */
-        delete: operations["deleteApiV1Status-pagesByIdDomain"];
+        delete: operations["deleteStatusPageDomain"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1920,7 +1920,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Look up the TXT record; 409 CONFLICT with what was found when it does not match */
-        post: operations["postApiV1Status-pagesByIdDomainVerify"];
+        post: operations["verifyStatusPageDomain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1938,7 +1938,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a subscriber */
-        delete: operations["deleteApiV1Status-pagesByIdSubscribersBySubscriberId"];
+        delete: operations["deleteStatusPageSubscriber"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1952,10 +1952,10 @@ export interface paths {
             cookie?: never;
         };
         /** Built-in themes first, then custom ones (newest first) */
-        get: operations["getApiV1Themes"];
+        get: operations["listThemes"];
         put?: never;
         /** Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md) */
-        post: operations["postApiV1Themes"];
+        post: operations["createTheme"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1970,15 +1970,15 @@ export interface paths {
             cookie?: never;
         };
         /** One theme */
-        get: operations["getApiV1ThemesById"];
+        get: operations["getTheme"];
         put?: never;
         post?: never;
         /** Delete a custom theme; 409 while a page uses it */
-        delete: operations["deleteApiV1ThemesById"];
+        delete: operations["deleteTheme"];
         options?: never;
         head?: never;
         /** Change a custom theme (built-ins are read-only: 403) */
-        patch: operations["patchApiV1ThemesById"];
+        patch: operations["updateTheme"];
         trace?: never;
     };
     "/api/v1/incidents": {
@@ -1989,10 +1989,10 @@ export interface paths {
             cookie?: never;
         };
         /** List incidents, newest first; filter by status (or active) and page */
-        get: operations["getApiV1Incidents"];
+        get: operations["listIncidents"];
         put?: never;
         /** Open an incident (its first update carries the message); subscribers are notified */
-        post: operations["postApiV1Incidents"];
+        post: operations["createIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2007,15 +2007,15 @@ export interface paths {
             cookie?: never;
         };
         /** One incident with its update timeline */
-        get: operations["getApiV1IncidentsById"];
+        get: operations["getIncident"];
         put?: never;
         post?: never;
         /** Delete an incident (no notification) */
-        delete: operations["deleteApiV1IncidentsById"];
+        delete: operations["deleteIncident"];
         options?: never;
         head?: never;
         /** Change title, impact or placement (no notification; post an update to tell subscribers) */
-        patch: operations["patchApiV1IncidentsById"];
+        patch: operations["updateIncident"];
         trace?: never;
     };
     "/api/v1/incidents/{id}/updates": {
@@ -2028,7 +2028,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Post an update to the timeline (status optional); subscribers are notified */
-        post: operations["postApiV1IncidentsByIdUpdates"];
+        post: operations["createIncidentUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2045,7 +2045,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resolve with a final update; subscribers are notified */
-        post: operations["postApiV1IncidentsByIdResolve"];
+        post: operations["resolveIncident"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2060,10 +2060,10 @@ export interface paths {
             cookie?: never;
         };
         /** What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise) */
-        get: operations["getApiV1Unsubscribe"];
+        get: operations["getUnsubscribe"];
         put?: never;
         /** Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent */
-        post: operations["postApiV1Unsubscribe"];
+        post: operations["unsubscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2119,7 +2119,7 @@ export interface components {
             /** @description http:// or https:// URL */
             url: string;
             /** @default GET */
-            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
@@ -2132,11 +2132,11 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /** @default true */
-            follow_redirects: boolean;
+            follow_redirects?: boolean;
             /** @default 5 */
-            max_redirects: number;
+            max_redirects?: number;
             degraded_above_ms?: number;
             auth?: {
                 /** @constant */
@@ -2151,13 +2151,13 @@ export interface components {
                 token: string;
             };
             /** @default true */
-            tls_verify: boolean;
+            tls_verify?: boolean;
         };
         KeywordConfig: {
             /** @description http:// or https:// URL */
             url: string;
             /** @default GET */
-            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /** @description Request headers; the values of secret ones (see secret_headers) are stored encrypted and shown as •••••••• */
             headers?: {
                 [key: string]: string;
@@ -2170,11 +2170,11 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /** @default true */
-            follow_redirects: boolean;
+            follow_redirects?: boolean;
             /** @default 5 */
-            max_redirects: number;
+            max_redirects?: number;
             degraded_above_ms?: number;
             auth?: {
                 /** @constant */
@@ -2189,21 +2189,21 @@ export interface components {
                 token: string;
             };
             /** @default true */
-            tls_verify: boolean;
+            tls_verify?: boolean;
             keyword: string;
             /** @default false */
-            case_sensitive: boolean;
+            case_sensitive?: boolean;
             /** @default present */
-            mode: "present" | "absent";
+            mode?: "present" | "absent";
         };
         SslConfig: {
             /** @description Host name or IP address */
             host: string;
             /** @default 443 */
-            port: number;
+            port?: number;
             sni?: string;
             /** @default 14 */
-            warn_days: number;
+            warn_days?: number;
         };
         TcpConfig: {
             /** @description Host name or IP address */
@@ -2221,13 +2221,13 @@ export interface components {
             /** @description Host name or IP address */
             host: string;
             /** @default 3 */
-            count: number;
+            count?: number;
         };
         DomainConfig: {
             /** @description Registrable domain, e.g. example.com or example.co.uk */
             domain: string;
             /** @default 30 */
-            warn_days: number;
+            warn_days?: number;
         };
         SmtpConfig: {
             /** @description Host name or IP address */
@@ -2236,22 +2236,22 @@ export interface components {
              * @description SMTP port; 587 (submission) by default, 25 for MX servers
              * @default 587
              */
-            port: number;
+            port?: number;
             /**
              * @description auto: upgrade when the server offers STARTTLS; required: down when it does not; off: stay in plain text
              * @default auto
              */
-            starttls: "auto" | "required" | "off";
+            starttls?: "auto" | "required" | "off";
             /**
              * @description Down when the STARTTLS certificate is not trusted or does not cover the host
              * @default true
              */
-            tls_verify: boolean;
+            tls_verify?: boolean;
             /**
              * @description The name we greet the server with (EHLO)
              * @default watchpost.invalid
              */
-            ehlo_name: string;
+            ehlo_name?: string;
             /** @description Degraded when the STARTTLS certificate expires within this many days */
             cert_expiry_days?: number;
             /** @description Degraded when the dialogue takes longer than this, ms */
@@ -2264,7 +2264,7 @@ export interface components {
              * @description Extra wait after a missed period before the monitor is down
              * @default 300
              */
-            grace_seconds: number;
+            grace_seconds?: number;
         };
         BrowserLiteConfig: {
             /** @description http:// or https:// URL */
@@ -2273,7 +2273,7 @@ export interface components {
              * @description Page state that ends the load: the load event, DOMContentLoaded, or no network traffic for 500 ms
              * @default load
              */
-            wait_until: "load" | "domcontentloaded" | "networkidle";
+            wait_until?: "load" | "domcontentloaded" | "networkidle";
             /** @description Text the rendered page must contain */
             keyword?: string;
             /** @description Extra request headers sent with every request of the page */
@@ -2288,12 +2288,12 @@ export interface components {
              *       "200-399"
              *     ]
              */
-            expected_status: (number | string)[];
+            expected_status?: (number | string)[];
             /**
              * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
              * @default chromium
              */
-            engine: "chromium" | "firefox" | "webkit";
+            engine?: "chromium" | "firefox" | "webkit";
             /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
@@ -2305,17 +2305,17 @@ export interface components {
              * @description Degraded when the page logs console errors or throws uncaught exceptions
              * @default true
              */
-            degrade_on_console_errors: boolean;
+            degrade_on_console_errors?: boolean;
             /**
              * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
              * @default true
              */
-            degrade_on_failed_requests: boolean;
+            degrade_on_failed_requests?: boolean;
             /**
              * @description Store a screenshot with a down or timeout result
              * @default true
              */
-            screenshot_on_failure: boolean;
+            screenshot_on_failure?: boolean;
         };
         BrowserFlowConfig: {
             /** @description http:// or https:// URL */
@@ -2336,7 +2336,7 @@ export interface components {
                  * @description Page state that ends the navigation
                  * @default load
                  */
-                wait_until: "load" | "domcontentloaded" | "networkidle";
+                wait_until?: "load" | "domcontentloaded" | "networkidle";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2347,7 +2347,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2363,12 +2363,12 @@ export interface components {
                  * @description Mouse button
                  * @default left
                  */
-                button: "left" | "right" | "middle";
+                button?: "left" | "right" | "middle";
                 /**
                  * @description 1 for a click, 2 for a double click
                  * @default 1
                  */
-                click_count: number;
+                click_count?: number;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2379,7 +2379,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2400,7 +2400,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2411,7 +2411,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2438,7 +2438,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2465,7 +2465,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2481,7 +2481,7 @@ export interface components {
                  * @description State to wait for
                  * @default visible
                  */
-                state: "visible" | "attached" | "hidden" | "detached";
+                state?: "visible" | "attached" | "hidden" | "detached";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2492,7 +2492,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2519,7 +2519,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2535,7 +2535,7 @@ export interface components {
                  * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2546,7 +2546,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2567,7 +2567,7 @@ export interface components {
                  * @description contains, exact (the element's whole text), or not_contains
                  * @default contains
                  */
-                match: "contains" | "exact" | "not_contains";
+                match?: "contains" | "exact" | "not_contains";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2578,7 +2578,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2594,7 +2594,7 @@ export interface components {
                  * @description false asserts the element is hidden or absent
                  * @default true
                  */
-                visible: boolean;
+                visible?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2605,7 +2605,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2621,7 +2621,7 @@ export interface components {
                  * @description How the URL is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2632,7 +2632,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2648,7 +2648,7 @@ export interface components {
                  * @description How the title is compared: contains (substring), exact, or glob (* any characters, ? one character)
                  * @default contains
                  */
-                match: "contains" | "exact" | "glob";
+                match?: "contains" | "exact" | "glob";
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2659,7 +2659,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2683,7 +2683,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2715,7 +2715,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2731,7 +2731,7 @@ export interface components {
                  * @description The whole scrollable page instead of the viewport
                  * @default false
                  */
-                full_page: boolean;
+                full_page?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2742,7 +2742,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2769,7 +2769,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2790,7 +2790,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2801,7 +2801,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             } | {
                 /**
                  * @description The step type
@@ -2822,7 +2822,7 @@ export interface components {
                  * @description Keep value secret: stored encrypted and shown as •••••••• (send •••••••• back to keep it); for passwords and tokens
                  * @default false
                  */
-                secret: boolean;
+                secret?: boolean;
                 /**
                  * @description Cookie domain; default: the host of the current page (or of url)
                  * @example example.com
@@ -2832,17 +2832,17 @@ export interface components {
                  * @description Cookie path
                  * @default /
                  */
-                path: string;
+                path?: string;
                 /**
                  * @description Send only over HTTPS
                  * @default false
                  */
-                secure: boolean;
+                secure?: boolean;
                 /**
                  * @description Hidden from page scripts
                  * @default false
                  */
-                http_only: boolean;
+                http_only?: boolean;
                 /**
                  * @description Label of the step in results
                  * @example Open the login page
@@ -2853,7 +2853,7 @@ export interface components {
                  * @default 10000
                  * @example 5000
                  */
-                timeout_ms: number;
+                timeout_ms?: number;
             })[];
             /** @description Extra request headers sent with every request of the flow */
             headers?: {
@@ -2865,7 +2865,7 @@ export interface components {
              * @description Browser engine; the check runs only where a worker or runner offers it (BROWSERS)
              * @default chromium
              */
-            engine: "chromium" | "firefox" | "webkit";
+            engine?: "chromium" | "firefox" | "webkit";
             /** @description Page size in CSS pixels; default 1280×720 */
             viewport?: {
                 width: number;
@@ -2877,17 +2877,17 @@ export interface components {
              * @description Degraded when the page logs console errors or throws uncaught exceptions
              * @default true
              */
-            degrade_on_console_errors: boolean;
+            degrade_on_console_errors?: boolean;
             /**
              * @description Degraded when a subresource fails to load (network error or HTTP 4xx/5xx)
              * @default true
              */
-            degrade_on_failed_requests: boolean;
+            degrade_on_failed_requests?: boolean;
             /**
              * @description Store a screenshot with a down or timeout result
              * @default true
              */
-            screenshot_on_failure: boolean;
+            screenshot_on_failure?: boolean;
         };
         EmailChannelConfig: {
             /** @description Recipient address or list of addresses (at most 20) */
@@ -2932,7 +2932,7 @@ export interface components {
              * @description Severity of triggered incidents
              * @default critical
              */
-            severity: "critical" | "error" | "warning" | "info";
+            severity?: "critical" | "error" | "warning" | "info";
         };
         OpsgenieChannelConfig: {
             /** @description API key of an Opsgenie API integration */
@@ -2941,7 +2941,7 @@ export interface components {
              * @description Opsgenie instance: us or eu
              * @default us
              */
-            region: "us" | "eu";
+            region?: "us" | "eu";
             /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
             priority?: "P1" | "P2" | "P3" | "P4" | "P5";
             tags?: string[];
@@ -2951,7 +2951,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "StatusChangeCondition";
+            type: "status_change";
             /** @description Fires on any of these statuses */
             to: ("up" | "down" | "degraded" | "timeout")[];
             /** @description Accepted and stored; evaluation matches on `to` only */
@@ -2962,7 +2962,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MetricThresholdCondition";
+            type: "metric_threshold";
             /**
              * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
@@ -2976,7 +2976,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SslExpiryCondition";
+            type: "ssl_expiry";
             days_before: number;
         };
         DomainExpiryCondition: {
@@ -2984,7 +2984,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "DomainExpiryCondition";
+            type: "domain_expiry";
             days_before: number;
         };
         KeywordMissingCondition: {
@@ -2992,7 +2992,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "KeywordMissingCondition";
+            type: "keyword_missing";
             keyword: string;
         };
         CertificateChangedCondition: {
@@ -3000,21 +3000,21 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "CertificateChangedCondition";
+            type: "certificate_changed";
         };
         MonitoringUnavailableCondition: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitoringUnavailableCondition";
+            type: "monitoring_unavailable";
         };
         MonitorScope: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitorScope";
+            type: "monitor";
             monitor_id: string;
         };
         MonitorGroupScope: {
@@ -3022,7 +3022,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "MonitorGroupScope";
+            type: "monitor_group";
             tag: string;
         };
         AllMonitorsScope: {
@@ -3030,7 +3030,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "AllMonitorsScope";
+            type: "all_monitors";
         };
         /** HttpData */
         HttpData: {
@@ -3494,6 +3494,106 @@ export interface components {
                 acknowledge?: string;
             };
         };
+        Monitor: {
+            id: string;
+            name: string;
+            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
+            /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
+            config: {
+                [key: string]: unknown;
+            };
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CheckResult */
+        CheckResult: {
+            /** @description `chk_` + 32 hex digits */
+            id: string;
+            /** @description The job that produced it; one result per job is stored */
+            job_id: string;
+            monitor_id: string;
+            /** @description Region name or runner id */
+            location: string;
+            location_type: "region" | "runner";
+            /**
+             * Format: date-time
+             * @description The check's due time; ranges, ordering and buckets use it
+             */
+            scheduled_at: string;
+            /**
+             * Format: date-time
+             * @description When it ran
+             */
+            checked_at: string;
+            /** @description up, down, degraded, timeout, or unavailable (monitoring_unavailable: no region or runner could run the check; left out of uptime) */
+            status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+            /** @description Total duration, ms (the metric response_time) */
+            duration_ms: number;
+            error: string | null;
+            /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        AlertRule: {
+            id: string;
+            name: string;
+            description: string | null;
+            enabled: boolean;
+            scope: {
+                [key: string]: unknown;
+            };
+            condition: {
+                [key: string]: unknown;
+            };
+            confirmation: {
+                consecutive_failures: number;
+                confirmation_regions: string[] | null;
+            };
+            notifications: {
+                on_recovery: boolean;
+                recurring: boolean;
+                recurring_interval_minutes: number | null;
+            };
+            channels: {
+                channel_id: string;
+                delay_minutes: number;
+            }[];
+            escalation_policy_id: string | null;
+            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Pagination: {
+            page: number;
+            limit: number;
+            total: number;
+            totalPages: number;
+            hasMore: boolean;
+        };
         /** Status-page subscriber webhook */
         SubscriberWebhookPayload: {
             /** @enum {string} */
@@ -3605,7 +3705,7 @@ export interface operations {
             };
         };
     };
-    getStatusBySlug: {
+    getStatusPageHtml: {
         parameters: {
             query?: never;
             header?: never;
@@ -3671,7 +3771,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugIndex.json": {
+    getStatusIndexJson: {
         parameters: {
             query?: never;
             header?: never;
@@ -3815,7 +3915,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugFeed.rss": {
+    getStatusFeedRss: {
         parameters: {
             query?: never;
             header?: never;
@@ -3881,7 +3981,7 @@ export interface operations {
             };
         };
     };
-    "getStatusBySlugFeed.atom": {
+    getStatusFeedAtom: {
         parameters: {
             query?: never;
             header?: never;
@@ -3947,7 +4047,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugLogin: {
+    loginStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4033,7 +4133,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugSubscribe: {
+    subscribeStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4097,7 +4197,7 @@ export interface operations {
             };
         };
     };
-    getStatusBySlugConfirm: {
+    getStatusConfirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -4129,7 +4229,7 @@ export interface operations {
             };
         };
     };
-    postStatusBySlugConfirm: {
+    confirmStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4161,7 +4261,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdStatus.svg": {
+    getBadgeStatusSvg: {
         parameters: {
             query?: never;
             header?: never;
@@ -4208,7 +4308,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdUptime.svg": {
+    getBadgeUptimeSvg: {
         parameters: {
             query?: {
                 period?: "24h" | "7d" | "30d" | "90d";
@@ -4257,7 +4357,7 @@ export interface operations {
             };
         };
     };
-    "getBadgeByIdResponse-time.svg": {
+    getBadgeResponseTimeSvg: {
         parameters: {
             query?: never;
             header?: never;
@@ -4304,7 +4404,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignup: {
+    signUp: {
         parameters: {
             query?: never;
             header?: never;
@@ -4416,7 +4516,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignin: {
+    signIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -4537,7 +4637,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthSignout: {
+    signOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -4638,7 +4738,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1AuthPassword-resetRequest": {
+    requestAuthPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -4728,7 +4828,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1AuthPassword-resetConfirm": {
+    confirmAuthPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -4819,7 +4919,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Setup: {
+    getSetup: {
         parameters: {
             query?: never;
             header?: never;
@@ -4884,7 +4984,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Setup: {
+    setup: {
         parameters: {
             query?: never;
             header?: never;
@@ -4996,7 +5096,7 @@ export interface operations {
             };
         };
     };
-    getApiV1User: {
+    getUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5094,7 +5194,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1User: {
+    deleteUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5209,7 +5309,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1User: {
+    updateUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5336,7 +5436,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UserSessions: {
+    listUserSessions: {
         parameters: {
             query?: {
                 page?: number;
@@ -5373,13 +5473,7 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -5448,7 +5542,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1UserSessionsById: {
+    deleteUserSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -5546,7 +5640,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faSetup: {
+    setupUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5647,7 +5741,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faEnable: {
+    enableUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5772,7 +5866,7 @@ export interface operations {
             };
         };
     };
-    postApiV1User2faDisable: {
+    disableUser2fa: {
         parameters: {
             query?: never;
             header?: never;
@@ -5897,7 +5991,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1User2faRecovery-codes": {
+    regenerateRecoveryCodes: {
         parameters: {
             query?: never;
             header?: never;
@@ -6015,7 +6109,7 @@ export interface operations {
             };
         };
     };
-    getApiV1UserExport: {
+    getUserExport: {
         parameters: {
             query?: never;
             header?: never;
@@ -6106,7 +6200,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Orgs: {
+    listOrgs: {
         parameters: {
             query?: {
                 page?: number;
@@ -6142,13 +6236,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -6217,7 +6305,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Orgs: {
+    createOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6340,7 +6428,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Org: {
+    getOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6437,7 +6525,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1Org: {
+    updateOrg: {
         parameters: {
             query?: never;
             header?: never;
@@ -6558,7 +6646,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgMembers: {
+    listOrgMembers: {
         parameters: {
             query?: {
                 page?: number;
@@ -6592,13 +6680,7 @@ export interface operations {
                             /** Format: date-time */
                             joined_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -6667,7 +6749,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgRoles: {
+    listOrgRoles: {
         parameters: {
             query?: {
                 page?: number;
@@ -6703,13 +6785,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                         /** @description Every permission a role can hold (the matrix columns) */
                         permissions: string[];
                     };
@@ -6780,7 +6856,7 @@ export interface operations {
             };
         };
     };
-    postApiV1OrgRoles: {
+    createOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -6905,7 +6981,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgRolesById: {
+    getOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -7006,7 +7082,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgRolesById: {
+    deleteOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -7104,7 +7180,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1OrgRolesById: {
+    updateOrgRole: {
         parameters: {
             query?: never;
             header?: never;
@@ -7231,7 +7307,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1OrgSecurity-policy": {
+    getOrgSecurityPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -7324,7 +7400,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1OrgSecurity-policy": {
+    updateOrgSecurityPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -7442,7 +7518,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgMembersById: {
+    deleteOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7540,7 +7616,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1OrgMembersById: {
+    updateOrgMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -7663,7 +7739,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OrgInvitations: {
+    listOrgInvitations: {
         parameters: {
             query?: {
                 page?: number;
@@ -7701,13 +7777,7 @@ export interface operations {
                             /** Format: date-time */
                             accepted_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -7776,7 +7846,7 @@ export interface operations {
             };
         };
     };
-    postApiV1OrgInvitations: {
+    createInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -7905,7 +7975,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1OrgInvitationsById: {
+    deleteOrgInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -8003,7 +8073,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Invitations: {
+    listInvitations: {
         parameters: {
             query?: {
                 page?: number;
@@ -8042,13 +8112,7 @@ export interface operations {
                             accepted_at: string | null;
                             org_name: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -8117,7 +8181,7 @@ export interface operations {
             };
         };
     };
-    postApiV1InvitationsAccept: {
+    acceptInvitations: {
         parameters: {
             query?: never;
             header?: never;
@@ -8243,7 +8307,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-keys": {
+    listApiKeys: {
         parameters: {
             query?: {
                 page?: number;
@@ -8284,13 +8348,7 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -8359,7 +8417,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Api-keys": {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -8492,7 +8550,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Api-keysScopes": {
+    listApiKeysScopes: {
         parameters: {
             query?: never;
             header?: never;
@@ -8585,7 +8643,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Api-keysById": {
+    deleteApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -8683,7 +8741,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Audit-log": {
+    getAuditLog: {
         parameters: {
             query?: {
                 page?: number;
@@ -8728,13 +8786,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -8803,7 +8855,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Entitlements: {
+    listEntitlements: {
         parameters: {
             query?: never;
             header?: never;
@@ -8924,7 +8976,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingWebhooksPaddle: {
+    receivePaddleWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -9027,7 +9079,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingPlans: {
+    listBillingPlans: {
         parameters: {
             query?: never;
             header?: never;
@@ -9144,7 +9196,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingSubscription: {
+    getBillingSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -9283,7 +9335,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingAddonsActive: {
+    getBillingAddonsActive: {
         parameters: {
             query?: {
                 page?: number;
@@ -9340,13 +9392,7 @@ export interface operations {
                             /** @description Hosted invoice of the current period at the payment provider */
                             invoice_url: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -9415,7 +9461,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingOverlaps: {
+    listBillingOverlaps: {
         parameters: {
             query?: {
                 page?: number;
@@ -9450,13 +9496,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -9525,7 +9565,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingCheckout: {
+    checkoutBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -9652,7 +9692,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1BillingChange-plan": {
+    changePlanBilling: {
         parameters: {
             query?: never;
             header?: never;
@@ -9789,7 +9829,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingLinesByIdCancel: {
+    cancelBillingLine: {
         parameters: {
             query?: never;
             header?: never;
@@ -9920,7 +9960,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingLinesByIdResume: {
+    resumeBillingLine: {
         parameters: {
             query?: never;
             header?: never;
@@ -10051,7 +10091,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingOverlapsByIdCancel: {
+    cancelBillingOverlap: {
         parameters: {
             query?: never;
             header?: never;
@@ -10186,7 +10226,7 @@ export interface operations {
             };
         };
     };
-    postApiV1BillingOverlapsByIdDismiss: {
+    dismissBillingOverlap: {
         parameters: {
             query?: never;
             header?: never;
@@ -10289,7 +10329,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsUptime: {
+    listMonitorUptimes: {
         parameters: {
             query: {
                 ids: string;
@@ -10394,7 +10434,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecks: {
+    listMonitorChecks: {
         parameters: {
             query?: {
                 page?: number;
@@ -10425,44 +10465,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description `chk_` + 32 hex digits */
-                            id: string;
-                            /** @description The job that produced it; one result per job is stored */
-                            job_id: string;
-                            monitor_id: string;
-                            /** @description Region name or runner id */
-                            location: string;
-                            /** @enum {string} */
-                            location_type: "region" | "runner";
-                            /**
-                             * Format: date-time
-                             * @description The check's due time; ranges, ordering and buckets use it
-                             */
-                            scheduled_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When it ran
-                             */
-                            checked_at: string;
-                            /** @enum {string} */
-                            status: "up" | "down" | "degraded" | "timeout" | "unavailable";
-                            /** @description Total duration, ms (the metric response_time) */
-                            duration_ms: number;
-                            /** @description What went wrong when not up */
-                            error: string | null;
-                            /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["CheckResult"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -10531,7 +10535,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksExport: {
+    getMonitorChecksExport: {
         parameters: {
             query?: {
                 format?: "csv" | "json";
@@ -10657,7 +10661,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksByCheckId: {
+    getMonitorCheck: {
         parameters: {
             query?: never;
             header?: never;
@@ -10681,37 +10685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description `chk_` + 32 hex digits */
-                        id: string;
-                        /** @description The job that produced it; one result per job is stored */
-                        job_id: string;
-                        monitor_id: string;
-                        /** @description Region name or runner id */
-                        location: string;
-                        /** @enum {string} */
-                        location_type: "region" | "runner";
-                        /**
-                         * Format: date-time
-                         * @description The check's due time; ranges, ordering and buckets use it
-                         */
-                        scheduled_at: string;
-                        /**
-                         * Format: date-time
-                         * @description When it ran
-                         */
-                        checked_at: string;
-                        /** @enum {string} */
-                        status: "up" | "down" | "degraded" | "timeout" | "unavailable";
-                        /** @description Total duration, ms (the metric response_time) */
-                        duration_ms: number;
-                        /** @description What went wrong when not up */
-                        error: string | null;
-                        /** @description The check type's fields, all present (null when not measured): components.schemas.HttpData, KeywordData, SslData, TcpData, DnsData, PingData, DomainData, HeartbeatData, BrowserLiteData, BrowserFlowData */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["CheckResult"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -10779,7 +10753,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdUptime: {
+    getMonitorUptime: {
         parameters: {
             query?: {
                 from?: string;
@@ -11083,7 +11057,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdAggregates: {
+    listMonitorAggregates: {
         parameters: {
             query?: {
                 bucket?: "hour" | "day";
@@ -11204,7 +11178,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsByIdChecksByCheckIdScreenshot: {
+    getMonitorCheckScreenshot: {
         parameters: {
             query?: {
                 name?: string;
@@ -11299,7 +11273,7 @@ export interface operations {
             };
         };
     };
-    getApiV1PluginsFlowComponents: {
+    listPluginsFlowComponents: {
         parameters: {
             query?: {
                 page?: number;
@@ -11362,13 +11336,7 @@ export interface operations {
                                 }[];
                             }[];
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -11437,7 +11405,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Monitors: {
+    listMonitors: {
         parameters: {
             query?: {
                 page?: number;
@@ -11467,49 +11435,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x",
+                     *           "name": "Homepage",
+                     *           "type": "http",
+                     *           "config": {
+                     *             "url": "https://example.com/",
+                     *             "method": "GET",
+                     *             "expected_status": [
+                     *               200
+                     *             ]
+                     *           },
+                     *           "interval_seconds": 60,
+                     *           "timeout_ms": 10000,
+                     *           "regions": [
+                     *             "local"
+                     *           ],
+                     *           "runner_ids": [],
+                     *           "tags": [
+                     *             "web"
+                     *           ],
+                     *           "paused": false,
+                     *           "suspended": false,
+                     *           "monitored": true,
+                     *           "not_monitored_reason": null,
+                     *           "status": "up",
+                     *           "status_changed_at": "2026-11-26T03:00:00.000Z",
+                     *           "last_checked_at": "2026-11-26T03:59:00.000Z",
+                     *           "last_duration_ms": 182,
+                     *           "created_at": "2026-11-26T02:58:00.000Z",
+                     *           "updated_at": "2026-11-26T02:58:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1,
+                     *         "totalPages": 1,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                            /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            interval_seconds: number;
-                            timeout_ms: number;
-                            regions: string[];
-                            runner_ids: string[];
-                            tags: string[];
-                            paused: boolean;
-                            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                            suspended: boolean;
-                            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                            monitored: boolean;
-                            /** @description Why monitored is false; null otherwise */
-                            not_monitored_reason: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "up" | "down" | "degraded" | "timeout";
-                            /** Format: date-time */
-                            status_changed_at: string | null;
-                            /** Format: date-time */
-                            last_checked_at: string | null;
-                            last_duration_ms: number | null;
-                            /** @description Heartbeat monitors: GET or POST this URL to report in */
-                            heartbeat_url?: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["Monitor"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -11578,7 +11550,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Monitors: {
+    createMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -11587,6 +11559,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Homepage",
+                 *       "type": "http",
+                 *       "config": {
+                 *         "url": "https://example.com/"
+                 *       },
+                 *       "interval_seconds": 60,
+                 *       "tags": [
+                 *         "web"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @constant */
@@ -11790,41 +11775,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x",
+                     *       "name": "Homepage",
+                     *       "type": "http",
+                     *       "config": {
+                     *         "url": "https://example.com/",
+                     *         "method": "GET",
+                     *         "expected_status": [
+                     *           200
+                     *         ]
+                     *       },
+                     *       "interval_seconds": 60,
+                     *       "timeout_ms": 10000,
+                     *       "regions": [
+                     *         "local"
+                     *       ],
+                     *       "runner_ids": [],
+                     *       "tags": [
+                     *         "web"
+                     *       ],
+                     *       "paused": false,
+                     *       "suspended": false,
+                     *       "monitored": true,
+                     *       "not_monitored_reason": null,
+                     *       "status": "up",
+                     *       "status_changed_at": "2026-11-26T03:00:00.000Z",
+                     *       "last_checked_at": "2026-11-26T03:59:00.000Z",
+                     *       "last_duration_ms": 182,
+                     *       "created_at": "2026-11-26T02:58:00.000Z",
+                     *       "updated_at": "2026-11-26T02:58:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -11910,7 +11894,7 @@ export interface operations {
             };
         };
     };
-    getApiV1MonitorsById: {
+    getMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -11933,41 +11917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12035,7 +11985,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1MonitorsById: {
+    deleteMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12133,7 +12083,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1MonitorsById: {
+    updateMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12177,41 +12127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12297,7 +12213,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdPause: {
+    pauseMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12320,41 +12236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12431,7 +12313,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdResume: {
+    resumeMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12454,41 +12336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-                        /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        interval_seconds: number;
-                        timeout_ms: number;
-                        regions: string[];
-                        runner_ids: string[];
-                        tags: string[];
-                        paused: boolean;
-                        /** @description Over the plan's quota after a downgrade: kept but not scheduled */
-                        suspended: boolean;
-                        /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
-                        monitored: boolean;
-                        /** @description Why monitored is false; null otherwise */
-                        not_monitored_reason: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "up" | "down" | "degraded" | "timeout";
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: date-time */
-                        last_checked_at: string | null;
-                        last_duration_ms: number | null;
-                        /** @description Heartbeat monitors: GET or POST this URL to report in */
-                        heartbeat_url?: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Monitor"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -12565,7 +12413,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsByIdRun: {
+    runMonitor: {
         parameters: {
             query?: never;
             header?: never;
@@ -12588,6 +12436,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "chk_01jh2k9z8y7x6w5v4t3s2r1q0p",
+                     *       "status": "up",
+                     *       "duration_ms": 182,
+                     *       "data": {
+                     *         "status_code": 200
+                     *       },
+                     *       "checked_at": "2026-11-26T03:59:00.000Z",
+                     *       "location": "local",
+                     *       "recorded": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description The stored check (GET /monitors/:id/checks/:checkId); null when not recorded */
                         id: string | null;
@@ -12680,7 +12541,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkPause: {
+    pauseMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -12799,7 +12660,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkResume: {
+    resumeMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -12918,7 +12779,7 @@ export interface operations {
             };
         };
     };
-    postApiV1MonitorsBulkDelete: {
+    deleteMonitorsBulk: {
         parameters: {
             query?: never;
             header?: never;
@@ -13037,7 +12898,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Retention: {
+    getRetention: {
         parameters: {
             query?: never;
             header?: never;
@@ -13134,7 +12995,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Monitor-groups": {
+    listMonitorGroups: {
         parameters: {
             query?: {
                 page?: number;
@@ -13173,13 +13034,7 @@ export interface operations {
                                 paused: number;
                             };
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -13248,7 +13103,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Monitor-groupsByTag": {
+    getMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13352,7 +13207,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Monitor-groupsByTag": {
+    deleteMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13450,7 +13305,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Monitor-groupsByTag": {
+    updateMonitorGroup: {
         parameters: {
             query?: never;
             header?: never;
@@ -13579,7 +13434,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Maintenance-windows": {
+    listMaintenanceWindows: {
         parameters: {
             query?: {
                 page?: number;
@@ -13630,13 +13485,7 @@ export interface operations {
                             created_at: string;
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -13705,7 +13554,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Maintenance-windows": {
+    createMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -13864,7 +13713,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Maintenance-windowsById": {
+    getMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -13979,7 +13828,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Maintenance-windowsById": {
+    deleteMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -14077,7 +13926,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Maintenance-windowsById": {
+    updateMaintenanceWindow: {
         parameters: {
             query?: never;
             header?: never;
@@ -14237,7 +14086,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Regions: {
+    listRegions: {
         parameters: {
             query?: {
                 page?: number;
@@ -14277,13 +14126,7 @@ export interface operations {
                             /** @description Median duration of the region's recent checks */
                             p50_latency_ms: number | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14352,7 +14195,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Locations: {
+    listLocations: {
         parameters: {
             query?: {
                 page?: number;
@@ -14388,13 +14231,7 @@ export interface operations {
                             /** @description Regions one monitor may check from at once on the plan */
                             max_regions_per_monitor: number;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14463,7 +14300,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Events: {
+    listEvents: {
         parameters: {
             query?: never;
             header?: {
@@ -14555,7 +14392,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-channels": {
+    listAlertChannels: {
         parameters: {
             query?: {
                 page?: number;
@@ -14595,13 +14432,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -14670,7 +14501,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-channels": {
+    createAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14851,7 +14682,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-channelsById": {
+    getAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -14956,7 +14787,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Alert-channelsById": {
+    deleteAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -15054,7 +14885,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Alert-channelsById": {
+    updateAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -15188,7 +15019,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-channelsByIdTest": {
+    testAlertChannel: {
         parameters: {
             query?: never;
             header?: never;
@@ -15302,7 +15133,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rules": {
+    listAlertRules: {
         parameters: {
             query?: {
                 page?: number;
@@ -15331,45 +15162,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            enabled: boolean;
-                            scope: {
-                                [key: string]: unknown;
-                            };
-                            condition: {
-                                [key: string]: unknown;
-                            };
-                            confirmation: {
-                                consecutive_failures: number;
-                                confirmation_regions: string[] | null;
-                            };
-                            notifications: {
-                                on_recovery: boolean;
-                                recurring: boolean;
-                                recurring_interval_minutes: number | null;
-                            };
-                            channels: {
-                                channel_id: string;
-                                delay_minutes: number;
-                            }[];
-                            escalation_policy_id: string | null;
-                            /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                            disabled_reason: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        data: components["schemas"]["AlertRule"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -15438,7 +15232,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-rules": {
+    createAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15447,6 +15241,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Homepage down",
+                 *       "scope": {
+                 *         "type": "monitor",
+                 *         "monitor_id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x"
+                 *       },
+                 *       "condition": {
+                 *         "type": "status_change",
+                 *         "to": [
+                 *           "down"
+                 *         ]
+                 *       },
+                 *       "escalation_policy_id": "esc_01jh2kb3c4d5e6f7g8h9j0k1m2"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     description?: string | null;
@@ -15493,38 +15303,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "rul_01jh2kc4d5e6f7g8h9j0k1m2n3",
+                     *       "name": "Homepage down",
+                     *       "description": null,
+                     *       "enabled": true,
+                     *       "scope": {
+                     *         "type": "monitor",
+                     *         "monitor_id": "mon_01jh2k3m4n5p6q7r8s9t0v1w2x"
+                     *       },
+                     *       "condition": {
+                     *         "type": "status_change",
+                     *         "to": [
+                     *           "down"
+                     *         ]
+                     *       },
+                     *       "confirmation": {
+                     *         "consecutive_failures": 1,
+                     *         "confirmation_regions": null
+                     *       },
+                     *       "notifications": {
+                     *         "on_recovery": true,
+                     *         "recurring": false,
+                     *         "recurring_interval_minutes": null
+                     *       },
+                     *       "channels": [],
+                     *       "escalation_policy_id": "esc_01jh2kb3c4d5e6f7g8h9j0k1m2",
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-26T03:00:00.000Z",
+                     *       "updated_at": "2026-11-26T03:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15610,7 +15421,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rulesActive": {
+    getAlertRulesActive: {
         parameters: {
             query?: {
                 page?: number;
@@ -15652,13 +15463,7 @@ export interface operations {
                             /** @description Consecutive checks the condition has held */
                             consecutive: number;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -15727,7 +15532,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-rulesById": {
+    getAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15750,38 +15555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15849,7 +15623,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Alert-rulesById": {
+    deleteAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -15947,7 +15721,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Alert-rulesById": {
+    updateAlertRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -16004,38 +15778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        enabled: boolean;
-                        scope: {
-                            [key: string]: unknown;
-                        };
-                        condition: {
-                            [key: string]: unknown;
-                        };
-                        confirmation: {
-                            consecutive_failures: number;
-                            confirmation_regions: string[] | null;
-                        };
-                        notifications: {
-                            on_recovery: boolean;
-                            recurring: boolean;
-                            recurring_interval_minutes: number | null;
-                        };
-                        channels: {
-                            channel_id: string;
-                            delay_minutes: number;
-                        }[];
-                        escalation_policy_id: string | null;
-                        /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -16121,7 +15864,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Alert-rulesByIdAcknowledge": {
+    acknowledgeAlert: {
         parameters: {
             query?: never;
             header?: never;
@@ -16243,7 +15986,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Escalation-policies": {
+    listEscalationPolicies: {
         parameters: {
             query?: {
                 page?: number;
@@ -16280,13 +16023,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -16355,7 +16092,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Escalation-policies": {
+    createEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16484,7 +16221,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Escalation-policiesById": {
+    getEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16586,7 +16323,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Escalation-policiesById": {
+    deleteEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16684,7 +16421,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Escalation-policiesById": {
+    updateEscalationPolicy: {
         parameters: {
             query?: never;
             header?: never;
@@ -16815,7 +16552,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AlertsHistory: {
+    getAlertsHistory: {
         parameters: {
             query?: {
                 page?: number;
@@ -16869,13 +16606,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -16944,7 +16675,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Alert-capabilities": {
+    listAlertCapabilities: {
         parameters: {
             query?: never;
             header?: never;
@@ -17055,7 +16786,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Notifications: {
+    listNotifications: {
         parameters: {
             query?: {
                 page?: number;
@@ -17096,13 +16827,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -17171,7 +16896,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1NotificationsUnread-count": {
+    getNotificationsUnreadCount: {
         parameters: {
             query?: never;
             header?: never;
@@ -17262,7 +16987,7 @@ export interface operations {
             };
         };
     };
-    postApiV1NotificationsByIdRead: {
+    readNotification: {
         parameters: {
             query?: never;
             header?: never;
@@ -17376,7 +17101,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1NotificationsRead-all": {
+    readAllNotifications: {
         parameters: {
             query?: never;
             header?: never;
@@ -17476,7 +17201,7 @@ export interface operations {
             };
         };
     };
-    getApiV1HeartbeatByToken: {
+    getHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -17555,7 +17280,7 @@ export interface operations {
             };
         };
     };
-    postApiV1HeartbeatByToken: {
+    sendHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -17643,7 +17368,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Runners: {
+    listRunners: {
         parameters: {
             query?: {
                 page?: number;
@@ -17685,13 +17410,7 @@ export interface operations {
                             /** Format: date-time */
                             revoked_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -17760,7 +17479,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Runners: {
+    createRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -17894,7 +17613,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersSetup: {
+    getRunnersSetup: {
         parameters: {
             query?: never;
             header?: never;
@@ -17994,7 +17713,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersById: {
+    getRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -18101,7 +17820,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1RunnersById: {
+    deleteRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -18199,7 +17918,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1RunnersById: {
+    updateRunner: {
         parameters: {
             query?: never;
             header?: never;
@@ -18333,7 +18052,7 @@ export interface operations {
             };
         };
     };
-    getApiV1RunnersByIdStatus: {
+    getRunnerStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -18454,7 +18173,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerSession: {
+    openRunnerSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -18599,7 +18318,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerHeartbeat: {
+    sendRunnerHeartbeat: {
         parameters: {
             query?: never;
             header?: never;
@@ -18730,7 +18449,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerJobsClaim: {
+    claimRunnerJobs: {
         parameters: {
             query?: never;
             header?: never;
@@ -18861,7 +18580,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerResults: {
+    submitRunnerResults: {
         parameters: {
             query?: never;
             header?: never;
@@ -18992,7 +18711,7 @@ export interface operations {
             };
         };
     };
-    postApiV1RunnerJobsRelease: {
+    releaseRunnerJobs: {
         parameters: {
             query?: never;
             header?: never;
@@ -19123,7 +18842,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pages": {
+    listStatusPages: {
         parameters: {
             query?: {
                 page?: number;
@@ -19197,13 +18916,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -19272,7 +18985,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pages": {
+    createStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19446,7 +19159,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesById": {
+    getStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19585,7 +19298,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesById": {
+    deleteStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19683,7 +19396,7 @@ export interface operations {
             };
         };
     };
-    "patchApiV1Status-pagesById": {
+    updateStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -19858,7 +19571,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesByIdLayout": {
+    getStatusPageLayout: {
         parameters: {
             query?: never;
             header?: never;
@@ -19961,7 +19674,7 @@ export interface operations {
             };
         };
     };
-    "putApiV1Status-pagesByIdLayout": {
+    replaceStatusPageLayout: {
         parameters: {
             query?: never;
             header?: never;
@@ -20099,7 +19812,7 @@ export interface operations {
             };
         };
     };
-    "getApiV1Status-pagesByIdSubscribers": {
+    listStatusPageSubscribers: {
         parameters: {
             query?: {
                 page?: number;
@@ -20139,13 +19852,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -20214,7 +19921,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdSubscribers": {
+    addStatusPageSubscriber: {
         parameters: {
             query?: never;
             header?: never;
@@ -20344,7 +20051,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdDomain": {
+    setStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20508,7 +20215,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesByIdDomain": {
+    deleteStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20656,7 +20363,7 @@ export interface operations {
             };
         };
     };
-    "postApiV1Status-pagesByIdDomainVerify": {
+    verifyStatusPageDomain: {
         parameters: {
             query?: never;
             header?: never;
@@ -20804,7 +20511,7 @@ export interface operations {
             };
         };
     };
-    "deleteApiV1Status-pagesByIdSubscribersBySubscriberId": {
+    deleteStatusPageSubscriber: {
         parameters: {
             query?: never;
             header?: never;
@@ -20903,7 +20610,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Themes: {
+    listThemes: {
         parameters: {
             query?: {
                 page?: number;
@@ -20943,13 +20650,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string | null;
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -21018,7 +20719,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Themes: {
+    createTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21174,7 +20875,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ThemesById: {
+    getTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21279,7 +20980,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ThemesById: {
+    deleteTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21377,7 +21078,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1ThemesById: {
+    updateTheme: {
         parameters: {
             query?: never;
             header?: never;
@@ -21535,7 +21236,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Incidents: {
+    listIncidents: {
         parameters: {
             query?: {
                 page?: number;
@@ -21587,13 +21288,7 @@ export interface operations {
                                 created_at: string;
                             }[];
                         }[];
-                        pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
-                            hasMore: boolean;
-                        };
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -21662,7 +21357,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Incidents: {
+    createIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21808,7 +21503,7 @@ export interface operations {
             };
         };
     };
-    getApiV1IncidentsById: {
+    getIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -21923,7 +21618,7 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IncidentsById: {
+    deleteIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -22021,7 +21716,7 @@ export interface operations {
             };
         };
     };
-    patchApiV1IncidentsById: {
+    updateIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -22164,7 +21859,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdUpdates: {
+    createIncidentUpdate: {
         parameters: {
             query?: never;
             header?: never;
@@ -22307,7 +22002,7 @@ export interface operations {
             };
         };
     };
-    postApiV1IncidentsByIdResolve: {
+    resolveIncident: {
         parameters: {
             query?: never;
             header?: never;
@@ -22446,7 +22141,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Unsubscribe: {
+    getUnsubscribe: {
         parameters: {
             query: {
                 token: string;
@@ -22516,7 +22211,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Unsubscribe: {
+    unsubscribe: {
         parameters: {
             query: {
                 token: string;
