@@ -200,6 +200,7 @@ export class RunnerAgent {
         this.lastBeat = Date.now();
         for (const claim of res.lost) {
           // Revoked or redelivered elsewhere: its result could no longer be acked.
+          if (this.running.has(claim)) this.o.log.warn({ op: "runner.heartbeat" }, "the API no longer holds a running check's claim; stopping that check");
           this.running.get(claim)?.abort();
           this.held.delete(claim);
         }

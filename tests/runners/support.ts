@@ -164,6 +164,9 @@ export function startTarget(slowMs = 10_000) {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
+    // Bun closes a connection idle for 10 s by default, checked on a 4 s tick, so a held /sleep/20000 could be cut
+    // after only 8 s — the runner's grace period — and "finish" instead of being handed back. Never time out here.
+    idleTimeout: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
       hits.push(path);
