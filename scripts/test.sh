@@ -4,6 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
+source scripts/timescale-cluster.sh
 
 out=$(mktemp)
 status=0

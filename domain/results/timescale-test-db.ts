@@ -54,11 +54,51 @@ function relay(db: PGlite, socket: Socket): Promise<void> {
 }
 
 /**
- * An in-process PostgreSQL 17 with TimescaleDB (PGlite build), reachable by postgres.js over TCP and
- * migrated by the project's own dbmate runner: the test target for db/timescale/. PGlite runs no
- * background workers, so TimescaleDB policies never fire: tests refresh the aggregates explicitly.
+ * A migrated database with TimescaleDB: the test target for db/timescale/. On a real TimescaleDB cluster when
+ * TIMESCALE_TEST_URL names one (scripts/test.sh starts it where the package for this machine is present, as in CI):
+ * a fresh database per call, dropped on close, where the policies are real background jobs. Without it, the
+ * in-process PGlite build below, which runs no background workers. Tests refresh the aggregates explicitly either way.
  */
-export async function createTimescaleTestDatabase(): Promise<TimescaleTestDatabase> {
+export function createTimescaleTestDatabase(): Promise<TimescaleTestDatabase> {
+  const cluster = process.env.TIMESCALE_TEST_URL;
+  return cluster ? onCluster(cluster) : inPGlite();
+}
+
+/** True when the TimescaleDB tests run on a real cluster rather than the PGlite build. */
+export const onRealTimescale = (): boolean => Boolean(process.env.TIMESCALE_TEST_URL);
+
+async function onCluster(adminUrl: string): Promise<TimescaleTestDatabase> {
+  const admin = createSql(adminUrl, { max: 1 });
+  const name = `wp_ts_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    await admin.unsafe(`create database ${name}`);
+    const { timescale } = await migrate(url.toString(), { lock: false });
+    if (!timescale) throw new Error(`the cluster at TIMESCALE_TEST_URL does not offer the timescaledb extension`);
+  } catch (err) {
+    await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end({ timeout: 2 });
+    throw err;
+  }
+  const sql = createSql(url.toString(), { max: 4 });
+  return {
+    url: url.toString(),
+    sql,
+    refreshAggregates: (from = null, to = null) => refreshContinuousAggregates(sql, from, to),
+    async close() {
+      await sql.end({ timeout: 2 });
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end({ timeout: 2 });
+    },
+  };
+}
+
+/**
+ * An in-process PostgreSQL 17 with TimescaleDB (PGlite build), reachable by postgres.js over TCP and
+ * migrated by the project's own dbmate runner. PGlite runs no background workers, so policies never fire.
+ */
+async function inPGlite(): Promise<TimescaleTestDatabase> {
   const db = new PGlite({ extensions: { timescaledb } });
   await db.waitReady;
   // Connections take turns (dbmate, then postgres.js); a waiting socket buffers until its turn.
