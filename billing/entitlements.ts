@@ -23,7 +23,7 @@ export interface Entitlements {
   usage: Record<string, { used: number; limit: number }>;
 }
 
-interface OrgLimits {
+export interface OrgLimits {
   plan: PlanRow;
   limits: Record<string, number>;
   contributions: Entitlements["contributions"];
@@ -72,9 +72,14 @@ export async function getEntitlements(sql: Sql, orgId: string): Promise<Entitlem
   return { plan: { id: plan.id, name: plan.name }, billing_enabled: enabled, limits, contributions, usage };
 }
 
-/** Refuses with 403 ENTITLEMENT_REQUIRED when adding `adding` units would exceed the quota. */
-export async function assertQuota(sql: Sql, orgId: string, quota: string, adding: number): Promise<void> {
-  const { plan, limits } = await orgLimits(sql, orgId);
+/**
+ * Refuses with 403 ENTITLEMENT_REQUIRED when adding `adding` units would exceed the quota. A deployment that
+ * does not bill (self-hosted) counts nothing: its one plan is unlimited, so a creation costs the same whatever
+ * the organisation already has. Where billing is on, the count is bounded by the plan's own limit.
+ */
+export async function assertQuota(sql: Sql, orgId: string, quota: string, adding: number, preloaded?: OrgLimits): Promise<void> {
+  const { plan, limits, billingEnabled: counted } = preloaded ?? (await orgLimits(sql, orgId));
+  if (!counted) return;
   const limit = limits[quota] ?? 0;
   const count = usageCounters[quota];
   const used = count ? await count(sql, orgId) : 0;
@@ -84,8 +89,8 @@ export async function assertQuota(sql: Sql, orgId: string, quota: string, adding
 }
 
 /** Refuses a value below a plan minimum (for example a check interval). */
-export async function assertAtLeast(sql: Sql, orgId: string, quota: string, value: number): Promise<void> {
-  const { plan, limits } = await orgLimits(sql, orgId);
+export async function assertAtLeast(sql: Sql, orgId: string, quota: string, value: number, preloaded?: OrgLimits): Promise<void> {
+  const { plan, limits } = preloaded ?? (await orgLimits(sql, orgId));
   const min = limits[quota];
   if (min !== undefined && value < min) {
     throw entitlementRequired(quota, `The ${plan.name} plan allows ${quota.replaceAll("_", " ")} of ${min} or more`, { minimum: min, requested: value, plan: plan.id });
@@ -93,22 +98,37 @@ export async function assertAtLeast(sql: Sql, orgId: string, quota: string, valu
 }
 
 /**
- * A monitor checking faster than every 5 minutes needs a fast slot, faster than every minute a
- * real-time slot (docs/billing.md). `monitorId` is the monitor being changed, so it is not counted twice.
+ * A monitor checking faster than every 5 minutes needs a fast slot, faster than every minute a real-time slot
+ * (docs/billing.md); a real-time one holds a fast slot too. `monitors` are being created or changed at once;
+ * `monitorId` is the monitor being changed, so it is not counted twice. Not counted when nothing bills.
  */
-export async function assertIntervalSlot(sql: Sql, orgId: string, family: string, intervalSeconds: number, monitorId?: string): Promise<void> {
-  const keys = slotKeysFor(family, tierOf(intervalSeconds));
-  if (keys.length === 0) return;
-  const { plan, limits } = await orgLimits(sql, orgId);
-  for (const { quota, belowInterval } of keys) {
+export async function assertIntervalSlots(
+  sql: Sql,
+  orgId: string,
+  monitors: { family: string; intervalSeconds: number }[],
+  opts: { monitorId?: string; limits?: OrgLimits } = {},
+): Promise<void> {
+  const wanted = new Map<string, { family: string; quota: string; belowInterval: number; n: number; interval: number }>();
+  for (const m of monitors) {
+    for (const { quota, belowInterval } of slotKeysFor(m.family, tierOf(m.intervalSeconds))) {
+      const w = wanted.get(quota) ?? { family: m.family, quota, belowInterval, n: 0, interval: m.intervalSeconds };
+      w.n++;
+      w.interval = Math.min(w.interval, m.intervalSeconds);
+      wanted.set(quota, w);
+    }
+  }
+  if (wanted.size === 0) return;
+  const { plan, limits, billingEnabled: counted } = opts.limits ?? (await orgLimits(sql, orgId));
+  if (!counted) return;
+  for (const { family, quota, belowInterval, n, interval } of wanted.values()) {
     const limit = limits[quota] ?? 0;
-    const used = await countActive(sql, family as SuspendableKind, orgId, { belowInterval, excludeId: monitorId });
-    if (used + 1 > limit) {
-      throw entitlementRequired(quota, `The ${plan.name} plan has ${limit} ${quota.replaceAll("_", " ")} slots for checks every ${intervalSeconds} s; all are used`, {
+    const used = await countActive(sql, family as SuspendableKind, orgId, { belowInterval, excludeId: opts.monitorId });
+    if (used + n > limit) {
+      throw entitlementRequired(quota, `The ${plan.name} plan has ${limit} ${quota.replaceAll("_", " ")} slots for checks every ${interval} s; all are used`, {
         limit,
         used,
         plan: plan.id,
-        interval_seconds: intervalSeconds,
+        interval_seconds: interval,
       });
     }
   }

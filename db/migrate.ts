@@ -62,10 +62,19 @@ export async function migrate(url: string, options: { lock?: boolean } = {}): Pr
   }
 }
 
+/**
+ * TimescaleDB is used when it is installed in the database already, or offered by the server *and* preloaded
+ * (`shared_preload_libraries`; `create extension` on a server that has the files but does not preload them
+ * kills the connection). PGlite loads it without preloading. Migration 20261122000301 asks the same.
+ */
+const TIMESCALE_USABLE = `exists (select 1 from pg_extension where extname = 'timescaledb')
+  or (exists (select 1 from pg_available_extensions where name = 'timescaledb')
+      and (current_setting('shared_preload_libraries') like '%timescaledb%' or version() like '%Emscripten%'))`;
+
 async function timescaleAvailable(url: string): Promise<boolean> {
   const sql = createSql(url, { max: 1 });
   try {
-    const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
+    const [row] = await sql.unsafe<{ available: boolean }[]>(`select (${TIMESCALE_USABLE}) as available`);
     return Boolean(row?.available);
   } finally {
     await sql.end();

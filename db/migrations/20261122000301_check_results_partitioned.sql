@@ -1,10 +1,13 @@
 -- migrate:up
--- Plain PostgreSQL storage of check results. Skipped when the server offers TimescaleDB:
+-- Plain PostgreSQL storage of check results. Skipped when the server offers TimescaleDB ready to use (the
+-- extension installed and preloaded, as db/migrate.ts TIMESCALE_USABLE asks; PGlite loads it without preloading):
 -- db/timescale/ then creates check_results as a hypertable and the rollups as continuous
 -- aggregates with the same names and columns (docs/results-and-uptime.md).
 do $migration$
 begin
-  if exists (select 1 from pg_available_extensions where name = 'timescaledb') then
+  if exists (select 1 from pg_extension where extname = 'timescaledb')
+     or (exists (select 1 from pg_available_extensions where name = 'timescaledb')
+         and (current_setting('shared_preload_libraries') like '%timescaledb%' or version() like '%Emscripten%')) then
     return;
   end if;
 

@@ -55,6 +55,46 @@ export async function insertMonitor(
   return row!;
 }
 
+/** Many monitors in one statement (bulk create); answers in the order given. */
+export async function insertMonitors(
+  sql: Sql,
+  orgId: string,
+  ms: (MonitorWrite & { id: string; heartbeatTokenHash: Buffer | null; heartbeatTokenEnc: string | null })[],
+): Promise<MonitorRow[]> {
+  if (ms.length === 1) return [await insertMonitor(sql, orgId, ms[0]!.id, ms[0]!)];
+  const rows = await sql<(MonitorRow & { ord: number })[]>`
+    with input as (
+      select * from jsonb_to_recordset(${sql.json(
+        ms.map((m, ord) => ({
+          ord,
+          id: m.id,
+          name: m.name,
+          type: m.type,
+          config: m.config,
+          secrets_enc: m.secretsEnc,
+          interval_seconds: m.intervalSeconds,
+          timeout_ms: m.timeoutMs,
+          regions: m.regions,
+          runner_ids: m.runnerIds,
+          tags: m.tags,
+          paused: m.paused,
+          heartbeat_token_hash: m.heartbeatTokenHash ? m.heartbeatTokenHash.toString("hex") : null,
+          heartbeat_token_enc: m.heartbeatTokenEnc,
+        })) as never,
+      )}) as x(ord int, id text, name text, type text, config jsonb, secrets_enc text, interval_seconds int, timeout_ms int,
+               regions text[], runner_ids text[], tags text[], paused boolean, heartbeat_token_hash text, heartbeat_token_enc text)
+    ), inserted as (
+      insert into monitors (id, org_id, name, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags, paused,
+                            heartbeat_token_hash, heartbeat_token_enc, status)
+      select id, ${orgId}, name, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags, paused,
+             decode(heartbeat_token_hash, 'hex'), heartbeat_token_enc, 'pending'
+      from input order by ord
+      returning ${cols(sql)}
+    )
+    select inserted.*, input.ord from inserted join input using (id) order by input.ord`;
+  return rows.map(({ ord: _ord, ...row }) => row as MonitorRow);
+}
+
 export async function findMonitor(sql: Sql, orgId: string, id: string): Promise<MonitorRow | undefined> {
   const [row] = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where org_id = ${orgId} and id = ${id}`;
   return row;

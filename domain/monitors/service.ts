@@ -1,15 +1,16 @@
 import type { Actor } from "../access/actor.ts";
 import { hashToken, type SecretBox } from "../../core/crypto/secrets.ts";
 import { type Sql, withTx } from "../../db/client.ts";
-import { entitlementRequired, notFound, validationError } from "../../core/errors.ts";
+import { AppError, entitlementRequired, notFound, validationError, type ValidationIssue } from "../../core/errors.ts";
 import { newId, randomToken } from "../../core/ids.ts";
-import { assertAtLeast, assertIntervalSlot, assertQuota, orgLimits } from "../../billing/entitlements.ts";
+import { assertAtLeast, assertIntervalSlots, assertQuota, orgLimits, type OrgLimits } from "../../billing/entitlements.ts";
 import { type CheckType, quotaFamilyOf } from "../../schemas/check-types.ts";
 import {
   deleteMonitors,
   findMonitor,
   idsMatching,
   insertMonitor,
+  insertMonitors,
   listMonitors,
   type MonitorFilter,
   type MonitorRow,
@@ -63,7 +64,7 @@ interface Ctx {
 const uniq = (xs: string[]) => [...new Set(xs)];
 
 /** Checks everything about a monitor that is not a plain schema rule, then builds the row to write. */
-async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null): Promise<MonitorWrite> {
+async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> & { paused: boolean }, previous: MonitorRow | null, limits: OrgLimits): Promise<MonitorWrite> {
   const config = validateCheckConfig(input.type, input.config);
   // Only a config sent now: a row stored before the rule can still be renamed or moved.
   if (input.config !== previous?.config) assertNoUrlCredentials(config);
@@ -93,7 +94,7 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
     const unknown = added.filter((r) => !known.has(r));
     if (unknown.length > 0) throw validationError([{ path: "body.runner_ids", message: `Unknown or revoked runner(s): ${unknown.join(", ")}` }]);
   }
-  await assertAtLeast(ctx.sql, ctx.actor.orgId, "min_interval_seconds", input.interval_seconds);
+  await assertAtLeast(ctx.sql, ctx.actor.orgId, "min_interval_seconds", input.interval_seconds, limits);
   const quota = quotaOf(input.type, regions, runnerIds);
   if (quota === "self_hosted_browser" && input.interval_seconds < SELF_HOSTED_BROWSER_MIN_INTERVAL) {
     throw entitlementRequired("min_interval_seconds", `Self-hosted browser monitors check at most once a minute`, {
@@ -102,10 +103,9 @@ async function prepare(ctx: Ctx, input: Required<Omit<MonitorInput, "paused">> &
       slot: "self_hosted_browser",
     });
   }
-  await assertIntervalSlot(ctx.sql, ctx.actor.orgId, quota, input.interval_seconds, previous?.id);
-  const { plan, limits } = await orgLimits(ctx.sql, ctx.actor.orgId);
-  if (limits.regions !== undefined && regions.length > limits.regions) {
-    throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.regions} regions per monitor`, { limit: limits.regions, requested: regions.length });
+  const { plan } = limits;
+  if (limits.limits.regions !== undefined && regions.length > limits.limits.regions) {
+    throw entitlementRequired("regions", `The ${plan.name} plan checks from at most ${limits.limits.regions} regions per monitor`, { limit: limits.limits.regions, requested: regions.length });
   }
   const { config: stored, secretsEnc } = splitSecrets(config, ctx.box, previous);
   return {
@@ -131,31 +131,79 @@ function refuseLocationsForHeartbeat(type: string, sent: { regions?: string[]; r
   if (issues.length > 0) throw validationError(issues);
 }
 
+/** The most monitors one bulk create takes (POST /monitors/bulk). */
+export const BULK_CREATE_MAX = 1000;
+
+const withDefaults = (input: MonitorInput): Required<Omit<MonitorInput, "paused">> & { paused: boolean } => ({
+  ...input,
+  interval_seconds: input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds,
+  timeout_ms: input.timeout_ms ?? Math.min(MONITOR_DEFAULTS.timeout_ms, (input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds) * 1000),
+  regions: input.regions ?? [],
+  runner_ids: input.runner_ids ?? [],
+  tags: input.tags ?? [],
+  paused: input.paused ?? false,
+});
+
 export async function createMonitor(ctx: Ctx, input: MonitorInput): Promise<MonitorRow> {
   refuseLocationsForHeartbeat(input.type, input);
-  const write = await prepare(
-    ctx,
-    {
-      ...input,
-      interval_seconds: input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds,
-      timeout_ms: input.timeout_ms ?? Math.min(MONITOR_DEFAULTS.timeout_ms, (input.interval_seconds ?? MONITOR_DEFAULTS.interval_seconds) * 1000),
-      regions: input.regions ?? [],
-      runner_ids: input.runner_ids ?? [],
-      tags: input.tags ?? [],
-      paused: input.paused ?? false,
-    },
-    null,
-  );
+  const limits = await orgLimits(ctx.sql, ctx.actor.orgId);
+  const write = await prepare(ctx, withDefaults(input), null, limits);
+  const [row] = await insertChecked(ctx, [write], limits);
+  return row!;
+}
+
+/**
+ * Creates up to BULK_CREATE_MAX monitors, all or none: every item is validated first and every problem is
+ * answered at once (paths `body.monitors[i]…`); then quotas are checked for the whole batch and the rows go
+ * in one statement.
+ */
+export async function createMonitors(ctx: Ctx, inputs: MonitorInput[]): Promise<MonitorRow[]> {
+  if (inputs.length === 0 || inputs.length > BULK_CREATE_MAX) {
+    throw validationError([{ path: "body.monitors", message: `send 1 to ${BULK_CREATE_MAX} monitors (got ${inputs.length})` }]);
+  }
+  const limits = await orgLimits(ctx.sql, ctx.actor.orgId);
+  const issues: ValidationIssue[] = [];
+  const writes: MonitorWrite[] = [];
+  for (const [i, input] of inputs.entries()) {
+    try {
+      refuseLocationsForHeartbeat(input.type, input);
+      writes.push(await prepare(ctx, withDefaults(input), null, limits));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== "VALIDATION_ERROR") throw err;
+      const its = (err.details?.issues ?? []) as ValidationIssue[];
+      for (const it of its) issues.push({ ...it, path: it.path.replace(/^body\./, `body.monitors[${i}].`) });
+    }
+  }
+  if (issues.length > 0) throw validationError(issues);
+  return insertChecked(ctx, writes, limits);
+}
+
+/**
+ * Inserts prepared monitors after the quota checks for all of them. Where nothing bills (self-hosted) there is
+ * nothing to count, so no lock either: a creation costs the same however many monitors the organisation has.
+ */
+async function insertChecked(ctx: Ctx, writes: MonitorWrite[], limits: OrgLimits): Promise<MonitorRow[]> {
   return withTx(ctx.sql, async (tx) => {
-    // Serialise creations per organisation so two concurrent requests cannot both take the last slot.
-    await tx`select pg_advisory_xact_lock(hashtext(${ctx.actor.orgId}))`;
-    await assertQuota(tx, ctx.actor.orgId, quotaOf(input.type, write.regions, write.runnerIds), 1);
-    const token = input.type === "heartbeat" ? `hb_${randomToken(24)}` : null;
-    return insertMonitor(tx, ctx.actor.orgId, newId("mon"), {
-      ...write,
-      heartbeatTokenHash: token ? hashToken(token) : null,
-      heartbeatTokenEnc: token ? ctx.box.encrypt(token) : null,
-    });
+    if (limits.billingEnabled) {
+      // Serialise counted creations per organisation so two concurrent requests cannot both take the last slot.
+      await tx`select pg_advisory_xact_lock(hashtext(${ctx.actor.orgId}))`;
+      const byQuota = new Map<string, number>();
+      for (const w of writes) {
+        const quota = quotaOf(w.type as CheckType, w.regions, w.runnerIds);
+        byQuota.set(quota, (byQuota.get(quota) ?? 0) + 1);
+      }
+      const slots = writes.map((w) => ({ family: quotaOf(w.type as CheckType, w.regions, w.runnerIds), intervalSeconds: w.intervalSeconds }));
+      await assertIntervalSlots(tx, ctx.actor.orgId, slots, { limits });
+      for (const [quota, n] of byQuota) await assertQuota(tx, ctx.actor.orgId, quota, n, limits);
+    }
+    return insertMonitors(
+      tx,
+      ctx.actor.orgId,
+      writes.map((w) => {
+        const token = w.type === "heartbeat" ? `hb_${randomToken(24)}` : null;
+        return { id: newId("mon"), ...w, heartbeatTokenHash: token ? hashToken(token) : null, heartbeatTokenEnc: token ? ctx.box.encrypt(token) : null };
+      }),
+    );
   });
 }
 
@@ -177,6 +225,7 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
     throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
   }
   refuseLocationsForHeartbeat(type, patch);
+  const limits = await orgLimits(ctx.sql, ctx.actor.orgId);
   const write = await prepare(
     ctx,
     {
@@ -191,11 +240,13 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
       paused: patch.paused ?? current.paused,
     },
     current,
+    limits,
   );
+  await assertIntervalSlots(ctx.sql, ctx.actor.orgId, [{ family: quotaOf(type, write.regions, write.runnerIds), intervalSeconds: write.intervalSeconds }], { monitorId: id, limits });
   // A change of slot kind (type family, or a browser monitor moving between cloud regions and runners only) needs a free slot of the new kind.
   const before = quotaOf(current.type as CheckType, current.regions, current.runner_ids);
   const after = quotaOf(type, write.regions, write.runnerIds);
-  if (after !== before) await assertQuota(ctx.sql, ctx.actor.orgId, after, 1);
+  if (after !== before) await assertQuota(ctx.sql, ctx.actor.orgId, after, 1, limits);
   const row = await updateMonitor(ctx.sql, ctx.actor.orgId, id, write);
   if (!row) throw notFound("Monitor");
   return row;

@@ -1,8 +1,10 @@
 import { Elysia } from "elysia";
 import { runMonitorNow } from "../../../domain/monitors/run-now.ts";
 import {
+  BULK_CREATE_MAX,
   bulkMonitors,
   createMonitor,
+  createMonitors,
   getMonitor,
   listOrgMonitors,
   patchMonitor,
@@ -12,7 +14,7 @@ import {
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { BulkBody, BulkResult, MonitorCreateBody, MonitorListQuery, MonitorPatchBody, MonitorView, RunNowResult } from "./schemas.ts";
+import { BulkBody, BulkCreateBody, BulkCreateResult, BulkResult, MonitorCreateBody, MonitorListQuery, MonitorPatchBody, MonitorView, RunNowResult } from "./schemas.ts";
 import { toMonitorView } from "./views.ts";
 
 const baseUrlOf = (deps: ApiDeps) => deps.publicBaseUrl;
@@ -50,6 +52,21 @@ export const monitorRoutes = (deps: ApiDeps) => {
             return view(await createMonitor(ctx(actor), body));
           },
           { body: MonitorCreateBody, response: { 201: MonitorView }, detail: { summary: "Create a monitor of any check type" } },
+        )
+        .post(
+          "/bulk",
+          async ({ actor, body, set }) => {
+            set.status = 201;
+            return { data: (await createMonitors(ctx(actor), body.monitors)).map(view) };
+          },
+          {
+            body: BulkCreateBody,
+            response: { 201: BulkCreateResult },
+            detail: {
+              summary: `Create up to ${BULK_CREATE_MAX} monitors at once, all or none`,
+              description: `Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent.`,
+            },
+          },
         )
         .patch("/:id", async ({ actor, params, body }) => view(await patchMonitor(ctx(actor), params.id, body)), {
           params: IdParams,

@@ -106,3 +106,8 @@ export const RunNowResult = t.Object({
   location: t.String(),
   recorded: t.Boolean({ description: "true when the result was stored like a scheduled check (false for a paused or suspended monitor)" }),
 });
+
+/** POST /monitors/bulk: the same monitor bodies as POST /monitors, 1 to 1,000 of them (BULK_CREATE_MAX). */
+export const BulkCreateBody = Obj({ monitors: t.Array(MonitorCreateBody, { minItems: 1, maxItems: 1000 }) });
+
+export const BulkCreateResult = t.Object({ data: t.Array(MonitorView) });
