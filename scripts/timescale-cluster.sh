@@ -7,7 +7,7 @@ ts_pkg=${TIMESCALEDB_PACKAGE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." &&
 ts_port=${TIMESCALE_TEST_PORT:-5439}
 ts_dir=${TIMESCALE_TEST_DIR:-${TMPDIR:-/tmp}/watchpost-timescale}
 if [ -z "${TIMESCALE_TEST_URL:-}" ] && [ -x "$ts_pkg/start-cluster.sh" ]; then
-  if pg_isready -h 127.0.0.1 -p "$ts_port" -q 2>/dev/null; then
+  if pg_isready -h 127.0.0.1 -p "$ts_port" -q 2>/dev/null && "$ts_pkg/install.sh" >/dev/null 2>&1; then
     export TIMESCALE_TEST_URL="postgres://postgres@127.0.0.1:$ts_port/postgres"
   elif url=$("$ts_pkg/start-cluster.sh" "$ts_dir" "$ts_port" 2>"$ts_dir.log"); then
     export TIMESCALE_TEST_URL=$url
