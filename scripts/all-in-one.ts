@@ -6,7 +6,8 @@ import { loadApiConfig } from "../api/config.ts";
 import { buildApiDeps, startApiServer } from "../api/server.ts";
 import { providerFromConfig } from "../billing/provider/from-config.ts";
 import { maybeStartSimulator } from "../billing/simulator/attach.ts";
-import { createBus } from "../core/bus/index.ts";
+import { canSpillResults, createBus } from "../core/bus/index.ts";
+import { restoreSpilledResults, spillUnsettledResults } from "../core/bus/result-spill-file.ts";
 import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../db/open.ts";
@@ -49,6 +50,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   // Both result durables exist before anything publishes (the in-process bus drops a result once every
   // durable has taken it; one created later would miss results published before it).
   await bus.ensureTopology({ resultDurables: [{ name: INGEST_DURABLE }, { name: ALERTING_DURABLE }] }).catch(abort);
+  // Results the in-process bus still held at the last shutdown (stored in DATA_DIR then) go back before anything publishes.
+  if (canSpillResults(bus)) restoreSpilledResults(bus, apiConfig.DATA_DIR, log);
 
   // Unless BILLING_SIM_PORT is set, a taken simulator port is replaced by a free one remembered in DATA_DIR.
   const sim = await maybeStartSimulator(apiConfig, db.sql, log, { movableIn: input.BILLING_SIM_PORT ? undefined : apiConfig.DATA_DIR }).catch(abort);
@@ -96,8 +99,11 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     () => api.stop(),
     () => scheduler.stop(),
     () => worker.stop(),
-    // The in-process bus holds results in memory only: store and evaluate what the worker published.
-    async () => void (bus.kind === "memory" && (await alerting.drain())),
+    // The in-process bus holds results in memory only: store and evaluate what the worker published, and
+    // what is still pending at the deadline goes to DATA_DIR for the next start (nothing is lost).
+    async () => {
+      if (canSpillResults(bus) && !(await alerting.drain())) spillUnsettledResults(bus, apiConfig.DATA_DIR, log);
+    },
     async () => browsers?.close(),
     () => alerting.stop(),
     () => sim.stop(),

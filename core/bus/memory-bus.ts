@@ -57,6 +57,22 @@ export interface MemoryBusOptions extends BusOptions {
   broker?: MemoryBroker;
 }
 
+/** A result some durable had not settled when the process stopped, and which durables those were. */
+export interface UnsettledResult {
+  subject: ResultSubject;
+  /** The message as published (JSON). */
+  payload: string;
+  durables: string[];
+}
+
+/** What only the in-process bus has: its unsettled results can be written out at shutdown and put back at start. */
+export interface ResultSpill {
+  unsettledResults(): UnsettledResult[];
+  restoreResults(results: readonly UnsettledResult[]): void;
+}
+
+export const canSpillResults = (bus: Bus): bus is Bus & ResultSpill => bus.kind === "memory" && "unsettledResults" in bus;
+
 /** Results are kept 1 h here unless set (not 24 h): they live in this process's heap and die with it. */
 const MEMORY_RESULTS_MAX_AGE_MS = 3_600_000;
 
@@ -68,7 +84,7 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
 const POLL_MS = 5000;
 
 /** Same semantics as the NATS bus (see types.ts); payloads go through JSON like on the wire. */
-class MemoryBus implements Bus {
+class MemoryBus implements Bus, ResultSpill {
   readonly kind = "memory";
   private readonly topo: Topology;
   private readonly log: Logger;
@@ -94,6 +110,35 @@ class MemoryBus implements Bus {
     }
     for (const subject of opts.jobSubjects ?? []) this.jobConsumer(subject, {});
     for (const { name, filter } of opts.resultDurables ?? []) this.resultConsumer(name, { filter });
+  }
+
+  unsettledResults(): UnsettledResult[] {
+    const stream = this.broker.streams.get(this.topo.resultsStream);
+    if (!stream) return [];
+    const durablesOf = new Map<number, string[]>();
+    for (const c of stream.consumers.values()) {
+      for (const seq of c.unsettled()) {
+        const list = durablesOf.get(seq);
+        if (list) list.push(c.name);
+        else durablesOf.set(seq, [c.name]);
+      }
+    }
+    return [...durablesOf.keys()]
+      .sort((a, b) => a - b)
+      .map((seq) => {
+        const m = stream.messages.get(seq)!;
+        return { subject: m.subject.slice(this.topo.prefix.length) as ResultSubject, payload: m.payload, durables: durablesOf.get(seq)! };
+      });
+  }
+
+  /** Before anything publishes: each result goes only to the durables that had not settled it. */
+  restoreResults(results: readonly UnsettledResult[]): void {
+    this.assertOpen();
+    const stream = this.stream(this.topo.resultsStream);
+    for (const r of results) {
+      assertSubject(r.subject, { wildcards: false });
+      stream.restore(this.topo.prefix + r.subject, r.payload, r.durables);
+    }
   }
 
   async publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck> {

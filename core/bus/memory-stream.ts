@@ -38,6 +38,8 @@ export class MemoryStream {
   readonly consumers = new Map<string, MemoryConsumer>();
   private lastSeq = 0;
   private readonly recentIds = new Map<string, { seq: number; at: number }>();
+  /** Messages restored from the last shutdown, and the durables that had not settled each (only those get it). */
+  private readonly restoredFor = new Map<number, ReadonlySet<string>>();
 
   constructor(
     readonly name: string,
@@ -55,6 +57,24 @@ export class MemoryStream {
     this.recentIds.set(msgId, { seq, at: now });
     for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
     return { seq, duplicate: false };
+  }
+
+  /**
+   * Stores a message left unsettled at the last shutdown (all-in-one spill file): only the durables named in
+   * `pendingFor` receive it; for every other consumer it counts as settled already.
+   */
+  restore(subject: string, payload: string, pendingFor: readonly string[]): number {
+    const seq = ++this.lastSeq;
+    this.messages.set(seq, { seq, subject, payload, publishedAt: Date.now() });
+    this.restoredFor.set(seq, new Set(pendingFor));
+    for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
+    return seq;
+  }
+
+  /** Whether the consumer `name` is to receive message `seq` (false for a restored one it had settled). */
+  wants(name: string, seq: number): boolean {
+    const only = this.restoredFor.get(seq);
+    return only === undefined || only.has(name);
   }
 
   /** Removes messages matching `filter`; returns how many. */
@@ -105,6 +125,7 @@ export class MemoryStream {
       if (matchSubject(c.settings.filter, m.subject) && !c.settled(seq)) return;
     }
     this.messages.delete(seq);
+    this.restoredFor.delete(seq);
   }
 }
 
@@ -158,9 +179,19 @@ export class MemoryConsumer {
     else this.stream.release(seq);
   }
 
-  /** Delivered (or passed over) and no longer outstanding. */
+  /** Delivered (or passed over) and no longer outstanding, or a restored message meant for other consumers. */
   settled(seq: number): boolean {
-    return this.cursor >= seq && !this.deliveries.has(seq);
+    return (this.cursor >= seq && !this.deliveries.has(seq)) || !this.stream.wants(this.name, seq);
+  }
+
+  /** Sequences of the stored messages this consumer has not settled: outstanding, then not yet delivered. */
+  unsettled(): number[] {
+    const out = [...this.deliveries.keys()].filter((seq) => this.stream.messages.has(seq));
+    for (let seq = this.cursor + 1; seq <= this.stream.seqHigh; seq++) {
+      const m = this.stream.messages.get(seq);
+      if (m && matchSubject(this.settings.filter, m.subject) && this.stream.wants(this.name, seq)) out.push(seq);
+    }
+    return out;
   }
 
   nak(seq: number, delayMs = 0): void {
@@ -183,7 +214,7 @@ export class MemoryConsumer {
     for (const seq of this.deliveries.keys()) if (this.stream.messages.has(seq)) n++;
     for (let seq = this.cursor + 1; seq <= this.stream.seqHigh; seq++) {
       const m = this.stream.messages.get(seq);
-      if (m && matchSubject(this.settings.filter, m.subject)) n++;
+      if (m && matchSubject(this.settings.filter, m.subject) && this.stream.wants(this.name, seq)) n++;
     }
     return n;
   }
@@ -212,7 +243,7 @@ export class MemoryConsumer {
     }
     while (this.cursor < this.stream.seqHigh) {
       const m = this.stream.messages.get(++this.cursor);
-      if (m && matchSubject(this.settings.filter, m.subject)) return m.seq;
+      if (m && matchSubject(this.settings.filter, m.subject) && this.stream.wants(this.name, m.seq)) return m.seq;
     }
     return undefined;
   }
