@@ -64,7 +64,7 @@ export async function updateMonitor(sql: Sql, orgId: string, id: string, m: Moni
   const [row] = await sql<MonitorRow[]>`
     update monitors set name = ${m.name}, type = ${m.type}, config = ${sql.json(m.config as never)}, secrets_enc = ${m.secretsEnc},
       interval_seconds = ${m.intervalSeconds}, timeout_ms = ${m.timeoutMs}, regions = ${m.regions}, runner_ids = ${m.runnerIds},
-      tags = ${m.tags}, paused = ${m.paused}, updated_at = now()
+      tags = ${m.tags}, paused = ${m.paused}, updated_at = now(), heartbeat_due_at = null
     where org_id = ${orgId} and id = ${id} returning ${cols(sql)}`;
   return row;
 }
