@@ -60,6 +60,7 @@ export async function findMonitor(sql: Sql, orgId: string, id: string): Promise<
   return row;
 }
 
+/** Clears a heartbeat's stored deadline: a changed period, schedule or grace is re-planned by the next sweep. */
 export async function updateMonitor(sql: Sql, orgId: string, id: string, m: MonitorWrite): Promise<MonitorRow | undefined> {
   const [row] = await sql<MonitorRow[]>`
     update monitors set name = ${m.name}, type = ${m.type}, config = ${sql.json(m.config as never)}, secrets_enc = ${m.secretsEnc},

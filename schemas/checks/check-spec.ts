@@ -34,7 +34,7 @@ export interface CheckSpec<T extends string = string, C extends TSchema = TSchem
 }
 
 /** A problem with a config; `field` is a dotted path below the config, empty for the config as a whole. */
-export interface ConfigIssue {
+interface ConfigIssue {
   field: string;
   message: string;
 }
