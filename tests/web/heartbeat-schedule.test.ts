@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
-import { apiCall, nav, signUpInBrowser, startJourney, type JourneyEnv, SETUP_TIMEOUT_MS } from "./journey-support.ts";
+import { apiCall, checkA11y, nav, signUpInBrowser, startJourney, type JourneyEnv, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 /**
  * A heartbeat on a cron schedule through the dashboard: the form's schedule input with its
@@ -50,6 +50,7 @@ describe("heartbeat schedule screens", () => {
       expect(r).not.toMatch(/^(Sat|Sun)/);
     }
     await page.screenshot({ path: "/tmp/cron-form.png" });
+    await checkA11y(page, "heartbeat schedule form");
 
     await page.getByLabel("Cron expression").fill("61 3 * * *");
     expect(await eventually(() => preview.textContent(), (t) => Boolean(t?.includes("invalid cron expression")))).toContain("invalid cron expression");
@@ -78,6 +79,7 @@ describe("heartbeat schedule screens", () => {
     const ms = Number((await row.locator("td").nth(3).textContent())!.replace(/[^\d.]/g, ""));
     expect(ms).toBeGreaterThanOrEqual(400);
     await page.screenshot({ path: "/tmp/cron-detail.png" });
+    await checkA11y(page, "heartbeat detail");
     await row.click();
     const dialog = page.getByRole("dialog");
     expect(await dialog.locator("pre.ping-body").textContent()).toBe("<b>copied 42 files</b>\nsize 1.2 GB");
