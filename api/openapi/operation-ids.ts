@@ -26,6 +26,8 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/runner/heartbeat": "sendRunnerHeartbeat",
   "POST /api/v1/runner/results": "submitRunnerResults",
   "GET /status/{slug}": "getStatusPageHtml",
+  "GET /api/v1/heartbeat/{token}/start": "pingHeartbeatStart",
+  "GET /api/v1/heartbeat/{token}/fail": "pingHeartbeatFail",
 };
 
 const isParam = (s: string) => s.startsWith("{");

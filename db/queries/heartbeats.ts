@@ -5,30 +5,49 @@ export interface HeartbeatMonitorRow {
   org_id: string;
   paused: boolean;
   suspended: boolean;
-  period_seconds: number;
-  grace_seconds: number;
+  config: Record<string, unknown>;
   last_ping_at: Date | null;
+  due_at: Date | null;
+  started_at: Date | null;
+  start_body: string | null;
   created_at: Date;
 }
 
-/** Records a ping and returns the monitor it belongs to (by the hash of its token). */
-export async function recordPing(sql: Sql, tokenHash: Buffer, at: Date): Promise<HeartbeatMonitorRow | undefined> {
+const cols = (sql: Sql) => sql`
+  id, org_id, paused, suspended, config, last_ping_at, heartbeat_due_at as due_at, heartbeat_started_at as started_at,
+  heartbeat_start_body as start_body, created_at`;
+
+/** The heartbeat monitor a token belongs to (by the hash of its token), locked until the transaction ends. */
+export async function lockHeartbeatByToken(sql: Sql, tokenHash: Buffer): Promise<HeartbeatMonitorRow | undefined> {
   const [row] = await sql<HeartbeatMonitorRow[]>`
-    update monitors set last_ping_at = ${at}
-    where heartbeat_token_hash = ${tokenHash} and type = 'heartbeat'
-    returning id, org_id, paused, suspended, (config->>'period_seconds')::int as period_seconds,
-      coalesce((config->>'grace_seconds')::int, 0) as grace_seconds, last_ping_at, created_at`;
+    select ${cols(sql)} from monitors where heartbeat_token_hash = ${tokenHash} and type = 'heartbeat' for update`;
   return row;
 }
 
-/** Active heartbeat monitors whose period plus grace has run out since their last ping (or creation). */
+/** A success or fail ping: the ping time, the next deadline, and the run's start cleared. */
+export async function recordPing(sql: Sql, id: string, at: Date, dueAt: Date | null): Promise<void> {
+  await sql`
+    update monitors set last_ping_at = ${at}, heartbeat_due_at = ${dueAt}, heartbeat_started_at = null, heartbeat_start_body = null
+    where id = ${id}`;
+}
+
+/** A /start signal: the run's start time and body, kept until the next success or fail ping. */
+export async function recordStart(sql: Sql, id: string, at: Date, body: string | null): Promise<void> {
+  await sql`update monitors set heartbeat_started_at = ${at}, heartbeat_start_body = ${body} where id = ${id}`;
+}
+
+/** Active heartbeat monitors whose deadline has passed, or whose deadline is not computed yet. */
 export async function overdueHeartbeats(sql: Sql, now: Date, limit = 1000): Promise<HeartbeatMonitorRow[]> {
   return sql<HeartbeatMonitorRow[]>`
-    select id, org_id, paused, suspended, (config->>'period_seconds')::int as period_seconds,
-      coalesce((config->>'grace_seconds')::int, 0) as grace_seconds, last_ping_at, created_at
-    from monitors
-    where type = 'heartbeat' and not paused and not suspended
-      and coalesce(last_ping_at, created_at)
-          + make_interval(secs => (config->>'period_seconds')::int + coalesce((config->>'grace_seconds')::int, 0)) <= ${now}
-    order by coalesce(last_ping_at, created_at) limit ${limit}`;
+    select ${cols(sql)} from monitors
+    where type = 'heartbeat' and not paused and not suspended and (heartbeat_due_at is null or heartbeat_due_at <= ${now})
+    order by heartbeat_due_at nulls first limit ${limit}`;
+}
+
+/**
+ * Moves a monitor's deadline on after a sweep, only if nobody moved it meanwhile (a ping between the
+ * sweep's read and this write keeps the ping's deadline).
+ */
+export async function advanceDeadline(sql: Sql, id: string, seen: Date | null, next: Date | null): Promise<void> {
+  await sql`update monitors set heartbeat_due_at = ${next} where id = ${id} and heartbeat_due_at is not distinct from ${seen}`;
 }

@@ -100,11 +100,12 @@ export async function findMonitor(sql: Sql, orgId: string, id: string): Promise<
   return row;
 }
 
+/** Clears a heartbeat's stored deadline: a changed period, schedule or grace is re-planned by the next sweep. */
 export async function updateMonitor(sql: Sql, orgId: string, id: string, m: MonitorWrite): Promise<MonitorRow | undefined> {
   const [row] = await sql<MonitorRow[]>`
     update monitors set name = ${m.name}, type = ${m.type}, config = ${sql.json(m.config as never)}, secrets_enc = ${m.secretsEnc},
       interval_seconds = ${m.intervalSeconds}, timeout_ms = ${m.timeoutMs}, regions = ${m.regions}, runner_ids = ${m.runnerIds},
-      tags = ${m.tags}, paused = ${m.paused}, updated_at = now()
+      tags = ${m.tags}, paused = ${m.paused}, updated_at = now(), heartbeat_due_at = null
     where org_id = ${orgId} and id = ${id} returning ${cols(sql)}`;
   return row;
 }

@@ -1,50 +1,112 @@
 import type { Bus } from "../../core/bus/index.ts";
 import { hashToken } from "../../core/crypto/secrets.ts";
-import type { Sql } from "../../db/client.ts";
+import { type Sql, withTx } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
 import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
-import { type HeartbeatMonitorRow, overdueHeartbeats, recordPing } from "../../db/queries/heartbeats.ts";
+import { deadlineAfter, type HeartbeatTiming, missedDeadlines } from "../../schemas/heartbeat/schedule.ts";
+import { advanceDeadline, type HeartbeatMonitorRow, lockHeartbeatByToken, overdueHeartbeats, recordPing, recordStart } from "../../db/queries/heartbeats.ts";
 
 const HEARTBEAT_LOCATION = "heartbeat";
 const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
-/** At most this many missed periods are recorded per monitor and sweep (older ones are a known gap). */
+/** At most this many missed runs are recorded per monitor and sweep (older ones are a known gap). */
 const MAX_MISSES_PER_SWEEP = 10;
+/** A fail ping's error is the first line of its body, cut to this length (the whole body is in data.body). */
+const ERROR_CHARS = 500;
 
-function result(m: Pick<HeartbeatMonitorRow, "id" | "org_id">, id: string, at: number, status: "up" | "down", error: string | null, data: CheckResultMessage["data"]): CheckResultMessage {
-  return resultMessage({ id, org_id: m.org_id, monitor_id: m.id, location: HEARTBEAT_LOCATION, location_type: "region", due_at: at }, { checked_at: at, status, duration_ms: 0, error, data });
+/** What a ping says: the job succeeded, started, or failed. */
+export type PingSignal = "success" | "start" | "fail";
+
+/** A ping's request body as kept: its first bytes as text, and whether there was more. */
+export interface PingBody {
+  text: string;
+  truncated: boolean;
+}
+
+type ResultData = CheckResultMessage["data"];
+const timingOf = (m: Pick<HeartbeatMonitorRow, "config">) => m.config as HeartbeatTiming;
+const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
+
+function result(m: Pick<HeartbeatMonitorRow, "id" | "org_id">, id: string, at: number, outcome: { status: "up" | "down"; error: string | null; duration: number; data: ResultData }): CheckResultMessage {
+  return resultMessage(
+    { id, org_id: m.org_id, monitor_id: m.id, location: HEARTBEAT_LOCATION, location_type: "region", due_at: at },
+    { checked_at: at, status: outcome.status, duration_ms: outcome.duration, error: outcome.error, data: outcome.data },
+  );
+}
+
+const emptyData = (lastPingAt: Date | null): ResultData => ({
+  last_ping_at: lastPingAt?.toISOString() ?? null,
+  signal: null,
+  run_duration_ms: null,
+  body: null,
+  body_truncated: null,
+  start_body: null,
+});
+
+function failError(body: PingBody | null): string {
+  const line = body?.text.split(/\r?\n/).find((l) => l.trim() !== "")?.trim();
+  return line ? `the job reported a failure: ${line.slice(0, ERROR_CHARS)}` : "the job reported a failure";
 }
 
 /**
  * A ping: the token is the credential (looked up by its SHA-256, so the comparison cannot leak
- * timing). Records the ping time and publishes an `up` result; a paused monitor's ping is accepted
- * but records nothing.
+ * timing). `success` publishes an `up` result, `fail` a `down` one (both move the deadline to the
+ * next expected run and measure the run since a `start`); `start` only notes the run's start.
+ * A paused monitor's ping is accepted but records nothing.
  */
-export async function acceptPing(sql: Sql, bus: Bus, token: string, now = new Date()): Promise<{ monitor_id: string; recorded: boolean }> {
+export async function acceptPing(
+  sql: Sql,
+  bus: Bus,
+  token: string,
+  signal: PingSignal = "success",
+  body: PingBody | null = null,
+  now = new Date(),
+): Promise<{ monitor_id: string; recorded: boolean }> {
   if (!TOKEN_PATTERN.test(token)) throw notFound("Heartbeat");
-  const monitor = await recordPing(sql, hashToken(token), now);
-  if (!monitor) throw notFound("Heartbeat");
-  if (monitor.paused || monitor.suspended) return { monitor_id: monitor.id, recorded: false };
   const at = now.getTime();
-  await bus.publishResult(resultSubject(monitor.org_id, monitor.id), result(monitor, `hb.${monitor.id}.${at}`, at, "up", null, { last_ping_at: now.toISOString() }));
-  return { monitor_id: monitor.id, recorded: true };
+  const found = await withTx(sql, async (tx) => {
+    const m = await lockHeartbeatByToken(tx, hashToken(token));
+    if (!m || m.paused || m.suspended) return m && { m, message: null };
+    if (signal === "start") {
+      await recordStart(tx, m.id, now, body?.text ?? null);
+      return { m, message: null };
+    }
+    await recordPing(tx, m.id, now, dateOrNull(deadlineAfter(timingOf(m), at)));
+    const duration = m.started_at ? Math.max(0, at - m.started_at.getTime()) : null;
+    const data: ResultData = {
+      ...emptyData(now),
+      signal,
+      run_duration_ms: duration,
+      body: body?.text ?? null,
+      body_truncated: body ? body.truncated : null,
+      start_body: m.started_at ? m.start_body : null,
+    };
+    const status = signal === "fail" ? "down" : "up";
+    return { m, message: result(m, `hb.${m.id}.${at}`, at, { status, error: signal === "fail" ? failError(body) : null, duration: duration ?? 0, data }) };
+  });
+  if (!found) throw notFound("Heartbeat");
+  if (found.message) await bus.publishResult(resultSubject(found.m.org_id, found.m.id), found.message);
+  return { monitor_id: found.m.id, recorded: !found.m.paused && !found.m.suspended };
 }
 
 /**
- * Publishes a `down` result for every missed deadline (last ping + grace + k·period) up to now.
- * Ids are per deadline, so several sweepers, or a sweep repeated after a crash, store each miss once.
+ * Publishes a `down` result for every missed deadline (expected run + grace) up to now, then stores
+ * the next deadline. A monitor whose deadline is not computed yet (new, or config changed) counts
+ * from its last ping or creation. Ids are per deadline, so several sweepers, or a sweep repeated
+ * after a crash, store each miss once.
  */
 export async function sweepHeartbeats(sql: Sql, bus: Bus, now = new Date()): Promise<number> {
   let published = 0;
   for (const m of await overdueHeartbeats(sql, now)) {
-    const since = (m.last_ping_at ?? m.created_at).getTime();
-    const first = since + (m.period_seconds + m.grace_seconds) * 1000;
-    const misses = Math.floor((now.getTime() - first) / (m.period_seconds * 1000)) + 1;
-    for (let k = Math.max(0, misses - MAX_MISSES_PER_SWEEP); k < misses; k++) {
-      const deadline = first + k * m.period_seconds * 1000;
-      const error = m.last_ping_at ? `no ping since ${m.last_ping_at.toISOString()}` : "no ping received yet";
-      await bus.publishResult(resultSubject(m.org_id, m.id), result(m, `hbmiss.${m.id}.${deadline}`, deadline, "down", error, { last_ping_at: m.last_ping_at?.toISOString() ?? null }));
+    const timing = timingOf(m);
+    const due = m.due_at?.getTime() ?? deadlineAfter(timing, (m.last_ping_at ?? m.created_at).getTime());
+    const { missed, nextDue } = due === null ? { missed: [], nextDue: null } : missedDeadlines(timing, due, now.getTime(), MAX_MISSES_PER_SWEEP);
+    const error = m.last_ping_at ? `no ping since ${m.last_ping_at.toISOString()}` : "no ping received yet";
+    for (const deadline of missed) {
+      const data = { ...emptyData(m.last_ping_at), signal: "missed" };
+      await bus.publishResult(resultSubject(m.org_id, m.id), result(m, `hbmiss.${m.id}.${deadline}`, deadline, { status: "down", error, duration: 0, data }));
       published++;
     }
+    await advanceDeadline(sql, m.id, m.due_at, dateOrNull(nextDue));
   }
   return published;
 }

@@ -1,7 +1,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { type CheckType, configSchemas } from "../../schemas/check-types.ts";
+import { type CheckType, checkTypes, configSchemas } from "../../schemas/check-types.ts";
+import type { CheckSpec } from "../../schemas/checks/check-spec.ts";
 import { validationError } from "../../core/errors.ts";
 
 const compiled = new Map<CheckType, TypeCheck<TSchema>>();
@@ -14,7 +15,7 @@ function validator(type: CheckType): TypeCheck<TSchema> {
 
 /**
  * Validates a monitor's `config` against its type's schema, with issue paths such as
- * `body.config.url`, and returns it with the schema's defaults filled in.
+ * `body.config.url`, then the type's own cross-field rules (configIssues), and returns it with the schema's defaults filled in.
  */
 export function validateCheckConfig(type: CheckType, config: unknown): Record<string, unknown> {
   const v = validator(type);
@@ -22,6 +23,10 @@ export function validateCheckConfig(type: CheckType, config: unknown): Record<st
   if (!v.Check(withDefaults)) {
     const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: e.message }));
     throw validationError(issues, `Invalid ${type} config`);
+  }
+  const more = (checkTypes[type] as CheckSpec).configIssues?.(withDefaults as Record<string, unknown>) ?? [];
+  if (more.length > 0) {
+    throw validationError(more.map((i) => ({ path: i.field ? `body.config.${i.field}` : "body.config", message: i.message })), `Invalid ${type} config`);
   }
   return withDefaults as Record<string, unknown>;
 }

@@ -29,6 +29,14 @@ export interface CheckSpec<T extends string = string, C extends TSchema = TSchem
   data: D;
   /** When true, data.response_time is set to the check's duration_ms. */
   reportsResponseTime?: boolean;
+  /** Rules across fields the schema cannot say (either this or that); run after the schema check, by the API and the form. */
+  configIssues?: (config: Record<string, unknown>) => ConfigIssue[];
+}
+
+/** A problem with a config; `field` is a dotted path below the config, empty for the config as a whole. */
+interface ConfigIssue {
+  field: string;
+  message: string;
 }
 
 /** Keeps the literal type of `type` and `runsOn` so the registry can derive lists from them. */

@@ -1637,11 +1637,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
+        /**
+         * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
         get: operations["getHeartbeat"];
         put?: never;
-        /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
+        /**
+         * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
         post: operations["sendHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/heartbeat/{token}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
+        get: operations["pingHeartbeatStart"];
+        put?: never;
+        /**
+         * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
+        post: operations["startHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/heartbeat/{token}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
+        get: operations["pingHeartbeatFail"];
+        put?: never;
+        /**
+         * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
+         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         */
+        post: operations["failHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2257,11 +2311,19 @@ export interface components {
             /** @description Degraded when the dialogue takes longer than this, ms */
             degraded_above_ms?: number;
         };
+        /** @description Either period_seconds, or schedule with an optional timezone; grace_seconds with both */
         HeartbeatConfig: {
-            /** @description Expected time between two pings */
-            period_seconds: number;
+            /** @description Expected time between two pings; give this or schedule */
+            period_seconds?: number;
             /**
-             * @description Extra wait after a missed period before the monitor is down
+             * @description Cron expression of when the job runs, 5 fields (minute hour day month weekday) or 6 (seconds first), read in timezone; give this or period_seconds
+             * @example 0 3 * * *
+             */
+            schedule?: string;
+            /** @description IANA time zone of schedule, e.g. Europe/Berlin; UTC when left out */
+            timezone?: string;
+            /**
+             * @description Extra wait after a missed run before the monitor is down
              * @default 300
              */
             grace_seconds?: number;
@@ -2964,10 +3026,10 @@ export interface components {
              */
             type: "metric_threshold";
             /**
-             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms, run_duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
              */
-            metric: "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
+            metric: "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "run_duration_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
             operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
             threshold: number;
         };
@@ -3186,6 +3248,16 @@ export interface components {
         HeartbeatData: {
             /** @description Time of the latest ping, ISO 8601; null when none arrived yet */
             last_ping_at: string | null;
+            /** @description What recorded the result: a success ping, a fail ping, or a missed deadline */
+            signal: ("success" | "fail" | "missed") | null;
+            /** @description Time from the /start signal to this ping (the job's run time, also duration_ms); null without a start */
+            run_duration_ms: number | null;
+            /** @description The ping's request body, first 10240 bytes as text; null when it had none */
+            body: string | null;
+            /** @description Whether the body was longer than what is kept */
+            body_truncated: boolean | null;
+            /** @description The /start signal's request body, first 10240 bytes; null when none */
+            start_body: string | null;
         };
         /** BrowserLiteData */
         BrowserLiteData: {
@@ -17281,6 +17353,340 @@ export interface operations {
         };
     };
     sendHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pingHeartbeatStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pingHeartbeatFail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    failHeartbeat: {
         parameters: {
             query?: never;
             header?: never;

@@ -55,7 +55,7 @@ export function MonitorDetail({ id }: { id: string }) {
         <StatusBadge status={m.status} paused={m.paused} />
       </header>
       <p className="muted">
-        {m.type} · {String(target ?? "")} · every {String(m.interval_seconds)} s{m.type !== "heartbeat" && ` · from ${[...m.regions, ...m.runner_ids].join(", ")}`}
+        {m.type} · {target === undefined ? "" : `${String(target)} · `}{m.type === "heartbeat" ? heartbeatTiming(cfg) : `every ${String(m.interval_seconds)} s · from ${[...m.regions, ...m.runner_ids].join(", ")}`}
         {m.tags.length > 0 && " · "}
         {m.tags.map((t) => (
           <Link key={t} to={`/monitors?tag=${encodeURIComponent(t)}`} className="tag">
@@ -95,7 +95,7 @@ export function MonitorDetail({ id }: { id: string }) {
           </div>
         ))}
         <div>
-          <dt>Last response</dt>
+          <dt>{m.type === "heartbeat" ? "Last run time" : "Last response"}</dt>
           <dd>{fmtMs(m.last_duration_ms)}</dd>
         </div>
         <div>
@@ -134,11 +134,18 @@ export function MonitorDetail({ id }: { id: string }) {
   );
 }
 
+/** "expected 03:00 daily…": the heartbeat's period or schedule, with its grace time. */
+function heartbeatTiming(cfg: Record<string, unknown>): string {
+  const grace = `${String(cfg.grace_seconds ?? 0)} s grace`;
+  if (cfg.schedule) return `expected on schedule ${String(cfg.schedule)} (${String(cfg.timezone ?? "UTC")}), ${grace}`;
+  return `expected every ${String(cfg.period_seconds)} s, ${grace}`;
+}
+
 function HeartbeatUrl({ url }: { url: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <div className="card">
-      <strong>Ping this URL from your job</strong> (GET or POST) at least every period:
+      <strong>Ping this URL from your job</strong> (GET or POST) when it succeeds:
       <div className="row">
         <code className="copyable">{url}</code>
         <button
@@ -153,7 +160,8 @@ function HeartbeatUrl({ url }: { url: string }) {
         </button>
       </div>
       <small className="muted">
-        For example: <code>curl -fsS {url}</code>
+        For example: <code>curl -fsS {url}</code>. Add <code>/start</code> when the job begins (the run time is measured) and call <code>/fail</code> when it fails (down at once).
+        A POST body (first 10 KB, e.g. the job's output) is kept with the result: <code>my-job 2&gt;&amp;1 | curl -fsS --data-binary @- {url}</code>
       </small>
     </div>
   );

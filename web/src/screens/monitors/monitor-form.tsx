@@ -6,6 +6,7 @@ import { SuspendedBadge } from "../../components/widgets";
 import { ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
+import { HeartbeatFields } from "./heartbeat-fields";
 import { CHECK_LABELS, CHECK_TYPES, configFields, readMonitorForm, type CheckType } from "./monitor-body";
 import type { Monitor } from "./use-monitors";
 import type { paths } from "../../api/schema.gen";
@@ -77,7 +78,11 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
         </div>
         <Field label="Name" name="name" required maxLength={200} defaultValue={monitor?.name} placeholder="Homepage" error={issues["body.name"]} />
         {/* Keyed by type: switching type starts from that type's defaults. */}
-        <SchemaFields key={type} fields={configFields(type)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+        {type === "heartbeat" ? (
+          <HeartbeatFields value={monitor?.type === type ? config : undefined} issues={issues} />
+        ) : (
+          <SchemaFields key={type} fields={configFields(type)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+        )}
         <div className="row">
           <Field
             label={inbound ? "Check for missed pings every (seconds)" : "Check every (seconds)"}

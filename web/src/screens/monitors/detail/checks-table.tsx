@@ -12,6 +12,8 @@ import { ResultFields } from "./result-detail";
 const STATUSES = ["up", "down", "degraded", "timeout", "unavailable"] as const;
 const LIMIT = 25;
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+/** The start of a heartbeat ping's body for the table; the result's details show all of it. */
+const excerpt = (body: unknown) => (typeof body === "string" ? (body.length > 80 ? `${body.slice(0, 80)}…` : body) : "");
 
 /** Filters as query parameters: the list's and the export's. */
 function queryOf(f: Omit<ChecksFilters, "page">) {
@@ -24,6 +26,7 @@ function queryOf(f: Omit<ChecksFilters, "page">) {
 }
 
 export function ChecksTable({ monitor }: { monitor: Monitor }) {
+  const heartbeat = monitor.type === "heartbeat";
   const id = monitor.id;
   const [filters, setFilters] = useState<Omit<ChecksFilters, "page">>({});
   const [page, setPage] = useState(1);
@@ -98,8 +101,9 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
                 <th scope="col">Time</th>
                 <th scope="col">Location</th>
                 <th scope="col">Status</th>
-                <th scope="col">Duration</th>
+                <th scope="col">{heartbeat ? "Run time" : "Duration"}</th>
                 <th scope="col">Error</th>
+                {heartbeat && <th scope="col">Ping body</th>}
               </tr>
             </thead>
             <tbody data-testid="checks-body">
@@ -119,6 +123,7 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
                   </td>
                   <td>{fmtMs(c.duration_ms)}</td>
                   <td className="error-cell">{c.error ?? ""}</td>
+                  {heartbeat && <td className="body-cell">{excerpt(c.data.body)}</td>}
                 </tr>
               ))}
             </tbody>

@@ -6,7 +6,17 @@ import { Link } from "../../../lib/router";
 import type { Monitor } from "../use-monitors";
 import type { CheckResult } from "./chart-data";
 
-const show = (v: unknown) => (v === null || v === undefined ? <span className="muted">not measured</span> : typeof v === "object" ? <pre>{JSON.stringify(v, null, 2)}</pre> : String(v));
+/** A value as text (React escapes it: a heartbeat body is shown, never interpreted); multi-line text keeps its lines. */
+const show = (v: unknown) =>
+  v === null || v === undefined ? (
+    <span className="muted">not measured</span>
+  ) : typeof v === "object" ? (
+    <pre>{JSON.stringify(v, null, 2)}</pre>
+  ) : typeof v === "string" && v.includes("\n") ? (
+    <pre className="ping-body">{v}</pre>
+  ) : (
+    String(v)
+  );
 
 /** Every field of one result, the check type's data fields with what each one means. */
 export function ResultFields({ result: r, type }: { result: Partial<CheckResult> & Pick<CheckResult, "status" | "location" | "checked_at" | "duration_ms" | "data">; type: Monitor["type"] }) {
