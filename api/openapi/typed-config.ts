@@ -6,7 +6,7 @@ type Schema = { type?: string; required?: string[]; properties?: Record<string, 
  * component); on change (type optional), `config` is one of the types' configs (the monitor's own).
  */
 export function typeConfigBody(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
-  body = typeMarkedProperties(body, refsByRegistry);
+  body = typeMarkedProperties(typeArrayItems(body, refsByRegistry), refsByRegistry);
   const config = body.properties?.config;
   const registry = config?.["x-config-of"] as string | undefined;
   if (!config || !registry) return body;
@@ -42,5 +42,13 @@ function typeMarkedProperties(body: Schema, refsByRegistry: Record<string, Recor
       return [name, { description: p.description, oneOf: byType.map(([, $ref]) => ({ $ref })), discriminator }];
     }),
   );
+  return { ...body, properties };
+}
+
+/** A list of such bodies (POST /monitors/bulk: `{ monitors: [...] }`): each item is typed the same way. */
+function typeArrayItems(body: Schema, refsByRegistry: Record<string, Record<string, string>>): Schema {
+  const typed = (p: Schema) => p.type === "array" && (p.items as Schema | undefined)?.properties?.config?.["x-config-of"] !== undefined;
+  if (!body.properties || !Object.values(body.properties).some(typed)) return body;
+  const properties = Object.fromEntries(Object.entries(body.properties).map(([name, p]) => [name, typed(p) ? { ...p, items: typeConfigBody(p.items as Schema, refsByRegistry) } : p]));
   return { ...body, properties };
 }

@@ -37,7 +37,7 @@ const NEVER_CONFLICTS = [
   "POST /api/v1/auth/signin", "POST /api/v1/auth/signout", "POST /api/v1/auth/password-reset/request", "POST /api/v1/auth/password-reset/confirm",
   "DELETE /api/v1/user/sessions/{id}", "POST /api/v1/orgs", "PATCH /api/v1/org", "PATCH /api/v1/org/security-policy", "DELETE /api/v1/org/invitations/{id}",
   "POST /api/v1/api-keys", "DELETE /api/v1/api-keys/{id}", "POST /api/v1/billing/webhooks/paddle", "POST /api/v1/billing/overlaps/{id}/dismiss",
-  "POST /api/v1/monitors", "PATCH /api/v1/monitors/{id}", "DELETE /api/v1/monitors/{id}", "POST /api/v1/monitors/{id}/pause", "POST /api/v1/monitors/{id}/resume",
+  "POST /api/v1/monitors", "POST /api/v1/monitors/bulk", "PATCH /api/v1/monitors/{id}", "DELETE /api/v1/monitors/{id}", "POST /api/v1/monitors/{id}/pause", "POST /api/v1/monitors/{id}/resume",
   "POST /api/v1/monitors/bulk/pause", "POST /api/v1/monitors/bulk/resume", "POST /api/v1/monitors/bulk/delete", "DELETE /api/v1/monitor-groups/{tag}",
   "POST /api/v1/maintenance-windows", "PATCH /api/v1/maintenance-windows/{id}", "DELETE /api/v1/maintenance-windows/{id}",
   "POST /api/v1/alert-channels", "PATCH /api/v1/alert-channels/{id}", "POST /api/v1/alert-channels/{id}/test",
@@ -218,6 +218,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   // Monitors: run-now and its stored check; a heartbeat has nothing to run; its pings.
   const target = (await key("POST", "/api/v1/monitors", { name: "target", type: "tcp", config: { host: "127.0.0.1", port: 9 }, tags: ["left"] })).body;
   const paused = (await key("POST", "/api/v1/monitors", { name: "other", type: "tcp", config: { host: "127.0.0.1", port: 9 }, tags: ["right"], paused: true })).body;
+  await key("POST", "/api/v1/monitors/bulk", { monitors: [{ name: "bulk", type: "tcp", config: { host: "127.0.0.1", port: 9 } }] });
   const run = await key("POST", `/api/v1/monitors/${target.id}/run`);
   await key("GET", `/api/v1/monitors/${target.id}/checks/${run.body.id}`);
   await key("PATCH", "/api/v1/monitor-groups/left", { tag: "right" });
