@@ -65,7 +65,11 @@ export async function migrate(url: string, options: { lock?: boolean } = {}): Pr
 async function timescaleAvailable(url: string): Promise<boolean> {
   const sql = createSql(url, { max: 1 });
   try {
-    const [row] = await sql`select exists(select 1 from pg_available_extensions where name = 'timescaledb') as available`;
+    // Installed on the machine is not enough: the extension only loads when the server preloads it
+    // (shared_preload_libraries); without that, a server with the package is a plain PostgreSQL.
+    const [row] = await sql`
+      select exists(select 1 from pg_available_extensions where name = 'timescaledb')
+        and (current_setting('shared_preload_libraries') ~ '(^|[\s,])"?timescaledb' or exists(select 1 from pg_extension where extname = 'timescaledb')) as available`;
     return Boolean(row?.available);
   } finally {
     await sql.end();

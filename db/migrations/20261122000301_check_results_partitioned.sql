@@ -1,10 +1,12 @@
 -- migrate:up
--- Plain PostgreSQL storage of check results. Skipped when the server offers TimescaleDB:
--- db/timescale/ then creates check_results as a hypertable and the rollups as continuous
--- aggregates with the same names and columns (docs/results-and-uptime.md).
+-- Plain PostgreSQL storage of check results. Skipped when the server offers TimescaleDB (the package
+-- installed and preloaded, the same test as db/migrate.ts): db/timescale/ then creates check_results as
+-- a hypertable and the rollups as continuous aggregates with the same names and columns
+-- (docs/results-and-uptime.md).
 do $migration$
 begin
-  if exists (select 1 from pg_available_extensions where name = 'timescaledb') then
+  if exists (select 1 from pg_available_extensions where name = 'timescaledb')
+    and (current_setting('shared_preload_libraries') ~ '(^|[\s,])"?timescaledb' or exists (select 1 from pg_extension where extname = 'timescaledb')) then
     return;
   end if;
 
