@@ -47,7 +47,9 @@ describe("the README quick start, followed literally", () => {
   it("starts from a fresh 0700 copy, sets up the first account in the browser, sees a private loopback monitor up, and stops everything on SIGTERM", async () => {
     const { command, prose } = quickStart();
     expect(command).toEqual(["npm", "start"]);
-    // The log line the README says the start prints, in backticks after "the start log says".
+    // The log lines the README says the start prints, in backticks: the URL to open, and the self-hosted defaults.
+    const promisedUrlLine = /open the URL it prints \(`([^`]+)`/.exec(prose)?.[1];
+    expect(promisedUrlLine).toStartWith("Watchpost running (all-in-one) at http://127.0.0.1:3000");
     const promisedLine = /the start log says\s+`([^`]+)`/.exec(prose)?.[1];
     expect(promisedLine).toBeDefined();
 
@@ -68,12 +70,12 @@ describe("the README quick start, followed literally", () => {
       await exited;
     });
 
-    // The URL it prints (the all-in-one's "Watchpost running" line).
+    // The URL it prints, in the line the README quotes (on the PORT given here instead of 3000).
+    const printed = new RegExp(`${promisedUrlLine!.replace(/http:\/\/\S+$/, "").replace(/[()]/g, "\\$&")}(http://[^\\s"]+)`);
     const deadline = Date.now() + 120_000;
     let url: string | undefined;
     while (!url) {
-      const line = output.split("\n").find((l) => l.includes("Watchpost running"));
-      url = line ? /(http:\/\/[^\s"]+)/.exec(line)?.[1] : undefined;
+      url = printed.exec(output)?.[1];
       if (start.exitCode !== null) throw new Error(`${command.join(" ")} exited ${start.exitCode}:\n${output}`);
       if (Date.now() > deadline) throw new Error(`${command.join(" ")} printed no URL in 120 s:\n${output}`);
       if (!url) await Bun.sleep(250);
