@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
   const config = parseEnv(Type.Object(commonEnv), process.env);
-  const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
+  const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli", stderr: true });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 2, movablePort: !process.env.EMBEDDED_PG_PORT });
   try {
     const result = await provisionOrg(db.sql, { name: values.name, email: values.email, password: values.password, planId: values.plan });
@@ -60,7 +60,7 @@ async function rotateSecretKey(): Promise<number> {
     process.stderr.write("secret-key:rotate needs SECRET_KEY (the new key) and SECRET_KEY_PREVIOUS (the old ones)\n");
     return 64;
   }
-  const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli" });
+  const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli", stderr: true });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 2, movablePort: !process.env.EMBEDDED_PG_PORT });
   try {
     const box = new SecretBox(config.SECRET_KEY, previousSecretKeys(config.SECRET_KEY_PREVIOUS));

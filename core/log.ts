@@ -10,17 +10,20 @@ export interface LogOptions {
   name?: string;
   /** Where JSON lines go instead of stdout (tests that read the logs). */
   destination?: DestinationStream;
+  /** Log to stderr, keeping stdout for a command's result (the CLI). */
+  stderr?: boolean;
 }
 
 /** LOG_FORMAT=auto: pretty for a person at a terminal, JSON lines for a pipe, a file or a log collector. */
-export function resolveLogFormat(format: LogFormat): "json" | "pretty" {
+export function resolveLogFormat(format: LogFormat, stream: { isTTY?: boolean } = process.stdout): "json" | "pretty" {
   if (format !== "auto") return format;
-  return process.stdout.isTTY ? "pretty" : "json";
+  return stream.isTTY ? "pretty" : "json";
 }
 
 /** One pino logger per process; children carry `op` and ids. Secrets are redacted by key name. */
-export function createLogger({ level, format: wanted, name, destination }: LogOptions): Logger {
-  const format = resolveLogFormat(wanted);
+export function createLogger({ level, format: wanted, name, destination: given, stderr = false }: LogOptions): Logger {
+  const format = resolveLogFormat(wanted, stderr ? process.stderr : process.stdout);
+  const destination = given ?? (stderr && format === "json" ? pino.destination({ dest: 2, sync: true }) : undefined);
   const options = {
     name,
     level,
@@ -28,7 +31,7 @@ export function createLogger({ level, format: wanted, name, destination }: LogOp
       paths: ["token", "apiKey", "password", "*.token", "*.apiKey", "*.password", "headers.authorization", "headers.cookie"],
       censor: "[redacted]",
     },
-    transport: format === "pretty" && !destination ? { target: "pino-pretty", options: { colorize: false } } : undefined,
+    transport: format === "pretty" && !destination ? { target: "pino-pretty", options: { colorize: false, destination: stderr ? 2 : 1 } } : undefined,
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "../core/config/parse-env.ts";
 import type { Logger } from "../core/log.ts";
 import { freePort, rememberedPort, rememberPort } from "../core/process/remembered-ports.ts";
 import { createSql } from "./client.ts";
 import { letThrough, postgresUser } from "./embedded-access.ts";
+import { joinUsers, leaveUsers, otherUsers } from "./embedded-users.ts";
 import { postgresBinary, startPostmaster } from "./postmaster.ts";
 
 export interface EmbeddedDatabase {
@@ -43,18 +44,25 @@ async function startOn(dataDir: string, port: number, log: Logger): Promise<Embe
   const running = livePort > 0 && (await answers(urlFor(livePort)));
   if (running) port = livePort;
   const url = urlFor(port);
-  // Another process of this deployment (the server, while the CLI runs) already started it: share it.
-  if (running && ownerAlive(databaseDir)) {
-    log.debug({ op: "embedded-postgres", port }, "using the embedded PostgreSQL already running");
-    return { url, stop: async () => {} };
-  }
-  // Left behind by a process that is gone (killed with SIGKILL): adopt it, so that it stops with us.
+  // Every process using it (the server, and any CLI command meanwhile) is one of its users; the last to leave stops it.
   if (running) {
+    const others = otherUsers(databaseDir);
     const pid = postmasterPid(databaseDir);
-    writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
-    log.warn({ op: "embedded-postgres", port, pid }, "adopted the embedded PostgreSQL left running by a previous start");
-    process.once("exit", () => void stopPid(pid));
-    return { url, stop: () => stopPid(pid) };
+    joinUsers(databaseDir);
+    // Another process of this deployment (the server while a CLI command runs, or the other way round) started it: share it.
+    if (others.length > 0) log.debug({ op: "embedded-postgres", port, pid, users: others }, "using the embedded PostgreSQL already running");
+    // Left behind by a process that is gone (killed with SIGKILL): adopt it, so that it stops with us.
+    else log.warn({ op: "embedded-postgres", port, pid }, "adopted the embedded PostgreSQL left running by a previous start");
+    const onExit = () => void (leaveUsers(databaseDir) && signalPid(pid));
+    process.once("exit", onExit);
+    return {
+      url,
+      async stop() {
+        process.off("exit", onExit);
+        if (leaveUsers(databaseDir)) await stopPid(pid);
+        else log.info({ op: "embedded-postgres", users: otherUsers(databaseDir) }, "left the embedded PostgreSQL running for its other users");
+      },
+    };
   }
   // The server's own words, for the error when it does not start (the package rejects without a reason).
   const recent: string[] = [];
@@ -85,33 +93,26 @@ async function startOn(dataDir: string, port: number, log: Logger): Promise<Embe
       throw failed("be initialised", err);
     });
   }
-  const server = await startPostmaster(databaseDir, port, remember).catch((err: unknown) => {
+  // On our exit it is stopped unless a process that came meanwhile (a CLI command, a server) still uses it.
+  const server = await startPostmaster(databaseDir, port, remember, { stopOnExit: () => leaveUsers(databaseDir) }).catch((err: unknown) => {
     throw failed("start", err);
   });
-  writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
+  joinUsers(databaseDir);
   const admin = createSql(`postgres://postgres:watchpost@127.0.0.1:${port}/postgres`, { max: 1 });
   const exists = await admin`select 1 from pg_database where datname = 'watchpost'`;
   if (exists.length === 0) await admin`create database watchpost`;
   await admin.end();
   log.info({ op: "embedded-postgres", port }, "embedded PostgreSQL started");
-  return { url, stop: () => server.stop() };
+  return {
+    url,
+    async stop() {
+      if (leaveUsers(databaseDir)) await server.stop();
+      else log.info({ op: "embedded-postgres", users: otherUsers(databaseDir) }, "left the embedded PostgreSQL running for its other users");
+    },
+  };
 }
 
 const urlFor = (port: number) => `postgres://postgres:watchpost@127.0.0.1:${port}/watchpost`;
-
-/** The process that started the embedded PostgreSQL (and stops it) writes its pid here. */
-const OWNER_FILE = "watchpost.owner";
-
-function ownerAlive(databaseDir: string): boolean {
-  const pid = Number(readText(join(databaseDir, OWNER_FILE)).trim());
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === "EPERM";
-  }
-}
 
 function postmasterPid(databaseDir: string): number {
   return Number(readText(join(databaseDir, "postmaster.pid")).split("\n")[0]);
@@ -125,14 +126,20 @@ function readText(file: string): string {
   }
 }
 
-/** Fast shutdown of a postmaster we did not spawn (so cannot wait on): SIGINT, then poll until it is gone. */
-async function stopPid(pid: number): Promise<void> {
-  if (!Number.isInteger(pid) || pid <= 0) return;
+/** SIGINT (PostgreSQL's fast shutdown) to a postmaster we did not spawn; false when it is gone. */
+function signalPid(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, "SIGINT");
+    return true;
   } catch {
-    return;
+    return false;
   }
+}
+
+/** Fast shutdown of a postmaster we did not spawn (so cannot wait on): SIGINT, then poll until it is gone. */
+async function stopPid(pid: number): Promise<void> {
+  if (!signalPid(pid)) return;
   for (let i = 0; i < 300; i++) {
     try {
       process.kill(pid, 0);

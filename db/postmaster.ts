@@ -14,7 +14,12 @@ export interface Postmaster {
  * start` reached PostgreSQL too: it shut down at once, under the roles still storing their last results,
  * and the shutdown hung on a dead pool. Detached, only our shutdown stops it, as its last step.
  */
-export async function startPostmaster(databaseDir: string, port: number, onLog: (text: string) => void): Promise<Postmaster> {
+export async function startPostmaster(
+  databaseDir: string,
+  port: number,
+  onLog: (text: string) => void,
+  { stopOnExit = () => true }: { stopOnExit?: () => boolean } = {},
+): Promise<Postmaster> {
   const child = spawn(await postgresBinary(), ["-D", databaseDir, "-p", String(port)], {
     ...(postgresUser() ?? {}),
     detached: true,
@@ -22,9 +27,9 @@ export async function startPostmaster(databaseDir: string, port: number, onLog: 
     env: { ...process.env, LC_MESSAGES: "C" },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  // Whatever way we exit (a second signal, an uncaught error), the server does not outlive us: SIGINT is
-  // its fast shutdown, which it completes on its own.
-  const orphaned = () => void (child.exitCode === null && child.signalCode === null && child.kill("SIGINT"));
+  // Whatever way we exit (a second signal, an uncaught error), the server does not outlive us unless
+  // `stopOnExit` says another process still uses it: SIGINT is its fast shutdown, which it completes on its own.
+  const orphaned = () => void (child.exitCode === null && child.signalCode === null && stopOnExit() && child.kill("SIGINT"));
   process.once("exit", orphaned);
   void exited.then(() => process.off("exit", orphaned));
   await new Promise<void>((resolve, reject) => {

@@ -92,7 +92,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     const reach = apiConfig.ALLOW_PRIVATE_IPS ? "the local region may reach private addresses" : "private addresses refused (ALLOW_PRIVATE_IPS=false)";
     log.info({ op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS }, `self-hosted: one unlimited plan; ${reach}`);
   }
-  log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, "Watchpost running (all-in-one)");
+  log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, `Watchpost running (all-in-one) at ${api.url}`);
 
   // Stop taking work first, then let the running checks report, then drain results, then close.
   onShutdown(log, [

@@ -1,5 +1,6 @@
 import { ChannelError, type ChannelContext } from "../channels/types.ts";
-import { postJson } from "../channels/http.ts";
+import { request } from "../channels/http.ts";
+import { standardWebhookHeaders } from "../channels/webhook/sign.ts";
 import { type Mailer, mailFailure } from "../../core/mail/mailer.ts";
 import { nextAttempt } from "../../core/retry.ts";
 import { type OutboxLoop, startOutboxLoop } from "../outbox/outbox-loop.ts";
@@ -8,7 +9,7 @@ import { findPageById, type StatusPageRow } from "../../db/queries/status-pages.
 import { claimSubscriberDeliveries, markSubscriberDelivery, type NoticeKind, type SubscriberDeliveryRow } from "../../db/queries/subscriber-deliveries.ts";
 import { findSubscriberById, type SubscriberRow } from "../../db/queries/subscribers.ts";
 import { escapeHtml } from "../../domain/status-pages/html.ts";
-import { type MailCtx, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../../domain/status-pages/subscribers.ts";
+import { type MailCtx, subscriberWebhookSecrets, subscriberWebhookUrl, unsubscribeHeaders, unsubscribeUrl } from "../../domain/status-pages/subscribers.ts";
 
 type IncidentNotice = NoticeKind;
 
@@ -71,13 +72,16 @@ async function sendNotice(n: NotifyCtx, d: SubscriberDeliveryRow): Promise<void>
     }
     return;
   }
-  await postJson(n.channelCtx, "Status-page webhook", subscriberWebhookUrl(n.box, sub)!, {
+  const body = JSON.stringify({
     type: `incident.${d.kind}`,
     page: { id: page.id, name: page.name, url: `${n.baseUrl}/status/${page.slug}` },
     incident: { id: incident.id, title: incident.title, impact: incident.impact, status: incident.status, created_at: incident.created_at, resolved_at: incident.resolved_at },
     update: { status: update.status, message: update.message, created_at: update.created_at },
     unsubscribe_url: unsubscribeUrl(n, sub),
   });
+  // Signed the Standard Webhooks way with the subscription's secret(s); the delivery id is the same on every retry.
+  const signed = standardWebhookHeaders(d.id, n.channelCtx.clock.now(), body, subscriberWebhookSecrets(n.box, sub));
+  await request(n.channelCtx, "Status-page webhook", subscriberWebhookUrl(n.box, sub)!, { body, headers: { "content-type": "application/json", ...signed } });
 }
 
 /**

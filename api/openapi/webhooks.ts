@@ -30,9 +30,19 @@ export const openApiWebhooks = {
   statusPageSubscriber: {
     post: {
       summary: "An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)",
-      description: "POST to the subscriber's webhook_url after the incident change is committed. Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.",
+      description:
+        "POST to the subscriber's webhook_url after the incident change is committed, signed the Standard Webhooks way with the subscription's secret (webhook_secret, shown once when the subscriber is added): verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(rawBody, headers)` from the standardwebhooks npm package. After the URL is added again (a new secret), webhook-signature carries one v1 signature per secret until the next. Drop a webhook-id already seen (retries). Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.",
       operationId: "statusPageSubscriberNotice",
       security: [],
+      parameters: [
+        header("webhook-id", "Notice id, the same on every retry of one notice; signed"),
+        header("webhook-timestamp", "Unix time in seconds when this attempt was sent; signed"),
+        header(
+          "webhook-signature",
+          "Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per secret (two after the URL was added again); absent only for a subscription made before notices were signed",
+          false,
+        ),
+      ],
       requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/SubscriberWebhookPayload" } } } },
       responses: ok,
     },

@@ -10,11 +10,19 @@ export interface SubscriberRow {
   webhook_url: string | null;
   webhook_url_enc: string | null;
   webhook_url_hash: Buffer | null;
+  /** The Standard Webhooks signing secret (whsec_…), encrypted; null in rows of earlier releases (sent unsigned). */
+  webhook_secret_enc: string | null;
+  /** The secret before the last one, while a receiver may still hold it (both sign). */
+  webhook_previous_secret_enc: string | null;
   confirmed_at: Date | null;
   created_at: Date;
 }
 
-/** Inserts or returns the existing subscription of the same address (e-mail, or webhook URL by its hash) on the same page. */
+/**
+ * Inserts or returns the existing subscription of the same address (e-mail, or webhook URL by its hash) on
+ * the same page. A webhook's `secretEnc` is its signing secret; for an existing webhook subscription it
+ * becomes the new secret and the one it had becomes the previous one.
+ */
 export async function upsertSubscriber(
   sql: Sql,
   s: {
@@ -23,18 +31,20 @@ export async function upsertSubscriber(
     pageId: string;
     kind: "email" | "webhook";
     email: string | null;
-    webhook: { enc: string; hash: Buffer } | null;
+    webhook: { enc: string; hash: Buffer; secretEnc: string } | null;
     confirmed: boolean;
   },
 ): Promise<{ row: SubscriberRow; created: boolean }> {
   const [created] = await sql<SubscriberRow[]>`
-    insert into status_page_subscribers (id, org_id, page_id, kind, email, webhook_url_enc, webhook_url_hash, confirmed_at)
-    values (${s.id}, ${s.orgId}, ${s.pageId}, ${s.kind}, ${s.email}, ${s.webhook?.enc ?? null}, ${s.webhook?.hash ?? null}, ${s.confirmed ? sql`now()` : null})
+    insert into status_page_subscribers (id, org_id, page_id, kind, email, webhook_url_enc, webhook_url_hash, webhook_secret_enc, confirmed_at)
+    values (${s.id}, ${s.orgId}, ${s.pageId}, ${s.kind}, ${s.email}, ${s.webhook?.enc ?? null}, ${s.webhook?.hash ?? null}, ${s.webhook?.secretEnc ?? null}, ${s.confirmed ? sql`now()` : null})
     on conflict do nothing returning *`;
   if (created) return { row: created, created: true };
   const [existing] = s.email
     ? await sql<SubscriberRow[]>`select * from status_page_subscribers where page_id = ${s.pageId} and lower(email) = lower(${s.email})`
-    : await sql<SubscriberRow[]>`select * from status_page_subscribers where page_id = ${s.pageId} and webhook_url_hash = ${s.webhook!.hash}`;
+    : await sql<SubscriberRow[]>`
+        update status_page_subscribers set webhook_previous_secret_enc = webhook_secret_enc, webhook_secret_enc = ${s.webhook!.secretEnc}
+        where page_id = ${s.pageId} and webhook_url_hash = ${s.webhook!.hash} returning *`;
   return { row: existing!, created: false };
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { hashToken, type SecretBox } from "../../core/crypto/secrets.ts";
 import { type Sql, withTx } from "../../db/client.ts";
 import { notFound, validationError } from "../../core/errors.ts";
@@ -26,6 +27,13 @@ export interface MailCtx {
 
 /** A webhook subscriber's URL as stored: encrypted (it often carries the receiver's token) and hashed to find duplicates. */
 export const sealWebhookUrl = (box: SecretBox, url: string) => ({ enc: box.encrypt(url), hash: hashToken(url) });
+
+/** A new Standard Webhooks signing secret for a webhook subscription: `whsec_` + 24 random bytes in base64. */
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
+
+/** The secrets a webhook subscriber's notices are signed with: the current one, then the previous one while set; none for a row of an earlier release. */
+export const subscriberWebhookSecrets = (box: SecretBox, sub: Pick<SubscriberRow, "webhook_secret_enc" | "webhook_previous_secret_enc">): string[] =>
+  [sub.webhook_secret_enc, sub.webhook_previous_secret_enc].filter((enc): enc is string => enc !== null).map((enc) => box.decrypt(enc));
 
 /** The URL a webhook subscriber is sent to: decrypted, or in clear in a row of an earlier release not sealed yet. */
 export const subscriberWebhookUrl = (box: SecretBox, sub: Pick<SubscriberRow, "webhook_url" | "webhook_url_enc">): string | null =>
@@ -101,13 +109,24 @@ export async function subscribeEmail(m: MailCtx, page: StatusPageRow, email: str
   });
 }
 
-/** Management API: email (double opt-in) or webhook (active at once: the organisation added it). */
-export async function addSubscriber(ctx: Ctx, m: MailCtx, pageId: string, input: { email?: string; webhook_url?: string }): Promise<SubscriberRow> {
+/**
+ * Management API: email (double opt-in) or webhook (active at once: the organisation added it). A webhook
+ * subscription gets a new signing secret, returned here only (shown once); adding the same URL again
+ * issues another and keeps the one before valid until the next (both sign meanwhile).
+ */
+export async function addSubscriber(
+  ctx: Ctx,
+  m: MailCtx,
+  pageId: string,
+  input: { email?: string; webhook_url?: string },
+): Promise<{ row: SubscriberRow; webhookSecret: string | null }> {
   const page = await getPage(ctx, pageId);
   if ((input.email === undefined) === (input.webhook_url === undefined)) throw validationError([{ path: "body", message: "give exactly one of email and webhook_url" }]);
-  if (input.email !== undefined) return subscribeEmail(m, page, input.email);
-  const { row } = await upsertSubscriber(ctx.sql, { id: newId("sub"), orgId: page.org_id, pageId, kind: "webhook", email: null, webhook: sealWebhookUrl(m.box, normaliseWebhook(input.webhook_url!)), confirmed: true });
-  return row;
+  if (input.email !== undefined) return { row: await subscribeEmail(m, page, input.email), webhookSecret: null };
+  const secret = newWebhookSecret();
+  const webhook = { ...sealWebhookUrl(m.box, normaliseWebhook(input.webhook_url!)), secretEnc: m.box.encrypt(secret) };
+  const { row } = await upsertSubscriber(ctx.sql, { id: newId("sub"), orgId: page.org_id, pageId, kind: "webhook", email: null, webhook, confirmed: true });
+  return { row, webhookSecret: secret };
 }
 
 export async function listPageSubscribers(ctx: Ctx, pageId: string, limit: number, offset: number) {

@@ -1,39 +1,21 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { freePort, privateCheckout, REPO_ROOT } from "./private-checkout.ts";
 
 // Issue 20, item 1: `npm start` from a checkout in a 0700 folder (as under /root) and with a DATA_DIR from
 // `mktemp -d` (0700). As root the embedded PostgreSQL runs as another user, which must reach both.
-const root = join(import.meta.dir, "..", "..");
+const root = REPO_ROOT;
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A private (0700) folder holding a copy of the checkout (its files as git sees them); node_modules is a symlink. */
-function privateCheckout(): string {
-  const home = mkdtempSync(join(tmpdir(), "wp-home-"));
+function privateRepo(): string {
+  const { home, repo } = privateCheckout();
   made.push(home);
-  chmodSync(home, 0o700);
-  const repo = join(home, "watchpost");
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
-    .split("\0")
-    .filter((file) => file && existsSync(join(root, file)));
-  for (const file of files) {
-    mkdirSync(dirname(join(repo, file)), { recursive: true });
-    cpSync(join(root, file), join(repo, file));
-  }
-  symlinkSync(join(root, "node_modules"), join(repo, "node_modules"));
   return repo;
-}
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
 }
 
 /** Starts `bun scripts/start.ts` in cwd; resolves once /readyz answers, or with the exit and output. */
@@ -53,7 +35,7 @@ async function start(cwd: string, extra: Record<string, string>) {
 
 describe("npm start anywhere", () => {
   it("serves from a checkout inside a 0700 folder, with the default DATA_DIR, and stops on SIGTERM", async () => {
-    const repo = privateCheckout();
+    const repo = privateRepo();
     const { proc } = await start(repo, {});
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);

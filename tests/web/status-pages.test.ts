@@ -207,7 +207,16 @@ describe("status pages", () => {
     await page.getByLabel("Webhook URL").fill("https://hooks.example.test/status");
     await page.getByRole("button", { name: "Add subscriber" }).click();
     await page.getByRole("row", { name: /hooks\.example\.test/ }).getByText(/^confirmed/).waitFor();
+    // The webhook's signing secret, shown once under the table (the API answers it only when adding).
+    const signing = page.getByRole("region", { name: /^Signing secret for https:\/\/hooks\.example\.test/ });
+    const secret = (await signing.getByTestId("secret-value").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(await page.getByTestId("subscribers").textContent()).not.toContain(secret.slice(6));
+    await page.setViewportSize({ width: 1440, height: 900 });
     await captureScreen(page, "p2-status-10-subscribers");
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await signing.getByRole("button", { name: "Done" }).click();
+    await signing.waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Remove reader@example.test" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Remove subscriber" }).click();
     await page.getByRole("row", { name: /reader@example\.test/ }).waitFor({ state: "detached" });

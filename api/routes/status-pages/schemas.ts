@@ -89,8 +89,7 @@ export const SubscriberBody = Obj({
   webhook_url: t.Optional(t.String({ minLength: 8, maxLength: 2000, description: "Receives incident JSON by POST; active at once" })),
 });
 
-export const SubscriberView = t.Object(
-  {
+const subscriberFields = {
     id: t.String(),
     kind: t.Union([t.Literal("email"), t.Literal("webhook")]),
     email: t.Union([t.String(), t.Null()]),
@@ -98,8 +97,19 @@ export const SubscriberView = t.Object(
     confirmed: t.Boolean(),
     confirmed_at: t.Union([Timestamp, t.Null()]),
     created_at: Timestamp,
+};
+
+export const SubscriberView = t.Object(subscriberFields, { title: "StatusPageSubscriber" });
+
+export const SubscriberCreatedView = t.Object(
+  {
+    ...subscriberFields,
+    webhook_secret: t.Union([t.String({ pattern: "^whsec_" }), t.Null()], {
+      description:
+        "A webhook subscription's Standard Webhooks signing secret (whsec_…), shown here only: every notice carries webhook-id, webhook-timestamp and webhook-signature made with it. Adding the same URL again issues a new one and keeps this one valid until the next (both sign meanwhile). Null for an email subscriber.",
+    }),
   },
-  { title: "StatusPageSubscriber" },
+  { title: "StatusPageSubscriberCreated" },
 );
 
 export const SubParams = Obj({ id: Id, subscriberId: Id });

@@ -8,7 +8,7 @@ import type { StatusPageRow } from "../../../db/queries/status-pages.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { DomainBody, LayoutBody, LayoutView, ListQuery, PageCreateBody, PagePatchBody, PageView, SubParams, SubscriberBody, SubscriberView } from "./schemas.ts";
+import { DomainBody, LayoutBody, LayoutView, ListQuery, PageCreateBody, PagePatchBody, PageView, SubParams, SubscriberBody, SubscriberCreatedView, SubscriberView } from "./schemas.ts";
 import { toLayoutView, toPageView, toSubscriberView } from "./views.ts";
 
 /** Status pages: CRUD, layout (sections and components, replaced whole), custom domain, subscribers. */
@@ -98,9 +98,15 @@ export const statusPageRoutes = (deps: ApiDeps) => {
           "/:id/subscribers",
           async ({ actor, params, body, set }) => {
             set.status = 201;
-            return toSubscriberView(await addSubscriber(ctx(actor), mail(), params.id, body), deps.box);
+            const { row, webhookSecret } = await addSubscriber(ctx(actor), mail(), params.id, body);
+            return { ...toSubscriberView(row, deps.box), webhook_secret: webhookSecret };
           },
-          { params: IdParams, body: SubscriberBody, response: { 201: SubscriberView }, detail: { summary: "Add an email (double opt-in: confirmation email) or webhook subscriber" } },
+          {
+            params: IdParams,
+            body: SubscriberBody,
+            response: { 201: SubscriberCreatedView },
+            detail: { summary: "Add an email (double opt-in: confirmation email) or webhook subscriber (its signing secret is in this answer only)" },
+          },
         )
         .delete(
           "/:id/subscribers/:subscriberId",

@@ -1958,7 +1958,7 @@ export interface paths {
         /** Subscribers of a page, newest first */
         get: operations["listStatusPageSubscribers"];
         put?: never;
-        /** Add an email (double opt-in: confirmation email) or webhook subscriber */
+        /** Add an email (double opt-in: confirmation email) or webhook subscriber (its signing secret is in this answer only) */
         post: operations["addStatusPageSubscriber"];
         delete?: never;
         options?: never;
@@ -2177,7 +2177,7 @@ export interface webhooks {
         put?: never;
         /**
          * An incident notice to a status page's webhook subscriber (incident.created, incident.updated, incident.resolved)
-         * @description POST to the subscriber's webhook_url after the incident change is committed. Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.
+         * @description POST to the subscriber's webhook_url after the incident change is committed, signed the Standard Webhooks way with the subscription's secret (webhook_secret, shown once when the subscriber is added): verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(rawBody, headers)` from the standardwebhooks npm package. After the URL is added again (a new secret), webhook-signature carries one v1 signature per secret until the next. Drop a webhook-id already seen (retries). Non-2xx answers and timeouts are retried with exponential backoff up to 6 attempts; 3xx and 4xx other than 408/429 are permanent.
          */
         post: operations["statusPageSubscriberNotice"];
         delete?: never;
@@ -20693,6 +20693,8 @@ export interface operations {
                         confirmed_at: string | null;
                         /** Format: date-time */
                         created_at: string;
+                        /** @description A webhook subscription's Standard Webhooks signing secret (whsec_…), shown here only: every notice carries webhook-id, webhook-timestamp and webhook-signature made with it. Adding the same URL again issues a new one and keeps this one valid until the next (both sign meanwhile). Null for an email subscriber. */
+                        webhook_secret: string | null;
                     };
                 };
             };
@@ -23052,7 +23054,14 @@ export interface operations {
     statusPageSubscriberNotice: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description Notice id, the same on every retry of one notice; signed */
+                "webhook-id": string;
+                /** @description Unix time in seconds when this attempt was sent; signed */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per secret (two after the URL was added again); absent only for a subscription made before notices were signed */
+                "webhook-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };

@@ -29,14 +29,14 @@ export function CopyButton({ text, label = "Copy", what }: { text: string; label
   );
 }
 
-/** A secret the API returns once (runner token, API key): shown with a copy button and a warning. */
-export function SecretOnce({ label, value, children }: { label: string; value: string; children?: ReactNode }) {
+/** A secret the API returns once (runner token, API key, webhook signing secret): shown with a copy button and a warning. */
+export function SecretOnce({ label, value, stored = "We store only a hash, so nobody can show it again.", children }: { label: string; value: string; stored?: string; children?: ReactNode }) {
   const id = useId();
   return (
     <div className="secret card" role="region" aria-labelledby={id}>
       <h3 id={id}>{label}</h3>
       <p>
-        <strong>Copy it now: it is shown only once.</strong> We store only a hash, so nobody can show it again.
+        <strong>Copy it now: it is shown only once.</strong> {stored}
       </p>
       <div className="row">
         <code className="secret-value" data-testid="secret-value">

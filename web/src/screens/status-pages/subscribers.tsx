@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
-import { ConfirmButton } from "../../components/widgets";
+import { ConfirmButton, SecretOnce } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import type { StatusPage } from "./status-page-api";
 
@@ -15,9 +15,14 @@ export function Subscribers({ page }: { page: StatusPage }) {
     queryFn: () => api.GET("/api/v1/status-pages/{id}/subscribers", { params: { path: { id: page.id }, query: { page: pageNo, limit: 50 } } }).then(data),
   });
   const [kind, setKind] = useState<"email" | "webhook">("email");
+  // A new webhook subscription's signing secret: the API answers it once, with the subscription.
+  const [signing, setSigning] = useState<{ url: string; secret: string } | null>(null);
   const add = useMutation({
     mutationFn: (value: string) => api.POST("/api/v1/status-pages/{id}/subscribers", { params: { path: { id: page.id } }, body: kind === "email" ? { email: value } : { webhook_url: value } }).then(data),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["status-page", page.id, "subscribers"] }),
+    onSuccess: (created) => {
+      setSigning(created.webhook_secret ? { url: created.webhook_url ?? "", secret: created.webhook_secret } : null);
+      return qc.invalidateQueries({ queryKey: ["status-page", page.id, "subscribers"] });
+    },
   });
   const remove = useMutation({
     mutationFn: (subscriberId: string) => api.DELETE("/api/v1/status-pages/{id}/subscribers/{subscriberId}", { params: { path: { id: page.id, subscriberId } } }),
@@ -81,6 +86,18 @@ export function Subscribers({ page }: { page: StatusPage }) {
         </div>
       )}
       <ErrorMessage error={remove.error} />
+      {signing && (
+        <SecretOnce label={`Signing secret for ${signing.url}`} value={signing.secret} stored="Watchpost keeps it encrypted to sign with, and never shows it again.">
+          <p>
+            Every incident notice to this webhook is signed the Standard Webhooks way (<code>webhook-id</code>, <code>webhook-timestamp</code>,{" "}
+            <code>webhook-signature</code>): give this secret to the receiver, which verifies with any Standard Webhooks library. Adding the same URL again issues a new
+            secret; the old one stays valid until the next.
+          </p>
+          <button type="button" onClick={() => setSigning(null)}>
+            Done
+          </button>
+        </SecretOnce>
+      )}
       <form
         className="stack card"
         aria-label="Add a subscriber"
