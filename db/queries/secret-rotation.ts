@@ -8,6 +8,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: "users", column: "totp_secret_enc" },
   { table: "runner_sessions", column: "key_enc" },
   { table: "status_page_subscribers", column: "webhook_url_enc" },
+  { table: "org_sso_configs", column: "client_secret_enc" },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];
