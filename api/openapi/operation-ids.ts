@@ -25,6 +25,12 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/runner/heartbeat": "sendRunnerHeartbeat",
   "POST /api/v1/runner/results": "submitRunnerResults",
   "GET /status/{slug}": "getStatusPageHtml",
+  "GET /api/v1/org/sso": "getSsoConfig",
+  "PUT /api/v1/org/sso": "replaceSsoConfig",
+  "DELETE /api/v1/org/sso": "deleteSsoConfig",
+  "POST /api/v1/org/sso/test": "testSsoConnection",
+  "POST /api/v1/auth/sso/start": "startSsoSignIn",
+  "GET /api/v1/auth/sso/callback": "completeSsoSignIn",
 };
 
 const isParam = (s: string) => s.startsWith("{");
