@@ -48,7 +48,7 @@ export async function saveSsoConfig({ sql, actor }: Ctx, box: SecretBox, allowHt
   const secret = input.client_secret === undefined || input.client_secret === SECRET_PLACEHOLDER ? undefined : input.client_secret;
   if (secret === undefined && !existing) issues.push({ path: "body.client_secret", message: "A client secret is required when single sign-on is first configured" });
   const role = await findRole(sql, actor.orgId, input.default_role_id);
-  if (!role) issues.push({ path: "body.default_role_id", message: "No such role in this organisation" });
+  if (!role) issues.push({ path: "body.default_role_id", message: "Unknown role: not one of this organisation's" });
   else if (role.id === "owner") issues.push({ path: "body.default_role_id", message: "Provisioned members cannot be made owners; choose another role" });
   if (issues.length > 0) throw validationError(issues);
   const excess = lacking(actor.identity, role!.permissions);

@@ -48,7 +48,7 @@ const emailDomain = (email: string) => email.slice(email.lastIndexOf("@") + 1).t
 
 async function configFor(sql: Sql, input: { email?: string; org_slug?: string }): Promise<SsoConfigRow> {
   if ((input.email === undefined) === (input.org_slug === undefined)) {
-    throw validationError([{ path: "body", message: "Send either email or org_slug" }]);
+    throw validationError([{ path: "body", message: "Give exactly one of email or org_slug" }], "Give exactly one of email or org_slug");
   }
   if (input.org_slug !== undefined) {
     const config = await findSsoConfigBySlug(sql, input.org_slug);

@@ -4,7 +4,7 @@ import type { SsoConfigRow } from "../../../db/queries/sso.ts";
 import { Obj, Timestamp } from "../../schemas/common.ts";
 
 const Slug = t.String({ pattern: "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$", minLength: 1, maxLength: 63, description: "Lower-case letters, digits and hyphens; what members type on the sign-in page" });
-const Domain = t.String({ pattern: "^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$", maxLength: 253 });
+const Domain = t.String({ pattern: "^([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\\.)+[a-zA-Z]{2,63}$", maxLength: 253 });
 
 export const SsoConfigBody = Obj({
   slug: Slug,
