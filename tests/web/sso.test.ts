@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
-import { makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 import { startTestOidcProvider, type TestOidcProvider } from "../support/oidc-provider.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
+import { checkA11y } from "./journey-support.ts";
 
 let api: TestApi;
 let idp: TestOidcProvider;
@@ -49,6 +50,7 @@ describe("single sign-on in the dashboard", () => {
     await expect(page.getByLabel("Client secret").inputValue()).resolves.toBe("");
     await page.screenshot({ path: `/tmp/sso-settings.png` });
     await screenshot(page, "sso-settings");
+    await checkA11y(page, "organisation single sign-on");
     const [row] = await api.sql<{ slug: string; default_role_id: string; allowed_domains: string[] }[]>`select slug, default_role_id, allowed_domains from org_sso_configs where org_id = ${owner.org_id}`;
     expect(row).toEqual({ slug: `acme-${tag}`, default_role_id: "viewer", allowed_domains: [domain] });
   }, 60_000);
@@ -61,6 +63,7 @@ describe("single sign-on in the dashboard", () => {
     await page.getByRole("button", { name: "Sign in with SSO" }).click();
     await page.getByLabel("Work email or SSO name").fill(email);
     await page.screenshot({ path: `/tmp/sso-signin.png` });
+    await checkA11y(page, "sign in with SSO");
     await page.getByRole("button", { name: "Continue with SSO" }).click();
     // The provider's own login page, on its own origin.
     await page.getByRole("heading", { name: "Test identity provider" }).waitFor({ timeout: 15_000 });
@@ -90,5 +93,23 @@ describe("single sign-on in the dashboard", () => {
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("alert").getByText("Your email domain may not sign in to this organisation.").waitFor({ timeout: 15_000 });
     expect(new URL(page.url()).pathname).toBe("/signin");
+  }, 60_000);
+
+  it("with require SSO, a member's password sign-in turns into Sign in with SSO, with the organisation filled in", async () => {
+    await chromium.context.clearCookies();
+    const key = client(api.url, { key: owner.api_key });
+    const current = (await key("GET", "/api/v1/org/sso")).body;
+    const { redirect_uri: _r, created_at: _c, updated_at: _u, ...body } = current;
+    expect((await key("PUT", "/api/v1/org/sso", { ...body, require_sso: true })).status).toBe(200);
+    const member = await signUp(api.url, `grace-${tag}@${domain}`);
+    const invitation = await key("POST", "/api/v1/org/invitations", { email: member.email, role_id: "member" });
+    expect((await member.call("POST", "/api/v1/invitations/accept", { token: invitation.body.token })).status).toBe(200);
+
+    await page.goto(`${api.url}/signin`);
+    await page.getByLabel("Email").fill(member.email);
+    await page.getByLabel("Password").fill(member.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("note").getByText("Your organisation requires single sign-on").waitFor({ timeout: 10_000 });
+    await expect(page.getByLabel("Work email or SSO name").inputValue()).resolves.toBe(`acme-${tag}`);
   }, 60_000);
 });
