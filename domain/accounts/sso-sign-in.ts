@@ -134,10 +134,9 @@ export async function completeSsoSignIn(
   if (config.allowed_domains.length > 0 && !config.allowed_domains.includes(emailDomain(claims.email))) {
     throw new SsoSignInError("domain_not_allowed", `${emailDomain(claims.email)} addresses may not sign in to this organisation`);
   }
-  const unusablePassword = await hashPassword(randomToken(32)); // SSO users set one through a password reset if ever needed
   const result = await withTx(sql, async (tx) => {
     const linked = await findSsoIdentityUser(tx, config.org_id, config.issuer, claims.subject);
-    const user = linked ? await findUserById(tx, linked) : await linkOrCreate(tx, config, claims, unusablePassword);
+    const user = linked ? await findUserById(tx, linked) : await linkOrCreate(tx, config, claims);
     let provisioned = !linked && !(await findMember(tx, config.org_id, user!.id));
     if (provisioned) await addMember(tx, config, user!.id);
     else if (linked && !(await findMember(tx, config.org_id, linked))) {
@@ -187,7 +186,7 @@ async function exchangeCode(box: SecretBox, net: SsoNetwork, config: SsoConfigRo
  * this organisation and the provider says the email is verified: a provider controls only its own
  * organisation's members, never another account that happens to share the address.
  */
-async function linkOrCreate(tx: Sql, config: SsoConfigRow, claims: Claims, passwordHash: string): Promise<UserRow> {
+async function linkOrCreate(tx: Sql, config: SsoConfigRow, claims: Claims): Promise<UserRow> {
   const existing = await findUserByEmail(tx, claims.email);
   if (existing) {
     if (!(await findMember(tx, config.org_id, existing.id))) {
@@ -196,6 +195,8 @@ async function linkOrCreate(tx: Sql, config: SsoConfigRow, claims: Claims, passw
     if (!claims.emailVerified) throw new SsoSignInError("email_unverified", "The identity provider has not verified this email address");
     return existing;
   }
+  // No usable password: a provisioned user sets one through a password reset if SSO is ever turned off.
+  const passwordHash = await hashPassword(randomToken(32));
   const user = await insertUser(tx, { id: newId("usr"), email: claims.email, name: claims.name, passwordHash });
   if (claims.emailVerified) await markEmailVerified(tx, user.id, user.email);
   return user;

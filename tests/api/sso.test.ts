@@ -19,8 +19,8 @@ let n = 0;
 const unique = () => `${Date.now().toString(36)}${(++n).toString(36)}`;
 
 /** An organisation with SSO configured for its own email domain (each test its own, so domains never clash). */
-async function ssoOrg(overrides: Record<string, unknown> = {}) {
-  const org = await makeOrg(api.sql, "pro");
+async function ssoOrg(overrides: Record<string, unknown> = {}, plan = "pro") {
+  const org = await makeOrg(api.sql, plan);
   const call = client(api.url, { key: org.api_key });
   const tag = unique();
   const domain = `corp-${tag}.example`;
@@ -240,6 +240,18 @@ describe("signing in with SSO", () => {
 
     expect((await call("DELETE", "/api/v1/org/sso")).status).toBe(204);
     expect((await passwordSignIn(email, "long enough password")).status).toBe(200);
+  });
+
+  it("provisions no one past the plan's member quota", async () => {
+    const { domain } = await ssoOrg({}, "free"); // Free: 3 members, the owner is one
+    for (const _ of [1, 2]) {
+      const who = person(domain);
+      expect((await ssoSignInByHttp(api.url, { email: who.email }, who.email)).location).toStartWith("/sso/complete?org=");
+    }
+    const fourth = person(domain);
+    expect((await ssoSignInByHttp(api.url, { email: fourth.email }, fourth.email)).location).toBe("/signin?sso_error=members_quota");
+    const [row] = await api.sql<{ n: number }[]>`select count(*)::int as n from users where email = ${fourth.email}`;
+    expect(row!.n).toBe(0);
   });
 
   it("answers start with 404 for an unknown domain or slug and 400 for a bad body; the callback sends bad flows back to sign-in", async () => {
