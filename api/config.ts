@@ -37,6 +37,7 @@ export const apiEnv = Type.Object({
   BILLING_WEBHOOK_WINDOW_SECONDS: Type.Integer({ minimum: 10, default: 300, description: "accepted age of a webhook signature timestamp in seconds, at least 10" }),
   BILLING_SIMULATOR: EnvBool(false, "run the payment-provider simulator in-process instead of Paddle (development only; in the all-in-one BILLING=simulator sets it)"),
   BILLING_SIM_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4010, description: "port of the in-process billing simulator, 0-65535" }),
+  SSO_ALLOW_HTTP_ISSUER: EnvBool(false, "accept http:// OIDC issuers that are not on loopback for single sign-on (a lab or an internal provider without TLS; loopback issuers are always accepted)"),
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, default: 720, description: "session lifetime in hours, at least 1" }),
   RUNNER_IMAGE_REGISTRY: Type.String({
     minLength: 1,

@@ -29,7 +29,11 @@ function ownOrigins(request: Request, config: Pick<ApiConfig, "PUBLIC_BASE_URL" 
 export const crossSiteRefused = () =>
   permissionDenied("Refused: this request comes from another site's page (Origin / Sec-Fetch-Site)", { reason: "cross_site" });
 
-/** Requests that set session cookies: a cross-site one would sign the browser into someone else's account (login CSRF). */
+/**
+ * Requests that set session cookies: a cross-site one would sign the browser into someone else's account (login CSRF).
+ * SSO start sets the flow cookie its callback needs; the callback itself comes from the provider's page and is bound
+ * to that cookie instead.
+ */
 export function issuesSessionCookies(method: string, path: string): boolean {
-  return method === "POST" && (path === "/api/v1/auth/signin" || path === "/api/v1/auth/signup" || path === "/api/v1/setup");
+  return method === "POST" && (path === "/api/v1/auth/signin" || path === "/api/v1/auth/signup" || path === "/api/v1/setup" || path === "/api/v1/auth/sso/start");
 }

@@ -15,7 +15,7 @@ const RUNNER_PROTOCOL_PREFIX = "/api/v1/runner/";
 /** Tighter per-IP limits on the credential endpoints, on top of the general one. */
 function credentialLimit(method: string, path: string, deps: ApiDeps): { key: string; limit: number } | null {
   if (method !== "POST") return null;
-  if (path === "/api/v1/auth/signin") return { key: "signin", limit: deps.config.RATE_LIMIT_SIGNIN_PER_IP };
+  if (path === "/api/v1/auth/signin" || path === "/api/v1/auth/sso/start") return { key: "signin", limit: deps.config.RATE_LIMIT_SIGNIN_PER_IP };
   if (path === "/api/v1/auth/signup") return { key: "signup", limit: deps.config.RATE_LIMIT_SIGNUP_PER_IP };
   if (path === "/api/v1/setup") return { key: "setup", limit: deps.config.RATE_LIMIT_SIGNUP_PER_IP };
   if (path.startsWith("/api/v1/auth/password-reset")) return { key: "reset", limit: deps.config.RATE_LIMIT_RESET_PER_IP };

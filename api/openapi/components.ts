@@ -11,6 +11,7 @@ import { IncidentView } from "../routes/incidents/schemas.ts";
 import { MonitorView } from "../routes/monitors/schemas.ts";
 import { CheckResultView } from "../routes/monitor-results/schemas.ts";
 import { RuleView } from "../routes/alert-rules/schemas.ts";
+import { SsoConfigView } from "../routes/org/sso-schemas.ts";
 import { PaginationMeta } from "../schemas/common.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
@@ -74,6 +75,7 @@ export const openApiComponents: Record<string, unknown> = {
   CheckResult: CheckResultView,
   AlertRule: RuleView,
   Pagination: PaginationMeta,
+  SsoConfig: SsoConfigView,
 };
 
 /** metric_threshold names a metric its monitor's type reports: the document enumerates them (schemas/checks/metric-names.ts). */

@@ -28,6 +28,12 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "GET /status/{slug}": "getStatusPageHtml",
   "GET /api/v1/heartbeat/{token}/start": "pingHeartbeatStart",
   "GET /api/v1/heartbeat/{token}/fail": "pingHeartbeatFail",
+  "GET /api/v1/org/sso": "getSsoConfig",
+  "PUT /api/v1/org/sso": "replaceSsoConfig",
+  "DELETE /api/v1/org/sso": "deleteSsoConfig",
+  "POST /api/v1/org/sso/test": "testSsoConnection",
+  "POST /api/v1/auth/sso/start": "startSsoSignIn",
+  "GET /api/v1/auth/sso/callback": "completeSsoSignIn",
 };
 
 const isParam = (s: string) => s.startsWith("{");

@@ -50,3 +50,8 @@ export async function soleOwnedOrgs(sql: Sql, userId: string): Promise<{ org_id:
     where m.user_id = ${userId} and m.role_id = 'owner'
       and not exists (select 1 from memberships y where y.org_id = o.id and y.role_id = 'owner' and y.user_id <> ${userId})`;
 }
+
+export async function countUserMemberships(sql: Sql, userId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from memberships where user_id = ${userId}`;
+  return row!.n;
+}

@@ -43,7 +43,8 @@ export async function updateRole(
 export async function roleInUse(sql: Sql, roleId: string): Promise<boolean> {
   const [row] = await sql<{ used: boolean }[]>`
     select exists(select 1 from memberships where role_id = ${roleId})
-        or exists(select 1 from invitations where role_id = ${roleId} and accepted_at is null and revoked_at is null and expires_at > now()) as used`;
+        or exists(select 1 from invitations where role_id = ${roleId} and accepted_at is null and revoked_at is null and expires_at > now())
+        or exists(select 1 from org_sso_configs where default_role_id = ${roleId}) as used`;
   return row!.used;
 }
 

@@ -10,6 +10,7 @@ export const ENCRYPTED_COLUMNS = [
   { table: "status_page_subscribers", column: "webhook_url_enc" },
   { table: "status_page_subscribers", column: "webhook_secret_enc" },
   { table: "status_page_subscribers", column: "webhook_previous_secret_enc" },
+  { table: "org_sso_configs", column: "client_secret_enc" },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];

@@ -11,6 +11,7 @@ import { createOrgWithOwner } from "./orgs.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
 import { useRecoveryCode } from "./recovery-codes.ts";
 import { clearAccountThrottle, throttledAttempt } from "./sign-in-throttle.ts";
+import { assertPasswordSignInAllowed } from "./sso-sign-in.ts";
 import { useTotpCode } from "./totp.ts";
 
 const invalidCredentials = () => new AppError(401, "UNAUTHENTICATED", "Invalid email, password or code");
@@ -44,7 +45,7 @@ export async function verifySignIn(
   if (input.totp_code !== undefined && input.recovery_code !== undefined) {
     throw validationError([{ path: "body.recovery_code", message: "Send either totp_code or recovery_code, not both" }]);
   }
-  return throttledAttempt(sql, input.email, async () => {
+  const user = await throttledAttempt(sql, input.email, async () => {
     const user = await findUserByEmail(sql, input.email);
     const ok = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH);
     if (!user || !ok) throw invalidCredentials();
@@ -56,6 +57,9 @@ export async function verifySignIn(
     } else if (!(await useTotpCode(sql, box, user, input.totp_code))) throw invalidCredentials();
     return user;
   });
+  // Only after the password (and code) proved right, so the refusal tells a stranger nothing.
+  await assertPasswordSignInAllowed(sql, user.id);
+  return user;
 }
 
 /** Writes the reset token and queues its mail (sealed: it carries the token) in one transaction; the alerting role sends it. */

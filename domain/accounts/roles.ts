@@ -53,7 +53,7 @@ export async function removeRole({ sql, actor }: Ctx, id: string): Promise<void>
   const role = await getRole({ sql, actor }, id);
   if (role.org_id === null) throw conflict("System roles cannot be deleted");
   await withTx(sql, async (tx) => {
-    if (await roleInUse(tx, id)) throw conflict("The role is assigned to members or pending invitations");
+    if (await roleInUse(tx, id)) throw conflict("The role is assigned to members or pending invitations, or given by single sign-on");
     await deleteRole(tx, actor.orgId, id);
   });
 }

@@ -218,6 +218,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Tokens that must be ones we issued.
   [/^POST \/api\/v1\/auth\/password-reset\/confirm$/, /Reset token is invalid/],
   [/^(GET|POST) \/api\/v1\/unsubscribe$/, /invalid or expired unsubscribe token/i],
+  // Single sign-on: an issuer URL is parsed (https, or http on loopback), the secret is needed once, new members are never owners.
+  [/^PUT \/api\/v1\/org\/sso$/, /The issuer must|client secret is required|cannot be made owners/],
   // Checked by parsing, not by a pattern: IP ranges, custom domains.
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
 ];

@@ -47,7 +47,7 @@ const NEVER_CONFLICTS = [
   "DELETE /api/v1/status-pages/{id}", "PUT /api/v1/status-pages/{id}/layout", "POST /api/v1/status-pages/{id}/subscribers", "DELETE /api/v1/status-pages/{id}/domain",
   "DELETE /api/v1/status-pages/{id}/subscribers/{subscriberId}", "POST /api/v1/themes", "PATCH /api/v1/themes/{id}",
   "POST /api/v1/incidents", "PATCH /api/v1/incidents/{id}", "DELETE /api/v1/incidents/{id}", "POST /api/v1/incidents/{id}/updates", "POST /api/v1/incidents/{id}/resolve",
-  "POST /api/v1/unsubscribe",
+  "POST /api/v1/unsubscribe", "POST /api/v1/auth/sso/start", "DELETE /api/v1/org/sso", "POST /api/v1/org/sso/test",
 ];
 const RUNNER_PROTOCOL = ["session", "heartbeat", "jobs/claim", "results", "jobs/release"].map((p) => `POST /api/v1/runner/${p}`);
 
@@ -68,6 +68,9 @@ const MARKED: Record<string, string> = {
   "POST /api/v1/alert-rules/{id}/acknowledge 200": "needs a firing alert from the alerting role: tests/web/monitors-alerting.test.ts acknowledges one",
   "POST /api/v1/status-pages/{id}/domain/verify 200": "needs a DNS server holding the TXT record: tests/status-pages/management.test.ts",
   "POST /api/v1/setup 201": "needs an installation without any organisation: tests/api/setup.test.ts, on its own database",
+  "POST /api/v1/auth/sso/start 200": "needs a reachable identity provider (on loopback, with ALLOW_PRIVATE_IPS): tests/api/sso.test.ts and tests/web/sso.test.ts run one",
+  "GET /api/v1/auth/sso/callback 204":
+    "never sent: success and failure are 303 redirects; api/openapi/document.ts adds 204 to an operation without a 2xx, which tests/api/openapi.test.ts (Redocly operation-2xx-response) requires",
 };
 
 /** Operations that end the caller's session or account. */
@@ -179,6 +182,17 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   await crossSite("POST", "/api/v1/auth/signup", { email: `cross-${Date.now()}@example.test`, password: "long enough password" });
   await crossSite("POST", "/api/v1/auth/signin", { email: owner.org.email, password: owner.org.password });
   await crossSite("POST", "/api/v1/setup", { email: `cross-${Date.now()}@example.test`, password: "long enough password", name: "Cross", org_name: "Cross" });
+
+  // Single sign-on: a configuration whose provider is not reachable here, a rival wanting its slug (409), SSO started
+  // from another site's page (403), a callback parameter past its limit (400). tests/api/sso.test.ts signs in for real.
+  const sso = { slug: `sso-${Date.now().toString(36)}`, issuer: "https://idp.example.test", client_id: "c", client_secret: "s", allowed_domains: [], default_role_id: "member", require_sso: false };
+  await key("PUT", "/api/v1/org/sso", sso);
+  await key("GET", "/api/v1/org/sso");
+  await key("POST", "/api/v1/org/sso/test", { issuer: sso.issuer });
+  await client(base, { key: (await makeOrg(api.sql, "business")).api_key })("PUT", "/api/v1/org/sso", sso);
+  await crossSite("POST", "/api/v1/auth/sso/start", { org_slug: sso.slug });
+  await client(base)("GET", `/api/v1/auth/sso/callback?code=${"x".repeat(5000)}`);
+  await key("DELETE", "/api/v1/org/sso");
 
   // The user's own account: sessions, 2FA, profile, password reset, deletion.
   const u = await signUp(base);

@@ -6,7 +6,7 @@ import { Loading } from "./components/ui";
 import { match, useRouter } from "./lib/router";
 import { useSession } from "./lib/session";
 import { alertScreens } from "./screens/alerts/routes";
-import { PasswordReset, SignIn, SignUp } from "./screens/auth/auth-forms";
+import { PasswordReset, SignIn, SignUp, SsoComplete } from "./screens/auth/auth-forms";
 import { Setup } from "./screens/auth/setup-form";
 import { monitorScreens } from "./screens/monitors/routes";
 import { accountScreens } from "./screens/account/routes";
@@ -18,7 +18,7 @@ import { AcceptInvitationScreen } from "./screens/org/accept-invitation";
 
 const PUBLIC: Partial<Record<string, () => ReactNode>> = { "/signin": SignIn, "/signup": SignUp, "/password-reset": PasswordReset };
 /** Screens for signed-in and signed-out visitors alike (they render their own frame). */
-const EITHER: Partial<Record<string, () => ReactNode>> = { "/invitations/accept": AcceptInvitationScreen };
+const EITHER: Partial<Record<string, () => ReactNode>> = { "/invitations/accept": AcceptInvitationScreen, "/sso/complete": SsoComplete };
 
 /** Signed-in screens, first match wins (`/monitors/new` before `/monitors/:id`). */
 const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [

@@ -6,6 +6,7 @@ import { deleteUserSession } from "../../../db/queries/sessions.ts";
 import type { ApiDeps } from "../../context.ts";
 import { requestMeta } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
+import { ssoSignInRoutes } from "./sso-routes.ts";
 import { clearedCookies, isSecure, sessionCookies } from "./cookies.ts";
 import { Accepted, ResetConfirmBody, ResetRequestBody, SessionResponse, SignInBody, SignUpBody } from "./schemas.ts";
 import type { UserRow } from "../../../db/queries/users.ts";
@@ -22,6 +23,7 @@ const sessionView = (user: UserRow, orgId: string | null, session: SessionRow) =
 export const authRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/auth", detail: { tags: ["auth"] } })
     .use(authPlugin)
+    .use(ssoSignInRoutes(deps))
     .post(
       "/signup",
       async ({ body, request, set }) => {

@@ -10,6 +10,7 @@ import { authPlugin } from "../../middleware/auth.ts";
 import { Id, IdParams, Obj, PaginationQuery, paginated, toPage, DisplayName } from "../../schemas/common.ts";
 import { pageOf } from "../../schemas/page-of.ts";
 import { invitationRoutes } from "./invitations.ts";
+import { ssoConfigRoutes } from "./sso.ts";
 import { MemberView, OrgView, PermissionName, PolicyView, RoleView, toMemberView, toOrgView, toPolicyView, toRoleView } from "./views.ts";
 
 /** The organisation with the plan in force (the self-hosted one when the deployment does not bill). */
@@ -105,5 +106,6 @@ export const orgRoutes = (deps: ApiDeps) =>
           response: { 200: PolicyView },
           detail: { summary: "Change organisation-wide requirements" },
         })
-        .use(invitationRoutes(deps)),
+        .use(invitationRoutes(deps))
+        .use(ssoConfigRoutes(deps)),
     );

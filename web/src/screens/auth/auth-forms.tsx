@@ -1,7 +1,7 @@
 import { useMutation } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, data } from "../../api/client";
-import { ErrorMessage, Field } from "../../components/ui";
+import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useSession } from "../../lib/session";
 
@@ -55,11 +55,50 @@ export function SignUp() {
   );
 }
 
+/** Why the SSO callback sent the browser back (its sso_error parameter), in words. */
+const SSO_ERRORS: Record<string, string> = {
+  flow_expired: "The single sign-on took too long or started in another browser. Try again.",
+  not_configured: "Single sign-on is no longer set up for that organisation.",
+  provider_error: "Your identity provider did not complete the sign-in. Try again, or ask your administrator.",
+  email_missing: "Your identity provider did not share your email address.",
+  email_unverified: "Your identity provider has not verified your email address, and an account with it already exists.",
+  domain_not_allowed: "Your email domain may not sign in to this organisation.",
+  account_exists: "An account with your email exists outside this organisation. Ask an admin to invite it, then sign in with SSO.",
+  members_quota: "The organisation has no room for another member on its plan. Ask an admin.",
+};
+
+/** Single sign-on: by work email (its domain finds the organisation) or the organisation's SSO name. */
+function SsoSignIn({ initial, onBack }: { initial: string; onBack: () => void }) {
+  const start = useMutation({
+    mutationFn: (who: string) => api.POST("/api/v1/auth/sso/start", { body: who.includes("@") ? { email: who } : { org_slug: who.toLowerCase() } }).then(data),
+    onSuccess: (res) => window.location.assign(res.redirect_url),
+  });
+  return (
+    <form
+      aria-label="Sign in with SSO"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start.mutate(form(e).who!.trim());
+      }}
+    >
+      <Field label="Work email or SSO name" name="who" required defaultValue={initial} autoFocus autoComplete="username" hint="Your organisation's identity provider signs you in" />
+      <ErrorMessage error={start.error} />
+      <button className="primary" disabled={start.isPending || start.isSuccess}>
+        {start.isPending || start.isSuccess ? "Redirecting…" : "Continue with SSO"}
+      </button>
+      <button type="button" className="link" onClick={onBack}>
+        Sign in with a password instead
+      </button>
+    </form>
+  );
+}
+
 export function SignIn() {
   const session = useSession();
   const { navigate, search } = useRouter();
   const [needsCode, setNeedsCode] = useState(false);
   const [useRecovery, setUseRecovery] = useState(false);
+  const [sso, setSso] = useState<{ initial: string } | null>(null);
   const signin = useMutation({
     mutationFn: (body: { email: string; password: string; totp_code?: string; recovery_code?: string }) => api.POST("/api/v1/auth/signin", { body }).then(data),
     onSuccess: async (res) => {
@@ -69,8 +108,11 @@ export function SignIn() {
     onError: (err) => {
       // The API answers 401 with details.reason "totp_required" when the account has 2FA and no code came.
       if (err instanceof ApiError && err.details.reason === "totp_required") setNeedsCode(true);
+      // ... and 403 "sso_required" when an organisation of the account allows only single sign-on.
+      if (err instanceof ApiError && err.details.reason === "sso_required") setSso({ initial: String(err.details.org_slug ?? "") });
     },
   });
+  const ssoError = search.get("sso_error");
   return (
     <AuthFrame title="Sign in">
       {search.get("reset") === "done" && (
@@ -78,33 +120,68 @@ export function SignIn() {
           Your password is changed and every other session signed out. Sign in with the new one.
         </p>
       )}
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          const f = form(e);
-          const second = f.recovery_code ? { recovery_code: f.recovery_code } : f.totp_code ? { totp_code: f.totp_code } : {};
-          signin.mutate({ email: f.email!, password: f.password!, ...second });
-        }}
-      >
-        <Field label="Email" name="email" type="email" required autoComplete="username" />
-        <Field label="Password" name="password" type="password" required autoComplete="current-password" />
-        {needsCode && !useRecovery && <Field label="Authentication code" name="totp_code" inputMode="numeric" pattern="[0-9 ]{6,8}" autoComplete="one-time-code" autoFocus required hint="The 6-digit code from your authenticator app" />}
-        {needsCode && useRecovery && <Field label="Recovery code" name="recovery_code" autoComplete="off" autoFocus required maxLength={40} hint="One of the recovery codes you saved when turning on 2FA; each works once" />}
-        {needsCode && (
-          <button type="button" className="link" onClick={() => setUseRecovery(!useRecovery)}>
-            {useRecovery ? "Use a code from your app instead" : "Lost your app? Use a recovery code"}
+      {ssoError && (
+        <p role="alert" className="error">
+          {SSO_ERRORS[ssoError] ?? "Single sign-on failed. Try again."}
+        </p>
+      )}
+      {sso ? (
+        <>
+          {signin.error instanceof ApiError && signin.error.details.reason === "sso_required" && <p role="note">{signin.error.message}.</p>}
+          <SsoSignIn
+            initial={sso.initial}
+            onBack={() => {
+              signin.reset();
+              setSso(null);
+            }}
+          />
+        </>
+      ) : (
+        <>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              const f = form(e);
+              const second = f.recovery_code ? { recovery_code: f.recovery_code } : f.totp_code ? { totp_code: f.totp_code } : {};
+              signin.mutate({ email: f.email!, password: f.password!, ...second });
+            }}
+          >
+            <Field label="Email" name="email" type="email" required autoComplete="username" />
+            <Field label="Password" name="password" type="password" required autoComplete="current-password" />
+            {needsCode && !useRecovery && <Field label="Authentication code" name="totp_code" inputMode="numeric" pattern="[0-9 ]{6,8}" autoComplete="one-time-code" autoFocus required hint="The 6-digit code from your authenticator app" />}
+            {needsCode && useRecovery && <Field label="Recovery code" name="recovery_code" autoComplete="off" autoFocus required maxLength={40} hint="One of the recovery codes you saved when turning on 2FA; each works once" />}
+            {needsCode && (
+              <button type="button" className="link" onClick={() => setUseRecovery(!useRecovery)}>
+                {useRecovery ? "Use a code from your app instead" : "Lost your app? Use a recovery code"}
+              </button>
+            )}
+            <ErrorMessage error={signin.error} />
+            <button className="primary" disabled={signin.isPending}>
+              {signin.isPending ? "Signing in…" : "Sign in"}
+            </button>
+          </form>
+          <button type="button" onClick={() => setSso({ initial: "" })}>
+            Sign in with SSO
           </button>
-        )}
-        <ErrorMessage error={signin.error} />
-        <button className="primary" disabled={signin.isPending}>
-          {signin.isPending ? "Signing in…" : "Sign in"}
-        </button>
-      </form>
+        </>
+      )}
       <p>
         <Link to="/password-reset">Forgot your password?</Link> · <Link to="/signup">Create an account</Link>
       </p>
     </AuthFrame>
   );
+}
+
+/** Where the SSO callback lands with the new session: select its organisation, then open the dashboard. */
+export function SsoComplete() {
+  const session = useSession();
+  const { navigate, search } = useRouter();
+  const org = search.get("org");
+  useEffect(() => {
+    void session.signedIn(org).then(() => navigate("/monitors"));
+    // once, on arrival (the organisation comes from the callback)
+  }, []);
+  return <Loading what="your organisation" />;
 }
 
 export function PasswordReset() {

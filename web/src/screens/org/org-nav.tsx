@@ -8,6 +8,7 @@ export function OrgNav() {
         ["/org", "Members"],
         ["/org/roles", "Roles"],
         ["/org/security", "Security"],
+        ["/org/sso", "Single sign-on"],
         ["/org/api-keys", "API keys"],
         ["/org/audit-log", "Audit log"],
       ]}
