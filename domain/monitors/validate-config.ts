@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { type CheckType, configSchemas } from "../../schemas/check-types.ts";
+import { type CheckType, checkTypes, configSchemas } from "../../schemas/check-types.ts";
 import { validationError } from "../../core/errors.ts";
 
 const compiled = new Map<CheckType, TypeCheck<TSchema>>();
@@ -20,8 +20,23 @@ export function validateCheckConfig(type: CheckType, config: unknown): Record<st
   const v = validator(type);
   const withDefaults = Value.Default(configSchemas[type] as TSchema, structuredClone(config));
   if (!v.Check(withDefaults)) {
-    const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: e.message }));
+    const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: issueMessage(e) }));
     throw validationError(issues, `Invalid ${type} config`);
   }
+  const refine = (checkTypes[type] as { refine?: (config: unknown) => Array<{ path: string; message: string }> }).refine;
+  const refined = refine?.(withDefaults) ?? [];
+  if (refined.length > 0) {
+    throw validationError(
+      refined.slice(0, 20).map((i) => ({ path: `body.config.${i.path}`, message: i.message })),
+      `Invalid ${type} config: ${refined[0]!.path}: ${refined[0]!.message}`,
+    );
+  }
   return withDefaults as Record<string, unknown>;
+}
+
+/** A union of literals (an operator, a method) names its choices instead of "Expected union value". */
+function issueMessage(e: { message: string; schema: unknown }): string {
+  const options = (e.schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+  if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
+  return e.message;
 }

@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 
 /** Outcome of one check. */
 export type CheckStatus = "up" | "down" | "degraded" | "timeout";
@@ -29,6 +29,11 @@ export interface CheckSpec<T extends string = string, C extends TSchema = TSchem
   data: D;
   /** When true, data.response_time is set to the check's duration_ms. */
   reportsResponseTime?: boolean;
+  /**
+   * Checks the schema cannot express (a regular expression that does not compile), run on a config
+   * that passed the schema; paths are below the config, e.g. `assertions.0.target`.
+   */
+  refine?(config: Static<C>): Array<{ path: string; message: string }>;
 }
 
 /** Keeps the literal type of `type` and `runsOn` so the registry can derive lists from them. */
