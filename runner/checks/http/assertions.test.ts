@@ -152,7 +152,7 @@ describe("assertionVerdict", () => {
     expect(run([degraded])?.status).toBe("degraded");
     const both = run([degraded, { source: "header", property: "x-missing", operator: "exists" }]);
     expect(both?.status).toBe("down");
-    expect(both?.error).toBe('2 assertions failed: #1 response_time less than 50 (got "120"); #2 header x-missing exists');
+    expect(both?.error).toBe('2 assertions failed: #1 response_time less than 50 (got 120); #2 header x-missing exists');
   });
 });
 

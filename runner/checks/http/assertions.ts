@@ -152,9 +152,12 @@ export function evaluateAssertions(assertions: readonly Assertion[], res: Respon
   });
 }
 
+/** A number as it is, any other text in quotes. */
+const quoted = (text: string) => (text.trim() !== "" && Number.isFinite(Number(text)) ? text : JSON.stringify(text));
+
 /** "json $.status equals "ok"": an assertion named the way the config reads. */
 export function describeAssertion(o: AssertionOutcome): string {
-  const target = o.target === null ? "" : o.source === "status_code" || o.source === "response_time" ? ` ${o.target}` : ` ${JSON.stringify(o.target)}`;
+  const target = o.target === null ? "" : ` ${quoted(o.target)}`;
   return `${o.source}${o.property === null ? "" : ` ${o.property}`} ${o.operator.replaceAll("_", " ")}${target}`;
 }
 
@@ -162,7 +165,7 @@ export function describeAssertion(o: AssertionOutcome): string {
 export function assertionVerdict(outcomes: readonly AssertionOutcome[]): ProbeOutcome | null {
   const failed = outcomes.filter((o) => !o.passed);
   if (failed.length === 0) return null;
-  const words = failed.map((o) => `#${o.index} ${describeAssertion(o)}${o.actual === null ? "" : ` (got ${JSON.stringify(o.actual)})`}`);
+  const words = failed.map((o) => `#${o.index} ${describeAssertion(o)}${o.actual === null ? "" : ` (got ${quoted(o.actual)})`}`);
   const error = `${failed.length === 1 ? "assertion failed" : `${failed.length} assertions failed`}: ${words.join("; ")}`;
   return { status: failed.some((o) => o.severity === "down") ? "down" : "degraded", error };
 }
