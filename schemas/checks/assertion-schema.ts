@@ -53,13 +53,19 @@ export const assertionSchema = Type.Object(
         maxLength: 512,
         description: "header: the header's name; json: a JSONPath expression (RFC 9535) such as $.status or $.items[0].id; unused by the other sources",
         examples: ["$.status"],
+        // x-used-when: the sources that read it, so a form leaves it out for the others.
+        "x-used-when": { source: ["header", "json"] },
       }),
     ),
-    operator: literals(ASSERTION_OPERATORS, "How the value is compared; each source takes some of them (docs/check-types.md)"),
+    // x-options-by: the operators each source takes, so a form offers only those.
+    operator: literals(ASSERTION_OPERATORS, "How the value is compared; each source takes some of them (docs/check-types.md)", {
+      "x-options-by": { source: OPERATORS_BY_SOURCE },
+    }),
     target: Type.Optional(
       Type.Union([Type.String({ maxLength: MAX_PATTERN_LENGTH }), Type.Number()], {
         description: "What the value is compared with: a number for status_code, response_time, greater_than and less_than; an RE2 regular expression for matches; left out for exists, not_exists, is_empty and not_empty",
         examples: ["ok"],
+        "x-used-when": { operator: ASSERTION_OPERATORS.filter((o) => !OPERATORS_WITHOUT_TARGET.includes(o)) },
       }),
     ),
     severity: Type.Optional(

@@ -38,7 +38,11 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const config = readFields(configFields(type), form, "config", issues);
   // readFields names parse problems by input name ("config.x"); the API says "body.config.x".
   for (const i of issues) i.path = `body.${i.path}`;
-  issues.push(...validate(configSchemas[type] as TSchema, config, "body.config"));
+  const shapeIssues = validate(configSchemas[type] as TSchema, config, "body.config");
+  issues.push(...shapeIssues);
+  // The checks beyond the schema (a regular expression or JSONPath that does not compile), as the API runs them.
+  const refine = (checkTypes[type] as { refine?: (c: unknown) => Issue[] }).refine;
+  if (shapeIssues.length === 0 && refine) issues.push(...refine(config).map((i) => ({ path: `body.config.${i.path}`, message: i.message })));
   const num = (k: string) => (form.get(k) == null || form.get(k) === "" ? undefined : Number(form.get(k)));
   const name = String(form.get("name") ?? "").trim();
   if (!name) issues.push({ path: "body.name", message: "is required" });
