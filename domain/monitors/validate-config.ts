@@ -23,12 +23,12 @@ export function validateCheckConfig(type: CheckType, config: unknown): Record<st
     const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: issueMessage(e) }));
     throw validationError(issues, `Invalid ${type} config`);
   }
-  const refine = (checkTypes[type] as { refine?: (config: unknown) => Array<{ path: string; message: string }> }).refine;
-  const refined = refine?.(withDefaults) ?? [];
-  if (refined.length > 0) {
+  const validateMore = (checkTypes[type] as { validate?: (config: unknown) => Array<{ path: string; message: string }> }).validate;
+  const more = validateMore?.(withDefaults) ?? [];
+  if (more.length > 0) {
     throw validationError(
-      refined.slice(0, 20).map((i) => ({ path: `body.config.${i.path}`, message: i.message })),
-      `Invalid ${type} config: ${refined[0]!.path}: ${refined[0]!.message}`,
+      more.slice(0, 20).map((i) => ({ path: `body.config.${i.path}`, message: i.message })),
+      `Invalid ${type} config: ${more[0]!.path}: ${more[0]!.message}`,
     );
   }
   return withDefaults as Record<string, unknown>;

@@ -5,10 +5,10 @@ import { Type, type Static } from "@sinclair/typebox";
  * One flat shape for every source, so the dashboard edits them as rows; which operators and
  * targets a source takes is checked by assertionIssues (compile-assertion.ts) on save.
  */
-export const ASSERTION_SOURCES = ["status_code", "response_time", "header", "body", "json"] as const;
+const ASSERTION_SOURCES = ["status_code", "response_time", "header", "body", "json"] as const;
 export type AssertionSource = (typeof ASSERTION_SOURCES)[number];
 
-export const ASSERTION_OPERATORS = [
+const ASSERTION_OPERATORS = [
   "equals",
   "not_equals",
   "greater_than",
@@ -35,8 +35,8 @@ export const OPERATORS_BY_SOURCE: Record<AssertionSource, readonly AssertionOper
 /** Operators that compare with nothing: target must be left out. */
 export const OPERATORS_WITHOUT_TARGET: readonly AssertionOperator[] = ["exists", "not_exists", "is_empty", "not_empty"];
 
-export const MAX_ASSERTIONS = 20;
-export const MAX_PATTERN_LENGTH = 1024;
+const MAX_ASSERTIONS = 20;
+const MAX_PATTERN_LENGTH = 1024;
 
 const literals = <T extends string>(values: readonly T[], description: string, extra: Record<string, unknown> = {}) =>
   Type.Union(

@@ -33,7 +33,7 @@ export interface CheckSpec<T extends string = string, C extends TSchema = TSchem
    * Checks the schema cannot express (a regular expression that does not compile), run on a config
    * that passed the schema; paths are below the config, e.g. `assertions.0.target`.
    */
-  refine?(config: Static<C>): Array<{ path: string; message: string }>;
+  validate?(config: Static<C>): Array<{ path: string; message: string }>;
 }
 
 /** Keeps the literal type of `type` and `runsOn` so the registry can derive lists from them. */

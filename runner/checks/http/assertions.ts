@@ -156,7 +156,7 @@ export function evaluateAssertions(assertions: readonly Assertion[], res: Respon
 const quoted = (text: string) => (text.trim() !== "" && Number.isFinite(Number(text)) ? text : JSON.stringify(text));
 
 /** "json $.status equals "ok"": an assertion named the way the config reads. */
-export function describeAssertion(o: AssertionOutcome): string {
+function describeAssertion(o: AssertionOutcome): string {
   const target = o.target === null ? "" : ` ${quoted(o.target)}`;
   return `${o.source}${o.property === null ? "" : ` ${o.property}`} ${o.operator.replaceAll("_", " ")}${target}`;
 }

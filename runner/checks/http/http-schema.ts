@@ -95,7 +95,7 @@ export const httpDataFields = {
 };
 
 /** Refusals the schema cannot express (a regular expression or JSONPath that does not compile). */
-export const refineHttpConfig = (config: { assertions?: HttpConfig["assertions"] }) => assertionIssues(config.assertions);
+export const validateHttpConfig = (config: { assertions?: HttpConfig["assertions"] }) => assertionIssues(config.assertions);
 
 const httpDataSchema = dataObject("HttpData", httpDataFields);
 
@@ -109,5 +109,5 @@ export const httpSpec = defineCheckSpec({
   config: httpConfigSchema,
   data: httpDataSchema,
   reportsResponseTime: true,
-  refine: refineHttpConfig,
+  validate: validateHttpConfig,
 });

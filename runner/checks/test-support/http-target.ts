@@ -20,7 +20,7 @@ export interface HttpTarget {
 
 const BIG = "x".repeat(3 * 1024 * 1024);
 /** What /json answers (with the header x-version: 1.2.3), for assertion tests. */
-export const JSON_DOCUMENT = { status: "ok", count: 3, items: [{ id: 1, tags: ["a"] }, { id: 2, tags: [] }], meta: {}, note: null };
+const JSON_DOCUMENT = { status: "ok", count: 3, items: [{ id: 1, tags: ["a"] }, { id: 2, tags: [] }], meta: {}, note: null };
 
 /**
  * A loopback HTTP(S) server with the routes the http and keyword tests need; /cross-origin

@@ -41,8 +41,8 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const shapeIssues = validate(configSchemas[type] as TSchema, config, "body.config");
   issues.push(...shapeIssues);
   // The checks beyond the schema (a regular expression or JSONPath that does not compile), as the API runs them.
-  const refine = (checkTypes[type] as { refine?: (c: unknown) => Issue[] }).refine;
-  if (shapeIssues.length === 0 && refine) issues.push(...refine(config).map((i) => ({ path: `body.config.${i.path}`, message: i.message })));
+  const validateMore = (checkTypes[type] as { validate?: (c: unknown) => Issue[] }).validate;
+  if (shapeIssues.length === 0 && validateMore) issues.push(...validateMore(config).map((i) => ({ path: `body.config.${i.path}`, message: i.message })));
   const num = (k: string) => (form.get(k) == null || form.get(k) === "" ? undefined : Number(form.get(k)));
   const name = String(form.get("name") ?? "").trim();
   if (!name) issues.push({ path: "body.name", message: "is required" });
