@@ -156,6 +156,17 @@ describe("assertionVerdict", () => {
   });
 });
 
+describe("assertionVerdict message", () => {
+  it("names at most five failed assertions, each cut short, so the error stays well under the result's limit", () => {
+    const long = "x".repeat(1024);
+    const list: Assertion[] = Array.from({ length: 20 }, () => ({ source: "body", operator: "contains", target: long }));
+    const verdict = assertionVerdict(evaluateAssertions(list, response()));
+    expect(verdict?.error).toStartWith("20 assertions failed: #1 body contains");
+    expect(verdict?.error).toEndWith("; 15 more (see data.assertions)");
+    expect(verdict!.error!.length).toBeLessThan(2000);
+  });
+});
+
 describe("needsBody", () => {
   it("asks for the body only when a body or json assertion reads it", () => {
     expect(needsBody(undefined)).toBe(false);

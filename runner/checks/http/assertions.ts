@@ -27,6 +27,8 @@ export interface AssertionOutcome extends CheckDataRecord {
 const MISSING = Symbol("missing");
 type Value = unknown | typeof MISSING;
 const ACTUAL_MAX = 200;
+const MESSAGE_ASSERTIONS = 5;
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /** Whether any assertion reads the body (so the request must keep it). */
 export const needsBody = (assertions: readonly Assertion[] | undefined) => (assertions ?? []).some((a) => a.source === "body" || a.source === "json");
@@ -165,7 +167,9 @@ function describeAssertion(o: AssertionOutcome): string {
 export function assertionVerdict(outcomes: readonly AssertionOutcome[]): ProbeOutcome | null {
   const failed = outcomes.filter((o) => !o.passed);
   if (failed.length === 0) return null;
-  const words = failed.map((o) => `#${o.index} ${describeAssertion(o)}${o.actual === null ? "" : ` (got ${quoted(o.actual)})`}`);
+  // Results carry at most 4000 characters of error (runner protocol): name the first few, each cut short.
+  const words = failed.slice(0, MESSAGE_ASSERTIONS).map((o) => cut(`#${o.index} ${describeAssertion(o)}${o.actual === null ? "" : ` (got ${quoted(o.actual)})`}`, 300));
+  if (failed.length > MESSAGE_ASSERTIONS) words.push(`${failed.length - MESSAGE_ASSERTIONS} more (see data.assertions)`);
   const error = `${failed.length === 1 ? "assertion failed" : `${failed.length} assertions failed`}: ${words.join("; ")}`;
   return { status: failed.some((o) => o.severity === "down") ? "down" : "degraded", error };
 }
