@@ -14,7 +14,7 @@ const ANY_ROLE = Object.values(ROLE_RUNTIME).join("|");
 const DOMAIN = "^(domain/|billing/(?!simulator/)|alerting/(service|engine)/)";
 const TESTS = "(\\.test\\.tsx?$|/test-support/|/testing/|^tests/|/contract\\.ts$|/testing\\.ts$|/test-fixtures\\.ts$|/timescale-test-db\\.ts$)";
 const ALL_OURS = "^(core|db|domain|schemas|api|scheduler|alerting|runner|billing|web|cli|scripts|tests|bench)/";
-const PURE_NPM = "(^|/)node_modules/(@sinclair/typebox|rrule|croner)/";
+const PURE_NPM = "(^|/)node_modules/(@sinclair/typebox|rrule|croner|re2js|jsonpath-rfc9535)/";
 const others = (...names) => names.map((n) => ROLE_RUNTIME[n]).join("|");
 
 module.exports = {
@@ -29,7 +29,7 @@ module.exports = {
       from: { path: DOMAIN }, to: { path: "(^|/)node_modules/(elysia|@elysiajs)/" } },
     { name: "schemas-import-only-schemas", severity: "error", comment: "4. Pure schemas import nothing of ours but each other: the dashboard and every role load them.",
       from: { path: PURE }, to: { path: ALL_OURS, pathNot: PURE } },
-    { name: "schemas-import-only-pure-packages", severity: "error", comment: "4. ...and no package but TypeBox (rrule/croner for maintenance recurrence: pure JS): no Bun, no Node, no I/O.",
+    { name: "schemas-import-only-pure-packages", severity: "error", comment: "4. ...and no package but TypeBox (rrule/croner for maintenance recurrence, re2js/jsonpath-rfc9535 to compile HTTP assertions: pure JS): no Bun, no Node, no I/O.",
       from: { path: PURE, pathNot: "\\.test\\.ts$" },
       to: { dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown", "core"], pathNot: PURE_NPM } },
     { name: "api-not-another-role", severity: "error", comment: "5. The API serves requests: it never loads the check engine, the scheduler or the alerting runtime (run-now and test sends are bus requests).",

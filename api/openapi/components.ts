@@ -4,6 +4,7 @@ import { WebhookPayload } from "../../schemas/alerting/webhook-payload.ts";
 import { channelConfigSchemas } from "../../schemas/channel-types.ts";
 import { conditionSchemas } from "../../schemas/alerting/conditions.ts";
 import { allMetricNames, metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
+import { assertionOutcomeSchema, assertionSchema } from "../../schemas/checks/assertion-schema.ts";
 import { scopeSchemas } from "../../schemas/alerting/rule-input.ts";
 import { AlertEvent, CheckResultEvent, liveEventSchema, MonitorStatusChangedEvent } from "../../schemas/events/live-event-schemas.ts";
 import type { LiveEventType } from "../../schemas/events/live-event-types.ts";
@@ -41,14 +42,27 @@ export const typedConfigRefs: Record<string, Record<string, string>> = {
   scope: Object.fromEntries(Object.keys(scopeSchemas).map((type) => [type, `${pascal(type)}Scope`])),
 };
 
+/** Parts several check types' configs and data share (http and keyword assertions): one component each, referred to by $ref. */
+const SHARED_PARTS: Record<string, { title?: string }> = { HttpAssertion: assertionSchema, HttpAssertionOutcome: assertionOutcomeSchema };
+
+/** A copy of a schema where each shared part (known by its title) is a $ref to its component. */
+function referToSharedParts(node: unknown): unknown {
+  if (!node || typeof node !== "object") return node;
+  if (Array.isArray(node)) return node.map(referToSharedParts);
+  const title = (node as { title?: unknown }).title;
+  if (typeof title === "string" && SHARED_PARTS[title] === node) return { $ref: `#/components/schemas/${title}` };
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, referToSharedParts(v)]));
+}
+
 /** Schemas the routes reference by name rather than inline: per-type monitor and channel configs, result data, events, webhook payload. */
 export const openApiComponents: Record<string, unknown> = {
-  ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, schema])),
+  ...SHARED_PARTS,
+  ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, referToSharedParts(schema)])),
   ...Object.fromEntries(Object.entries(channelConfigSchemas).map(([type, schema]) => [`${pascal(type)}ChannelConfig`, schema])),
   ...Object.fromEntries(Object.entries(conditionSchemas).map(([type, schema]) => [`${pascal(type)}Condition`, schema])),
   MetricThresholdCondition: metricThresholdCondition(),
   ...Object.fromEntries(Object.entries(scopeSchemas).map(([type, schema]) => [`${pascal(type)}Scope`, schema])),
-  ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, schema])),
+  ...Object.fromEntries(Object.entries(dataSchemas).map(([type, schema]) => [`${pascal(type)}Data`, referToSharedParts(schema)])),
   CheckResultEvent,
   MonitorStatusChangedEvent,
   AlertEvent,

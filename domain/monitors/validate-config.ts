@@ -2,7 +2,6 @@ import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { type CheckType, checkTypes, configSchemas } from "../../schemas/check-types.ts";
-import type { CheckSpec } from "../../schemas/checks/check-spec.ts";
 import { validationError } from "../../core/errors.ts";
 
 const compiled = new Map<CheckType, TypeCheck<TSchema>>();
@@ -15,18 +14,29 @@ function validator(type: CheckType): TypeCheck<TSchema> {
 
 /**
  * Validates a monitor's `config` against its type's schema, with issue paths such as
- * `body.config.url`, then the type's own cross-field rules (configIssues), and returns it with the schema's defaults filled in.
+ * `body.config.url`, and returns it with the schema's defaults filled in.
  */
 export function validateCheckConfig(type: CheckType, config: unknown): Record<string, unknown> {
   const v = validator(type);
   const withDefaults = Value.Default(configSchemas[type] as TSchema, structuredClone(config));
   if (!v.Check(withDefaults)) {
-    const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: e.message }));
+    const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: issueMessage(e) }));
     throw validationError(issues, `Invalid ${type} config`);
   }
-  const more = (checkTypes[type] as CheckSpec).configIssues?.(withDefaults as Record<string, unknown>) ?? [];
+  const validateMore = (checkTypes[type] as { validate?: (config: unknown) => Array<{ path: string; message: string }> }).validate;
+  const more = validateMore?.(withDefaults) ?? [];
   if (more.length > 0) {
-    throw validationError(more.map((i) => ({ path: i.field ? `body.config.${i.field}` : "body.config", message: i.message })), `Invalid ${type} config`);
+    throw validationError(
+      more.slice(0, 20).map((i) => ({ path: i.path ? `body.config.${i.path}` : "body.config", message: i.message })),
+      `Invalid ${type} config: ${more[0]!.path ? `${more[0]!.path}: ` : ""}${more[0]!.message}`,
+    );
   }
   return withDefaults as Record<string, unknown>;
+}
+
+/** A union of literals (an operator, a method) names its choices instead of "Expected union value". */
+function issueMessage(e: { message: string; schema: unknown }): string {
+  const options = (e.schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+  if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
+  return e.message;
 }

@@ -1,4 +1,4 @@
-import type { TObject, TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 
 /** Outcome of one check. */
 export type CheckStatus = "up" | "down" | "degraded" | "timeout";
@@ -29,14 +29,12 @@ export interface CheckSpec<T extends string = string, C extends TSchema = TSchem
   data: D;
   /** When true, data.response_time is set to the check's duration_ms. */
   reportsResponseTime?: boolean;
-  /** Rules across fields the schema cannot say (either this or that); run after the schema check, by the API and the form. */
-  configIssues?: (config: Record<string, unknown>) => ConfigIssue[];
-}
-
-/** A problem with a config; `field` is a dotted path below the config, empty for the config as a whole. */
-interface ConfigIssue {
-  field: string;
-  message: string;
+  /**
+   * Checks the schema cannot express (a regular expression that does not compile, either this field or that),
+   * run by the API and the form on a config that passed the schema; paths are below the config, e.g.
+   * `assertions.0.target`, empty for the config as a whole.
+   */
+  validate?(config: Static<C>): Array<{ path: string; message: string }>;
 }
 
 /** Keeps the literal type of `type` and `runsOn` so the registry can derive lists from them. */

@@ -222,6 +222,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   [/^PUT \/api\/v1\/org\/sso$/, /The issuer must|client secret is required|cannot be made owners/],
   // Checked by parsing, not by a pattern: IP ranges, custom domains.
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
+  // HTTP assertions: a regular expression RE2 compiles, a JSONPath that parses, an operator and a target the source takes.
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /Invalid (http|keyword) config: assertions\.\d+\./],
 ];
 const businessRule = (e: Endpoint, text: string) => BUSINESS_RULES.some(([op, message]) => op.test(`${e.method} ${e.path}`) && message.test(text));
 

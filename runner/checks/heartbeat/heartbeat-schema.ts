@@ -46,5 +46,5 @@ export const heartbeatSpec = defineCheckSpec({
   quota: "monitors",
   config: heartbeatConfigSchema,
   data: heartbeatDataSchema,
-  configIssues: (config) => timingIssues(config as HeartbeatTiming),
+  validate: (config) => timingIssues(config as HeartbeatTiming).map((i) => ({ path: i.field, message: i.message })),
 });

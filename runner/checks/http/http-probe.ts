@@ -1,5 +1,6 @@
 import { httpRequest, type HttpResponse } from "../shared/http-client.ts";
-import type { ProbeContext, ProbeOutcome } from "../types.ts";
+import type { CheckData, ProbeContext, ProbeOutcome } from "../types.ts";
+import { assertionVerdict, evaluateAssertions } from "./assertions.ts";
 import { statusMatcher } from "./expected-status.ts";
 import { HTTP_DEFAULTS, type HttpConfig } from "./http-schema.ts";
 
@@ -20,15 +21,26 @@ export function requestForCheck(config: HttpConfig, ctx: ProbeContext, keepBody:
   });
 }
 
-/** Status, redirect-limit and slowness rules shared by http and keyword checks. */
-export function judgeHttpResponse(config: HttpConfig, res: HttpResponse, elapsedMs: number): ProbeOutcome {
+/**
+ * Status, redirect-limit, assertion and slowness rules shared by http and keyword checks. Each
+ * assertion's outcome goes into data.assertions; a status_code assertion replaces expected_status.
+ */
+export function judgeHttpResponse(config: HttpConfig, res: HttpResponse, elapsedMs: number, data: CheckData): ProbeOutcome {
   if (res.redirectLimitHit) {
     return { status: "down", error: `too many redirects: stopped at ${res.statusCode} after ${res.redirects} (max_redirects is ${config.max_redirects ?? HTTP_DEFAULTS.max_redirects})` };
   }
+  const assertions = config.assertions ?? [];
+  const outcomes = evaluateAssertions(assertions, { statusCode: res.statusCode, headers: res.headers, body: res.body, elapsedMs });
+  if (assertions.length > 0) {
+    data.assertions = outcomes;
+    data.assertions_failed = outcomes.filter((o) => !o.passed).length;
+  }
   const expected = config.expected_status ?? HTTP_DEFAULTS.expected_status;
-  if (!statusMatcher(expected)(res.statusCode)) {
+  if (!assertions.some((a) => a.source === "status_code") && !statusMatcher(expected)(res.statusCode)) {
     return { status: "down", error: `unexpected status ${res.statusCode} (expected ${expected.join(", ")})` };
   }
+  const verdict = assertionVerdict(outcomes);
+  if (verdict) return verdict;
   if (config.degraded_above_ms !== undefined && elapsedMs > config.degraded_above_ms) {
     return { status: "degraded", error: `response took ${Math.round(elapsedMs)} ms, above degraded_above_ms ${config.degraded_above_ms}` };
   }

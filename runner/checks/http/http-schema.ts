@@ -1,7 +1,9 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { httpUrlSchema } from "../../../schemas/checks/schema-parts.ts";
 import { secretHeadersSchema } from "../../../schemas/checks/secret-headers.ts";
-import { dataObject, intField, msField, textField } from "../../../schemas/checks/data-fields.ts";
+import { dataObject, intField, msField, nullable, textField } from "../../../schemas/checks/data-fields.ts";
+import { assertionOutcomeSchema, assertionsField } from "../../../schemas/checks/assertion-schema.ts";
+import { assertionIssues } from "../../../schemas/checks/compile-assertion.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 export const HTTP_DEFAULTS = {
@@ -57,12 +59,20 @@ export const httpConfigFields = {
   ),
   secret_headers: secretHeadersSchema,
   body: Type.Optional(Type.String({ maxLength: 65536 })),
-  expected_status: Type.Optional(Type.Array(statusMatcherSchema, { minItems: 1, maxItems: 50, default: HTTP_DEFAULTS.expected_status })),
+  expected_status: Type.Optional(
+    Type.Array(statusMatcherSchema, {
+      minItems: 1,
+      maxItems: 50,
+      default: HTTP_DEFAULTS.expected_status,
+      description: "Status codes that count as up; not checked when assertions include a status_code assertion",
+    }),
+  ),
   follow_redirects: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.follow_redirects })),
   max_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: HTTP_DEFAULTS.max_redirects })),
   degraded_above_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
   auth: Type.Optional(httpAuthSchema),
   tls_verify: Type.Optional(Type.Boolean({ default: HTTP_DEFAULTS.tls_verify })),
+  assertions: assertionsField,
 };
 
 const httpConfigSchema = Type.Object(httpConfigFields, { additionalProperties: false });
@@ -80,7 +90,12 @@ export const httpDataFields = {
   final_url: textField("URL of the last request made (differs from url after redirects)"),
   redirects: intField("Number of redirects followed"),
   ip: textField("Address connected to for the last request (after the private-address guard)"),
+  assertions: nullable(Type.Array(assertionOutcomeSchema), "Every assertion of the config in order with its outcome; null when the config has none"),
+  assertions_failed: intField("Assertions that failed; null when the config has none"),
 };
+
+/** Refusals the schema cannot express (a regular expression or JSONPath that does not compile). */
+export const validateHttpConfig = (config: { assertions?: HttpConfig["assertions"] }) => assertionIssues(config.assertions);
 
 const httpDataSchema = dataObject("HttpData", httpDataFields);
 
@@ -94,4 +109,5 @@ export const httpSpec = defineCheckSpec({
   config: httpConfigSchema,
   data: httpDataSchema,
   reportsResponseTime: true,
+  validate: validateHttpConfig,
 });

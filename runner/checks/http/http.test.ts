@@ -248,3 +248,48 @@ async function echo(config: HttpConfig) {
   expect(plain.echoed.length).toBe(before + 1);
   return plain.echoed[before];
 }
+
+describe("http check assertions", () => {
+  it("reports up with every assertion's outcome when all hold", async () => {
+    const result = await run({
+      url: `${plain.url}/json`,
+      assertions: [
+        { source: "status_code", operator: "equals", target: 200 },
+        { source: "header", property: "x-version", operator: "matches", target: "^1\\." },
+        { source: "json", property: "$.items[*].id", operator: "contains", target: 2 },
+        { source: "body", operator: "not_contains", target: "error" },
+      ],
+    });
+    expect(result.status).toBe("up");
+    expect(result.data.assertions_failed).toBe(0);
+    expect((result.data.assertions as Array<{ passed: boolean }>).map((o) => o.passed)).toEqual([true, true, true, true]);
+  });
+
+  it("reports down naming the failed assertion", async () => {
+    const result = await run({ url: `${plain.url}/json`, assertions: [{ source: "json", property: "$.status", operator: "equals", target: "fine" }] });
+    expect(result.status).toBe("down");
+    expect(result.error).toBe('assertion failed: #1 json $.status equals "fine" (got "ok")');
+    expect(result.data.assertions_failed).toBe(1);
+  });
+
+  it("reports degraded when the failed assertion says so", async () => {
+    const result = await run({ url: `${plain.url}/slow`, assertions: [{ source: "response_time", operator: "less_than", target: 100, severity: "degraded" }] });
+    expect(result.status).toBe("degraded");
+    expect(result.error).toStartWith("assertion failed: #1 response_time less than 100");
+  });
+
+  it("lets a status_code assertion replace expected_status", async () => {
+    const missing = await run({ url: `${plain.url}/nowhere`, assertions: [{ source: "status_code", operator: "equals", target: 404 }] });
+    expect(missing.status).toBe("up");
+    const plainMissing = await run({ url: `${plain.url}/nowhere`, assertions: [{ source: "body", operator: "contains", target: "not found" }] });
+    expect(plainMissing.status).toBe("down");
+    expect(plainMissing.error).toContain("unexpected status 404");
+    expect(plainMissing.data.assertions_failed).toBe(0);
+  });
+
+  it("leaves the assertion fields null when the config has none", async () => {
+    const result = await run({ url: `${plain.url}/json` });
+    expect(result.data.assertions).toBeNull();
+    expect(result.data.assertions_failed).toBeNull();
+  });
+});

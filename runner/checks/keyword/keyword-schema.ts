@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { httpConfigFields, httpDataFields } from "../http/http-schema.ts";
+import { httpConfigFields, httpDataFields, validateHttpConfig } from "../http/http-schema.ts";
 import { dataObject, flagField, textField } from "../../../schemas/checks/data-fields.ts";
 import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
@@ -33,4 +33,5 @@ export const keywordSpec = defineCheckSpec({
   config: keywordConfigSchema,
   data: keywordDataSchema,
   reportsResponseTime: true,
+  validate: validateHttpConfig,
 });

@@ -14,7 +14,7 @@ export const keywordCheck = defineCheck(keywordSpec, {
     ctx.data.keyword = config.keyword;
     ctx.data.keyword_case_sensitive = caseSensitive;
 
-    const http = judgeHttpResponse(config, res, performance.now() - started);
+    const http = judgeHttpResponse(config, res, performance.now() - started, ctx.data);
     if (http.status === "down") return http;
     const mode = config.mode ?? KEYWORD_DEFAULTS.mode;
     if (mode === "present" && !found) return { status: "down", error: `keyword "${config.keyword}" not found in the response body` };

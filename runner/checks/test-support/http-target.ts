@@ -19,6 +19,8 @@ export interface HttpTarget {
 }
 
 const BIG = "x".repeat(3 * 1024 * 1024);
+/** What /json answers (with the header x-version: 1.2.3), for assertion tests. */
+const JSON_DOCUMENT = { status: "ok", count: 3, items: [{ id: 1, tags: ["a"] }, { id: 2, tags: [] }], meta: {}, note: null };
 
 /**
  * A loopback HTTP(S) server with the routes the http and keyword tests need; /cross-origin
@@ -45,6 +47,8 @@ export function startHttpTarget(tls?: KeyPair, otherOrigin?: () => string): Http
       switch (path) {
         case "/":
           return new Response("<html><body>Hello from the Watchpost test target</body></html>", { headers: { "content-type": "text/html" } });
+        case "/json":
+          return Response.json(JSON_DOCUMENT, { headers: { "x-version": "1.2.3" } });
         case "/echo":
           echoed.push({ method: req.method, path, headers: Object.fromEntries(req.headers), body: await req.text() });
           return new Response("echoed");

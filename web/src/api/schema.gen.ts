@@ -2268,6 +2268,47 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** HttpAssertion */
+        HttpAssertion: {
+            /** @description What is checked: status_code, response_time (ms), a header, the body as text, or a JSON value of the body */
+            source: "status_code" | "response_time" | "header" | "body" | "json";
+            /**
+             * @description header: the header's name; json: a JSONPath expression (RFC 9535) such as $.status or $.items[0].id; unused by the other sources
+             * @example $.status
+             */
+            property?: string;
+            /** @description How the value is compared; each source takes some of them (docs/check-types.md) */
+            operator: "equals" | "not_equals" | "greater_than" | "less_than" | "exists" | "not_exists" | "contains" | "not_contains" | "matches" | "is_empty" | "not_empty";
+            /**
+             * @description What the value is compared with: a number for status_code, response_time, greater_than and less_than; an RE2 regular expression for matches; left out for exists, not_exists, is_empty and not_empty
+             * @example ok
+             */
+            target?: string | number;
+            /**
+             * @description Status of the check when this assertion fails
+             * @default down
+             */
+            severity?: "down" | "degraded";
+        };
+        /** HttpAssertionOutcome */
+        HttpAssertionOutcome: {
+            /** @description Position of the assertion in the config, from 1 */
+            index: number;
+            /** @description The assertion's source */
+            source: string;
+            /** @description Header name or JSONPath expression */
+            property: string | null;
+            /** @description The assertion's operator */
+            operator: string;
+            /** @description What was expected, as text */
+            target: string | null;
+            /** @description What the response had (cut to 200 characters); null when there was nothing to read */
+            actual: string | null;
+            /** @description Whether the assertion held */
+            passed: boolean;
+            /** @description Status a failure gives the check */
+            severity: "down" | "degraded";
+        };
         HttpConfig: {
             /** @description http:// or https:// URL */
             url: string;
@@ -2281,6 +2322,7 @@ export interface components {
             secret_headers?: string[];
             body?: string;
             /**
+             * @description Status codes that count as up; not checked when assertions include a status_code assertion
              * @default [
              *       "200-399"
              *     ]
@@ -2305,6 +2347,8 @@ export interface components {
             };
             /** @default true */
             tls_verify?: boolean;
+            /** @description Checks on the response; a failed one makes the check down (or degraded, per its severity). A status_code assertion replaces expected_status. */
+            assertions?: components["schemas"]["HttpAssertion"][];
         };
         KeywordConfig: {
             /** @description http:// or https:// URL */
@@ -2319,6 +2363,7 @@ export interface components {
             secret_headers?: string[];
             body?: string;
             /**
+             * @description Status codes that count as up; not checked when assertions include a status_code assertion
              * @default [
              *       "200-399"
              *     ]
@@ -2343,6 +2388,8 @@ export interface components {
             };
             /** @default true */
             tls_verify?: boolean;
+            /** @description Checks on the response; a failed one makes the check down (or degraded, per its severity). A status_code assertion replaces expected_status. */
+            assertions?: components["schemas"]["HttpAssertion"][];
             keyword: string;
             /** @default false */
             case_sensitive?: boolean;
@@ -3125,10 +3172,10 @@ export interface components {
              */
             type: "metric_threshold";
             /**
-             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms, run_duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms, run_duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
              */
-            metric: "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "run_duration_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
+            metric: "assertions_failed" | "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "run_duration_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
             operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
             threshold: number;
         };
@@ -3215,6 +3262,10 @@ export interface components {
             redirects: number | null;
             /** @description Address connected to for the last request (after the private-address guard) */
             ip: string | null;
+            /** @description Every assertion of the config in order with its outcome; null when the config has none */
+            assertions: components["schemas"]["HttpAssertionOutcome"][] | null;
+            /** @description Assertions that failed; null when the config has none */
+            assertions_failed: number | null;
         };
         /** KeywordData */
         KeywordData: {
@@ -3238,6 +3289,10 @@ export interface components {
             redirects: number | null;
             /** @description Address connected to for the last request (after the private-address guard) */
             ip: string | null;
+            /** @description Every assertion of the config in order with its outcome; null when the config has none */
+            assertions: components["schemas"]["HttpAssertionOutcome"][] | null;
+            /** @description Assertions that failed; null when the config has none */
+            assertions_failed: number | null;
             /** @description Whether the keyword occurs in the first 1 MiB of the body (decoded as UTF-8) */
             keyword_found: boolean | null;
             /** @description The keyword looked for (a keyword_missing rule reads keyword_found only when it names this keyword) */

@@ -1,4 +1,4 @@
-import { createContext, useContext, useId, useState } from "react";
+import { createContext, useContext, useId, useRef, useState } from "react";
 import { toInput, type FormField } from "../lib/schema-form";
 import { withLabel } from "./ui";
 
@@ -99,6 +99,8 @@ function SchemaField({ field: f, prefix, issuePrefix, value, issues }: { field: 
       );
     case "variant":
       return <VariantField field={f} prefix={prefix} issuePrefix={issuePrefix} value={value as Record<string, unknown> | undefined} issues={issues} />;
+    case "rows":
+      return <RowsField field={f} prefix={prefix} issuePrefix={issuePrefix} value={value as Record<string, unknown>[] | undefined} issues={issues} />;
     case "select":
       return (
         <div className="field">
@@ -169,6 +171,95 @@ function VariantField({ field: f, prefix, issuePrefix, value, issues }: { field:
           <SchemaField key={`${type}-${g.path}`} field={g} prefix={prefix} issuePrefix={issuePrefix} value={value?.type === type ? value[g.key] : undefined} issues={issues} />
         ))}
       {issues[`${issuePrefix}.${f.path}`] && <small className="field-error">{withLabel(f.label, issues[`${issuePrefix}.${f.path}`]!)}</small>}
+    </fieldset>
+  );
+}
+
+/** A list of flat objects (HTTP assertions) as rows of inputs, with buttons to add and remove rows. */
+function RowsField({ field: f, prefix, issuePrefix, value, issues }: { field: FormField; prefix: string; issuePrefix: string; value?: Record<string, unknown>[]; issues: Record<string, string> }) {
+  const nextId = useRef(0);
+  const newRow = (v: Record<string, unknown> = {}) => ({ id: nextId.current++, value: v });
+  const [rows, setRows] = useState(() => (Array.isArray(value) ? value : []).map((v) => newRow(v)));
+  // Issues name rows by position: once a row is added or removed they point at the wrong rows until the next save.
+  const staleIssues = useRef<Record<string, string> | null>(null);
+  const rowIssues = staleIssues.current === issues ? {} : issues;
+  const changeRows = (change: (list: typeof rows) => typeof rows) => {
+    staleIssues.current = issues;
+    setRows(change);
+  };
+  const base = `${useContext(IdBase)}-${prefix}-${f.path}`.replace(/\W+/g, "-");
+  const one = f.label.replace(/s$/, "");
+  const error = issues[`${issuePrefix}.${f.path}`];
+  const setCell = (id: number, key: string, v: string) => setRows((list) => list.map((r) => (r.id === id ? { ...r, value: { ...r.value, [key]: v } } : r)));
+  /** A select's value as shown: the row's own, or the first choice. */
+  const selected = (g: FormField, row: Record<string, unknown>, options: readonly string[]) => {
+    const current = row[g.key];
+    if (current !== undefined && options.includes(String(current))) return String(current);
+    return g.required ? (options[0] ?? "") : "";
+  };
+  const optionsOf = (g: FormField, row: Record<string, unknown>): readonly string[] => {
+    const by = g.optionsBy;
+    if (!by) return g.options ?? [];
+    const driver = f.fields!.find((x) => x.key === by.field)!;
+    return by.options[selected(driver, row, driver.options ?? [])] ?? g.options ?? [];
+  };
+  return (
+    <fieldset className="rows-field" aria-describedby={f.description ? `${base}-hint` : undefined}>
+      <legend>{f.label}</legend>
+      {f.description && (
+        <small id={`${base}-hint`} className="muted">
+          {f.description}
+        </small>
+      )}
+      {rows.map((row, i) => (
+        <div key={row.id} className="rows-field-row" role="group" aria-label={`${one} ${i + 1}`}>
+          {f.fields!.map((g) => {
+            const cellError = rowIssues[`${issuePrefix}.${f.path}.${i}.${g.key}`];
+            const id = `${base}-${row.id}-${g.key}`;
+            const name = `${prefix}.${f.path}.${i}.${g.key}`;
+            const current = row.value[g.key];
+            const options = optionsOf(g, row.value);
+            const when = g.usedWhen;
+            const driver = when && f.fields!.find((x) => x.key === when.field);
+            const driverValue = driver ? selected(driver, row.value, optionsOf(driver, row.value)) : "";
+            // A column the row does not use is disabled, so the form leaves it out.
+            const unused = Boolean(when && !when.values.includes(driverValue));
+            return (
+              <div key={g.key} className="field">
+                <label htmlFor={id}>{g.label}</label>
+                {g.kind === "select" ? (
+                  <select id={id} name={name} value={selected(g, row.value, options)} onChange={(e) => setCell(row.id, g.key, e.target.value)} aria-invalid={cellError ? true : undefined}>
+                    {!g.required && <option value="">{g.default !== undefined ? `Default (${String(g.default)})` : "Not set"}</option>}
+                    {options.map((o) => (
+                      <option key={o}>{o}</option>
+                    ))}
+                  </select>
+                ) : (
+                  <input
+                    id={id}
+                    name={name}
+                    type="text"
+                    defaultValue={current === undefined ? undefined : String(current)}
+                    disabled={unused}
+                    placeholder={unused ? "not used" : g.example}
+                    autoComplete="off"
+                    spellCheck={false}
+                    aria-invalid={cellError ? true : undefined}
+                  />
+                )}
+                {cellError && <small className="field-error">{withLabel(g.label, cellError)}</small>}
+              </div>
+            );
+          })}
+          <button type="button" className="link" onClick={() => changeRows((list) => list.filter((r) => r.id !== row.id))} aria-label={`Remove ${one.toLowerCase()} ${i + 1}`}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => changeRows((list) => [...list, newRow()])}>
+        Add {one.toLowerCase()}
+      </button>
+      {error && <small className="field-error">{withLabel(f.label, error)}</small>}
     </fieldset>
   );
 }

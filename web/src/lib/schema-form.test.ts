@@ -27,6 +27,47 @@ describe("describeFields", () => {
     expect(f.auth!.variants!.basic!.map((x) => x.path)).toEqual(["auth.username", "auth.password"]);
   });
 
+  it("edits HTTP assertions as rows whose operator choices follow the row's source", () => {
+    const rows = byKey(describeFields(configSchemas.http)).assertions!;
+    expect(rows.kind).toBe("rows");
+    const columns = byKey(rows.fields!);
+    expect(Object.keys(columns)).toEqual(["source", "property", "operator", "target", "severity"]);
+    expect(columns.source).toMatchObject({ kind: "select", required: true });
+    expect(columns.operator!.optionsBy!.field).toBe("source");
+    expect(columns.operator!.optionsBy!.options.body).toEqual(["contains", "not_contains", "matches"]);
+    expect(columns.target).toMatchObject({ kind: "text", numeric: true });
+    expect(columns.property!.example).toBe("$.status");
+    expect(columns.property!.usedWhen).toEqual({ field: "source", values: ["header", "json"] });
+    expect(columns.target!.usedWhen!.values).not.toContain("exists");
+  });
+
+  it("reads rows in the order shown, leaving blank cells out", () => {
+    const rows = byKey(describeFields(configSchemas.http)).assertions!;
+    const read = readFields(
+      [rows],
+      form([
+        ["config.assertions.0.source", "status_code"],
+        ["config.assertions.0.property", ""],
+        ["config.assertions.0.operator", "equals"],
+        ["config.assertions.0.target", "200"],
+        ["config.assertions.0.severity", ""],
+        ["config.assertions.1.source", "json"],
+        ["config.assertions.1.property", "$.status"],
+        ["config.assertions.1.operator", "equals"],
+        ["config.assertions.1.target", "ok"],
+        ["config.assertions.1.severity", "degraded"],
+      ]),
+      "config",
+    );
+    expect(read).toEqual({
+      assertions: [
+        { source: "status_code", operator: "equals", target: 200 },
+        { source: "json", property: "$.status", operator: "equals", target: "ok", severity: "degraded" },
+      ],
+    });
+    expect(readFields([rows], form([]), "config")).toEqual({});
+  });
+
   it("has a field for every setting of every check type", () => {
     for (const [type, schema] of Object.entries(configSchemas)) {
       const fields = describeFields(schema);

@@ -10,7 +10,7 @@ export { FormIssuesError, type Issue } from "./form-issues";
  * alert conditions, channel configs), validated in the browser by the same `Value` checks,
  * with issue paths in the API's own form (`body.config.url`), so one map shows both.
  */
-type FieldKind = "text" | "textarea" | "number" | "checkbox" | "select" | "multi" | "lines" | "pairs" | "json" | "group" | "variant";
+type FieldKind = "text" | "textarea" | "number" | "checkbox" | "select" | "multi" | "lines" | "pairs" | "json" | "group" | "variant" | "rows";
 
 export interface FormField {
   key: string;
@@ -33,8 +33,15 @@ export interface FormField {
   commas?: boolean;
   /** `lines` fields whose items may be integers (HTTP status matchers). */
   numberItems?: boolean;
+  /** `group` fields: the inner fields; `rows` fields: the columns of one row. */
   fields?: FormField[];
   variants?: Record<string, FormField[]>;
+  /** `select` fields whose choices depend on another field of the same row (`x-options-by` in the schema). */
+  optionsBy?: { field: string; options: Record<string, readonly string[]> };
+  /** A sample value (the schema's first example), shown as the input's placeholder. */
+  example?: string;
+  /** `rows` columns used only when another column of the row has one of these values (`x-used-when`). */
+  usedWhen?: { field: string; values: readonly string[] };
 }
 
 type Json = Record<string, unknown>;
@@ -92,7 +99,18 @@ export function describeFields(schema: TObject | TSchema, prefix = "", labels: R
 
 function describeField(key: string, s: Json, required: boolean, path: string, labels: Record<string, string>): FormField {
   const base: FormField = { key, path, label: labelFor(key, labels), kind: "text", required, description: s.description as string | undefined, default: s.default };
+  if (Array.isArray(s.examples) && s.examples.length > 0) base.example = String(s.examples[0]);
+  const when = s["x-used-when"] as Record<string, readonly string[]> | undefined;
+  if (when) {
+    const [field, values] = Object.entries(when)[0]!;
+    base.usedWhen = { field, values };
+  }
   const options = literals(s);
+  const by = s["x-options-by"] as Record<string, Record<string, readonly string[]>> | undefined;
+  if (options && options.length > 1 && by) {
+    const [field, byValue] = Object.entries(by)[0]!;
+    return { ...base, kind: "select", options, optionsBy: { field, options: byValue } };
+  }
   if (options && options.length > 1) return { ...base, kind: "select", options };
   if (s.type === "boolean") return { ...base, kind: "checkbox" };
   if (s.type === "integer" || s.type === "number")
@@ -112,13 +130,15 @@ function describeField(key: string, s: Json, required: boolean, path: string, la
     }
     const array = anyOf.find((o) => o.type === "array");
     if (array) return { ...describeField(key, array, required, path, labels), description: base.description };
-    if (isType(s, "string") && isType(s, "integer")) return { ...base, numeric: true };
+    if (isType(s, "string") && (isType(s, "integer") || isType(s, "number"))) return { ...base, numeric: true };
   }
   if (s.type === "array") {
     const items = s.items as Json;
     const itemOptions = literals(items);
     if (itemOptions) return { ...base, kind: "multi", options: itemOptions };
-    // Objects, or a union of object shapes (browser flow steps): edited as JSON.
+    // Objects of plain values only (HTTP assertions): one row of inputs per item.
+    if (items.type === "object" && isFlat(items)) return { ...base, kind: "rows", fields: describeFields(items as unknown as TObject, "", labels) };
+    // Other objects, or a union of object shapes (browser flow steps): edited as JSON.
     const itemUnion = props(items as TSchema).anyOf;
     if (items.type === "object" || (itemUnion?.length && itemUnion.every((o) => o.type === "object"))) return { ...base, kind: "json" };
     return { ...base, kind: "lines", commas: !(items.type === "string" && !items.pattern && !items.format), numberItems: isType(items, "integer") };
@@ -126,6 +146,12 @@ function describeField(key: string, s: Json, required: boolean, path: string, la
   if (s.type === "object" && s.patternProperties) return { ...base, kind: "pairs" };
   if (s.type === "object" && s.properties) return { ...base, kind: "group", fields: describeFields(s as unknown as TObject, path, labels) };
   return { ...base, kind: "json" };
+}
+
+/** An object whose every property is a string, a number or a choice: editable as one row of inputs. */
+function isFlat(s: Json): boolean {
+  const scalar = (p: Json): boolean => ["string", "number", "integer"].includes(p.type as string) || "const" in p || (props(p as TSchema).anyOf?.every(scalar) ?? false);
+  return Object.values(props(s as TSchema).properties ?? {}).every(scalar);
 }
 
 /** How a value is shown in its input when a form edits an existing object. */
@@ -179,6 +205,13 @@ function readField(f: FormField, form: FormData, prefix: string, issues: Issue[]
       const type = String(form.get(`${name}.type`) ?? "");
       if (!type) return undefined;
       return { type, ...readFields(f.variants![type] ?? [], form, prefix, issues) };
+    }
+    case "rows": {
+      // Inputs are named `<name>.<row>.<column>`, rows numbered from 0 in the order shown.
+      const rows: Json[] = [];
+      const has = (i: number) => [...form.keys()].some((k) => k.startsWith(`${name}.${i}.`));
+      for (let i = 0; has(i); i++) rows.push(readFields(f.fields!, form, `${name}.${i}`, issues));
+      return rows.length || f.required ? rows : undefined;
     }
   }
   if (text.trim() === "") return undefined;

@@ -1,6 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
 import { checkTypes, CHECK_TYPES as REGISTERED_TYPES, configSchemas } from "../../../../schemas/check-types.ts";
-import type { CheckSpec } from "../../../../schemas/checks/check-spec.ts";
 import { describeFields, readFields, validate, type FormField, type Issue } from "../../lib/schema-form";
 import type { Monitor } from "./use-monitors";
 
@@ -39,11 +38,11 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const config = readFields(configFields(type), form, "config", issues);
   // readFields names parse problems by input name ("config.x"); the API says "body.config.x".
   for (const i of issues) i.path = `body.${i.path}`;
-  const schemaIssues = validate(configSchemas[type] as TSchema, config, "body.config");
-  issues.push(...schemaIssues);
-  // The type's cross-field rules (a heartbeat's period or schedule), as the API runs them after the schema.
-  const spec: CheckSpec = checkTypes[type];
-  if (schemaIssues.length === 0) issues.push(...(spec.configIssues?.(config) ?? []).map((i) => ({ path: i.field ? `body.config.${i.field}` : "body.config", message: i.message })));
+  const shapeIssues = validate(configSchemas[type] as TSchema, config, "body.config");
+  issues.push(...shapeIssues);
+  // The checks beyond the schema (a regular expression or JSONPath that does not compile), as the API runs them.
+  const validateMore = (checkTypes[type] as { validate?: (c: unknown) => Issue[] }).validate;
+  if (shapeIssues.length === 0 && validateMore) issues.push(...validateMore(config).map((i) => ({ path: i.path ? `body.config.${i.path}` : "body.config", message: i.message })));
   const num = (k: string) => (form.get(k) == null || form.get(k) === "" ? undefined : Number(form.get(k)));
   const name = String(form.get("name") ?? "").trim();
   if (!name) issues.push({ path: "body.name", message: "is required" });

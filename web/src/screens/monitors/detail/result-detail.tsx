@@ -6,13 +6,50 @@ import { Link } from "../../../lib/router";
 import type { Monitor } from "../use-monitors";
 import type { CheckResult } from "./chart-data";
 
-/** A value as text (React escapes it: a heartbeat body is shown, never interpreted); multi-line text keeps its lines. */
-const show = (v: unknown) =>
+type Row = Record<string, unknown>;
+const isRecordList = (v: unknown): v is Row[] => Array.isArray(v) && v.length > 0 && v.every((r) => r !== null && typeof r === "object" && !Array.isArray(r));
+const cell = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "boolean" ? (v ? "yes" : "no") : typeof v === "object" ? JSON.stringify(v) : String(v));
+/** A row that did not pass: an assertion with passed false, a flow step with status failed. */
+const failed = (r: Row) => r.passed === false || r.status === "failed";
+
+/** A list of records (assertion outcomes, flow steps) as a table, failed rows marked. */
+function RecordTable({ name, rows }: { name: string; rows: Row[] }) {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return (
+    <div className="table-scroll">
+      <table className="records" aria-label={name}>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={i} className={failed(r) ? "failed" : undefined}>
+              {columns.map((c) => (
+                <td key={c}>{cell(r[c])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const show = (k: string, v: unknown) =>
   v === null || v === undefined ? (
     <span className="muted">not measured</span>
+  ) : isRecordList(v) ? (
+    <RecordTable name={k} rows={v} />
   ) : typeof v === "object" ? (
     <pre>{JSON.stringify(v, null, 2)}</pre>
   ) : typeof v === "string" && v.includes("\n") ? (
+    // A heartbeat's ping body: shown as text (React escapes it), its lines kept.
     <pre className="ping-body">{v}</pre>
   ) : (
     String(v)
@@ -54,7 +91,7 @@ export function ResultFields({ result: r, type }: { result: Partial<CheckResult>
             <code>{k}</code>
           </dt>
           <dd>
-            {show(r.data[k])}
+            {show(k, r.data[k])}
             {described[k]?.description && <small className="muted"> — {described[k]!.description}</small>}
           </dd>
         </div>
