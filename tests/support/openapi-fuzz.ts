@@ -219,7 +219,7 @@ function validArbitrary(doc: OpenApiDocument, schema: Schema | undefined, o: Arb
       if (s.format === "date-time") return fc.date({ min: new Date("1970-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
       if (isHostName(name) && !s.pattern) return fc.constantFrom("127.0.0.1", "localhost", "::1");
       if (s.format === "date") return fc.date({ min: new Date("1970-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-      if (s.pattern) return fc.oneof(fc.constant(stringExample(s, name)), patternArbitrary(s));
+      if (s.pattern) return fc.oneof(fc.constant(stringExample(s, name)), patternArbitrary(s, name));
       return sized(fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? Infinity, (s.minLength ?? 0) + 30) }), s);
     case "integer": {
       const edges = [s.minimum, s.maximum].filter((x) => x !== undefined);
@@ -237,16 +237,27 @@ function validArbitrary(doc: OpenApiDocument, schema: Schema | undefined, o: Arb
   }
 }
 
-/** Strings of a pattern: fast-check's generator where it reads the pattern (no lookarounds), else filtered text. */
-function patternArbitrary(s: Schema): fc.Arbitrary<string> {
+/**
+ * Strings of a pattern: fast-check's generator on the pattern without its lookaheads, kept when the whole pattern
+ * (lookaheads, lengths) accepts them and otherwise replaced by the schema's example. Never a filter: a filter that
+ * rarely passes (a host-name pattern behind a length lookahead) makes fast-check retry for ever.
+ */
+function patternArbitrary(s: Schema, name: string): fc.Arbitrary<string> {
   const re = new RegExp(s.pattern);
   const fits = (v: string) => re.test(v) && v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
-  if (!/\(\?[=!<]/.test(s.pattern)) return fc.stringMatching(re).filter(fits);
-  return fc.string({ minLength: Math.max(1, s.minLength ?? 0), maxLength: Math.min(s.maxLength ?? 30, 30), unit: "grapheme" }).filter(fits);
+  const example = stringExample(s, name);
+  const plain = String(s.pattern).replace(/\(\?[=!](?:[^()]|\([^()]*\))*\)/g, "");
+  const source = /\(\?[=!<]/.test(plain) ? fc.string({ minLength: Math.max(1, s.minLength ?? 0), maxLength: Math.min(s.maxLength ?? 30, 30), unit: "grapheme" }) : fc.stringMatching(new RegExp(plain));
+  return source.map((v) => (fits(v) ? v : example));
 }
 
-/** Lengths count UTF-16 units (as JSON Schema's validators here do); graphemes can be two. */
-const sized = (arb: fc.Arbitrary<string>, s: Schema) => arb.filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+/** Lengths count UTF-16 units (as JSON Schema's validators here do); graphemes can be two. Cut or padded, never filtered. */
+const sized = (arb: fc.Arbitrary<string>, s: Schema) =>
+  arb.map((v) => {
+    const max = s.maxLength ?? Infinity;
+    const cut = v.length > max ? v.slice(0, max).replace(/[\ud800-\udbff]$/, "") : v;
+    return cut.length >= (s.minLength ?? 0) ? cut : cut.padEnd(s.minLength ?? 0, "a");
+  });
 
 /** A value the schema accepts and nothing else: the positive half of the fuzz test. */
 export const validValueArbitrary = (doc: OpenApiDocument, schema: Schema | undefined, name = "") => validArbitrary(doc, schema, { invalid: 0, pure: true }, name);
