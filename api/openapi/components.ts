@@ -12,6 +12,8 @@ import { MonitorView } from "../routes/monitors/schemas.ts";
 import { CheckResultView } from "../routes/monitor-results/schemas.ts";
 import { RuleView } from "../routes/alert-rules/schemas.ts";
 import { PaginationMeta } from "../schemas/common.ts";
+import { ChannelView } from "../routes/alert-channels/schemas.ts";
+import { pascal } from "./typed-config.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
 const LIVE_EVENT_NAMES = {
@@ -26,7 +28,6 @@ const everyEventDocumented: [Undocumented] extends [never] ? true : Undocumented
 void everyEventDocumented;
 const LIVE_EVENTS = Object.keys(LIVE_EVENT_NAMES);
 
-const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 /**
  * The component that types a value for each type, by registry: a body's `config` marked
@@ -69,10 +70,12 @@ export const openApiComponents: Record<string, unknown> = {
     },
   },
   WebhookPayload,
-  // Shapes many responses share: the document names them and responses refer to them (api/openapi/document.ts).
+  // Shapes many responses share: the document names them and responses refer to them (api/openapi/document.ts);
+  // a `config` marked x-config-of makes one component per type (HttpMonitor, WebhookAlertChannel) (api/openapi/typed-config.ts).
   Monitor: MonitorView,
   CheckResult: CheckResultView,
   AlertRule: RuleView,
+  AlertChannel: ChannelView,
   Pagination: PaginationMeta,
 };
 

@@ -1,7 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
-import { typeConfigBody } from "./typed-config.ts";
+import { typeConfigBody, typeConfigView } from "./typed-config.ts";
 import { operationIdFor } from "./operation-ids.ts";
 import { OPERATION_EXAMPLES } from "./examples.ts";
 
@@ -32,7 +32,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 const errorRef = (status: string) => ({
   description: ERROR_DESCRIPTIONS[status],
-  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
 
 const RATE_HEADERS = {
@@ -149,7 +149,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
     info: {
       title: "Watchpost API",
       version: "1.0.0",
-      description: "Uptime monitoring. Every error uses the ErrorBody shape. Collections take page and limit and return { data, pagination }.",
+      description: "Uptime monitoring. Every error answers the Error shape { error, code, details }. Collections take page and limit and return { data, pagination }.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
@@ -187,9 +187,11 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       },
       schemas: {
         ...generated.components.schemas,
-        ...extraSchemas,
+        ...Object.assign({}, ...Object.entries(extraSchemas).map(([name, schema]) => typeConfigView(name, schema as Parameters<typeof typeConfigView>[1], configRefs))),
         SubscriberWebhookPayload,
-        ErrorBody: {
+        Error: {
+          title: "Error",
+          description: "The body of every error answer (4xx and 5xx) of the API and of the public pages' JSON",
           type: "object",
           required: ["error", "code"],
           properties: {
