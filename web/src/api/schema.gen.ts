@@ -7,7 +7,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is alive */
+        /**
+         * The process is alive
+         * @description Answers 200 while the process serves requests, without touching the database; for liveness probes.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -24,7 +29,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable and migrations are applied */
+        /**
+         * The database is reachable and migrations are applied
+         * @description 200 `{status: ready}` when the database answers and every migration is applied, 503 `{status: unavailable}` otherwise; for readiness probes and load balancers.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -41,7 +51,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public status page (HTML, works without JavaScript) */
+        /**
+         * Public status page (HTML, works without JavaScript)
+         * @description The page as HTML for people: components with their status, uptime bars and open incidents. A private page is shown only to members (404 to others); a password-protected one answers the password form (401) until the access cookie is set.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusPageHtml"];
         put?: never;
         post?: never;
@@ -58,7 +73,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The status page's data as JSON */
+        /**
+         * The status page's data as JSON
+         * @description The same content as the HTML page (page, status, sections, incidents) as JSON for scripts and widgets; the same visibility rules.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusIndexJson"];
         put?: never;
         post?: never;
@@ -75,7 +95,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Incidents as RSS 2.0 */
+        /**
+         * Incidents as RSS 2.0
+         * @description The page's incidents and their updates as an RSS 2.0 feed, newest first; the same visibility rules as the page.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusFeedRss"];
         put?: never;
         post?: never;
@@ -92,7 +117,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Incidents as Atom */
+        /**
+         * Incidents as Atom
+         * @description The page's incidents and their updates as an Atom feed, newest first; the same visibility rules as the page.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusFeedAtom"];
         put?: never;
         post?: never;
@@ -111,7 +141,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Password form of a password-protected page; sets a signed access cookie */
+        /**
+         * Password form of a password-protected page; sets a signed access cookie
+         * @description Checks the page's password and sets a signed cookie for that page, then redirects to it. Throttled per address and per page (429).
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["loginStatus"];
         delete?: never;
         options?: never;
@@ -128,7 +163,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Subscribe form (email); sends a confirmation link (double opt-in) */
+        /**
+         * Subscribe form (email); sends a confirmation link (double opt-in)
+         * @description Adds an email subscriber who must confirm from the emailed link before notices are sent; the same answer whether the address was already subscribed.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["subscribeStatus"];
         delete?: never;
         options?: never;
@@ -143,10 +183,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links) */
+        /**
+         * The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links)
+         * @description Shows a confirmation button for an emailed subscription link; a GET changes nothing, so mail scanners that fetch links subscribe no one. A bad or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusConfirm"];
         put?: never;
-        /** Confirms an email subscription (the button of the confirmation page, ?token=…) */
+        /**
+         * Confirms an email subscription (the button of the confirmation page, ?token=…)
+         * @description Confirms the subscription the token names; harmless to repeat. A bad or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["confirmStatus"];
         delete?: never;
         options?: never;
@@ -161,7 +211,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current status badge of a monitor (mon_…) or status-page component (spc_…) */
+        /**
+         * Current status badge of a monitor (mon_…) or status-page component (spc_…)
+         * @description An SVG badge with the current status of a monitor or component that is on a public page. Anything else, including a private page's monitor, is 404 (plain text).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeStatusSvg"];
         put?: never;
         post?: never;
@@ -178,7 +233,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Uptime badge; ?period=24h|7d|30d|90d (default 30d) */
+        /**
+         * Uptime badge; ?period=24h|7d|30d|90d (default 30d)
+         * @description An SVG badge with the uptime percentage over the period, for monitors and components on a public page (404 otherwise).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeUptimeSvg"];
         put?: never;
         post?: never;
@@ -195,7 +255,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Average response time over 24 hours */
+        /**
+         * Average response time over 24 hours
+         * @description An SVG badge with the average response time over the last 24 hours, for monitors and components on a public page (404 otherwise).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeResponseTimeSvg"];
         put?: never;
         post?: never;
@@ -214,7 +279,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account and its first organisation; refused (403 cross_site) from another site's page */
+        /**
+         * Create an account and its first organisation; refused (403 cross_site) from another site's page
+         * @description Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies). 409 when the email is taken; limited to a few attempts per IP per minute.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["signUp"];
         delete?: never;
         options?: never;
@@ -234,6 +304,8 @@ export interface paths {
         /**
          * Sign in with email, password and (if enabled) a TOTP code or a recovery code
          * @description Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["signIn"];
         delete?: never;
@@ -251,7 +323,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session */
+        /**
+         * End the current session
+         * @description Ends the session of the cookie that was sent and clears the cookies; other sessions stay signed in.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["signOut"];
         delete?: never;
         options?: never;
@@ -268,7 +345,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a one-hour reset token (same answer whether the account exists or not) */
+        /**
+         * Email a one-hour reset token (same answer whether the account exists or not)
+         * @description Always answers 202 so that the answer does not reveal which addresses have accounts; the email carries a token valid for one hour. Limited per IP.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["requestAuthPasswordReset"];
         delete?: never;
         options?: never;
@@ -285,7 +367,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with a reset token; ends every session */
+        /**
+         * Set a new password with a reset token; ends every session
+         * @description Sets the new password once per token and ends every session of the account; an unknown, used or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["confirmAuthPasswordReset"];
         delete?: never;
         options?: never;
@@ -300,12 +387,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether this installation still needs its first owner (no organisation exists yet) */
+        /**
+         * Whether this installation still needs its first owner (no organisation exists yet)
+         * @description `{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getSetup"];
         put?: never;
         /**
          * Create the owner and the first organisation of a fresh installation, and sign them in
          * @description Works only while no organisation exists; afterwards, and for every concurrent attempt but one, 409 CONFLICT with details.reason "already_set_up". Refused (403 cross_site) from another site's page; limited per IP like sign-up.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["setup"];
         delete?: never;
@@ -321,15 +415,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your profile */
+        /**
+         * Your profile
+         * @description The signed-in user's name, email, 2FA state and timestamps.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["getUser"];
         put?: never;
         post?: never;
-        /** Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409 */
+        /**
+         * Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409
+         * @description Needs your password (wrong: 401, throttled like sign-in). Organisations where you are the only member go with the account; where you are the only owner of an organisation with other members the answer is 409 (details name them) until you hand over ownership.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        /** Update your profile; email or password changes need current_password */
+        /**
+         * Update your profile; email or password changes need current_password
+         * @description Changes name, email or password; changing email or password needs current_password (missing or wrong: 400 on body.current_password). A new email that is taken is 409.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -340,7 +449,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your live sessions */
+        /**
+         * Your live sessions
+         * @description Every live session of your account with its user agent, IP and last use; `current` marks the one making this request.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listUserSessions"];
         put?: never;
         post?: never;
@@ -360,7 +474,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Sign one session out */
+        /**
+         * Sign one session out
+         * @description Signs one of your sessions out at once, in every API process; 404 for a session that is not yours.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         delete: operations["deleteUserSession"];
         options?: never;
         head?: never;
@@ -376,7 +495,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code */
+        /**
+         * Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code
+         * @description Generates a new TOTP secret (not active yet) and its otpauth:// URI for a QR code; confirm it with POST /user/2fa/enable. 409 when 2FA is already on.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["setupUser2fa"];
         delete?: never;
         options?: never;
@@ -393,7 +517,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once */
+        /**
+         * Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once
+         * @description Turns 2FA on after a valid code from the authenticator; the ten recovery codes are in this answer only. A wrong code is 400; 409 without a prior setup or when already on.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["enableUser2fa"];
         delete?: never;
         options?: never;
@@ -410,7 +539,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them) */
+        /**
+         * Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them)
+         * @description Turns 2FA off after a current TOTP code or an unused recovery code (wrong: 400); 409 when 2FA is not on. An organisation that requires 2FA then refuses you (403 two_factor_required) until you turn it on again.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["disableUser2fa"];
         delete?: never;
         options?: never;
@@ -427,7 +561,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them) */
+        /**
+         * Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them)
+         * @description Issues ten new recovery codes, shown once; the old ones stop working.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
@@ -442,7 +581,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** JSON export of everything you own */
+        /**
+         * JSON export of everything you own
+         * @description Your profile, organisations with your role, sessions, the API keys you created (never their secrets) and up to 10,000 of your audit entries, as one JSON document, for data-portability requests.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["getUserExport"];
         put?: never;
         post?: never;
@@ -459,10 +603,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Organisations you are a member of (select one with X-Org-Id) */
+        /**
+         * Organisations you are a member of (select one with X-Org-Id)
+         * @description Every organisation you belong to with your role and whether its policy requires 2FA; send one's id as X-Org-Id to act in it.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listOrgs"];
         put?: never;
-        /** Create an organisation you own */
+        /**
+         * Create an organisation you own
+         * @description Creates an organisation with you as its owner; select it with X-Org-Id.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["createOrg"];
         delete?: never;
         options?: never;
@@ -477,14 +631,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The active organisation */
+        /**
+         * The active organisation
+         * @description Name, plan and timestamps of the organisation X-Org-Id selects (your default one without it).
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrg"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename the organisation */
+        /**
+         * Rename the organisation
+         * @description Renames the active organisation.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrg"];
         trace?: never;
     };
@@ -495,7 +659,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members and their roles */
+        /**
+         * Members and their roles
+         * @description Members with their role, 2FA state and join date.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listOrgMembers"];
         put?: never;
         post?: never;
@@ -512,10 +681,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** System and custom roles with the permission matrix */
+        /**
+         * System and custom roles with the permission matrix
+         * @description The four system roles and the custom ones, each with its permissions; `permissions` beside the page lists every permission a role can hold.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listOrgRoles"];
         put?: never;
-        /** Create a custom role */
+        /**
+         * Create a custom role
+         * @description A custom role from the permission list (GET /org/roles). 409 when the name is taken; 403 when it would carry a permission you lack.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         post: operations["createOrgRole"];
         delete?: never;
         options?: never;
@@ -530,15 +709,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One role */
+        /**
+         * One role
+         * @description One system or custom role with its permissions.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrgRole"];
         put?: never;
         post?: never;
-        /** Delete an unused custom role */
+        /**
+         * Delete an unused custom role
+         * @description Deletes a custom role; 409 while members or pending invitations hold it, and for system roles.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgRole"];
         options?: never;
         head?: never;
-        /** Change a custom role */
+        /**
+         * Change a custom role
+         * @description Changes a custom role's name or permissions; members holding it get the new permissions on their next request. System roles cannot be changed (409).
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgRole"];
         trace?: never;
     };
@@ -549,14 +743,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Organisation-wide requirements */
+        /**
+         * Organisation-wide requirements
+         * @description Whether members must use 2FA (require_2fa) and when that was last changed.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrgSecurityPolicy"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change organisation-wide requirements */
+        /**
+         * Change organisation-wide requirements
+         * @description Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgSecurityPolicy"];
         trace?: never;
     };
@@ -570,11 +774,21 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member */
+        /**
+         * Remove a member
+         * @description Removes a member from the organisation; their sessions lose access and their API keys stop working. Removing the last owner is 409.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgMember"];
         options?: never;
         head?: never;
-        /** Change a member's role (owner changes need an owner) */
+        /**
+         * Change a member's role (owner changes need an owner)
+         * @description Gives a member another role. Granting or removing owner needs an owner; demoting the last owner is 409.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgMember"];
         trace?: never;
     };
@@ -585,10 +799,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations */
+        /**
+         * Pending invitations
+         * @description Invitations not yet accepted, with role, sender and expiry.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         get: operations["listOrgInvitations"];
         put?: never;
-        /** Invite someone by email (valid 7 days) */
+        /**
+         * Invite someone by email (valid 7 days)
+         * @description Emails an invitation link for a role the sender may grant; it is void if the sender later loses the right to grant it. 409 when an invitation to that address is pending.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         post: operations["createInvitation"];
         delete?: never;
         options?: never;
@@ -606,7 +830,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a pending invitation */
+        /**
+         * Revoke a pending invitation
+         * @description Revokes a pending invitation; its link stops working.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgInvitation"];
         options?: never;
         head?: never;
@@ -620,7 +849,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
+        /**
+         * Pending invitations addressed to your email, once a mailed token proved that address (empty until then)
+         * @description Invitations to other organisations waiting for you; see the summary for when this list is filled.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listInvitations"];
         put?: never;
         post?: never;
@@ -639,7 +873,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
+        /**
+         * Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified)
+         * @description Adds you to the inviting organisation with the invited role. An unknown, expired or void invitation (its sender can no longer grant the role) is 404; 409 when you are already a member.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["acceptInvitations"];
         delete?: never;
         options?: never;
@@ -654,10 +893,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
+        /**
+         * Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves)
+         * @description Keys with their name, display prefix, scopes, creator (user, and key when minted by one), last use and expiry; never the secret.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (the key is shown once) */
+        /**
+         * Create an API key (the key is shown once)
+         * @description Mints a key `wp_live_…` with scopes you hold (never beyond your role or your own key) and an optional expiry in the future; the key is in this answer only, stored as a hash.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -672,7 +921,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The scopes you may grant a new key, and every scope */
+        /**
+         * The scopes you may grant a new key, and every scope
+         * @description `data` is the scopes a new key made by this caller may hold (never beyond its role, or its key); `all` is every scope.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listApiKeysScopes"];
         put?: never;
         post?: never;
@@ -692,7 +946,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it stops working at once */
+        /**
+         * Revoke an API key; it stops working at once
+         * @description Revokes the key, and every key it minted, at once in every API process. A key with scopes beyond yours, or another member's key without org:admin, is 403.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
@@ -706,7 +965,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit log, newest first */
+        /**
+         * Audit log, newest first
+         * @description Successful writes through the API, each with actor (user or key), action, target, IP and time; filter by actor, action, target and time range.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         get: operations["getAuditLog"];
         put?: never;
         post?: never;
@@ -723,7 +987,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current plan, limits with add-on contributions, and slot usage */
+        /**
+         * Current plan, limits with add-on contributions, and slot usage
+         * @description What the organisation's plan and add-ons allow (monitors, minimum interval, regions, runners, browsers, status pages, retention…) and how much of each is used; quota errors elsewhere (403 ENTITLEMENT_REQUIRED) name the same entitlements.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listEntitlements"];
         put?: never;
         post?: never;
@@ -745,6 +1014,8 @@ export interface paths {
         /**
          * Payment-provider webhooks (Paddle-Signature verified; unauthenticated)
          * @description 400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["receivePaddleWebhook"];
         delete?: never;
@@ -760,7 +1031,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plans with monthly and annual prices, and the add-ons */
+        /**
+         * Plans with monthly and annual prices, and the add-ons
+         * @description The plans on offer with monthly and annual prices and included quotas, and the add-ons that raise single quotas.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listBillingPlans"];
         put?: never;
         post?: never;
@@ -777,7 +1053,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscription status, payment banner, plan row with included quotas, and every line */
+        /**
+         * Subscription status, payment banner, plan row with included quotas, and every line
+         * @description The organisation's subscription: status (active, past_due…), the payment banner to show, the plan's included quotas and every billed line.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getBillingSubscription"];
         put?: never;
         post?: never;
@@ -794,7 +1075,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active add-on lines (including those in grace or ending at the period end) */
+        /**
+         * Active add-on lines (including those in grace or ending at the period end)
+         * @description Add-on lines currently in force, including those in a payment grace period or ending at the period end.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getBillingAddonsActive"];
         put?: never;
         post?: never;
@@ -811,7 +1097,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending overlap notices */
+        /**
+         * Pending overlap notices
+         * @description Add-ons that a plan change made redundant (the new plan includes what they add), waiting for you to cancel or keep them.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listBillingOverlaps"];
         put?: never;
         post?: never;
@@ -830,7 +1121,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once */
+        /**
+         * Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once
+         * @description Without a subscription: a hosted checkout URL of the payment provider. With one: add-ons are added to it and charged at once (a plan change goes through POST /billing/change-plan: 409 here). 409 when billing is off on this deployment.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["checkoutBilling"];
         delete?: never;
         options?: never;
@@ -847,7 +1143,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes */
+        /**
+         * Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes
+         * @description Moves the subscription to another plan; upgrades charge the prorated difference now, downgrades credit it on the next invoice; monitors over the new plan's quota are suspended (kept, not scheduled). 409 without a paid plan, when already on the plan, or while the plan is ending. `preview: true` only computes the amounts.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["changePlanBilling"];
         delete?: never;
         options?: never;
@@ -864,7 +1165,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel one line at the end of its period (pending_cancellation) */
+        /**
+         * Cancel one line at the end of its period (pending_cancellation)
+         * @description Marks one active plan or add-on line to end at its period end (pending_cancellation); 409 for a line that is not active.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["cancelBillingLine"];
         delete?: never;
         options?: never;
@@ -881,7 +1187,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undo a pending cancellation before the period ends */
+        /**
+         * Undo a pending cancellation before the period ends
+         * @description Withdraws a pending cancellation; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["resumeBillingLine"];
         delete?: never;
         options?: never;
@@ -898,7 +1209,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated */
+        /**
+         * Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated
+         * @description Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["cancelBillingOverlap"];
         delete?: never;
         options?: never;
@@ -915,7 +1231,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Keep the add-on on top of the plan */
+        /**
+         * Keep the add-on on top of the plan
+         * @description Keeps the overlapping add-on on top of the plan and dismisses the notice.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["dismissBillingOverlap"];
         delete?: never;
         options?: never;
@@ -930,7 +1251,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Uptime of several monitors over one window (24h by default), for list views */
+        /**
+         * Uptime of several monitors over one window (24h by default), for list views
+         * @description One uptime figure (with up, down, degraded, timeout and unavailable counts) per monitor named in `ids` (at most 100), over the same window; for list and dashboard views.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitorUptimes"];
         put?: never;
         post?: never;
@@ -950,6 +1276,8 @@ export interface paths {
         /**
          * Raw check results, newest first by due time
          * @description Filters: status, location (region name or runner id) and [from, to) by due time. Without `from` the range starts at the retention window (GET /retention); `to` defaults to now.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listMonitorChecks"];
         put?: never;
@@ -970,6 +1298,8 @@ export interface paths {
         /**
          * Export check results as CSV or JSON, streamed
          * @description Every result matching the filters in due-time order (oldest first), streamed from a database cursor a batch at a time. CSV columns: id, scheduled_at, checked_at, status, duration_ms, location, location_type, error, job_id, then `data.<field>` for each data field of the monitor's check type, then `data` (the whole object as JSON). Text cells starting with = + - @ are prefixed with ' (spreadsheet formula injection). JSON: an array of CheckResult.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorChecksExport"];
         put?: never;
@@ -987,7 +1317,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One check result with all its data */
+        /**
+         * One check result with all its data
+         * @description One stored result by its chk_ id or by the job id that produced it, with every field of its type's `data`.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitorCheck"];
         put?: never;
         post?: never;
@@ -1007,6 +1342,8 @@ export interface paths {
         /**
          * Uptime over the last 24 h, 7, 30 and 90 days and an optional custom range, overall and per region or runner
          * @description degraded counts as up, timeout as down, unavailable (monitoring gap) is left out; see docs/results-and-uptime.md.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorUptime"];
         put?: never;
@@ -1027,6 +1364,8 @@ export interface paths {
         /**
          * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
          * @description At most 10,000 buckets per request.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listMonitorAggregates"];
         put?: never;
@@ -1047,6 +1386,8 @@ export interface paths {
         /**
          * A screenshot stored with a browser check's result
          * @description Browser checks (browser_lite, browser_flow) store a screenshot of the page when a check ends down or timeout (`failure`, unless screenshot_on_failure is false), and flows store one per screenshot step. The result's `data.screenshots` names them. Kept for the newest 100 results with screenshots of each monitor; 404 when the result has none of that name.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorCheckScreenshot"];
         put?: never;
@@ -1067,6 +1408,8 @@ export interface paths {
         /**
          * The browser-flow step palette
          * @description Every step type a browser_flow monitor's `steps` may use, with its fields' types and constraints. Generated from the same schema that validates monitors (BrowserFlowConfig), so a step this lists is accepted and one it does not list is refused. Flows are declarative: steps map to fixed browser actions; no JavaScript from the monitor runs.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listPluginsFlowComponents"];
         put?: never;
@@ -1084,10 +1427,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List monitors with filters, newest first unless `sort` says otherwise */
+        /**
+         * List monitors with filters, newest first unless `sort` says otherwise
+         * @description Every monitor of the organisation, filtered by type, status, tag, paused or a part of the name; `sort` orders by creation, name, status or last response time.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitors"];
         put?: never;
-        /** Create a monitor of any check type */
+        /**
+         * Create a monitor of any check type
+         * @description `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createMonitor"];
         delete?: never;
         options?: never;
@@ -1102,15 +1455,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One monitor */
+        /**
+         * One monitor
+         * @description The monitor with its type's config (secrets masked), schedule, placement and current status; heartbeat monitors carry their ping URL.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitor"];
         put?: never;
         post?: never;
-        /** Delete a monitor and its results */
+        /**
+         * Delete a monitor and its results
+         * @description Deletes the monitor and its stored results; alert rules scoped to it are disabled (disabled_reason says why) rather than deleted.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMonitor"];
         options?: never;
         head?: never;
-        /** Change a monitor; edits take effect from its next check */
+        /**
+         * Change a monitor; edits take effect from its next check
+         * @description Only the fields sent change. A new `type` needs a `config` of that type; a `config` is checked against the (new or current) type. The same plan limits as on create apply. Changes apply from the next scheduled check.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMonitor"];
         trace?: never;
     };
@@ -1123,7 +1491,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a monitor (harmless when already paused) */
+        /**
+         * Pause a monitor (harmless when already paused)
+         * @description Stops scheduling checks; results so far are kept. Answers the monitor.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["pauseMonitor"];
         delete?: never;
         options?: never;
@@ -1140,7 +1513,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a paused monitor */
+        /**
+         * Resume a paused monitor
+         * @description Schedules checks again from now. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resumeMonitor"];
         delete?: never;
         options?: never;
@@ -1160,6 +1538,8 @@ export interface paths {
         /**
          * Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
          * @description The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["runMonitor"];
         delete?: never;
@@ -1177,7 +1557,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause every monitor matching ids and/or tag */
+        /**
+         * Pause every monitor matching ids and/or tag
+         * @description Pauses every monitor whose id is in `ids` and/or that carries `tag`; ids of other organisations simply do not match. Answers how many matched and changed, and their ids.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["pauseMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1194,7 +1579,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume every monitor matching ids and/or tag */
+        /**
+         * Resume every monitor matching ids and/or tag
+         * @description Resumes every matching monitor; answers how many matched and changed, and their ids.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resumeMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1211,7 +1601,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete every monitor matching ids and/or tag */
+        /**
+         * Delete every monitor matching ids and/or tag
+         * @description Deletes every matching monitor with its results; answers the ids deleted.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["deleteMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1226,7 +1621,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How long check results are kept (the plan's retention) and the oldest instant still kept */
+        /**
+         * How long check results are kept (the plan's retention) and the oldest instant still kept
+         * @description `retention_days` is the plan's; results due before `oldest_kept` are gone. Result ranges start there by default.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRetention"];
         put?: never;
         post?: never;
@@ -1243,7 +1643,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…) */
+        /**
+         * Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…)
+         * @description Groups are monitor tags: each with how many monitors carry it, counts by status, and the worst status among them.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitorGroups"];
         put?: never;
         post?: never;
@@ -1260,15 +1665,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One group */
+        /**
+         * One group
+         * @description One tag with its monitor counts and aggregate status; 404 when no monitor carries it.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitorGroup"];
         put?: never;
         post?: never;
-        /** Remove the tag from every monitor (the monitors stay) */
+        /**
+         * Remove the tag from every monitor (the monitors stay)
+         * @description Removes the tag from every monitor; the monitors stay. 404 when no monitor carries it.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMonitorGroup"];
         options?: never;
         head?: never;
-        /** Rename the tag on every monitor carrying it */
+        /**
+         * Rename the tag on every monitor carrying it
+         * @description Renames the tag on every monitor carrying it. 409 when a group with the new name exists, unless `merge: true` combines the two.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMonitorGroup"];
         trace?: never;
     };
@@ -1279,10 +1699,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List maintenance windows, newest first; filter by state */
+        /**
+         * List maintenance windows, newest first; filter by state
+         * @description Windows with their schedule, scope and state (upcoming, active, ended); filter by state.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMaintenanceWindows"];
         put?: never;
-        /** Create a one-off or recurring maintenance window */
+        /**
+         * Create a one-off or recurring maintenance window
+         * @description One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
@@ -1297,15 +1727,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One maintenance window with its current state */
+        /**
+         * One maintenance window with its current state
+         * @description One window with its state; current_ends_at while active and next_starts_at for the next occurrence.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMaintenanceWindow"];
         put?: never;
         post?: never;
-        /** Delete a maintenance window */
+        /**
+         * Delete a maintenance window
+         * @description Deletes the window; an active one stops holding alerts at once.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
-        /** Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes */
+        /**
+         * Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes
+         * @description Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, a known time zone).
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
@@ -1316,7 +1761,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cloud regions with workers online, backlog and recent latency */
+        /**
+         * Cloud regions with workers online, backlog and recent latency
+         * @description Each cloud region with how many workers are online, the jobs waiting, and recent check latency; for choosing where monitors run.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listRegions"];
         put?: never;
         post?: never;
@@ -1333,7 +1783,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Locations the plan can check from */
+        /**
+         * Locations the plan can check from
+         * @description The regions and self-hosted runners a monitor of this organisation may be placed on under its plan.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listLocations"];
         put?: never;
         post?: never;
@@ -1353,6 +1808,8 @@ export interface paths {
         /**
          * Live events of your organisation (Server-Sent Events)
          * @description Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down (reconnect), and at once when its credential is revoked or no longer grants monitors:read in this organisation.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1370,10 +1827,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert channels, newest first */
+        /**
+         * List alert channels, newest first
+         * @description Every alert channel with its type's config (secret fields masked) and whether it is enabled.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertChannels"];
         put?: never;
-        /** Create an alert channel (quota: alert_channels) */
+        /**
+         * Create an alert channel (quota: alert_channels)
+         * @description `config` is validated against the type's schema (WebhookChannelConfig for webhook, …; 400 naming body.config.*). The alert_channels quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createAlertChannel"];
         delete?: never;
         options?: never;
@@ -1388,15 +1855,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One alert channel (secrets masked) */
+        /**
+         * One alert channel (secrets masked)
+         * @description The channel with its type's config; secret fields are masked (••••1234).
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertChannel"];
         put?: never;
         post?: never;
-        /** Delete an alert channel (409 while a rule or escalation policy uses it) */
+        /**
+         * Delete an alert channel (409 while a rule or escalation policy uses it)
+         * @description Deletes the channel; 409 while an alert rule or escalation policy sends to it (details.rule_ids, details.escalation_policy_ids).
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteAlertChannel"];
         options?: never;
         head?: never;
-        /** Change an alert channel; masked secrets sent back unchanged are kept */
+        /**
+         * Change an alert channel; masked secrets sent back unchanged are kept
+         * @description Only the fields sent change; a `config` is checked against the channel's (new or current) type.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateAlertChannel"];
         trace?: never;
     };
@@ -1412,6 +1894,8 @@ export interface paths {
         /**
          * Send a test notification now and return every delivery attempt
          * @description The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["testAlertChannel"];
         delete?: never;
@@ -1427,10 +1911,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id */
+        /**
+         * List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id
+         * @description Rules with their scope, condition, confirmation, notification settings and where they send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertRules"];
         put?: never;
-        /** Create an alert rule; the response has every default filled in */
+        /**
+         * Create an alert rule; the response has every default filled in
+         * @description `scope` says which monitors it watches, `condition` when it fires (its `type` picks the shape: MonitorScope, StatusChangeCondition, …). Give either `channels` or an `escalation_policy_id`. The alert_rules quota answers 403 ENTITLEMENT_REQUIRED; ids of another organisation answer 400.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createAlertRule"];
         delete?: never;
         options?: never;
@@ -1445,7 +1939,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Firing alerts: one row per (rule, monitor, region), newest first */
+        /**
+         * Firing alerts: one row per (rule, monitor, region), newest first
+         * @description Alerts firing now, one row per rule, monitor and region, with whether they were acknowledged and when they last notified.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertRulesActive"];
         put?: never;
         post?: never;
@@ -1462,15 +1961,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One alert rule */
+        /**
+         * One alert rule
+         * @description The rule with every default filled in.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertRule"];
         put?: never;
         post?: never;
-        /** Delete an alert rule and its alert states */
+        /**
+         * Delete an alert rule and its alert states
+         * @description Deletes the rule and its alert states; to keep it but stop evaluating, PATCH enabled: false.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteAlertRule"];
         options?: never;
         head?: never;
-        /** Change an alert rule: top-level fields replace, confirmation and notifications merge */
+        /**
+         * Change an alert rule: top-level fields replace, confirmation and notifications merge
+         * @description Sending `channels` replaces an escalation policy and sending `escalation_policy_id` replaces the channels. Re-enabling clears disabled_reason.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateAlertRule"];
         trace?: never;
     };
@@ -1483,7 +1997,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat */
+        /**
+         * Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat
+         * @description 404 for an unknown rule or monitor; when nothing fires, `acknowledged` is empty. Paging tools already told about the alert hear of the acknowledgement.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
@@ -1498,10 +2017,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List escalation policies */
+        /**
+         * List escalation policies
+         * @description Policies with their ordered steps: a delay and the channels to notify.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listEscalationPolicies"];
         put?: never;
-        /** Create an escalation policy */
+        /**
+         * Create an escalation policy
+         * @description Steps run in order after their delay until the alert is acknowledged or recovers; each step names channels of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createEscalationPolicy"];
         delete?: never;
         options?: never;
@@ -1516,15 +2045,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One escalation policy */
+        /**
+         * One escalation policy
+         * @description One policy with its steps.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getEscalationPolicy"];
         put?: never;
         post?: never;
-        /** Delete an escalation policy (409 while rules use it) */
+        /**
+         * Delete an escalation policy (409 while rules use it)
+         * @description Deletes the policy; 409 while an alert rule refers to it (details.rule_ids).
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteEscalationPolicy"];
         options?: never;
         head?: never;
-        /** Change an escalation policy; rules using it follow from their next evaluation */
+        /**
+         * Change an escalation policy; rules using it follow from their next evaluation
+         * @description Replaces the name or steps.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
@@ -1535,7 +2079,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive) */
+        /**
+         * Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive)
+         * @description One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with the channel's answer.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertsHistory"];
         put?: never;
         post?: never;
@@ -1552,7 +2101,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Channel types, condition types and alerting features the plan includes, with its quotas */
+        /**
+         * Channel types, condition types and alerting features the plan includes, with its quotas
+         * @description What the alerting screens offer: the channel and condition types and the alerting features the plan includes, with its alerting quotas.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertCapabilities"];
         put?: never;
         post?: never;
@@ -1569,7 +2123,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** In-app notifications, newest first */
+        /**
+         * In-app notifications, newest first
+         * @description In-app notifications: alerts fired and recovered, deliveries given up on, runners going offline or online, billing events; newest first, with read state.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -1586,7 +2145,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many notifications are unread */
+        /**
+         * How many notifications are unread
+         * @description The unread count for the bell in the dashboard header.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getNotificationsUnreadCount"];
         put?: never;
         post?: never;
@@ -1605,7 +2169,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one notification read (harmless to repeat) */
+        /**
+         * Mark one notification read (harmless to repeat)
+         * @description Marks one notification read; 404 for one that is not yours.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["readNotification"];
         delete?: never;
         options?: never;
@@ -1622,7 +2191,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark every notification read */
+        /**
+         * Mark every notification read
+         * @description Marks every unread notification read; `marked` says how many.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["readAllNotifications"];
         delete?: never;
         options?: never;
@@ -1637,10 +2211,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
+        /**
+         * Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP)
+         * @description Records a ping for the heartbeat monitor the token belongs to (`recorded` is false while it is paused); the monitor goes down when pings stop for longer than its period plus grace. An unknown token is 404.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getHeartbeat"];
         put?: never;
-        /** Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP) */
+        /**
+         * Heartbeat ping: the token in the URL is the credential (unauthenticated, rate-limited per IP)
+         * @description The same as GET, for cron jobs and scripts that POST; the body is not read.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["sendHeartbeat"];
         delete?: never;
         options?: never;
@@ -1655,10 +2239,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List runners, newest first (revoked ones included, status revoked) */
+        /**
+         * List runners, newest first (revoked ones included, status revoked)
+         * @description Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listRunners"];
         put?: never;
-        /** Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0) */
+        /**
+         * Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0)
+         * @description The token in this answer is shown once and stored as a hash; start the runner with it (GET /runners/setup gives the docker run line). The runners quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createRunner"];
         delete?: never;
         options?: never;
@@ -1673,7 +2267,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md) */
+        /**
+         * What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md)
+         * @description The values a docker run line for a runner needs on this deployment; no secrets.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunnersSetup"];
         put?: never;
         post?: never;
@@ -1690,15 +2289,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One runner */
+        /**
+         * One runner
+         * @description One runner; never its token.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunner"];
         put?: never;
         post?: never;
-        /** Revoke: the token stops working at once and the runner's queued jobs are dropped */
+        /**
+         * Revoke: the token stops working at once and the runner's queued jobs are dropped
+         * @description Monitors placed only on this runner are left with nowhere to run (monitored: false) until given another place; its queued checks are recorded unavailable.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteRunner"];
         options?: never;
         head?: never;
-        /** Rename or relabel a runner */
+        /**
+         * Rename or relabel a runner
+         * @description Changes the name or location label shown in monitor placement.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateRunner"];
         trace?: never;
     };
@@ -1709,7 +2323,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports */
+        /**
+         * Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports
+         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunnerStatus"];
         put?: never;
         post?: never;
@@ -1731,6 +2350,8 @@ export interface paths {
         /**
          * Open a session: X25519 key exchange bound to the token
          * @description Key = HKDF-SHA256(X25519 shared secret, salt = SHA-256(token), info = 'watchpost-runner-session-v1|<session_id>|<runner_public_key>|<server_public_key>'). `confirm` is sealed s2r with seq 0 and must open to { session_id, runner_id }. encrypted: false only for ALLOW_UNENCRYPTED_SESSION=true.
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["openRunnerSession"];
         delete?: never;
@@ -1751,6 +2372,8 @@ export interface paths {
         /**
          * Liveness and claim extension
          * @description Inside: { version, name, region, capabilities {browsers, concurrency}, heartbeat_interval_ms, in_flight: [claim] } → { suspended, extended, lost: [claim] }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["sendRunnerHeartbeat"];
         delete?: never;
@@ -1771,6 +2394,8 @@ export interface paths {
         /**
          * Long-poll for jobs on jobs.runner.<id>
          * @description Inside: { max, wait_ms } → { jobs: [{ claim, job: { id, org_id, monitor_id, location, due_at, expires_at, type, config (secrets merged), timeout_ms } }] }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["claimRunnerJobs"];
         delete?: never;
@@ -1791,6 +2416,8 @@ export interface paths {
         /**
          * Report a batch of results; each job is acked after its result is stored
          * @description Inside: { results: [{ claim, status, checked_at, duration_ms, error, data }] } → { accepted }. A claim not issued to this runner refuses the batch (403 RUNNER_CLAIM_FOREIGN).
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["submitRunnerResults"];
         delete?: never;
@@ -1811,6 +2438,8 @@ export interface paths {
         /**
          * Hand claimed jobs back for immediate redelivery (shutdown)
          * @description Inside: { claims: [claim] } → { released }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["releaseRunnerJobs"];
         delete?: never;
@@ -1826,10 +2455,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List status pages, newest first */
+        /**
+         * List status pages, newest first
+         * @description Status pages with their slug, access mode (public, password, members), custom-domain state and layout.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listStatusPages"];
         put?: never;
-        /** Create a status page (counts toward the status_pages quota); 409 when the slug is taken */
+        /**
+         * Create a status page (counts toward the status_pages quota); 409 when the slug is taken
+         * @description A page at /status/{slug}; access `members` shows it only to signed-in members, `password` asks for a password. The status_pages quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createStatusPage"];
         delete?: never;
         options?: never;
@@ -1844,15 +2483,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One status page with its layout and custom-domain state */
+        /**
+         * One status page with its layout and custom-domain state
+         * @description The page's settings, access mode and custom-domain state.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getStatusPage"];
         put?: never;
         post?: never;
-        /** Delete a status page with its layout and subscribers */
+        /**
+         * Delete a status page with its layout and subscribers
+         * @description Deletes the page with its layout and subscribers; incidents stay.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPage"];
         options?: never;
         head?: never;
-        /** Change a status page; 409 when the new slug is taken */
+        /**
+         * Change a status page; 409 when the new slug is taken
+         * @description Only the fields sent change; the same rules as on create.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateStatusPage"];
         trace?: never;
     };
@@ -1863,9 +2517,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sections and components in display order */
+        /**
+         * Sections and components in display order
+         * @description Sections and their components in display order; each component shows one monitor or one tag group.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getStatusPageLayout"];
-        /** Replace the page's sections and components (order = array order); each component shows one monitor or a tag group */
+        /**
+         * Replace the page's sections and components (order = array order); each component shows one monitor or a tag group
+         * @description Replaces the whole layout. A component names exactly one of monitor_id and tag, of this organisation (400 otherwise).
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         put: operations["replaceStatusPageLayout"];
         post?: never;
         delete?: never;
@@ -1881,10 +2545,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscribers of a page, newest first */
+        /**
+         * Subscribers of a page, newest first
+         * @description Email and webhook subscribers with their confirmation state; emails of unconfirmed subscribers included.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listStatusPageSubscribers"];
         put?: never;
-        /** Add an email (double opt-in: confirmation email) or webhook subscriber */
+        /**
+         * Add an email (double opt-in: confirmation email) or webhook subscriber
+         * @description Exactly one of email and webhook_url. An email subscriber gets a confirmation link first; a webhook subscriber receives SubscriberWebhookPayload on every incident change.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["addStatusPageSubscriber"];
         delete?: never;
         options?: never;
@@ -1901,9 +2575,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan. */
+        /**
+         * Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan.
+         * @description The page is served at the domain once POST …/domain/verify finds the TXT record. Custom domains need a paid plan (403 ENTITLEMENT_REQUIRED custom_domains); 409 when another page has the domain.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["setStatusPageDomain"];
-        /** Remove the custom domain */
+        /**
+         * Remove the custom domain
+         * @description The page is no longer served at its custom domain; its /status/{slug} address stays.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPageDomain"];
         options?: never;
         head?: never;
@@ -1919,7 +2603,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Look up the TXT record; 409 CONFLICT with what was found when it does not match */
+        /**
+         * Look up the TXT record; 409 CONFLICT with what was found when it does not match
+         * @description Looks the TXT record up now; on a match the domain is verified and served. 409 with details.expected (and found) when the record is missing or differs.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["verifyStatusPageDomain"];
         delete?: never;
         options?: never;
@@ -1937,7 +2626,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a subscriber */
+        /**
+         * Remove a subscriber
+         * @description Removes the subscriber; it receives no further notices.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPageSubscriber"];
         options?: never;
         head?: never;
@@ -1951,10 +2645,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Built-in themes first, then custom ones (newest first) */
+        /**
+         * Built-in themes first, then custom ones (newest first)
+         * @description Themes a status page can use: the built-in ones and this organisation's custom themes (colours, logo, custom CSS).
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listThemes"];
         put?: never;
-        /** Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md) */
+        /**
+         * Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md)
+         * @description Colours, logo, favicon and custom CSS for status pages.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createTheme"];
         delete?: never;
         options?: never;
@@ -1969,15 +2673,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One theme */
+        /**
+         * One theme
+         * @description One built-in or custom theme.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getTheme"];
         put?: never;
         post?: never;
-        /** Delete a custom theme; 409 while a page uses it */
+        /**
+         * Delete a custom theme; 409 while a page uses it
+         * @description Deletes a custom theme; 409 while a page uses it.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteTheme"];
         options?: never;
         head?: never;
-        /** Change a custom theme (built-ins are read-only: 403) */
+        /**
+         * Change a custom theme (built-ins are read-only: 403)
+         * @description Changes a custom theme; pages using it show the change at once. CSS is checked as on create (400).
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateTheme"];
         trace?: never;
     };
@@ -1988,10 +2707,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List incidents, newest first; filter by status (or active) and page */
+        /**
+         * List incidents, newest first; filter by status (or active) and page
+         * @description Incidents with their impact, status, affected components and pages, and their updates.
+         *
+         *     Who: a role with `incidents:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listIncidents"];
         put?: never;
-        /** Open an incident (its first update carries the message); subscribers are notified */
+        /**
+         * Open an incident (its first update carries the message); subscribers are notified
+         * @description Opens an incident on status pages (impact, affected components, first message); email and webhook subscribers of those pages are notified once the incident is stored.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createIncident"];
         delete?: never;
         options?: never;
@@ -2006,15 +2735,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One incident with its update timeline */
+        /**
+         * One incident with its update timeline
+         * @description The incident with every update in order.
+         *
+         *     Who: a role with `incidents:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getIncident"];
         put?: never;
         post?: never;
-        /** Delete an incident (no notification) */
+        /**
+         * Delete an incident (no notification)
+         * @description Removes the incident and its updates from pages and feeds.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteIncident"];
         options?: never;
         head?: never;
-        /** Change title, impact or placement (no notification; post an update to tell subscribers) */
+        /**
+         * Change title, impact or placement (no notification; post an update to tell subscribers)
+         * @description Changes title, impact or affected components without telling subscribers.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateIncident"];
         trace?: never;
     };
@@ -2027,7 +2771,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Post an update to the timeline (status optional); subscribers are notified */
+        /**
+         * Post an update to the timeline (status optional); subscribers are notified
+         * @description Adds a message, and optionally a new status, to the timeline; subscribers of the incident's pages are notified.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createIncidentUpdate"];
         delete?: never;
         options?: never;
@@ -2044,7 +2793,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve with a final update; subscribers are notified */
+        /**
+         * Resolve with a final update; subscribers are notified
+         * @description Sets status resolved with a closing message; subscribers are notified.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resolveIncident"];
         delete?: never;
         options?: never;
@@ -2059,10 +2813,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise) */
+        /**
+         * What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
+         * @description For the link in a notification email; a GET never unsubscribes (mail scanners fetch links). An invalid token is 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getUnsubscribe"];
         put?: never;
-        /** Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent */
+        /**
+         * Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent
+         * @description Ends the subscription the token names; harmless to repeat.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["unsubscribe"];
         delete?: never;
         options?: never;
