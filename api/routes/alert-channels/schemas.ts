@@ -12,6 +12,9 @@ const Config = t.Record(t.String(), t.Unknown(), {
   "x-config-of": "channel",
 });
 
+/** The same settings as answered: the document types them per type with secret fields masked (…ChannelConfigMasked). */
+const ConfigOut = t.Record(t.String(), t.Unknown(), { description: Config.description, "x-config-of": "masked_channel" });
+
 export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()) });
 export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(Config), enabled: t.Optional(t.Boolean()) });
 
@@ -19,7 +22,7 @@ export const ChannelView = t.Object({
   id: t.String(),
   name: t.String(),
   type: ChannelTypeName,
-  config: Config,
+  config: ConfigOut,
   enabled: t.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -3710,6 +3710,95 @@ export interface components {
             priority?: "P1" | "P2" | "P3" | "P4" | "P5";
             tags?: string[];
         };
+        /**
+         * EmailChannelConfigMasked
+         * @description EmailChannelConfig as answers show it: secret fields (none) masked.
+         */
+        EmailChannelConfigMasked: {
+            /** @description Recipient address or list of addresses (at most 20) */
+            to: string | string[];
+        };
+        /**
+         * SlackChannelConfigMasked
+         * @description SlackChannelConfig as answers show it: secret fields (url) masked.
+         */
+        SlackChannelConfigMasked: {
+            /** @description Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * DiscordChannelConfigMasked
+         * @description DiscordChannelConfig as answers show it: secret fields (url) masked.
+         */
+        DiscordChannelConfigMasked: {
+            /** @description Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * TeamsChannelConfigMasked
+         * @description TeamsChannelConfig as answers show it: secret fields (url) masked.
+         */
+        TeamsChannelConfigMasked: {
+            /** @description Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * TelegramChannelConfigMasked
+         * @description TelegramChannelConfig as answers show it: secret fields (bot_token) masked.
+         */
+        TelegramChannelConfigMasked: {
+            /** @description Bot token from @BotFather, <id>:<secret>. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            bot_token: string;
+            /** @description Numeric chat id (negative for groups) or @channelusername */
+            chat_id: number | string;
+            /** @description Forum topic to post in */
+            message_thread_id?: number;
+        };
+        /**
+         * WebhookChannelConfigMasked
+         * @description WebhookChannelConfig as answers show it: secret fields (url, secret, previous_secret, headers) masked.
+         */
+        WebhookChannelConfigMasked: {
+            /** @description Where to POST the JSON payload; secret (it may carry the receiver's token): shown masked. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+            /** @description Signs each delivery the Standard Webhooks way (webhook-signature): whsec_ + base64 of 24 to 64 random bytes. Any other string of 16+ characters (set before Standard Webhooks) signs as its raw bytes. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            secret?: string;
+            /** @description During a rotation, the secret being replaced (or the current secret's mask, as shown): deliveries carry a signature for each secret until this is removed. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            previous_secret?: string;
+            /** @description Extra request headers, e.g. Authorization; values are secret. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * PagerdutyChannelConfigMasked
+         * @description PagerdutyChannelConfig as answers show it: secret fields (routing_key) masked.
+         */
+        PagerdutyChannelConfigMasked: {
+            /** @description Events API v2 integration (routing) key, 32 characters. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            routing_key: string;
+            /**
+             * @description Severity of triggered incidents
+             * @default critical
+             */
+            severity?: "critical" | "error" | "warning" | "info";
+        };
+        /**
+         * OpsgenieChannelConfigMasked
+         * @description OpsgenieChannelConfig as answers show it: secret fields (api_key) masked.
+         */
+        OpsgenieChannelConfigMasked: {
+            /** @description API key of an Opsgenie API integration. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            api_key: string;
+            /**
+             * @description Opsgenie instance: us or eu
+             * @default us
+             */
+            region?: "us" | "eu";
+            /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
+            priority?: "P1" | "P2" | "P3" | "P4" | "P5";
+            tags?: string[];
+        };
         StatusChangeCondition: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -4706,7 +4795,7 @@ export interface components {
              */
             type: "email";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["EmailChannelConfig"];
+            config: components["schemas"]["EmailChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4723,7 +4812,7 @@ export interface components {
              */
             type: "slack";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["SlackChannelConfig"];
+            config: components["schemas"]["SlackChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4740,7 +4829,7 @@ export interface components {
              */
             type: "discord";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["DiscordChannelConfig"];
+            config: components["schemas"]["DiscordChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4757,7 +4846,7 @@ export interface components {
              */
             type: "teams";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["TeamsChannelConfig"];
+            config: components["schemas"]["TeamsChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4774,7 +4863,7 @@ export interface components {
              */
             type: "telegram";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["TelegramChannelConfig"];
+            config: components["schemas"]["TelegramChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4791,7 +4880,7 @@ export interface components {
              */
             type: "webhook";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["WebhookChannelConfig"];
+            config: components["schemas"]["WebhookChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4808,7 +4897,7 @@ export interface components {
              */
             type: "pagerduty";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["PagerdutyChannelConfig"];
+            config: components["schemas"]["PagerdutyChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
@@ -4825,7 +4914,7 @@ export interface components {
              */
             type: "opsgenie";
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-            config: components["schemas"]["OpsgenieChannelConfig"];
+            config: components["schemas"]["OpsgenieChannelConfigMasked"];
             enabled: boolean;
             /** Format: date-time */
             created_at: string;
