@@ -13,7 +13,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   // public status pages and badges
   getStatusPageHtml:
     "The page as HTML for people: components with their status, uptime bars and open incidents. A private page is shown only to members (404 to others); a password-protected one answers the password form (401) until the access cookie is set.",
-  getStatusIndexJson: "The same content as the HTML page (page, status, sections, incidents) as JSON for scripts and widgets; the same visibility rules.",
+  getStatusIndexJson: "The same content as the HTML page (page, status, sections, incidents, maintenance) as JSON for scripts and widgets; the same visibility rules.",
   getStatusFeedRss: "The page's incidents and their updates as an RSS 2.0 feed, newest first; the same visibility rules as the page.",
   getStatusFeedAtom: "The page's incidents and their updates as an Atom feed, newest first; the same visibility rules as the page.",
   loginStatus: "Checks the page's password and sets a signed cookie for that page, then redirects to it. Throttled per address and per page (429).",
@@ -138,7 +138,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getEscalationPolicy: "One policy with its steps.",
   updateEscalationPolicy: "Replaces the name or steps.",
   deleteEscalationPolicy: "Deletes the policy; 409 while an alert rule refers to it (details.rule_ids).",
-  getAlertsHistory: "One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with the channel's answer.",
+  getAlertsHistory: "One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with its outcome: status, the receiver's HTTP status, error and duration.",
   listAlertCapabilities: "What the alerting screens offer: the channel and condition types and the alerting features the plan includes, with its alerting quotas.",
   listNotifications: "In-app notifications: alerts fired and recovered, deliveries given up on, runners going offline or online, billing events; newest first, with read state.",
   getNotificationsUnreadCount: "The unread count for the bell in the dashboard header.",

@@ -75,7 +75,7 @@ export interface paths {
         };
         /**
          * The status page's data as JSON
-         * @description The same content as the HTML page (page, status, sections, incidents) as JSON for scripts and widgets; the same visibility rules.
+         * @description The same content as the HTML page (page, status, sections, incidents, maintenance) as JSON for scripts and widgets; the same visibility rules.
          *
          *     Who: anyone; no credentials.
          */
@@ -2081,7 +2081,7 @@ export interface paths {
         };
         /**
          * Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive)
-         * @description One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with the channel's answer.
+         * @description One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with its outcome: status, the receiver's HTTP status, error and duration.
          *
          *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
