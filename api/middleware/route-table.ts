@@ -18,8 +18,18 @@ export interface RouteLike {
 export const REQUIRES_MARK = "requires";
 
 const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-const isMarked = (fn: unknown) => typeof fn === "function" && REQUIRES_MARK in fn;
-const guarded = (r: RouteLike) => Array.isArray(r.hooks?.transform) && r.hooks.transform.some((h: unknown) => isMarked(h) || isMarked((h as { fn?: unknown } | null)?.fn));
+const markOf = (fn: unknown): string | undefined => (typeof fn === "function" && REQUIRES_MARK in fn ? String((fn as unknown as Record<string, unknown>)[REQUIRES_MARK]) : undefined);
+
+/** What a route's `requires` guard asks of the caller (a permission, "user" or "member"); undefined for a route without one. */
+export function requirementOf(r: RouteLike): string | undefined {
+  const hooks = Array.isArray(r.hooks?.transform) ? (r.hooks.transform as unknown[]) : [];
+  for (const h of hooks) {
+    const need = markOf(h) ?? markOf((h as { fn?: unknown } | null)?.fn);
+    if (need) return need;
+  }
+  return undefined;
+}
+const guarded = (r: RouteLike) => requirementOf(r) !== undefined;
 
 /**
  * Built lazily from the app's route list. Catch-all routes (the dashboard's `/*`) are left out: they

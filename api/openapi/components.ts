@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { configSchemas, dataSchemas } from "../../schemas/check-types.ts";
 import { WebhookPayload } from "../../schemas/alerting/webhook-payload.ts";
-import { channelConfigSchemas } from "../../schemas/channel-types.ts";
+import { channelConfigSchemas, channelSpecOf, channelTypes, type ChannelType } from "../../schemas/channel-types.ts";
 import { conditionSchemas } from "../../schemas/alerting/conditions.ts";
 import { allMetricNames, metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
 import { assertionOutcomeSchema, assertionSchema } from "../../schemas/checks/assertion-schema.ts";
@@ -14,6 +14,8 @@ import { CheckResultView } from "../routes/monitor-results/schemas.ts";
 import { RuleView } from "../routes/alert-rules/schemas.ts";
 import { SsoConfigView } from "../routes/org/sso-schemas.ts";
 import { PaginationMeta } from "../schemas/common.ts";
+import { ChannelView } from "../routes/alert-channels/schemas.ts";
+import { pascal } from "./typed-config.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
 const LIVE_EVENT_NAMES = {
@@ -28,7 +30,6 @@ const everyEventDocumented: [Undocumented] extends [never] ? true : Undocumented
 void everyEventDocumented;
 const LIVE_EVENTS = Object.keys(LIVE_EVENT_NAMES);
 
-const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
 /**
  * The component that types a value for each type, by registry: a body's `config` marked
@@ -38,6 +39,8 @@ const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c
 export const typedConfigRefs: Record<string, Record<string, string>> = {
   check: Object.fromEntries(Object.keys(configSchemas).map((type) => [type, `${pascal(type)}Config`])),
   channel: Object.fromEntries(Object.keys(channelConfigSchemas).map((type) => [type, `${pascal(type)}ChannelConfig`])),
+  // Answers show a channel's secret fields masked, which its request schema would refuse (a masked url is no URL).
+  masked_channel: Object.fromEntries(channelTypes.map((type) => [type, `${pascal(type)}ChannelConfigMasked`])),
   condition: Object.fromEntries(Object.keys(conditionSchemas).map((type) => [type, `${pascal(type)}Condition`])),
   scope: Object.fromEntries(Object.keys(scopeSchemas).map((type) => [type, `${pascal(type)}Scope`])),
 };
@@ -59,6 +62,7 @@ export const openApiComponents: Record<string, unknown> = {
   ...SHARED_PARTS,
   ...Object.fromEntries(Object.entries(configSchemas).map(([type, schema]) => [`${pascal(type)}Config`, referToSharedParts(schema)])),
   ...Object.fromEntries(Object.entries(channelConfigSchemas).map(([type, schema]) => [`${pascal(type)}ChannelConfig`, schema])),
+  ...Object.fromEntries(channelTypes.map((type) => [`${pascal(type)}ChannelConfigMasked`, maskedChannelConfig(type)])),
   ...Object.fromEntries(Object.entries(conditionSchemas).map(([type, schema]) => [`${pascal(type)}Condition`, schema])),
   MetricThresholdCondition: metricThresholdCondition(),
   ...Object.fromEntries(Object.entries(scopeSchemas).map(([type, schema]) => [`${pascal(type)}Scope`, schema])),
@@ -84,10 +88,12 @@ export const openApiComponents: Record<string, unknown> = {
     },
   },
   WebhookPayload,
-  // Shapes many responses share: the document names them and responses refer to them (api/openapi/document.ts).
+  // Shapes many responses share: the document names them and responses refer to them (api/openapi/document.ts);
+  // a `config` marked x-config-of makes one component per type (HttpMonitor, WebhookAlertChannel) (api/openapi/typed-config.ts).
   Monitor: MonitorView,
   CheckResult: CheckResultView,
   AlertRule: RuleView,
+  AlertChannel: ChannelView,
   Pagination: PaginationMeta,
   SsoConfig: SsoConfigView,
 };
@@ -98,4 +104,27 @@ function metricThresholdCondition() {
   const byType = Object.entries(metricsByMonitorType).map(([type, names]) => `${type}: ${names.join(", ")}`).join("; ");
   const metric = { ...schema.properties.metric, enum: [...allMetricNames], description: `By monitor type: ${byType}. Another name is refused with 400 (details.metrics_by_monitor_type).` };
   return { ...schema, properties: { ...schema.properties, metric } };
+}
+
+type PropertySchema = { type?: string; description?: string };
+/**
+ * A channel's config as answers show it (alerting/service/channel-config.ts, maskSecrets): each secret field
+ * is `••••` (plus its last 4 characters when it has 12 or more), a secret record (webhook headers) keeps its
+ * names and masks each value; the other fields are as the request schema says.
+ */
+function maskedChannelConfig(type: ChannelType) {
+  const spec = channelSpecOf(type);
+  const properties = Object.fromEntries(
+    Object.entries(spec.config.properties as Record<string, PropertySchema>).map(([name, p]) => {
+      if (!spec.secretFields.includes(name)) return [name, p];
+      const description = `${p.description ? `${p.description}. ` : ""}Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it.`;
+      return [name, p.type === "object" ? { type: "object", additionalProperties: { type: "string" }, description } : { type: "string", description }];
+    }),
+  );
+  return {
+    ...spec.config,
+    title: `${pascal(type)}ChannelConfigMasked`,
+    description: `${pascal(type)}ChannelConfig as answers show it: secret fields (${spec.secretFields.join(", ") || "none"}) masked.`,
+    properties,
+  };
 }

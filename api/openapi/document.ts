@@ -1,14 +1,17 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { openApiWebhooks, SubscriberWebhookPayload } from "./webhooks.ts";
-import { typeConfigBody } from "./typed-config.ts";
+import { typeConfigBody, typeConfigView } from "./typed-config.ts";
 import { operationIdFor } from "./operation-ids.ts";
 import { OPERATION_EXAMPLES } from "./examples.ts";
+import { accessNote, OPERATION_DESCRIPTIONS } from "./operation-descriptions.ts";
+import { requirementOf, type RouteLike } from "../middleware/route-table.ts";
 
 type ParameterSchema = { default?: unknown; anyOf?: ParameterSchema[]; type?: string; format?: string; [k: string]: unknown };
 
 type Operation = {
   operationId?: string;
+  description?: string;
   parameters?: { in: string; name: string; required?: boolean; schema?: ParameterSchema }[];
   requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, unknown>;
@@ -32,7 +35,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 const errorRef = (status: string) => ({
   description: ERROR_DESCRIPTIONS[status],
-  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
 
 const RATE_HEADERS = {
@@ -104,9 +107,13 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       .filter(([, schema]) => (schema as { type?: string }).type === "object")
       .map(([name, schema]) => [canonical(asElysiaWrites(JSON.parse(JSON.stringify(schema)))), name] as const),
   );
+  // Who may call each operation, from its route's `requires` guard (api/middleware/auth.ts), by "method {path}".
+  const requirements = new Map((app.routes as RouteLike[]).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:([^/]+)/g, "{$1}")}`, requirementOf(r)]));
   for (const [path, item] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(item)) {
       op.operationId = operationIdFor(method, path);
+      // What it does and its notable errors (the route's own words, else the table), then who may call it.
+      op.description = [op.description ?? OPERATION_DESCRIPTIONS[op.operationId], accessNote(requirements.get(`${method} ${path}`), op.security)].filter(Boolean).join("\n\n");
       for (const p of op.parameters ?? []) {
         if (p.in === "query" && p.schema?.default !== undefined) p.required = false;
         if (p.schema) p.schema = exactParameter(p.schema);
@@ -149,7 +156,9 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
     info: {
       title: "Watchpost API",
       version: "1.0.0",
-      description: "Uptime monitoring. Every error uses the ErrorBody shape. Collections take page and limit and return { data, pagination }.",
+      contact: { name: "Watchpost maintainers" },
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+      description: "Uptime monitoring. Every error answers the Error shape { error, code, details }. Collections take page and limit and return { data, pagination }.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }, { sessionCookie: [] }],
@@ -187,9 +196,11 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       },
       schemas: {
         ...generated.components.schemas,
-        ...extraSchemas,
+        ...Object.assign({}, ...Object.entries(extraSchemas).map(([name, schema]) => typeConfigView(name, schema as Parameters<typeof typeConfigView>[1], configRefs))),
         SubscriberWebhookPayload,
-        ErrorBody: {
+        Error: {
+          title: "Error",
+          description: "The body of every error answer (4xx and 5xx) of the API and of the public pages' JSON",
           type: "object",
           required: ["error", "code"],
           properties: {

@@ -1,5 +1,8 @@
 type Schema = { type?: string; required?: string[]; properties?: Record<string, Schema>; [k: string]: unknown };
 
+/** `browser_flow` → `BrowserFlow`: how a registry's type names its components (HttpConfig, HttpMonitor, WebhookAlertChannel). */
+export const pascal = (s: string) => s.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
 /**
  * A body whose `config` depends on its `type` is validated in code against the type's schema; the
  * document says so exactly: on create, one variant per type (`type` fixed, `config` that type's
@@ -26,6 +29,39 @@ export function typeConfigBody(body: Schema, refsByRegistry: Record<string, Reco
       properties: { ...properties, type: { type: "string", const: type }, config: { ...ref(name), description: plain.description } },
     })),
     discriminator: { propertyName: "type" },
+  };
+}
+
+/**
+ * An answer (a component such as Monitor or AlertChannel) whose `config` depends on its `type`: one named
+ * component per type (`HttpMonitor`: `type` fixed, `config` the type's component), and the component itself
+ * a `oneOf` of them discriminated by `type`, so a generated client narrows `config` by checking `type`.
+ * Marked properties (an alert rule's `scope` and `condition`) become discriminated unions as in bodies.
+ */
+export function typeConfigView(name: string, view: Schema, refsByRegistry: Record<string, Record<string, string>>): Record<string, Schema> {
+  view = typeMarkedProperties(view, refsByRegistry);
+  const config = view.properties?.config;
+  const registry = config?.["x-config-of"] as string | undefined;
+  if (!config || !registry) return { [name]: view };
+  const { "x-config-of": _, ...plain } = config;
+  const { title: __, description, ...rest } = view;
+  const variants = Object.entries(refsByRegistry[registry] ?? {}).map(([type, ref]) => {
+    const variant = `${pascal(type)}${name}`;
+    const schema: Schema = {
+      ...rest,
+      title: variant,
+      properties: { ...view.properties, type: { type: "string", const: type }, config: { description: plain.description, $ref: `#/components/schemas/${ref}` } },
+    };
+    return [type, variant, schema] as const;
+  });
+  return {
+    [name]: {
+      title: name,
+      ...(description ? { description } : {}),
+      oneOf: variants.map(([, variant]) => ({ $ref: `#/components/schemas/${variant}` })),
+      discriminator: { propertyName: "type", mapping: Object.fromEntries(variants.map(([type, variant]) => [type, `#/components/schemas/${variant}`])) },
+    },
+    ...Object.fromEntries(variants.map(([, variant, schema]) => [variant, schema])),
   };
 }
 

@@ -9,7 +9,7 @@ const PUBLIC = { security: [], tags: ["public status pages"] };
 
 /** OpenAPI responses of the public surfaces (they answer HTML, feeds and SVG, not the API's JSON). */
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: "string" as const } } } });
-const ERROR = { schema: { $ref: "#/components/schemas/ErrorBody" } };
+const ERROR = { schema: { $ref: "#/components/schemas/Error" } };
 /** HTML to a browser (Accept: text/html), the API's error body to everything else. */
 const NOT_FOUND = {
   description: "No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list",

@@ -24,15 +24,6 @@ const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000
 export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
   t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 
-const ErrorBody = t.Object(
-  {
-    error: t.String({ description: "Human-readable message" }),
-    code: t.String({ description: "Stable machine-readable identifier" }),
-    details: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Structured context: validation issues, entitlement, retry timing" })),
-  },
-  { title: "ErrorBody" },
-);
-
 const MAX_PAGE = 100_000;
 
 export const PaginationQuery = {

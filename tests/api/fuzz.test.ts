@@ -104,7 +104,7 @@ function judge(e: Endpoint, r: FuzzRequest, res: { status: number; contentType: 
     } catch {
       return "error body is not JSON";
     }
-    const codes = (doc.components.schemas.ErrorBody!.properties.code.enum as string[]) ?? [];
+    const codes = (doc.components.schemas.Error!.properties.code.enum as string[]) ?? [];
     if (typeof body.error !== "string" || !body.error) return "error body without an error message";
     if (typeof body.code !== "string" || !codes.includes(body.code)) return `error code ${String(body.code)} is not one of the spec's`;
     if ("details" in body && (typeof body.details !== "object" || body.details === null || Array.isArray(body.details))) return "details is not an object";

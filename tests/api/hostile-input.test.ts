@@ -118,7 +118,7 @@ describe("the OpenAPI document says what the server does", () => {
   it("types the public page's JSON as an object and documents JSON error bodies on the public surfaces", () => {
     const json = doc.paths["/status/{slug}/index.json"]!.get!;
     expect(json.responses["200"]!.content!["application/json"]!.schema).toMatchObject({ type: "object", required: expect.arrayContaining(["page", "status", "sections"]) });
-    for (const status of ["401", "404"]) expect(json.responses[status]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+    for (const status of ["401", "404"]) expect(json.responses[status]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/Error" });
   });
 });
 

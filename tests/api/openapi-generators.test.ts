@@ -10,6 +10,35 @@ import { makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 type Operation = { operationId?: string; tags?: string[] };
 
+/** Compiled against the generated schema.d.ts: answers carry typed config, scope and condition. */
+const TYPED_ANSWERS = `import type { components, paths } from "./schema";
+type MonitorAnswer = paths["/api/v1/monitors/{id}"]["get"]["responses"][200]["content"]["application/json"];
+export function targetOf(m: MonitorAnswer): string | null {
+  if (m.type === "http") {
+    const url: string = m.config.url;
+    return url;
+  }
+  if (m.type === "tcp") {
+    // @ts-expect-error a tcp monitor's config has no url
+    void m.config.url;
+    const port: number = m.config.port;
+    return \`\${m.config.host}:\${port}\`;
+  }
+  return null;
+}
+export function watchedMonitor(r: components["schemas"]["AlertRule"]): string | null {
+  // @ts-expect-error only a monitor scope has monitor_id
+  void r.scope.monitor_id;
+  return r.scope.type === "monitor" ? r.scope.monitor_id : null;
+}
+export function threshold(r: components["schemas"]["AlertRule"]): number | null {
+  return r.condition.type === "metric_threshold" ? r.condition.threshold : null;
+}
+export function hookUrl(c: components["schemas"]["AlertChannel"]): string | null {
+  return c.type === "webhook" ? c.config.url : null;
+}
+`;
+
 let api: TestApi;
 let target: ReturnType<typeof Bun.serve>;
 let text: string;
@@ -57,6 +86,36 @@ describe("the OpenAPI document for client generators", () => {
     expect(collections.filter((p) => p.$ref !== "#/components/schemas/Pagination")).toEqual([]);
   });
 
+  it("types every answer's config, scope and condition by its type: Monitor and AlertChannel are discriminated unions", () => {
+    const schemas = (doc as any).components.schemas;
+    for (const [name, registryPart] of [["Monitor", "Config"], ["AlertChannel", "ChannelConfigMasked"]] as const) {
+      const union = schemas[name];
+      expect(union.discriminator.propertyName).toBe("type");
+      expect(union.oneOf.length).toBeGreaterThan(5);
+      for (const [type, ref] of Object.entries<string>(union.discriminator.mapping)) {
+        const variant = schemas[ref.split("/").at(-1)!];
+        expect(union.oneOf).toContainEqual({ $ref: ref });
+        expect(variant.properties.type).toEqual({ type: "string", const: type });
+        expect(variant.properties.config.$ref).toMatch(new RegExp(`^#/components/schemas/[A-Za-z]+${registryPart}$`));
+      }
+    }
+    for (const part of ["scope", "condition"]) expect(Object.keys(schemas.AlertRule.properties[part].discriminator.mapping).length).toBeGreaterThan(2);
+    // Nowhere in the answers (or any schema) is one of them left an untyped object.
+    const untyped: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== "object") return;
+      const props = (node as { properties?: Record<string, any> }).properties;
+      for (const key of ["config", "condition", "scope"]) {
+        const p = props?.[key];
+        if (p && p.type === "object") untyped.push(`${at}.${key}`);
+      }
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}.${k}`);
+    };
+    walk(doc.paths, "paths");
+    walk(schemas, "components.schemas");
+    expect(untyped).toEqual([]);
+  });
+
   it("has request and response examples on the main operations", () => {
     const byId = new Map(operations().map(({ op }) => [op.operationId, op as any]));
     const media = (id: string, part: "request" | "response") => {
@@ -74,7 +133,37 @@ describe("the OpenAPI document for client generators", () => {
     const results = await spectral.run(new Document(JSON.stringify(JSON.parse(text), null, 1), (await import("@stoplight/spectral-parsers")).Json));
     const errors = results.filter((r) => r.severity === 0).map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`);
     expect(errors).toEqual([]);
-    expect(results.filter((r) => r.code === "operation-tag-defined").map((r) => r.path.join("."))).toEqual([]);
+    const counts = new Map<string, number>();
+    for (const r of results) {
+      const key = `${["error", "warning", "info", "hint"][r.severity]} ${r.code}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    console.info(`Spectral spectral:oas: ${results.length} results (${[...counts].map(([k, n]) => `${k}: ${n}`).join(", ")})`);
+    // The only warnings left: the per-type result data components (HttpData…), named for readers of CheckResult.data
+    // (which holds the monitor type's fields but does not carry the type to discriminate by).
+    const left = results.filter((r) => !(r.code === "oas3-unused-component" && /^[A-Za-z]+Data$/.test(String(r.path.at(-1)))));
+    expect(left.map((r) => `${r.code} ${r.path.join(".")}`)).toEqual([]);
+  });
+
+  it("describes every operation: what it does and its notable errors (a table by operationId), then who may call it (from the route's guard)", async () => {
+    const { OPERATION_DESCRIPTIONS } = await import("../../api/openapi/operation-descriptions.ts");
+    const byId = new Map(operations().map(({ op }) => [op.operationId!, op as Operation & { description?: string; security?: unknown[] }]));
+    for (const [id, op] of byId) {
+      const [what, who] = (op.description ?? "").split("\n\nWho: ");
+      expect(what && who ? "ok" : `${id}: ${op.description}`).toBe("ok");
+      const open = Array.isArray(op.security) && op.security.length === 0;
+      expect(`${id}: ${/^anyone/.test(who!) ? "public" : "caller"}`).toBe(`${id}: ${open ? "public" : "caller"}`);
+    }
+    // Every entry of the table describes an operation that exists, and is not hidden by the route's own description.
+    for (const [id, text] of Object.entries(OPERATION_DESCRIPTIONS)) expect(byId.get(id)?.description?.startsWith(text) ? "ok" : `stale or shadowed: ${id}`).toBe("ok");
+    const who = (id: string) => byId.get(id)!.description!.split("Who: ")[1];
+    expect(who("listMonitors")).toContain("`monitors:read` (every system role");
+    expect(who("createMonitor")).toContain("`monitors:write` (owner, admin and member");
+    expect(who("updateOrg")).toContain("`org:admin`");
+    expect(who("changePlanBilling")).toContain("`billing:manage`");
+    expect(who("getUser")).toStartWith("a signed-in user session");
+    expect(who("listEntitlements")).toStartWith("any member of the active organisation");
+    expect(who("claimRunnerJobs")).toStartWith("a self-hosted runner");
   });
 
   it("generates a TypeScript client with openapi-typescript that drives a whole flow through openapi-fetch", async () => {
@@ -82,9 +171,13 @@ describe("the OpenAPI document for client generators", () => {
     try {
       const types = await generateTypesFromDocument(text);
       await Bun.write(join(dir, "schema.d.ts"), types);
-      // The generated types compile on their own (TypeScript 5, which openapi-typescript drives).
+      // Code that reads answers through the generated types: `config`, `scope` and `condition` narrow by their
+      // `type`. Were any of them `Record<string, unknown>`, `const url: string = …` would not compile, and
+      // the @ts-expect-error lines would have no error to expect (itself an error).
+      await Bun.write(join(dir, "reads-answers.ts"), TYPED_ANSWERS);
+      // The generated types, and that code, compile (TypeScript 5, which openapi-typescript drives).
       const ts = (await import("typescript5")).default;
-      const program = ts.createProgram([join(dir, "schema.d.ts")], { noEmit: true, strict: true, skipLibCheck: true });
+      const program = ts.createProgram([join(dir, "schema.d.ts"), join(dir, "reads-answers.ts")], { noEmit: true, strict: true, skipLibCheck: true });
       expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
       expect(["listMonitors:", "createMonitor:", "runMonitor:", "createAlertRule:"].filter((id) => !types.includes(id))).toEqual([]);
 
@@ -95,6 +188,9 @@ describe("the OpenAPI document for client generators", () => {
       expect(created.response.status).toBe(201);
       const monitor = created.data!;
       expect(monitor).toMatchObject({ name: "loopback", type: "http" });
+      // The answer's config is the http type's config once `type` says http (a type error otherwise).
+      const url: string | null = monitor.type === "http" ? monitor.config.url : null;
+      expect(url).toBe(`http://127.0.0.1:${target.port}/`);
       const listed = await wp.GET("/api/v1/monitors", { params: { query: { page: 1, limit: 10 } } });
       expect(listed.data!.data.map((m) => m.id)).toContain(monitor.id);
       const ran = await wp.POST("/api/v1/monitors/{id}/run", { params: { path: { id: monitor.id } } });
@@ -109,6 +205,11 @@ describe("the OpenAPI document for client generators", () => {
       });
       expect(rule.error).toBeUndefined();
       expect(rule.data).toMatchObject({ name: "down" });
+      const scope = rule.data!.scope;
+      expect(scope.type === "monitor" ? scope.monitor_id : null).toBe(monitor.id);
+      const hook = channel.data!;
+      // (the url is a secret: answered masked, as its description says)
+      expect(hook.type === "webhook" ? hook.config.url : null).toBe("••••hook");
       const wrong = await wp.GET("/api/v1/monitors/{id}", { params: { path: { id: "00000000-0000-0000-0000-000000000000" } } });
       expect(wrong.error).toMatchObject({ code: "NOT_FOUND" });
     } finally {

@@ -447,6 +447,6 @@ it("sends only error codes that docs/api-conventions.md lists, and the conventio
   const conventions = readFileSync(new URL("../../docs/api-conventions.md", import.meta.url), "utf8");
   const defined = [...readFileSync(new URL("../../core/errors.ts", import.meta.url), "utf8").matchAll(/\|\s*"([A-Z_]+)"/g)].map((m) => m[1]!);
   const documentedCodes = new Set([...conventions.matchAll(/\|\s*`?([A-Z][A-Z_]+)`?\s*\|/g)].map((m) => m[1]!));
-  const codes = [...new Set([...defined, ...codesSent.keys(), ...((deref(doc, { $ref: "#/components/schemas/ErrorBody" }).properties.code.enum as string[]) ?? [])])];
+  const codes = [...new Set([...defined, ...codesSent.keys(), ...((deref(doc, { $ref: "#/components/schemas/Error" }).properties.code.enum as string[]) ?? [])])];
   expect(codes.filter((c) => !documentedCodes.has(c)).map((c) => `${c} (${codesSent.get(c) ?? "defined in core/errors.ts"})`)).toEqual([]);
 });

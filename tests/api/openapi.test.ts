@@ -120,16 +120,16 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("makes every error response of an /api/v1 operation reference ErrorBody, always including 429 and 500", () => {
+  it("makes every error response of an /api/v1 operation reference Error, always including 429 and 500", () => {
     for (const { name, op } of v1Operations()) {
       const errors = Object.entries(op.responses).filter(([s]) => /^[45]/.test(s));
       expect(errors.map(([s]) => s)).toEqual(expect.arrayContaining(["429", "500"]));
       for (const [status, res] of errors) {
         const ref = res.content?.["application/json"]?.schema?.$ref;
-        expect(ref === "#/components/schemas/ErrorBody" ? "ok" : `${name} ${status} → ${ref}`).toBe("ok");
+        expect(ref === "#/components/schemas/Error" ? "ok" : `${name} ${status} → ${ref}`).toBe("ok");
       }
     }
-    const body = doc.components.schemas.ErrorBody;
+    const body = doc.components.schemas.Error;
     expect(body.required).toEqual(["error", "code"]);
     expect(body.properties.code.enum).toEqual(
       expect.arrayContaining(["VALIDATION_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "ENTITLEMENT_REQUIRED", "NOT_FOUND", "CONFLICT", "RATE_LIMIT_EXCEEDED", "INTERNAL_ERROR"]),

@@ -65,6 +65,23 @@ describe("API reference at /docs", () => {
     await page.close();
   }, 90_000);
 
+  it("answers the same reference at /docs/ (trailing slash), in a browser too", async () => {
+    for (const path of ["/docs/", "/docs/?tag=monitors"]) {
+      const res = await fetch(`${api.url}${path}`, { redirect: "manual" });
+      expect(`${path} ${res.status} ${res.headers.get("content-type")}`).toBe(`${path} 200 text/html; charset=utf-8`);
+      expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(await res.text()).toContain("<title>Watchpost API reference</title>");
+    }
+    const page = await chromium.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const res = await page.goto(`${api.url}/docs/`);
+    expect(res?.status()).toBe(200);
+    await page.getByRole("button", { name: /^Open Group - monitors$/i }).waitFor({ timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("is linked from the dashboard's header", async () => {
     const page = await chromium.context.newPage();
     await page.goto(`${api.url}/signup`);

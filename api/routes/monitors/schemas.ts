@@ -52,7 +52,10 @@ export const MonitorView = t.Object({
   id: t.String(),
   name: t.String(),
   type: CheckTypeName,
-  config: t.Record(t.String(), t.Unknown(), { description: "Secrets (HTTP auth) appear as ••••••••; send that back to keep them" }),
+  config: t.Record(t.String(), t.Unknown(), {
+    description: "The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them",
+    "x-config-of": "check",
+  }),
   interval_seconds: Int(),
   timeout_ms: Int(),
   regions: t.Array(t.String()),

@@ -7,7 +7,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is alive */
+        /**
+         * The process is alive
+         * @description Answers 200 while the process serves requests, without touching the database; for liveness probes.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getHealthz"];
         put?: never;
         post?: never;
@@ -24,7 +29,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database is reachable and migrations are applied */
+        /**
+         * The database is reachable and migrations are applied
+         * @description 200 `{status: ready}` when the database answers and every migration is applied, 503 `{status: unavailable}` otherwise; for readiness probes and load balancers.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -41,7 +51,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public status page (HTML, works without JavaScript) */
+        /**
+         * Public status page (HTML, works without JavaScript)
+         * @description The page as HTML for people: components with their status, uptime bars and open incidents. A private page is shown only to members (404 to others); a password-protected one answers the password form (401) until the access cookie is set.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusPageHtml"];
         put?: never;
         post?: never;
@@ -58,7 +73,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The status page's data as JSON */
+        /**
+         * The status page's data as JSON
+         * @description The same content as the HTML page (page, status, sections, incidents, maintenance) as JSON for scripts and widgets; the same visibility rules.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusIndexJson"];
         put?: never;
         post?: never;
@@ -75,7 +95,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Incidents as RSS 2.0 */
+        /**
+         * Incidents as RSS 2.0
+         * @description The page's incidents and their updates as an RSS 2.0 feed, newest first; the same visibility rules as the page.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusFeedRss"];
         put?: never;
         post?: never;
@@ -92,7 +117,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Incidents as Atom */
+        /**
+         * Incidents as Atom
+         * @description The page's incidents and their updates as an Atom feed, newest first; the same visibility rules as the page.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusFeedAtom"];
         put?: never;
         post?: never;
@@ -111,7 +141,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Password form of a password-protected page; sets a signed access cookie */
+        /**
+         * Password form of a password-protected page; sets a signed access cookie
+         * @description Checks the page's password and sets a signed cookie for that page, then redirects to it. Throttled per address and per page (429).
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["loginStatus"];
         delete?: never;
         options?: never;
@@ -128,7 +163,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Subscribe form (email); sends a confirmation link (double opt-in) */
+        /**
+         * Subscribe form (email); sends a confirmation link (double opt-in)
+         * @description Adds an email subscriber who must confirm from the emailed link before notices are sent; the same answer whether the address was already subscribed.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["subscribeStatus"];
         delete?: never;
         options?: never;
@@ -143,10 +183,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links) */
+        /**
+         * The link of the confirmation email (?token=…): a page asking to confirm; changes nothing (mail scanners prefetch links)
+         * @description Shows a confirmation button for an emailed subscription link; a GET changes nothing, so mail scanners that fetch links subscribe no one. A bad or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getStatusConfirm"];
         put?: never;
-        /** Confirms an email subscription (the button of the confirmation page, ?token=…) */
+        /**
+         * Confirms an email subscription (the button of the confirmation page, ?token=…)
+         * @description Confirms the subscription the token names; harmless to repeat. A bad or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["confirmStatus"];
         delete?: never;
         options?: never;
@@ -161,7 +211,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current status badge of a monitor (mon_…) or status-page component (spc_…) */
+        /**
+         * Current status badge of a monitor (mon_…) or status-page component (spc_…)
+         * @description An SVG badge with the current status of a monitor or component that is on a public page. Anything else, including a private page's monitor, is 404 (plain text).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeStatusSvg"];
         put?: never;
         post?: never;
@@ -178,7 +233,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Uptime badge; ?period=24h|7d|30d|90d (default 30d) */
+        /**
+         * Uptime badge; ?period=24h|7d|30d|90d (default 30d)
+         * @description An SVG badge with the uptime percentage over the period, for monitors and components on a public page (404 otherwise).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeUptimeSvg"];
         put?: never;
         post?: never;
@@ -195,7 +255,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Average response time over 24 hours */
+        /**
+         * Average response time over 24 hours
+         * @description An SVG badge with the average response time over the last 24 hours, for monitors and components on a public page (404 otherwise).
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getBadgeResponseTimeSvg"];
         put?: never;
         post?: never;
@@ -217,6 +282,8 @@ export interface paths {
         /**
          * Start signing in with single sign-on, found by email domain or organisation slug
          * @description Send exactly one of email or org_slug. Answers the provider's authorization URL and sets the short-lived HttpOnly wp_sso cookie the callback checks. 404 when no organisation uses SSO for that domain or slug; 503 when its provider cannot be reached. Refused (403 cross_site) from another site's page.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["startSsoSignIn"];
         delete?: never;
@@ -235,6 +302,8 @@ export interface paths {
         /**
          * Where the identity provider sends the browser back: completes the sign-in and redirects to the dashboard
          * @description 303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success; 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, email_unverified, domain_not_allowed, account_exists, members_quota). A first sign-in provisions the user with the organisation's default role. Every sign-in is in the audit log as auth.sso_sign_in.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["completeSsoSignIn"];
         put?: never;
@@ -254,7 +323,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account and its first organisation; refused (403 cross_site) from another site's page */
+        /**
+         * Create an account and its first organisation; refused (403 cross_site) from another site's page
+         * @description Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies). 409 when the email is taken; limited to a few attempts per IP per minute.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["signUp"];
         delete?: never;
         options?: never;
@@ -274,6 +348,8 @@ export interface paths {
         /**
          * Sign in with email, password and (if enabled) a TOTP code or a recovery code
          * @description Each account is throttled apart from the per-IP limit: after five failed attempts, 429 with Retry-After (15 s, doubling per further failure, at most 5 min). Refused (403 cross_site) from another site's page.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["signIn"];
         delete?: never;
@@ -291,7 +367,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session */
+        /**
+         * End the current session
+         * @description Ends the session of the cookie that was sent and clears the cookies; other sessions stay signed in.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["signOut"];
         delete?: never;
         options?: never;
@@ -308,7 +389,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a one-hour reset token (same answer whether the account exists or not) */
+        /**
+         * Email a one-hour reset token (same answer whether the account exists or not)
+         * @description Always answers 202 so that the answer does not reveal which addresses have accounts; the email carries a token valid for one hour. Limited per IP.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["requestAuthPasswordReset"];
         delete?: never;
         options?: never;
@@ -325,7 +411,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with a reset token; ends every session */
+        /**
+         * Set a new password with a reset token; ends every session
+         * @description Sets the new password once per token and ends every session of the account; an unknown, used or expired token answers 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["confirmAuthPasswordReset"];
         delete?: never;
         options?: never;
@@ -340,12 +431,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether this installation still needs its first owner (no organisation exists yet) */
+        /**
+         * Whether this installation still needs its first owner (no organisation exists yet)
+         * @description `{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getSetup"];
         put?: never;
         /**
          * Create the owner and the first organisation of a fresh installation, and sign them in
          * @description Works only while no organisation exists; afterwards, and for every concurrent attempt but one, 409 CONFLICT with details.reason "already_set_up". Refused (403 cross_site) from another site's page; limited per IP like sign-up.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["setup"];
         delete?: never;
@@ -361,15 +459,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your profile */
+        /**
+         * Your profile
+         * @description The signed-in user's name, email, 2FA state and timestamps.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["getUser"];
         put?: never;
         post?: never;
-        /** Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409 */
+        /**
+         * Delete your account (and clear the session cookies); organisations you solely own are deleted when no one else is in them, otherwise 409
+         * @description Needs your password (wrong: 401, throttled like sign-in). Organisations where you are the only member go with the account; where you are the only owner of an organisation with other members the answer is 409 (details name them) until you hand over ownership.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        /** Update your profile; email or password changes need current_password */
+        /**
+         * Update your profile; email or password changes need current_password
+         * @description Changes name, email or password; changing email or password needs current_password (missing or wrong: 400 on body.current_password). A new email that is taken is 409.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -380,7 +493,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your live sessions */
+        /**
+         * Your live sessions
+         * @description Every live session of your account with its user agent, IP and last use; `current` marks the one making this request.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listUserSessions"];
         put?: never;
         post?: never;
@@ -400,7 +518,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Sign one session out */
+        /**
+         * Sign one session out
+         * @description Signs one of your sessions out at once, in every API process; 404 for a session that is not yours.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         delete: operations["deleteUserSession"];
         options?: never;
         head?: never;
@@ -416,7 +539,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code */
+        /**
+         * Start TOTP enrolment: returns the secret and an otpauth:// URI for a QR code
+         * @description Generates a new TOTP secret (not active yet) and its otpauth:// URI for a QR code; confirm it with POST /user/2fa/enable. 409 when 2FA is already on.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["setupUser2fa"];
         delete?: never;
         options?: never;
@@ -433,7 +561,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once */
+        /**
+         * Confirm a code from the authenticator and turn 2FA on; answers the ten recovery codes once
+         * @description Turns 2FA on after a valid code from the authenticator; the ten recovery codes are in this answer only. A wrong code is 400; 409 without a prior setup or when already on.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["enableUser2fa"];
         delete?: never;
         options?: never;
@@ -450,7 +583,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them) */
+        /**
+         * Turn 2FA off with a current code, or a recovery code when the authenticator is lost (exactly one of them)
+         * @description Turns 2FA off after a current TOTP code or an unused recovery code (wrong: 400); 409 when 2FA is not on. An organisation that requires 2FA then refuses you (403 two_factor_required) until you turn it on again.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["disableUser2fa"];
         delete?: never;
         options?: never;
@@ -467,7 +605,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them) */
+        /**
+         * Replace the recovery codes (the old ones stop working) after your password or a current TOTP code (exactly one of them)
+         * @description Issues ten new recovery codes, shown once; the old ones stop working.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
@@ -482,7 +625,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** JSON export of everything you own */
+        /**
+         * JSON export of everything you own
+         * @description Your profile, organisations with your role, sessions, the API keys you created (never their secrets) and up to 10,000 of your audit entries, as one JSON document, for data-portability requests.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["getUserExport"];
         put?: never;
         post?: never;
@@ -499,10 +647,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Organisations you are a member of (select one with X-Org-Id) */
+        /**
+         * Organisations you are a member of (select one with X-Org-Id)
+         * @description Every organisation you belong to with your role and whether its policy requires 2FA; send one's id as X-Org-Id to act in it.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listOrgs"];
         put?: never;
-        /** Create an organisation you own */
+        /**
+         * Create an organisation you own
+         * @description Creates an organisation with you as its owner; select it with X-Org-Id.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["createOrg"];
         delete?: never;
         options?: never;
@@ -517,14 +675,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The active organisation */
+        /**
+         * The active organisation
+         * @description Name, plan and timestamps of the organisation X-Org-Id selects (your default one without it).
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrg"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename the organisation */
+        /**
+         * Rename the organisation
+         * @description Renames the active organisation.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrg"];
         trace?: never;
     };
@@ -535,7 +703,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members and their roles */
+        /**
+         * Members and their roles
+         * @description Members with their role, 2FA state and join date.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listOrgMembers"];
         put?: never;
         post?: never;
@@ -552,10 +725,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** System and custom roles with the permission matrix */
+        /**
+         * System and custom roles with the permission matrix
+         * @description The four system roles and the custom ones, each with its permissions; `permissions` beside the page lists every permission a role can hold.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listOrgRoles"];
         put?: never;
-        /** Create a custom role */
+        /**
+         * Create a custom role
+         * @description A custom role from the permission list (GET /org/roles). 409 when the name is taken; 403 when it would carry a permission you lack.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         post: operations["createOrgRole"];
         delete?: never;
         options?: never;
@@ -570,15 +753,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One role */
+        /**
+         * One role
+         * @description One system or custom role with its permissions.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrgRole"];
         put?: never;
         post?: never;
-        /** Delete an unused custom role */
+        /**
+         * Delete an unused custom role
+         * @description Deletes a custom role; 409 while members or pending invitations hold it, and for system roles.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgRole"];
         options?: never;
         head?: never;
-        /** Change a custom role */
+        /**
+         * Change a custom role
+         * @description Changes a custom role's name or permissions; members holding it get the new permissions on their next request. System roles cannot be changed (409).
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgRole"];
         trace?: never;
     };
@@ -589,14 +787,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Organisation-wide requirements */
+        /**
+         * Organisation-wide requirements
+         * @description Whether members must use 2FA (require_2fa) and when that was last changed.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getOrgSecurityPolicy"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change organisation-wide requirements */
+        /**
+         * Change organisation-wide requirements
+         * @description Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgSecurityPolicy"];
         trace?: never;
     };
@@ -610,11 +818,21 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member */
+        /**
+         * Remove a member
+         * @description Removes a member from the organisation; their sessions lose access and their API keys stop working. Removing the last owner is 409.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgMember"];
         options?: never;
         head?: never;
-        /** Change a member's role (owner changes need an owner) */
+        /**
+         * Change a member's role (owner changes need an owner)
+         * @description Gives a member another role. Granting or removing owner needs an owner; demoting the last owner is 409.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         patch: operations["updateOrgMember"];
         trace?: never;
     };
@@ -625,10 +843,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations */
+        /**
+         * Pending invitations
+         * @description Invitations not yet accepted, with role, sender and expiry.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         get: operations["listOrgInvitations"];
         put?: never;
-        /** Invite someone by email (valid 7 days) */
+        /**
+         * Invite someone by email (valid 7 days)
+         * @description Emails an invitation link for a role the sender may grant; it is void if the sender later loses the right to grant it. 409 when an invitation to that address is pending.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         post: operations["createInvitation"];
         delete?: never;
         options?: never;
@@ -646,7 +874,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a pending invitation */
+        /**
+         * Revoke a pending invitation
+         * @description Revokes a pending invitation; its link stops working.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteOrgInvitation"];
         options?: never;
         head?: never;
@@ -660,15 +893,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organisation's single sign-on (OIDC) configuration; the client secret is never returned */
+        /**
+         * The organisation's single sign-on (OIDC) configuration; the client secret is never returned
+         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         get: operations["getSsoConfig"];
         /**
          * Create or replace the single sign-on configuration
          * @description 409 when another organisation uses the slug or claims one of the email domains.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
          */
         put: operations["replaceSsoConfig"];
         post?: never;
-        /** Turn single sign-on off (accounts stay; password sign-in works again) */
+        /**
+         * Turn single sign-on off (accounts stay; password sign-in works again)
+         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         delete: operations["deleteSsoConfig"];
         options?: never;
         head?: never;
@@ -684,7 +925,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fetch an issuer's discovery document as sign-in would, and report what it offers */
+        /**
+         * Fetch an issuer's discovery document as sign-in would, and report what it offers
+         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         post: operations["testSsoConnection"];
         delete?: never;
         options?: never;
@@ -699,7 +943,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations addressed to your email, once a mailed token proved that address (empty until then) */
+        /**
+         * Pending invitations addressed to your email, once a mailed token proved that address (empty until then)
+         * @description Invitations to other organisations waiting for you; see the summary for when this list is filled.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         get: operations["listInvitations"];
         put?: never;
         post?: never;
@@ -718,7 +967,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified) */
+        /**
+         * Join an organisation with the emailed token, or by id when it was sent to your email and a mailed token already proved that address (else 403 email_unverified)
+         * @description Adds you to the inviting organisation with the invited role. An unknown, expired or void invitation (its sender can no longer grant the role) is 404; 409 when you are already a member.
+         *
+         *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
+         */
         post: operations["acceptInvitations"];
         delete?: never;
         options?: never;
@@ -733,10 +987,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves) */
+        /**
+         * Live API keys you may revoke: within your scopes, and only your own without org:admin (never the keys themselves)
+         * @description Keys with their name, display prefix, scopes, creator (user, and key when minted by one), last use and expiry; never the secret.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (the key is shown once) */
+        /**
+         * Create an API key (the key is shown once)
+         * @description Mints a key `wp_live_…` with scopes you hold (never beyond your role or your own key) and an optional expiry in the future; the key is in this answer only, stored as a hash.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -751,7 +1015,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The scopes you may grant a new key, and every scope */
+        /**
+         * The scopes you may grant a new key, and every scope
+         * @description `data` is the scopes a new key made by this caller may hold (never beyond its role, or its key); `all` is every scope.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listApiKeysScopes"];
         put?: never;
         post?: never;
@@ -771,7 +1040,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it stops working at once */
+        /**
+         * Revoke an API key; it stops working at once
+         * @description Revokes the key, and every key it minted, at once in every API process. A key with scopes beyond yours, or another member's key without org:admin, is 403.
+         *
+         *     Who: a role with `api_keys:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
@@ -785,7 +1059,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit log, newest first */
+        /**
+         * Audit log, newest first
+         * @description Successful writes through the API, each with actor (user or key), action, target, IP and time; filter by actor, action, target and time range.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         */
         get: operations["getAuditLog"];
         put?: never;
         post?: never;
@@ -802,7 +1081,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current plan, limits with add-on contributions, and slot usage */
+        /**
+         * Current plan, limits with add-on contributions, and slot usage
+         * @description What the organisation's plan and add-ons allow (monitors, minimum interval, regions, runners, browsers, status pages, retention…) and how much of each is used; quota errors elsewhere (403 ENTITLEMENT_REQUIRED) name the same entitlements.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listEntitlements"];
         put?: never;
         post?: never;
@@ -824,6 +1108,8 @@ export interface paths {
         /**
          * Payment-provider webhooks (Paddle-Signature verified; unauthenticated)
          * @description 400 when the event cannot be read, 401 when the signature does not verify, 404 when billing is not configured on this deployment.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["receivePaddleWebhook"];
         delete?: never;
@@ -839,7 +1125,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plans with monthly and annual prices, and the add-ons */
+        /**
+         * Plans with monthly and annual prices, and the add-ons
+         * @description The plans on offer with monthly and annual prices and included quotas, and the add-ons that raise single quotas.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listBillingPlans"];
         put?: never;
         post?: never;
@@ -856,7 +1147,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscription status, payment banner, plan row with included quotas, and every line */
+        /**
+         * Subscription status, payment banner, plan row with included quotas, and every line
+         * @description The organisation's subscription: status (active, past_due…), the payment banner to show, the plan's included quotas and every billed line.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getBillingSubscription"];
         put?: never;
         post?: never;
@@ -873,7 +1169,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Active add-on lines (including those in grace or ending at the period end) */
+        /**
+         * Active add-on lines (including those in grace or ending at the period end)
+         * @description Add-on lines currently in force, including those in a payment grace period or ending at the period end.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["getBillingAddonsActive"];
         put?: never;
         post?: never;
@@ -890,7 +1191,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending overlap notices */
+        /**
+         * Pending overlap notices
+         * @description Add-ons that a plan change made redundant (the new plan includes what they add), waiting for you to cancel or keep them.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
         get: operations["listBillingOverlaps"];
         put?: never;
         post?: never;
@@ -909,7 +1215,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once */
+        /**
+         * Buy a plan and/or add-ons: a hosted checkout URL, or charged to the existing subscription at once
+         * @description Without a subscription: a hosted checkout URL of the payment provider. With one: add-ons are added to it and charged at once (a plan change goes through POST /billing/change-plan: 409 here). 409 when billing is off on this deployment.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["checkoutBilling"];
         delete?: never;
         options?: never;
@@ -926,7 +1237,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes */
+        /**
+         * Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes
+         * @description Moves the subscription to another plan; upgrades charge the prorated difference now, downgrades credit it on the next invoice; monitors over the new plan's quota are suspended (kept, not scheduled). 409 without a paid plan, when already on the plan, or while the plan is ending. `preview: true` only computes the amounts.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["changePlanBilling"];
         delete?: never;
         options?: never;
@@ -943,7 +1259,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel one line at the end of its period (pending_cancellation) */
+        /**
+         * Cancel one line at the end of its period (pending_cancellation)
+         * @description Marks one active plan or add-on line to end at its period end (pending_cancellation); 409 for a line that is not active.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["cancelBillingLine"];
         delete?: never;
         options?: never;
@@ -960,7 +1281,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undo a pending cancellation before the period ends */
+        /**
+         * Undo a pending cancellation before the period ends
+         * @description Withdraws a pending cancellation; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["resumeBillingLine"];
         delete?: never;
         options?: never;
@@ -977,7 +1303,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated */
+        /**
+         * Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated
+         * @description Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["cancelBillingOverlap"];
         delete?: never;
         options?: never;
@@ -994,7 +1325,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Keep the add-on on top of the plan */
+        /**
+         * Keep the add-on on top of the plan
+         * @description Keeps the overlapping add-on on top of the plan and dismisses the notice.
+         *
+         *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
+         */
         post: operations["dismissBillingOverlap"];
         delete?: never;
         options?: never;
@@ -1009,7 +1345,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Uptime of several monitors over one window (24h by default), for list views */
+        /**
+         * Uptime of several monitors over one window (24h by default), for list views
+         * @description One uptime figure (with up, down, degraded, timeout and unavailable counts) per monitor named in `ids` (at most 100), over the same window; for list and dashboard views.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitorUptimes"];
         put?: never;
         post?: never;
@@ -1029,6 +1370,8 @@ export interface paths {
         /**
          * Raw check results, newest first by due time
          * @description Filters: status, location (region name or runner id) and [from, to) by due time. Without `from` the range starts at the retention window (GET /retention); `to` defaults to now.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listMonitorChecks"];
         put?: never;
@@ -1049,6 +1392,8 @@ export interface paths {
         /**
          * Export check results as CSV or JSON, streamed
          * @description Every result matching the filters in due-time order (oldest first), streamed from a database cursor a batch at a time. CSV columns: id, scheduled_at, checked_at, status, duration_ms, location, location_type, error, job_id, then `data.<field>` for each data field of the monitor's check type, then `data` (the whole object as JSON). Text cells starting with = + - @ are prefixed with ' (spreadsheet formula injection). JSON: an array of CheckResult.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorChecksExport"];
         put?: never;
@@ -1066,7 +1411,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One check result with all its data */
+        /**
+         * One check result with all its data
+         * @description One stored result by its chk_ id or by the job id that produced it, with every field of its type's `data`.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitorCheck"];
         put?: never;
         post?: never;
@@ -1086,6 +1436,8 @@ export interface paths {
         /**
          * Uptime over the last 24 h, 7, 30 and 90 days and an optional custom range, overall and per region or runner
          * @description degraded counts as up, timeout as down, unavailable (monitoring gap) is left out; see docs/results-and-uptime.md.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorUptime"];
         put?: never;
@@ -1106,6 +1458,8 @@ export interface paths {
         /**
          * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
          * @description At most 10,000 buckets per request.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listMonitorAggregates"];
         put?: never;
@@ -1126,6 +1480,8 @@ export interface paths {
         /**
          * A screenshot stored with a browser check's result
          * @description Browser checks (browser_lite, browser_flow) store a screenshot of the page when a check ends down or timeout (`failure`, unless screenshot_on_failure is false), and flows store one per screenshot step. The result's `data.screenshots` names them. Kept for the newest 100 results with screenshots of each monitor; 404 when the result has none of that name.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getMonitorCheckScreenshot"];
         put?: never;
@@ -1146,6 +1502,8 @@ export interface paths {
         /**
          * The browser-flow step palette
          * @description Every step type a browser_flow monitor's `steps` may use, with its fields' types and constraints. Generated from the same schema that validates monitors (BrowserFlowConfig), so a step this lists is accepted and one it does not list is refused. Flows are declarative: steps map to fixed browser actions; no JavaScript from the monitor runs.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listPluginsFlowComponents"];
         put?: never;
@@ -1163,10 +1521,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List monitors with filters, newest first unless `sort` says otherwise */
+        /**
+         * List monitors with filters, newest first unless `sort` says otherwise
+         * @description Every monitor of the organisation, filtered by type, status, tag, paused or a part of the name; `sort` orders by creation, name, status or last response time.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitors"];
         put?: never;
-        /** Create a monitor of any check type */
+        /**
+         * Create a monitor of any check type
+         * @description `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createMonitor"];
         delete?: never;
         options?: never;
@@ -1181,15 +1549,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One monitor */
+        /**
+         * One monitor
+         * @description The monitor with its type's config (secrets masked), schedule, placement and current status; heartbeat monitors carry their ping URL.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitor"];
         put?: never;
         post?: never;
-        /** Delete a monitor and its results */
+        /**
+         * Delete a monitor and its results
+         * @description Deletes the monitor and its stored results; alert rules scoped to it are disabled (disabled_reason says why) rather than deleted.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMonitor"];
         options?: never;
         head?: never;
-        /** Change a monitor; edits take effect from its next check */
+        /**
+         * Change a monitor; edits take effect from its next check
+         * @description Only the fields sent change. A new `type` needs a `config` of that type; a `config` is checked against the (new or current) type. The same plan limits as on create apply. Changes apply from the next scheduled check.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMonitor"];
         trace?: never;
     };
@@ -1205,6 +1588,8 @@ export interface paths {
         /**
          * Create up to 1000 monitors at once, all or none
          * @description Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["createMonitorsBulk"];
         delete?: never;
@@ -1222,7 +1607,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a monitor (harmless when already paused) */
+        /**
+         * Pause a monitor (harmless when already paused)
+         * @description Stops scheduling checks; results so far are kept. Answers the monitor.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["pauseMonitor"];
         delete?: never;
         options?: never;
@@ -1239,7 +1629,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a paused monitor */
+        /**
+         * Resume a paused monitor
+         * @description Schedules checks again from now. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resumeMonitor"];
         delete?: never;
         options?: never;
@@ -1259,6 +1654,8 @@ export interface paths {
         /**
          * Run the check now where the monitor runs and return the result; it is also recorded like a scheduled check (stored, moves the status, evaluated by alert rules) unless the monitor is paused or suspended
          * @description The check runs on the monitor's first assigned runner that is online, else on a worker of its first region (for browser monitors, one with a browser of the monitor's engine), exactly as a scheduled check. The API runs no checks itself. When no worker of the region is connected the answer is 503 SERVICE_UNAVAILABLE with details.reason no_worker (and the engine for browser monitors); when the worker or runner does not answer within the check's timeout plus a grace, 503 with reason timeout; with no region and no online runner, 503 runner_offline (or no_location when it has neither). 503s carry Retry-After; the monitor keeps running on schedule. A failed browser check's screenshot is stored with the recorded result (GET /monitors/:id/checks/:checkId/screenshot).
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["runMonitor"];
         delete?: never;
@@ -1276,7 +1673,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause every monitor matching ids and/or tag */
+        /**
+         * Pause every monitor matching ids and/or tag
+         * @description Pauses every monitor whose id is in `ids` and/or that carries `tag`; ids of other organisations simply do not match. Answers how many matched and changed, and their ids.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["pauseMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1293,7 +1695,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume every monitor matching ids and/or tag */
+        /**
+         * Resume every monitor matching ids and/or tag
+         * @description Resumes every matching monitor; answers how many matched and changed, and their ids.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resumeMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1310,7 +1717,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete every monitor matching ids and/or tag */
+        /**
+         * Delete every monitor matching ids and/or tag
+         * @description Deletes every matching monitor with its results; answers the ids deleted.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["deleteMonitorsBulk"];
         delete?: never;
         options?: never;
@@ -1325,7 +1737,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How long check results are kept (the plan's retention) and the oldest instant still kept */
+        /**
+         * How long check results are kept (the plan's retention) and the oldest instant still kept
+         * @description `retention_days` is the plan's; results due before `oldest_kept` are gone. Result ranges start there by default.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRetention"];
         put?: never;
         post?: never;
@@ -1342,7 +1759,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…) */
+        /**
+         * Every tag in use with its monitor counts and aggregate status (list the members with GET /monitors?tag=…)
+         * @description Groups are monitor tags: each with how many monitors carry it, counts by status, and the worst status among them.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMonitorGroups"];
         put?: never;
         post?: never;
@@ -1359,15 +1781,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One group */
+        /**
+         * One group
+         * @description One tag with its monitor counts and aggregate status; 404 when no monitor carries it.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMonitorGroup"];
         put?: never;
         post?: never;
-        /** Remove the tag from every monitor (the monitors stay) */
+        /**
+         * Remove the tag from every monitor (the monitors stay)
+         * @description Removes the tag from every monitor; the monitors stay. 404 when no monitor carries it.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMonitorGroup"];
         options?: never;
         head?: never;
-        /** Rename the tag on every monitor carrying it */
+        /**
+         * Rename the tag on every monitor carrying it
+         * @description Renames the tag on every monitor carrying it. 409 when a group with the new name exists, unless `merge: true` combines the two.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMonitorGroup"];
         trace?: never;
     };
@@ -1378,10 +1815,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List maintenance windows, newest first; filter by state */
+        /**
+         * List maintenance windows, newest first; filter by state
+         * @description Windows with their schedule, scope and state (upcoming, active, ended); filter by state.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listMaintenanceWindows"];
         put?: never;
-        /** Create a one-off or recurring maintenance window */
+        /**
+         * Create a one-off or recurring maintenance window
+         * @description One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
@@ -1396,15 +1843,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One maintenance window with its current state */
+        /**
+         * One maintenance window with its current state
+         * @description One window with its state; current_ends_at while active and next_starts_at for the next occurrence.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getMaintenanceWindow"];
         put?: never;
         post?: never;
-        /** Delete a maintenance window */
+        /**
+         * Delete a maintenance window
+         * @description Deletes the window; an active one stops holding alerts at once.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
-        /** Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes */
+        /**
+         * Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes
+         * @description Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, a known time zone).
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
@@ -1415,7 +1877,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cloud regions with workers online, backlog and recent latency */
+        /**
+         * Cloud regions with workers online, backlog and recent latency
+         * @description Each cloud region with how many workers are online, the jobs waiting, and recent check latency; for choosing where monitors run.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listRegions"];
         put?: never;
         post?: never;
@@ -1432,7 +1899,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Locations the plan can check from */
+        /**
+         * Locations the plan can check from
+         * @description The regions and self-hosted runners a monitor of this organisation may be placed on under its plan.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listLocations"];
         put?: never;
         post?: never;
@@ -1452,6 +1924,8 @@ export interface paths {
         /**
          * Live events of your organisation (Server-Sent Events)
          * @description Send `Accept: text/event-stream`. Each message has `id`, `event` and `data`: `event` is one of check.result and monitor.status_changed (ingest), alert.fired, alert.recovered and alert.acknowledged (alerting), incident.created, incident.updated and incident.resolved (incidents); `data` is the LiveEvent JSON object, whose `data` field has the payload of that event (CheckResultEvent, MonitorStatusChangedEvent, AlertEvent, IncidentEvent). Only the caller's organisation's events are sent. A comment line (`: keepalive <ms>`) every SSE_KEEPALIVE_SECONDS (default 15) keeps proxies from closing the stream. Reconnect with `Last-Event-ID` (EventSource does this itself) to replay what you missed, from any API process, for up to five minutes or 2,000 events of your organisation. A stream ends when its API process shuts down (reconnect), and at once when its credential is revoked or no longer grants monitors:read in this organisation.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1469,10 +1943,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert channels, newest first */
+        /**
+         * List alert channels, newest first
+         * @description Every alert channel with its type's config (secret fields masked) and whether it is enabled.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertChannels"];
         put?: never;
-        /** Create an alert channel (quota: alert_channels) */
+        /**
+         * Create an alert channel (quota: alert_channels)
+         * @description `config` is validated against the type's schema (WebhookChannelConfig for webhook, …; 400 naming body.config.*). The alert_channels quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createAlertChannel"];
         delete?: never;
         options?: never;
@@ -1487,15 +1971,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One alert channel (secrets masked) */
+        /**
+         * One alert channel (secrets masked)
+         * @description The channel with its type's config; secret fields are masked (••••1234).
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertChannel"];
         put?: never;
         post?: never;
-        /** Delete an alert channel (409 while a rule or escalation policy uses it) */
+        /**
+         * Delete an alert channel (409 while a rule or escalation policy uses it)
+         * @description Deletes the channel; 409 while an alert rule or escalation policy sends to it (details.rule_ids, details.escalation_policy_ids).
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteAlertChannel"];
         options?: never;
         head?: never;
-        /** Change an alert channel; masked secrets sent back unchanged are kept */
+        /**
+         * Change an alert channel; masked secrets sent back unchanged are kept
+         * @description Only the fields sent change; a `config` is checked against the channel's (new or current) type.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateAlertChannel"];
         trace?: never;
     };
@@ -1511,6 +2010,8 @@ export interface paths {
         /**
          * Send a test notification now and return every delivery attempt
          * @description The alerting role sends it, as it sends every notification. With no alerting process connected, or none answering within 30 s, the answer is 503 SERVICE_UNAVAILABLE with details.reason no_alerting or timeout.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["testAlertChannel"];
         delete?: never;
@@ -1526,10 +2027,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id */
+        /**
+         * List alert rules, newest first; filters enabled, scope_type, monitor_id, channel_id
+         * @description Rules with their scope, condition, confirmation, notification settings and where they send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertRules"];
         put?: never;
-        /** Create an alert rule; the response has every default filled in */
+        /**
+         * Create an alert rule; the response has every default filled in
+         * @description `scope` says which monitors it watches, `condition` when it fires (its `type` picks the shape: MonitorScope, StatusChangeCondition, …). Give either `channels` or an `escalation_policy_id`. The alert_rules quota answers 403 ENTITLEMENT_REQUIRED; ids of another organisation answer 400.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createAlertRule"];
         delete?: never;
         options?: never;
@@ -1544,7 +2055,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Firing alerts: one row per (rule, monitor, region), newest first */
+        /**
+         * Firing alerts: one row per (rule, monitor, region), newest first
+         * @description Alerts firing now, one row per rule, monitor and region, with whether they were acknowledged and when they last notified.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertRulesActive"];
         put?: never;
         post?: never;
@@ -1561,15 +2077,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One alert rule */
+        /**
+         * One alert rule
+         * @description The rule with every default filled in.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertRule"];
         put?: never;
         post?: never;
-        /** Delete an alert rule and its alert states */
+        /**
+         * Delete an alert rule and its alert states
+         * @description Deletes the rule and its alert states; to keep it but stop evaluating, PATCH enabled: false.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteAlertRule"];
         options?: never;
         head?: never;
-        /** Change an alert rule: top-level fields replace, confirmation and notifications merge */
+        /**
+         * Change an alert rule: top-level fields replace, confirmation and notifications merge
+         * @description Sending `channels` replaces an escalation policy and sending `escalation_policy_id` replaces the channels. Re-enabling clears disabled_reason.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateAlertRule"];
         trace?: never;
     };
@@ -1582,7 +2113,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat */
+        /**
+         * Acknowledge a firing alert: in one region, or without region in every region where (rule, monitor) fires. Stops escalations and reminders; notifies nobody; harmless to repeat
+         * @description 404 for an unknown rule or monitor; when nothing fires, `acknowledged` is empty. Paging tools already told about the alert hear of the acknowledgement.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
@@ -1597,10 +2133,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List escalation policies */
+        /**
+         * List escalation policies
+         * @description Policies with their ordered steps: a delay and the channels to notify.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listEscalationPolicies"];
         put?: never;
-        /** Create an escalation policy */
+        /**
+         * Create an escalation policy
+         * @description Steps run in order after their delay until the alert is acknowledged or recovers; each step names channels of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createEscalationPolicy"];
         delete?: never;
         options?: never;
@@ -1615,15 +2161,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One escalation policy */
+        /**
+         * One escalation policy
+         * @description One policy with its steps.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getEscalationPolicy"];
         put?: never;
         post?: never;
-        /** Delete an escalation policy (409 while rules use it) */
+        /**
+         * Delete an escalation policy (409 while rules use it)
+         * @description Deletes the policy; 409 while an alert rule refers to it (details.rule_ids).
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteEscalationPolicy"];
         options?: never;
         head?: never;
-        /** Change an escalation policy; rules using it follow from their next evaluation */
+        /**
+         * Change an escalation policy; rules using it follow from their next evaluation
+         * @description Replaces the name or steps.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
@@ -1634,7 +2195,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive) */
+        /**
+         * Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive)
+         * @description One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with its outcome: status, the receiver's HTTP status, error and duration.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getAlertsHistory"];
         put?: never;
         post?: never;
@@ -1651,7 +2217,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Channel types, condition types and alerting features the plan includes, with its quotas */
+        /**
+         * Channel types, condition types and alerting features the plan includes, with its quotas
+         * @description What the alerting screens offer: the channel and condition types and the alerting features the plan includes, with its alerting quotas.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listAlertCapabilities"];
         put?: never;
         post?: never;
@@ -1668,7 +2239,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** In-app notifications, newest first */
+        /**
+         * In-app notifications, newest first
+         * @description In-app notifications: alerts fired and recovered, deliveries given up on, runners going offline or online, billing events; newest first, with read state.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -1685,7 +2261,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many notifications are unread */
+        /**
+         * How many notifications are unread
+         * @description The unread count for the bell in the dashboard header.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getNotificationsUnreadCount"];
         put?: never;
         post?: never;
@@ -1704,7 +2285,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark one notification read (harmless to repeat) */
+        /**
+         * Mark one notification read (harmless to repeat)
+         * @description Marks one notification read; 404 for one that is not yours.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["readNotification"];
         delete?: never;
         options?: never;
@@ -1721,7 +2307,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark every notification read */
+        /**
+         * Mark every notification read
+         * @description Marks every unread notification read; `marked` says how many.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["readAllNotifications"];
         delete?: never;
         options?: never;
@@ -1739,12 +2330,16 @@ export interface paths {
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["getHeartbeat"];
         put?: never;
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["sendHeartbeat"];
         delete?: never;
@@ -1763,12 +2358,16 @@ export interface paths {
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["pingHeartbeatStart"];
         put?: never;
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["startHeartbeat"];
         delete?: never;
@@ -1787,12 +2386,16 @@ export interface paths {
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["pingHeartbeatFail"];
         put?: never;
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
          * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["failHeartbeat"];
         delete?: never;
@@ -1808,10 +2411,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List runners, newest first (revoked ones included, status revoked) */
+        /**
+         * List runners, newest first (revoked ones included, status revoked)
+         * @description Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listRunners"];
         put?: never;
-        /** Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0) */
+        /**
+         * Create a runner: { name, location_label? } → the runner with its one-time `token` (rt_…); quota runners (Free 0)
+         * @description The token in this answer is shown once and stored as a hash; start the runner with it (GET /runners/setup gives the docker run line). The runners quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createRunner"];
         delete?: never;
         options?: never;
@@ -1826,7 +2439,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md) */
+        /**
+         * What a runner's docker run line needs: the API URL, the image registry and the image variants (docs/runners.md)
+         * @description The values a docker run line for a runner needs on this deployment; no secrets.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunnersSetup"];
         put?: never;
         post?: never;
@@ -1843,15 +2461,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One runner */
+        /**
+         * One runner
+         * @description One runner; never its token.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunner"];
         put?: never;
         post?: never;
-        /** Revoke: the token stops working at once and the runner's queued jobs are dropped */
+        /**
+         * Revoke: the token stops working at once and the runner's queued jobs are dropped
+         * @description Monitors placed only on this runner are left with nowhere to run (monitored: false) until given another place; its queued checks are recorded unavailable.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteRunner"];
         options?: never;
         head?: never;
-        /** Rename or relabel a runner */
+        /**
+         * Rename or relabel a runner
+         * @description Changes the name or location label shown in monitor placement.
+         *
+         *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateRunner"];
         trace?: never;
     };
@@ -1862,7 +2495,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports */
+        /**
+         * Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports
+         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms.
+         *
+         *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getRunnerStatus"];
         put?: never;
         post?: never;
@@ -1884,6 +2522,8 @@ export interface paths {
         /**
          * Open a session: X25519 key exchange bound to the token
          * @description Key = HKDF-SHA256(X25519 shared secret, salt = SHA-256(token), info = 'watchpost-runner-session-v1|<session_id>|<runner_public_key>|<server_public_key>'). `confirm` is sealed s2r with seq 0 and must open to { session_id, runner_id }. encrypted: false only for ALLOW_UNENCRYPTED_SESSION=true.
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["openRunnerSession"];
         delete?: never;
@@ -1904,6 +2544,8 @@ export interface paths {
         /**
          * Liveness and claim extension
          * @description Inside: { version, name, region, capabilities {browsers, concurrency}, heartbeat_interval_ms, in_flight: [claim] } → { suspended, extended, lost: [claim] }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["sendRunnerHeartbeat"];
         delete?: never;
@@ -1924,6 +2566,8 @@ export interface paths {
         /**
          * Long-poll for jobs on jobs.runner.<id>
          * @description Inside: { max, wait_ms } → { jobs: [{ claim, job: { id, org_id, monitor_id, location, due_at, expires_at, type, config (secrets merged), timeout_ms } }] }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["claimRunnerJobs"];
         delete?: never;
@@ -1944,6 +2588,8 @@ export interface paths {
         /**
          * Report a batch of results; each job is acked after its result is stored
          * @description Inside: { results: [{ claim, status, checked_at, duration_ms, error, data }] } → { accepted }. A claim not issued to this runner refuses the batch (403 RUNNER_CLAIM_FOREIGN).
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["submitRunnerResults"];
         delete?: never;
@@ -1964,6 +2610,8 @@ export interface paths {
         /**
          * Hand claimed jobs back for immediate redelivery (shutdown)
          * @description Inside: { claims: [claim] } → { released }
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["releaseRunnerJobs"];
         delete?: never;
@@ -1979,10 +2627,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List status pages, newest first */
+        /**
+         * List status pages, newest first
+         * @description Status pages with their slug, access mode (public, password, members), custom-domain state and layout.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listStatusPages"];
         put?: never;
-        /** Create a status page (counts toward the status_pages quota); 409 when the slug is taken */
+        /**
+         * Create a status page (counts toward the status_pages quota); 409 when the slug is taken
+         * @description A page at /status/{slug}; access `members` shows it only to signed-in members, `password` asks for a password. The status_pages quota answers 403 ENTITLEMENT_REQUIRED.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createStatusPage"];
         delete?: never;
         options?: never;
@@ -1997,15 +2655,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One status page with its layout and custom-domain state */
+        /**
+         * One status page with its layout and custom-domain state
+         * @description The page's settings, access mode and custom-domain state.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getStatusPage"];
         put?: never;
         post?: never;
-        /** Delete a status page with its layout and subscribers */
+        /**
+         * Delete a status page with its layout and subscribers
+         * @description Deletes the page with its layout and subscribers; incidents stay.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPage"];
         options?: never;
         head?: never;
-        /** Change a status page; 409 when the new slug is taken */
+        /**
+         * Change a status page; 409 when the new slug is taken
+         * @description Only the fields sent change; the same rules as on create.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateStatusPage"];
         trace?: never;
     };
@@ -2016,9 +2689,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sections and components in display order */
+        /**
+         * Sections and components in display order
+         * @description Sections and their components in display order; each component shows one monitor or one tag group.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getStatusPageLayout"];
-        /** Replace the page's sections and components (order = array order); each component shows one monitor or a tag group */
+        /**
+         * Replace the page's sections and components (order = array order); each component shows one monitor or a tag group
+         * @description Replaces the whole layout. A component names exactly one of monitor_id and tag, of this organisation (400 otherwise).
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         put: operations["replaceStatusPageLayout"];
         post?: never;
         delete?: never;
@@ -2034,10 +2717,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscribers of a page, newest first */
+        /**
+         * Subscribers of a page, newest first
+         * @description Email and webhook subscribers with their confirmation state; emails of unconfirmed subscribers included.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listStatusPageSubscribers"];
         put?: never;
-        /** Add an email (double opt-in: confirmation email) or webhook subscriber (its signing secret is in this answer only) */
+        /**
+         * Add an email (double opt-in: confirmation email) or webhook subscriber (its signing secret is in this answer only)
+         * @description Exactly one of email and webhook_url. An email subscriber gets a confirmation link first; a webhook subscriber receives SubscriberWebhookPayload on every incident change.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["addStatusPageSubscriber"];
         delete?: never;
         options?: never;
@@ -2054,9 +2747,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan. */
+        /**
+         * Set the custom domain; returns the TXT record to publish (custom_domain.txt_record). Not on the Free plan.
+         * @description The page is served at the domain once POST …/domain/verify finds the TXT record. Custom domains need a paid plan (403 ENTITLEMENT_REQUIRED custom_domains); 409 when another page has the domain.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["setStatusPageDomain"];
-        /** Remove the custom domain */
+        /**
+         * Remove the custom domain
+         * @description The page is no longer served at its custom domain; its /status/{slug} address stays.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPageDomain"];
         options?: never;
         head?: never;
@@ -2072,7 +2775,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Look up the TXT record; 409 CONFLICT with what was found when it does not match */
+        /**
+         * Look up the TXT record; 409 CONFLICT with what was found when it does not match
+         * @description Looks the TXT record up now; on a match the domain is verified and served. 409 with details.expected (and found) when the record is missing or differs.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["verifyStatusPageDomain"];
         delete?: never;
         options?: never;
@@ -2090,7 +2798,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a subscriber */
+        /**
+         * Remove a subscriber
+         * @description Removes the subscriber; it receives no further notices.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteStatusPageSubscriber"];
         options?: never;
         head?: never;
@@ -2104,10 +2817,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Built-in themes first, then custom ones (newest first) */
+        /**
+         * Built-in themes first, then custom ones (newest first)
+         * @description Themes a status page can use: the built-in ones and this organisation's custom themes (colours, logo, custom CSS).
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listThemes"];
         put?: never;
-        /** Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md) */
+        /**
+         * Create a custom theme; unsafe custom_css is refused with 400 (see docs/status-pages.md)
+         * @description Colours, logo, favicon and custom CSS for status pages.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createTheme"];
         delete?: never;
         options?: never;
@@ -2122,15 +2845,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One theme */
+        /**
+         * One theme
+         * @description One built-in or custom theme.
+         *
+         *     Who: a role with `status_pages:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getTheme"];
         put?: never;
         post?: never;
-        /** Delete a custom theme; 409 while a page uses it */
+        /**
+         * Delete a custom theme; 409 while a page uses it
+         * @description Deletes a custom theme; 409 while a page uses it.
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteTheme"];
         options?: never;
         head?: never;
-        /** Change a custom theme (built-ins are read-only: 403) */
+        /**
+         * Change a custom theme (built-ins are read-only: 403)
+         * @description Changes a custom theme; pages using it show the change at once. CSS is checked as on create (400).
+         *
+         *     Who: a role with `status_pages:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateTheme"];
         trace?: never;
     };
@@ -2141,10 +2879,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List incidents, newest first; filter by status (or active) and page */
+        /**
+         * List incidents, newest first; filter by status (or active) and page
+         * @description Incidents with their impact, status, affected components and pages, and their updates.
+         *
+         *     Who: a role with `incidents:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["listIncidents"];
         put?: never;
-        /** Open an incident (its first update carries the message); subscribers are notified */
+        /**
+         * Open an incident (its first update carries the message); subscribers are notified
+         * @description Opens an incident on status pages (impact, affected components, first message); email and webhook subscribers of those pages are notified once the incident is stored.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createIncident"];
         delete?: never;
         options?: never;
@@ -2159,15 +2907,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One incident with its update timeline */
+        /**
+         * One incident with its update timeline
+         * @description The incident with every update in order.
+         *
+         *     Who: a role with `incidents:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         get: operations["getIncident"];
         put?: never;
         post?: never;
-        /** Delete an incident (no notification) */
+        /**
+         * Delete an incident (no notification)
+         * @description Removes the incident and its updates from pages and feeds.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         delete: operations["deleteIncident"];
         options?: never;
         head?: never;
-        /** Change title, impact or placement (no notification; post an update to tell subscribers) */
+        /**
+         * Change title, impact or placement (no notification; post an update to tell subscribers)
+         * @description Changes title, impact or affected components without telling subscribers.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         patch: operations["updateIncident"];
         trace?: never;
     };
@@ -2180,7 +2943,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Post an update to the timeline (status optional); subscribers are notified */
+        /**
+         * Post an update to the timeline (status optional); subscribers are notified
+         * @description Adds a message, and optionally a new status, to the timeline; subscribers of the incident's pages are notified.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["createIncidentUpdate"];
         delete?: never;
         options?: never;
@@ -2197,7 +2965,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve with a final update; subscribers are notified */
+        /**
+         * Resolve with a final update; subscribers are notified
+         * @description Sets status resolved with a closing message; subscribers are notified.
+         *
+         *     Who: a role with `incidents:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
         post: operations["resolveIncident"];
         delete?: never;
         options?: never;
@@ -2212,10 +2985,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise) */
+        /**
+         * What an unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
+         * @description For the link in a notification email; a GET never unsubscribes (mail scanners fetch links). An invalid token is 400.
+         *
+         *     Who: anyone; no credentials.
+         */
         get: operations["getUnsubscribe"];
         put?: never;
-        /** Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent */
+        /**
+         * Unsubscribes: the confirmation page's button, and RFC 8058 one-click (body List-Unsubscribe=One-Click); idempotent
+         * @description Ends the subscription the token names; harmless to repeat.
+         *
+         *     Who: anyone; no credentials.
+         */
         post: operations["unsubscribe"];
         delete?: never;
         options?: never;
@@ -3154,6 +3937,95 @@ export interface components {
             priority?: "P1" | "P2" | "P3" | "P4" | "P5";
             tags?: string[];
         };
+        /**
+         * EmailChannelConfigMasked
+         * @description EmailChannelConfig as answers show it: secret fields (none) masked.
+         */
+        EmailChannelConfigMasked: {
+            /** @description Recipient address or list of addresses (at most 20) */
+            to: string | string[];
+        };
+        /**
+         * SlackChannelConfigMasked
+         * @description SlackChannelConfig as answers show it: secret fields (url) masked.
+         */
+        SlackChannelConfigMasked: {
+            /** @description Slack incoming webhook URL, https://hooks.slack.com/services/…; Slack-compatible servers (Mattermost) work too. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * DiscordChannelConfigMasked
+         * @description DiscordChannelConfig as answers show it: secret fields (url) masked.
+         */
+        DiscordChannelConfigMasked: {
+            /** @description Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * TeamsChannelConfigMasked
+         * @description TeamsChannelConfig as answers show it: secret fields (url) masked.
+         */
+        TeamsChannelConfigMasked: {
+            /** @description Microsoft Teams Workflows (Power Automate) webhook URL, or a legacy incoming-webhook URL. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+        };
+        /**
+         * TelegramChannelConfigMasked
+         * @description TelegramChannelConfig as answers show it: secret fields (bot_token) masked.
+         */
+        TelegramChannelConfigMasked: {
+            /** @description Bot token from @BotFather, <id>:<secret>. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            bot_token: string;
+            /** @description Numeric chat id (negative for groups) or @channelusername */
+            chat_id: number | string;
+            /** @description Forum topic to post in */
+            message_thread_id?: number;
+        };
+        /**
+         * WebhookChannelConfigMasked
+         * @description WebhookChannelConfig as answers show it: secret fields (url, secret, previous_secret, headers) masked.
+         */
+        WebhookChannelConfigMasked: {
+            /** @description Where to POST the JSON payload; secret (it may carry the receiver's token): shown masked. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            url: string;
+            /** @description Signs each delivery the Standard Webhooks way (webhook-signature): whsec_ + base64 of 24 to 64 random bytes. Any other string of 16+ characters (set before Standard Webhooks) signs as its raw bytes. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            secret?: string;
+            /** @description During a rotation, the secret being replaced (or the current secret's mask, as shown): deliveries carry a signature for each secret until this is removed. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            previous_secret?: string;
+            /** @description Extra request headers, e.g. Authorization; values are secret. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            headers?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * PagerdutyChannelConfigMasked
+         * @description PagerdutyChannelConfig as answers show it: secret fields (routing_key) masked.
+         */
+        PagerdutyChannelConfigMasked: {
+            /** @description Events API v2 integration (routing) key, 32 characters. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            routing_key: string;
+            /**
+             * @description Severity of triggered incidents
+             * @default critical
+             */
+            severity?: "critical" | "error" | "warning" | "info";
+        };
+        /**
+         * OpsgenieChannelConfigMasked
+         * @description OpsgenieChannelConfig as answers show it: secret fields (api_key) masked.
+         */
+        OpsgenieChannelConfigMasked: {
+            /** @description API key of an Opsgenie API integration. Answered masked: •••• plus the last 4 characters when it has 12 or more; send the masked value back to keep it. */
+            api_key: string;
+            /**
+             * @description Opsgenie instance: us or eu
+             * @default us
+             */
+            region?: "us" | "eu";
+            /** @description Priority of created alerts; Opsgenie's default (P3) when unset */
+            priority?: "P1" | "P2" | "P3" | "P4" | "P5";
+            tags?: string[];
+        };
         StatusChangeCondition: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3720,14 +4592,359 @@ export interface components {
                 acknowledge?: string;
             };
         };
-        Monitor: {
+        /** Monitor */
+        Monitor: components["schemas"]["HttpMonitor"] | components["schemas"]["KeywordMonitor"] | components["schemas"]["SslMonitor"] | components["schemas"]["TcpMonitor"] | components["schemas"]["DnsMonitor"] | components["schemas"]["PingMonitor"] | components["schemas"]["DomainMonitor"] | components["schemas"]["SmtpMonitor"] | components["schemas"]["HeartbeatMonitor"] | components["schemas"]["BrowserLiteMonitor"] | components["schemas"]["BrowserFlowMonitor"];
+        /** HttpMonitor */
+        HttpMonitor: {
             id: string;
             name: string;
-            type: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
-            /** @description Secrets (HTTP auth) appear as ••••••••; send that back to keep them */
-            config: {
-                [key: string]: unknown;
-            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "http";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["HttpConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** KeywordMonitor */
+        KeywordMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "keyword";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["KeywordConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SslMonitor */
+        SslMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ssl";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["SslConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** TcpMonitor */
+        TcpMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tcp";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["TcpConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** DnsMonitor */
+        DnsMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dns";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["DnsConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** PingMonitor */
+        PingMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ping";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["PingConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** DomainMonitor */
+        DomainMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "domain";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["DomainConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SmtpMonitor */
+        SmtpMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "smtp";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["SmtpConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** HeartbeatMonitor */
+        HeartbeatMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["HeartbeatConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** BrowserLiteMonitor */
+        BrowserLiteMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "browser_lite";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["BrowserLiteConfig"];
+            interval_seconds: number;
+            timeout_ms: number;
+            regions: string[];
+            runner_ids: string[];
+            tags: string[];
+            paused: boolean;
+            /** @description Over the plan's quota after a downgrade: kept but not scheduled */
+            suspended: boolean;
+            /** @description false when the monitor has no region and no runner to run on (its runners were revoked): each due check is recorded unavailable (monitoring_unavailable) */
+            monitored: boolean;
+            /** @description Why monitored is false; null otherwise */
+            not_monitored_reason: string | null;
+            status: "pending" | "up" | "down" | "degraded" | "timeout";
+            status_changed_at: string | null;
+            last_checked_at: string | null;
+            last_duration_ms: number | null;
+            /** @description Heartbeat monitors: GET or POST this URL to report in */
+            heartbeat_url?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** BrowserFlowMonitor */
+        BrowserFlowMonitor: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "browser_flow";
+            /** @description The check type's settings (components.schemas.<Type>Config); secrets (HTTP auth) appear as ••••••••: send that back to keep them */
+            config: components["schemas"]["BrowserFlowConfig"];
             interval_seconds: number;
             timeout_ms: number;
             regions: string[];
@@ -3786,12 +5003,10 @@ export interface components {
             name: string;
             description: string | null;
             enabled: boolean;
-            scope: {
-                [key: string]: unknown;
-            };
-            condition: {
-                [key: string]: unknown;
-            };
+            /** @description What the rule watches (components.schemas.<Type>Scope) */
+            scope: components["schemas"]["MonitorScope"] | components["schemas"]["MonitorGroupScope"] | components["schemas"]["AllMonitorsScope"];
+            /** @description When it fires (components.schemas.<Type>Condition) */
+            condition: components["schemas"]["StatusChangeCondition"] | components["schemas"]["MetricThresholdCondition"] | components["schemas"]["SslExpiryCondition"] | components["schemas"]["DomainExpiryCondition"] | components["schemas"]["KeywordMissingCondition"] | components["schemas"]["CertificateChangedCondition"] | components["schemas"]["MonitoringUnavailableCondition"];
             confirmation: {
                 consecutive_failures: number;
                 confirmation_regions: string[] | null;
@@ -3808,6 +5023,144 @@ export interface components {
             escalation_policy_id: string | null;
             /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
             disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** AlertChannel */
+        AlertChannel: components["schemas"]["EmailAlertChannel"] | components["schemas"]["SlackAlertChannel"] | components["schemas"]["DiscordAlertChannel"] | components["schemas"]["TeamsAlertChannel"] | components["schemas"]["TelegramAlertChannel"] | components["schemas"]["WebhookAlertChannel"] | components["schemas"]["PagerdutyAlertChannel"] | components["schemas"]["OpsgenieAlertChannel"];
+        /** EmailAlertChannel */
+        EmailAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["EmailChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** SlackAlertChannel */
+        SlackAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "slack";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["SlackChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** DiscordAlertChannel */
+        DiscordAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "discord";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["DiscordChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** TeamsAlertChannel */
+        TeamsAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "teams";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["TeamsChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** TelegramAlertChannel */
+        TelegramAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "telegram";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["TelegramChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** WebhookAlertChannel */
+        WebhookAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["WebhookChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** PagerdutyAlertChannel */
+        PagerdutyAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pagerduty";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["PagerdutyChannelConfigMasked"];
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** OpsgenieAlertChannel */
+        OpsgenieAlertChannel: {
+            id: string;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "opsgenie";
+            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+            config: components["schemas"]["OpsgenieChannelConfigMasked"];
+            enabled: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3870,7 +5223,11 @@ export interface components {
              */
             unsubscribe_url: string;
         };
-        ErrorBody: {
+        /**
+         * Error
+         * @description The body of every error answer (4xx and 5xx) of the API and of the public pages' JSON
+         */
+        Error: {
             /** @description Human-readable message */
             error: string;
             /** @enum {string} */
@@ -3980,7 +5337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Password form (password-protected page without a valid access cookie) */
@@ -3999,7 +5356,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The page is suspended over the plan's quota */
@@ -4124,7 +5481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
@@ -4133,7 +5490,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -4143,7 +5500,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
@@ -4152,7 +5509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4190,7 +5547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
@@ -4199,7 +5556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -4209,7 +5566,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
@@ -4218,7 +5575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4256,7 +5613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Password-protected page without its access cookie: sign in at the page (POST …/login) */
@@ -4265,7 +5622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -4275,7 +5632,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The page is suspended over the plan's quota (code STATUS_PAGE_SUSPENDED) */
@@ -4284,7 +5641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4324,7 +5681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Wrong password: the form again */
@@ -4352,7 +5709,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -4361,7 +5718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description More than 10 attempts a minute from this address, or the page's own throttle after 5 failures (Retry-After; docs/security.md) */
@@ -4406,7 +5763,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such page, or the caller may not see it: unknown, private (members only), outside the IP allow-list */
@@ -4416,7 +5773,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -4425,7 +5782,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description More than 10 a minute from this address */
@@ -4466,7 +5823,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4498,7 +5855,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4536,7 +5893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such monitor or component, or not on a public page */
@@ -4585,7 +5942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such monitor or component, or not on a public page */
@@ -4632,7 +5989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such monitor or component, or not on a public page */
@@ -4689,7 +6046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -4698,7 +6055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -4707,7 +6064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -4716,7 +6073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -4725,7 +6082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -4734,7 +6091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -4743,7 +6100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -4752,7 +6109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4804,7 +6161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -4813,7 +6170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -4822,7 +6179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -4831,7 +6188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4889,7 +6246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -4898,7 +6255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -4907,7 +6264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -4916,7 +6273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -4925,7 +6282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -4934,7 +6291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -4943,7 +6300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5001,7 +6358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5010,7 +6367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5019,7 +6376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5028,7 +6385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5037,7 +6394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5046,7 +6403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5055,7 +6412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5064,7 +6421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5102,7 +6459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5111,7 +6468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5120,7 +6477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -5129,7 +6486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5138,7 +6495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5147,7 +6504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5156,7 +6513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5165,7 +6522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5210,7 +6567,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5219,7 +6576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5228,7 +6585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5237,7 +6594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5246,7 +6603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5255,7 +6612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5301,7 +6658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5310,7 +6667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5319,7 +6676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5328,7 +6685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5337,7 +6694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5346,7 +6703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5384,7 +6741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5393,7 +6750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5402,7 +6759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5411,7 +6768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5469,7 +6826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5478,7 +6835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5487,7 +6844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5496,7 +6853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5505,7 +6862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5514,7 +6871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5523,7 +6880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5567,7 +6924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5576,7 +6933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5585,7 +6942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -5594,7 +6951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5603,7 +6960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5612,7 +6969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5621,7 +6978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5664,7 +7021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5673,7 +7030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5682,7 +7039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -5691,7 +7048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5700,7 +7057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5709,7 +7066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5718,7 +7075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5727,7 +7084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5736,7 +7093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5791,7 +7148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5800,7 +7157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5809,7 +7166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -5818,7 +7175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -5827,7 +7184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -5836,7 +7193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5845,7 +7202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5854,7 +7211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5863,7 +7220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5915,7 +7272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -5924,7 +7281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -5933,7 +7290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -5942,7 +7299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -5951,7 +7308,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -5960,7 +7317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -5969,7 +7326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6004,7 +7361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6013,7 +7370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6022,7 +7379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6031,7 +7388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6040,7 +7397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6049,7 +7406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6058,7 +7415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6067,7 +7424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6105,7 +7462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6114,7 +7471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6123,7 +7480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6132,7 +7489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6141,7 +7498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6150,7 +7507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6159,7 +7516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6168,7 +7525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6221,7 +7578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6230,7 +7587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6239,7 +7596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6248,7 +7605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6257,7 +7614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -6266,7 +7623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6275,7 +7632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6284,7 +7641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6293,7 +7650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6346,7 +7703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6355,7 +7712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6364,7 +7721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6373,7 +7730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6382,7 +7739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -6391,7 +7748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6400,7 +7757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6409,7 +7766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6418,7 +7775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6464,7 +7821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6473,7 +7830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6482,7 +7839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6491,7 +7848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6500,7 +7857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -6509,7 +7866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6518,7 +7875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6527,7 +7884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6536,7 +7893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6573,7 +7930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6582,7 +7939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6591,7 +7948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6600,7 +7957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6609,7 +7966,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6618,7 +7975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6627,7 +7984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6678,7 +8035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6687,7 +8044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6696,7 +8053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6705,7 +8062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6714,7 +8071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6723,7 +8080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6732,7 +8089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6783,7 +8140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6792,7 +8149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6801,7 +8158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6810,7 +8167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -6819,7 +8176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -6828,7 +8185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6837,7 +8194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6846,7 +8203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6855,7 +8212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6898,7 +8255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -6907,7 +8264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -6916,7 +8273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -6925,7 +8282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -6934,7 +8291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -6943,7 +8300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -6952,7 +8309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7001,7 +8358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7010,7 +8367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7019,7 +8376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7028,7 +8385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -7037,7 +8394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -7046,7 +8403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7055,7 +8412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7064,7 +8421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7073,7 +8430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7122,7 +8479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7131,7 +8488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7140,7 +8497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7149,7 +8506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7158,7 +8515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7167,7 +8524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7176,7 +8533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7229,7 +8586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7238,7 +8595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7247,7 +8604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7256,7 +8613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7265,7 +8622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7274,7 +8631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7283,7 +8640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7336,7 +8693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7345,7 +8702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7354,7 +8711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7363,7 +8720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -7372,7 +8729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -7381,7 +8738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7390,7 +8747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7399,7 +8756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7408,7 +8765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7455,7 +8812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7464,7 +8821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7473,7 +8830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7482,7 +8839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7491,7 +8848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7500,7 +8857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7509,7 +8866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7544,7 +8901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7553,7 +8910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7562,7 +8919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7571,7 +8928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -7580,7 +8937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7589,7 +8946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7598,7 +8955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7607,7 +8964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7662,7 +9019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7671,7 +9028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7680,7 +9037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7689,7 +9046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -7698,7 +9055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -7707,7 +9064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7716,7 +9073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7725,7 +9082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7734,7 +9091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7773,7 +9130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7782,7 +9139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7791,7 +9148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7800,7 +9157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7809,7 +9166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7818,7 +9175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7827,7 +9184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7873,7 +9230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7882,7 +9239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7891,7 +9248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -7900,7 +9257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -7909,7 +9266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -7918,7 +9275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -7927,7 +9284,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -7936,7 +9293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -7945,7 +9302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7980,7 +9337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -7989,7 +9346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -7998,7 +9355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8007,7 +9364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8016,7 +9373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8025,7 +9382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8034,7 +9391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8043,7 +9400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8094,7 +9451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8103,7 +9460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8112,7 +9469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8121,7 +9478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8130,7 +9487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -8139,7 +9496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8148,7 +9505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8157,7 +9514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8166,7 +9523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8219,7 +9576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8228,7 +9585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8237,7 +9594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8246,7 +9603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8255,7 +9612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8264,7 +9621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8273,7 +9630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8330,7 +9687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8339,7 +9696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8348,7 +9705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8357,7 +9714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8366,7 +9723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -8375,7 +9732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8384,7 +9741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8393,7 +9750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8402,7 +9759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8437,7 +9794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8446,7 +9803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8455,7 +9812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8464,7 +9821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8473,7 +9830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8482,7 +9839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8491,7 +9848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8500,7 +9857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8535,7 +9892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8544,7 +9901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8553,7 +9910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8562,7 +9919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8571,7 +9928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8580,7 +9937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8589,7 +9946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8642,7 +9999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8651,7 +10008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8660,7 +10017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8669,7 +10026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8678,7 +10035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -8687,7 +10044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8696,7 +10053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8705,7 +10062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8714,7 +10071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8747,7 +10104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8756,7 +10113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8765,7 +10122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8774,7 +10131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8783,7 +10140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8792,7 +10149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8801,7 +10158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8810,7 +10167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8862,7 +10219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8871,7 +10228,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -8880,7 +10237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -8889,7 +10246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -8898,7 +10255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -8907,7 +10264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -8916,7 +10273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -8925,7 +10282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -8934,7 +10291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8988,7 +10345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -8997,7 +10354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9006,7 +10363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9015,7 +10372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9024,7 +10381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9033,7 +10390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9042,7 +10399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9096,7 +10453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9105,7 +10462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9114,7 +10471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9123,7 +10480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -9132,7 +10489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -9141,7 +10498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9150,7 +10507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9159,7 +10516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9168,7 +10525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9224,7 +10581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9233,7 +10590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9242,7 +10599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9251,7 +10608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9260,7 +10617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9269,7 +10626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9278,7 +10635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9339,7 +10696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9348,7 +10705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9357,7 +10714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9366,7 +10723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -9375,7 +10732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -9384,7 +10741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9393,7 +10750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9402,7 +10759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9411,7 +10768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9450,7 +10807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9459,7 +10816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9468,7 +10825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9477,7 +10834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9486,7 +10843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9495,7 +10852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9504,7 +10861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9539,7 +10896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9548,7 +10905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9557,7 +10914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9566,7 +10923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -9575,7 +10932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9584,7 +10941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9593,7 +10950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9602,7 +10959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9662,7 +11019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9671,7 +11028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9680,7 +11037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9689,7 +11046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9698,7 +11055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9707,7 +11064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9716,7 +11073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9783,7 +11140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9792,7 +11149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -9801,7 +11158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9810,7 +11167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9819,7 +11176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9828,7 +11185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9837,7 +11194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9877,7 +11234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -9886,7 +11243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -9895,7 +11252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -9904,7 +11261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -9913,7 +11270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -9922,7 +11279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -9931,7 +11288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -9940,7 +11297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10003,7 +11360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10012,7 +11369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10021,7 +11378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10030,7 +11387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10039,7 +11396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10048,7 +11405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10057,7 +11414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10142,7 +11499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10151,7 +11508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10160,7 +11517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10169,7 +11526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10178,7 +11535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10187,7 +11544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10196,7 +11553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10268,7 +11625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10277,7 +11634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10286,7 +11643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10295,7 +11652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10304,7 +11661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10313,7 +11670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10322,7 +11679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10372,7 +11729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10381,7 +11738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10390,7 +11747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10399,7 +11756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10408,7 +11765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10417,7 +11774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10426,7 +11783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10481,7 +11838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10490,7 +11847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10499,7 +11856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10508,7 +11865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -10517,7 +11874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -10526,7 +11883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10535,7 +11892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10544,7 +11901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10553,7 +11910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10618,7 +11975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10627,7 +11984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10636,7 +11993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10645,7 +12002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -10654,7 +12011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -10663,7 +12020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10672,7 +12029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10681,7 +12038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10690,7 +12047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10758,7 +12115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10767,7 +12124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10776,7 +12133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10785,7 +12142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -10794,7 +12151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10803,7 +12160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10812,7 +12169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10821,7 +12178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10889,7 +12246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -10898,7 +12255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -10907,7 +12264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -10916,7 +12273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -10925,7 +12282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -10934,7 +12291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -10943,7 +12300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -10952,7 +12309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11024,7 +12381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11033,7 +12390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11042,7 +12399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11051,7 +12408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -11060,7 +12417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11069,7 +12426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11078,7 +12435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11087,7 +12444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11127,7 +12484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11136,7 +12493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11145,7 +12502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11154,7 +12511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -11163,7 +12520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11172,7 +12529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11181,7 +12538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11190,7 +12547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11241,7 +12598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11250,7 +12607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11259,7 +12616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11268,7 +12625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11277,7 +12634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11286,7 +12643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11295,7 +12652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11342,7 +12699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11351,7 +12708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11360,7 +12717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11369,7 +12726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11378,7 +12735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11387,7 +12744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11396,7 +12753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11468,7 +12825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11477,7 +12834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11486,7 +12843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11495,7 +12852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11504,7 +12861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11513,7 +12870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11522,7 +12879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11560,7 +12917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11569,7 +12926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11578,7 +12935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11587,7 +12944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11596,7 +12953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11605,7 +12962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11614,7 +12971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11864,7 +13221,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11873,7 +13230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -11882,7 +13239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -11891,7 +13248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -11900,7 +13257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -11909,7 +13266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -11918,7 +13275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11985,7 +13342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -11994,7 +13351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12003,7 +13360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12012,7 +13369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12021,7 +13378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12030,7 +13387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12039,7 +13396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12080,7 +13437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12089,7 +13446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12098,7 +13455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12107,7 +13464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12116,7 +13473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12125,7 +13482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12134,7 +13491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12212,7 +13569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12221,7 +13578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12230,7 +13587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12239,7 +13596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12248,7 +13605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12257,7 +13614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12266,7 +13623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12357,7 +13714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12366,7 +13723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12375,7 +13732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12384,7 +13741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12393,7 +13750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12402,7 +13759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12411,7 +13768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12683,7 +14040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12692,7 +14049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12701,7 +14058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12710,7 +14067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -12719,7 +14076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -12728,7 +14085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12737,7 +14094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12746,7 +14103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12755,7 +14112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12792,7 +14149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12801,7 +14158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12810,7 +14167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12819,7 +14176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12828,7 +14185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12837,7 +14194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12846,7 +14203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12881,7 +14238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -12890,7 +14247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -12899,7 +14256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -12908,7 +14265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -12917,7 +14274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -12926,7 +14283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -12935,7 +14292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -12944,7 +14301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13002,7 +14359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13011,7 +14368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13020,7 +14377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13029,7 +14386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13038,7 +14395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -13047,7 +14404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13056,7 +14413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13065,7 +14422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13074,7 +14431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13304,7 +14661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13313,7 +14670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13322,7 +14679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13331,7 +14688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13340,7 +14697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -13349,7 +14706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13358,7 +14715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13367,7 +14724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13376,7 +14733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13413,7 +14770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13422,7 +14779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13431,7 +14788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13440,7 +14797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13449,7 +14806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13458,7 +14815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13467,7 +14824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13476,7 +14833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13513,7 +14870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13522,7 +14879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13531,7 +14888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13540,7 +14897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13549,7 +14906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13558,7 +14915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13567,7 +14924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13576,7 +14933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13641,7 +14998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13650,7 +15007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13659,7 +15016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13668,7 +15025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13677,7 +15034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13686,7 +15043,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13695,7 +15052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13704,7 +15061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13751,7 +15108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13760,7 +15117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13769,7 +15126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13778,7 +15135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13787,7 +15144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -13796,7 +15153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13805,7 +15162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13814,7 +15171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13823,7 +15180,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13870,7 +15227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13879,7 +15236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -13888,7 +15245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -13897,7 +15254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -13906,7 +15263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -13915,7 +15272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -13924,7 +15281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -13933,7 +15290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -13942,7 +15299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13989,7 +15346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -13998,7 +15355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14007,7 +15364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14016,7 +15373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -14025,7 +15382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -14034,7 +15391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14043,7 +15400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14052,7 +15409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14061,7 +15418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14104,7 +15461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14113,7 +15470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14122,7 +15479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14131,7 +15488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14140,7 +15497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14149,7 +15506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14158,7 +15515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14212,7 +15569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14221,7 +15578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14230,7 +15587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14239,7 +15596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14248,7 +15605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14257,7 +15614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14266,7 +15623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14316,7 +15673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14325,7 +15682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14334,7 +15691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14343,7 +15700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14352,7 +15709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14361,7 +15718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14370,7 +15727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14405,7 +15762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14414,7 +15771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14423,7 +15780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14432,7 +15789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -14441,7 +15798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14450,7 +15807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14459,7 +15816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14468,7 +15825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14525,7 +15882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14534,7 +15891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14543,7 +15900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14552,7 +15909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -14561,7 +15918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -14570,7 +15927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14579,7 +15936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14588,7 +15945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14597,7 +15954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14663,7 +16020,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14672,7 +16029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14681,7 +16038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14690,7 +16047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14699,7 +16056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14708,7 +16065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14717,7 +16074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14804,7 +16161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14813,7 +16170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14822,7 +16179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14831,7 +16188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -14840,7 +16197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -14849,7 +16206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14858,7 +16215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14867,7 +16224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14876,7 +16233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14937,7 +16294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -14946,7 +16303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -14955,7 +16312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -14964,7 +16321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -14973,7 +16330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -14982,7 +16339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -14991,7 +16348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15026,7 +16383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15035,7 +16392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15044,7 +16401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15053,7 +16410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -15062,7 +16419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15071,7 +16428,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15080,7 +16437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15089,7 +16446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15177,7 +16534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15186,7 +16543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15195,7 +16552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15204,7 +16561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -15213,7 +16570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -15222,7 +16579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15231,7 +16588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15240,7 +16597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15249,7 +16606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15304,7 +16661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15313,7 +16670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15322,7 +16679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15331,7 +16688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15340,7 +16697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15349,7 +16706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15358,7 +16715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15409,7 +16766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15418,7 +16775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15427,7 +16784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15436,7 +16793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15445,7 +16802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15454,7 +16811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15463,7 +16820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15501,7 +16858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15510,7 +16867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15519,7 +16876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15528,7 +16885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15537,7 +16894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15546,7 +16903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15555,7 +16912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15585,21 +16942,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            enabled: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AlertChannel"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -15610,7 +16953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15619,7 +16962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15628,7 +16971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15637,7 +16980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15646,7 +16989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15655,7 +16998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15664,7 +17007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15750,21 +17093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15773,7 +17102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15782,7 +17111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15791,7 +17120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15800,7 +17129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -15809,7 +17138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -15818,7 +17147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15827,7 +17156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15836,7 +17165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15845,7 +17174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15873,21 +17202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -15896,7 +17211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15905,7 +17220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -15914,7 +17229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -15923,7 +17238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -15932,7 +17247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -15941,7 +17256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -15950,7 +17265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15985,7 +17300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -15994,7 +17309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16003,7 +17318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16012,7 +17327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16021,7 +17336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16030,7 +17345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16039,7 +17354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16048,7 +17363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16087,21 +17402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -16110,7 +17411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16119,7 +17420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16128,7 +17429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16137,7 +17438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16146,7 +17447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -16155,7 +17456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16164,7 +17465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16173,7 +17474,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16182,7 +17483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16233,7 +17534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16242,7 +17543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16251,7 +17552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16260,7 +17561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16269,7 +17570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16278,7 +17579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16287,7 +17588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16296,7 +17597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16341,7 +17642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16350,7 +17651,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16359,7 +17660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16368,7 +17669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16377,7 +17678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16386,7 +17687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16395,7 +17696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16512,7 +17813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16521,7 +17822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16530,7 +17831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16539,7 +17840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16548,7 +17849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -16557,7 +17858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16566,7 +17867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16575,7 +17876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16584,7 +17885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16641,7 +17942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16650,7 +17951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16659,7 +17960,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16668,7 +17969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16677,7 +17978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16686,7 +17987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16695,7 +17996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16732,7 +18033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16741,7 +18042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16750,7 +18051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16759,7 +18060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16768,7 +18069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16777,7 +18078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16786,7 +18087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16821,7 +18122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16830,7 +18131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16839,7 +18140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16848,7 +18149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16857,7 +18158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -16866,7 +18167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -16875,7 +18176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -16884,7 +18185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16955,7 +18256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -16964,7 +18265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -16973,7 +18274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -16982,7 +18283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -16991,7 +18292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -17000,7 +18301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17009,7 +18310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17018,7 +18319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17027,7 +18328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17077,7 +18378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17086,7 +18387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17095,7 +18396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17104,7 +18405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -17113,7 +18414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -17122,7 +18423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17131,7 +18432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17140,7 +18441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17149,7 +18450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17201,7 +18502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17210,7 +18511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17219,7 +18520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17228,7 +18529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17237,7 +18538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17246,7 +18547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17255,7 +18556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17312,7 +18613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17321,7 +18622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17330,7 +18631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17339,7 +18640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -17348,7 +18649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -17357,7 +18658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17366,7 +18667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17375,7 +18676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17384,7 +18685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17432,7 +18733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17441,7 +18742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17450,7 +18751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17459,7 +18760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17468,7 +18769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17477,7 +18778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17486,7 +18787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17521,7 +18822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17530,7 +18831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17539,7 +18840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17548,7 +18849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -17557,7 +18858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17566,7 +18867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17575,7 +18876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17584,7 +18885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17643,7 +18944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17652,7 +18953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17661,7 +18962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17670,7 +18971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -17679,7 +18980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -17688,7 +18989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17697,7 +18998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17706,7 +19007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17715,7 +19016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17784,7 +19085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17793,7 +19094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17802,7 +19103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17811,7 +19112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17820,7 +19121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17829,7 +19130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17838,7 +19139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17895,7 +19196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -17904,7 +19205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -17913,7 +19214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -17922,7 +19223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -17931,7 +19232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -17940,7 +19241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -17949,7 +19250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18005,7 +19306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -18014,7 +19315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -18023,7 +19324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18032,7 +19333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18041,7 +19342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18050,7 +19351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18059,7 +19360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18096,7 +19397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -18105,7 +19406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -18114,7 +19415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18123,7 +19424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18132,7 +19433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18141,7 +19442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18150,7 +19451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18201,7 +19502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -18210,7 +19511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -18219,7 +19520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18228,7 +19529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -18237,7 +19538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18246,7 +19547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18255,7 +19556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18264,7 +19565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18301,7 +19602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -18310,7 +19611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -18319,7 +19620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18328,7 +19629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -18337,7 +19638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18346,7 +19647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18355,7 +19656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18364,7 +19665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18407,7 +19708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18416,7 +19717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18425,7 +19726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18434,7 +19735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18443,7 +19744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18486,7 +19787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18495,7 +19796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -18504,7 +19805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18513,7 +19814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18522,7 +19823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18531,7 +19832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18574,7 +19875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18583,7 +19884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18592,7 +19893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18601,7 +19902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18610,7 +19911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18653,7 +19954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18662,7 +19963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -18671,7 +19972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18680,7 +19981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18689,7 +19990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18698,7 +19999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18741,7 +20042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18750,7 +20051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18759,7 +20060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18768,7 +20069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18777,7 +20078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18820,7 +20121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18829,7 +20130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -18838,7 +20139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18847,7 +20148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18856,7 +20157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18865,7 +20166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18922,7 +20223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -18931,7 +20232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -18940,7 +20241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -18949,7 +20250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -18958,7 +20259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -18967,7 +20268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -18976,7 +20277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19038,7 +20339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19047,7 +20348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19056,7 +20357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19065,7 +20366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -19074,7 +20375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -19083,7 +20384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19092,7 +20393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19101,7 +20402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19110,7 +20411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19156,7 +20457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19165,7 +20466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19174,7 +20475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19183,7 +20484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19192,7 +20493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19201,7 +20502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19210,7 +20511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19263,7 +20564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19272,7 +20573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19281,7 +20582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19290,7 +20591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19299,7 +20600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19308,7 +20609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19317,7 +20618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19352,7 +20653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19361,7 +20662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19370,7 +20671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19379,7 +20680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -19388,7 +20689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19397,7 +20698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19406,7 +20707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19415,7 +20716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19477,7 +20778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19486,7 +20787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19495,7 +20796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19504,7 +20805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -19513,7 +20814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -19522,7 +20823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19531,7 +20832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19540,7 +20841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19549,7 +20850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19616,7 +20917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19625,7 +20926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19634,7 +20935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19643,7 +20944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19652,7 +20953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19661,7 +20962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19670,7 +20971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19743,7 +21044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19752,7 +21053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19761,7 +21062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19770,7 +21071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -19779,7 +21080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -19788,7 +21089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19797,7 +21098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19806,7 +21107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19815,7 +21116,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19874,7 +21175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -19883,7 +21184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -19892,7 +21193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -19901,7 +21202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -19910,7 +21211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -19919,7 +21220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -19928,7 +21229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -19937,7 +21238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -19946,7 +21247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20005,7 +21306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20014,7 +21315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20023,7 +21324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20032,7 +21333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -20041,7 +21342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -20050,7 +21351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20059,7 +21360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20068,7 +21369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20077,7 +21378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20136,7 +21437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20145,7 +21446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20154,7 +21455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20163,7 +21464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -20172,7 +21473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -20181,7 +21482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20190,7 +21491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20199,7 +21500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20208,7 +21509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20267,7 +21568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20276,7 +21577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20285,7 +21586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20294,7 +21595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -20303,7 +21604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -20312,7 +21613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20321,7 +21622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20330,7 +21631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20339,7 +21640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20428,7 +21729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20437,7 +21738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20446,7 +21747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20455,7 +21756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20464,7 +21765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20473,7 +21774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20482,7 +21783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20584,7 +21885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20593,7 +21894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20602,7 +21903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20611,7 +21912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -20620,7 +21921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -20629,7 +21930,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20638,7 +21939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20647,7 +21948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20656,7 +21957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20741,7 +22042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20750,7 +22051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20759,7 +22060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20768,7 +22069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20777,7 +22078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20786,7 +22087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20795,7 +22096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20830,7 +22131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -20839,7 +22140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -20848,7 +22149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -20857,7 +22158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -20866,7 +22167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -20875,7 +22176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -20884,7 +22185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -20893,7 +22194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20996,7 +22297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21005,7 +22306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21014,7 +22315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21023,7 +22324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21032,7 +22333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -21041,7 +22342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21050,7 +22351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21059,7 +22360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21068,7 +22369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21117,7 +22418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21126,7 +22427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21135,7 +22436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21144,7 +22445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21153,7 +22454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21162,7 +22463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21171,7 +22472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21237,7 +22538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21246,7 +22547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21255,7 +22556,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21264,7 +22565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21273,7 +22574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -21282,7 +22583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21291,7 +22592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21300,7 +22601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21309,7 +22610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21364,7 +22665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21373,7 +22674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21382,7 +22683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21391,7 +22692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21400,7 +22701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21409,7 +22710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21418,7 +22719,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21478,7 +22779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21487,7 +22788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21496,7 +22797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21505,7 +22806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21514,7 +22815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -21523,7 +22824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21532,7 +22833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21541,7 +22842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21550,7 +22851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21642,7 +22943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21651,7 +22952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21660,7 +22961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21669,7 +22970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21678,7 +22979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -21687,7 +22988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21696,7 +22997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21705,7 +23006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21714,7 +23015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21799,7 +23100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21808,7 +23109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21817,7 +23118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21826,7 +23127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21835,7 +23136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21844,7 +23145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -21853,7 +23154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -21862,7 +23163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21947,7 +23248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -21956,7 +23257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -21965,7 +23266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -21974,7 +23275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -21983,7 +23284,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -21992,7 +23293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22001,7 +23302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22010,7 +23311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22046,7 +23347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22055,7 +23356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22064,7 +23365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22073,7 +23374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -22082,7 +23383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22091,7 +23392,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22100,7 +23401,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22109,7 +23410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22164,7 +23465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22173,7 +23474,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22182,7 +23483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22191,7 +23492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22200,7 +23501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22209,7 +23510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22218,7 +23519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22302,7 +23603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22311,7 +23612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22320,7 +23621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22329,7 +23630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -22338,7 +23639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -22347,7 +23648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22356,7 +23657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22365,7 +23666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22374,7 +23675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22425,7 +23726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22434,7 +23735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22443,7 +23744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22452,7 +23753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22461,7 +23762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22470,7 +23771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22479,7 +23780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22514,7 +23815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22523,7 +23824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22532,7 +23833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22541,7 +23842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -22550,7 +23851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22559,7 +23860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22568,7 +23869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22577,7 +23878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22663,7 +23964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22672,7 +23973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22681,7 +23982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22690,7 +23991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -22699,7 +24000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -22708,7 +24009,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22717,7 +24018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22726,7 +24027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22735,7 +24036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22802,7 +24103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22811,7 +24112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22820,7 +24121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22829,7 +24130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22838,7 +24139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22847,7 +24148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -22856,7 +24157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22930,7 +24231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -22939,7 +24240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -22948,7 +24249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -22957,7 +24258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -22966,7 +24267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -22975,7 +24276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -22984,7 +24285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -22993,7 +24294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23002,7 +24303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23063,7 +24364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -23072,7 +24373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -23081,7 +24382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -23090,7 +24391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23099,7 +24400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23108,7 +24409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23117,7 +24418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23152,7 +24453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -23161,7 +24462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -23170,7 +24471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -23179,7 +24480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -23188,7 +24489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23197,7 +24498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23206,7 +24507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23215,7 +24516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23286,7 +24587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -23295,7 +24596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -23304,7 +24605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -23313,7 +24614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -23322,7 +24623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -23331,7 +24632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23340,7 +24641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23349,7 +24650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23358,7 +24659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23429,7 +24730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -23438,7 +24739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -23447,7 +24748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -23456,7 +24757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -23465,7 +24766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -23474,7 +24775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23483,7 +24784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23492,7 +24793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23501,7 +24802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23568,7 +24869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHENTICATED: missing or invalid credentials */
@@ -23577,7 +24878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
@@ -23586,7 +24887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: does not exist or belongs to another organisation */
@@ -23595,7 +24896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -23604,7 +24905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
@@ -23613,7 +24914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23622,7 +24923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23631,7 +24932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23640,7 +24941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23683,7 +24984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23692,7 +24993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23701,7 +25002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23710,7 +25011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23753,7 +25054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description CONFLICT with current state */
@@ -23762,7 +25063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
@@ -23771,7 +25072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description INTERNAL_ERROR; safe to retry with backoff */
@@ -23780,7 +25081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
@@ -23789,7 +25090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

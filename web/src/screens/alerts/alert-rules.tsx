@@ -31,7 +31,7 @@ export function AlertRules() {
   const lookups = useAlertLookups();
   const [editing, setEditing] = useState<string | null>(null);
   // Names of the monitors single-monitor rules watch (cached per monitor, shared with other screens).
-  const scoped = [...new Set((rules.data?.data ?? []).filter((r) => r.scope.type === "monitor").map((r) => String(r.scope.monitor_id)))];
+  const scoped = [...new Set((rules.data?.data ?? []).flatMap((r) => (r.scope.type === "monitor" ? [r.scope.monitor_id] : [])))];
   const monitors = useQueries({
     queries: scoped.map((id) => ({
       queryKey: ["monitor", id],
