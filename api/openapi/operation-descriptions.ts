@@ -146,8 +146,15 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   readAllNotifications: "Marks every unread notification read; `marked` says how many.",
 
   // heartbeat
-  getHeartbeat: "Records a ping for the heartbeat monitor the token belongs to (`recorded` is false while it is paused); the monitor goes down when pings stop for longer than its period plus grace. An unknown token is 404.",
-  sendHeartbeat: "The same as GET, for cron jobs and scripts that POST; the body is not read.",
+  getHeartbeat: "Records a success ping for the heartbeat monitor the token belongs to: an up result, and the next deadline follows its period or cron schedule (plus grace). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  sendHeartbeat: "The same as GET, for cron jobs and scripts that POST; the body (any content type) is kept as text in the result's data.body, its first 10 KB. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  pingHeartbeatStart: "Start signal: the job began. Records no result of its own; the next success or fail ping records the run's duration since this start. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  startHeartbeat: "The start signal by POST; the body's first 10 KB are kept with the run. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  pingHeartbeatFail: "Fail signal: the job failed. A down result at once (the monitor goes down without waiting for the deadline). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  failHeartbeat: "The fail signal by POST; the body's first non-empty line becomes the result's error and its first 10 KB are kept in data.body. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.",
+  getSsoConfig: "The organisation's single sign-on (OpenID Connect) configuration: issuer, client id, allowed email domains, the role of new members, whether SSO is required; the client secret is never returned (masked). 404 when none is configured.",
+  deleteSsoConfig: "Turns single sign-on off: members keep their accounts and password sign-in works again. 404 when none is configured.",
+  testSsoConnection: "Fetches the issuer's discovery document as sign-in would (through the network guard) and reports what it offers (authorization and token endpoints, PKCE S256); one that cannot be reached or is no OpenID provider answers 200 with `ok: false` and the reason. 400 for an issuer that is not an https URL (http only on loopback or with SSO_ALLOW_HTTP_ISSUER).",
 
   // runners
   listRunners: "Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times.",

@@ -13,8 +13,6 @@ const WHAT: Record<PingSignal, string> = {
 };
 const detail = (signal: PingSignal) => ({
   summary: WHAT[signal],
-  description:
-    "The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.",
   security: [] as never[],
 });
 
