@@ -25,6 +25,7 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/runner/heartbeat": "sendRunnerHeartbeat",
   "POST /api/v1/runner/results": "submitRunnerResults",
   "GET /status/{slug}": "getStatusPageHtml",
+  "POST /api/v1/alert-channels/preview": "previewAlertChannelMessage",
 };
 
 const isParam = (s: string) => s.startsWith("{");
