@@ -1381,6 +1381,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alert-channels/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message template with a sample alert, as a channel of the type would send it
+         * @description Sends nothing. Refuses what saving would refuse: unknown variables and syntax errors are 400 VALIDATION_ERROR with details naming each (path body.template.title or body.template.body, and the position).
+         */
+        post: operations["previewAlertChannelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alert-channels/{id}": {
         parameters: {
             query?: never;
@@ -3492,6 +3512,13 @@ export interface components {
                  * @description The dashboard's firing-alerts page, where a signed-in member acknowledges this alert (problems only: alert, escalation, reminder)
                  */
                 acknowledge?: string;
+            };
+            /** @description Present when the channel has a message template: its rendered title and body, plain text (values are not escaped beyond JSON) */
+            message?: {
+                /** @description The channel's title template, rendered */
+                title?: string;
+                /** @description The channel's body template, rendered */
+                body?: string;
             };
         };
         Monitor: {
@@ -14427,6 +14454,15 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             enabled: boolean;
+                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                            template: {
+                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                                title?: string;
+                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                                body?: string;
+                            } | null;
+                            /** @description IANA time zone of the times in its messages */
+                            timezone: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -14517,6 +14553,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["EmailChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14524,6 +14572,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["SlackChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14531,6 +14591,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["DiscordChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14538,6 +14610,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TeamsChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14545,6 +14629,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TelegramChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14552,6 +14648,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["WebhookChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14559,6 +14667,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["PagerdutyChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -14566,6 +14686,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
@@ -14592,10 +14724,156 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    previewAlertChannelMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    };
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @enum {string} */
+                    kind?: "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Rendered title as the channel sends it; null: the template has none and Watchpost's title is sent */
+                        title: string | null;
+                        /** @description Rendered body as the channel sends it; null: the template has none and Watchpost's layout is sent */
+                        body: string | null;
+                        /** @enum {string} */
+                        title_format: "html" | "slack" | "markdown" | "plain";
+                        /** @enum {string} */
+                        body_format: "html" | "slack" | "markdown" | "plain";
                     };
                 };
             };
@@ -14715,6 +14993,15 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -14903,6 +15190,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config?: components["schemas"]["EmailChannelConfig"] | components["schemas"]["SlackChannelConfig"] | components["schemas"]["DiscordChannelConfig"] | components["schemas"]["TeamsChannelConfig"] | components["schemas"]["TelegramChannelConfig"] | components["schemas"]["WebhookChannelConfig"] | components["schemas"]["PagerdutyChannelConfig"] | components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
@@ -14929,6 +15228,15 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
