@@ -94,7 +94,7 @@ function normaliseTemplate(template: MessageTemplate | null | undefined): Messag
 }
 
 /** Unknown variables, syntax errors and an unknown time zone, as one 400 naming each. */
-export function checkTemplateSettings(template: MessageTemplate | null | undefined, timezone: string | undefined): void {
+function checkTemplateSettings(template: MessageTemplate | null | undefined, timezone: string | undefined): void {
   const issues = templateIssues(template, "body.template");
   if (timezone !== undefined && !isValidTimeZone(timezone)) issues.push({ path: "body.timezone", message: `Unknown time zone "${timezone}"; use an IANA name such as Europe/Berlin` });
   if (issues.length > 0) throw validationError(issues);
