@@ -71,11 +71,11 @@ function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
   };
 }
 
-function checkConfig(type: string, config: unknown): asserts type is ChannelType {
-  const issues = validateChannelConfig(type, config);
-  if (issues.length > 0) {
-    throw validationError(issues.map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message })));
-  }
+/** The config's problems and the template's, in one 400, so a form shows them all at once. */
+function checkChannel(type: string, config: unknown, template: MessageTemplate | null | undefined, timezone: string | undefined): asserts type is ChannelType {
+  const issues = validateChannelConfig(type, config).map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message }));
+  issues.push(...templateSettingsIssues(template, timezone));
+  if (issues.length > 0) throw validationError(issues);
 }
 
 /** What a delivery needs of the channel row to bind its template (alerting/service/message-template.ts). */
@@ -93,16 +93,15 @@ function normaliseTemplate(template: MessageTemplate | null | undefined): Messag
   return out.title === undefined && out.body === undefined ? null : out;
 }
 
-/** Unknown variables, syntax errors and an unknown time zone, as one 400 naming each. */
-function checkTemplateSettings(template: MessageTemplate | null | undefined, timezone: string | undefined): void {
+/** Unknown variables, syntax errors and an unknown time zone, each named. */
+function templateSettingsIssues(template: MessageTemplate | null | undefined, timezone: string | undefined) {
   const issues = templateIssues(template, "body.template");
   if (timezone !== undefined && !isValidTimeZone(timezone)) issues.push({ path: "body.timezone", message: `Unknown time zone "${timezone}"; use an IANA name such as Europe/Berlin` });
-  if (issues.length > 0) throw validationError(issues);
+  return issues;
 }
 
 export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<ChannelView> {
-  checkConfig(input.type, input.config);
-  checkTemplateSettings(input.template, input.timezone);
+  checkChannel(input.type, input.config, input.template, input.timezone);
   return withTx(ctx.sql, async (tx) => {
     // Serialises concurrent creates in one organisation so the quota cannot be overshot.
     await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
@@ -146,8 +145,7 @@ export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelI
     } else if (type !== row.type) {
       throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
     }
-    checkConfig(type, config);
-    checkTemplateSettings(patch.template, patch.timezone);
+    checkChannel(type, config, patch.template, patch.timezone);
     const updated = await updateAlertChannel(tx, ctx.actor.orgId, id, {
       name: patch.name ?? row.name,
       type,
@@ -215,7 +213,8 @@ export interface MessagePreview {
 /** Renders a template with the sample alert, exactly as a channel of `type` would; refuses what saving would refuse. */
 export function previewMessage(input: PreviewInput, dashboardUrl: string): MessagePreview {
   if (!isChannelType(input.type)) throw validationError([{ path: "body.type", message: `must be one of ${channelTypes.join(", ")}` }]);
-  checkTemplateSettings(input.template, input.timezone);
+  const issues = templateSettingsIssues(input.template, input.timezone);
+  if (issues.length > 0) throw validationError(issues);
   const format = channelSpecOf(input.type).messageFormat;
   const bound = bindTemplate(sampleEvent(input.kind ?? "alert", dashboardUrl), { template: normaliseTemplate(input.template), timezone: input.timezone ?? "UTC" }, dashboardUrl);
   return {
