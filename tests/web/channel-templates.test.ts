@@ -75,7 +75,7 @@ describe("message template editor", () => {
     await form.getByTestId("preview-body").getByText("*Checkout API* is down", { exact: false }).waitFor();
     await form.getByRole("button", { name: "Add channel" }).click();
     const hook = page.locator("[data-channel='Templated hook']");
-    await hook.waitFor();
+    await hook.getByText("custom message").waitFor();
     await hook.getByRole("button", { name: "Send test" }).click();
     await hook.getByText(/^Test sent/).waitFor({ timeout: 15_000 });
     expect(hooks.at(-1)?.message?.title).toBe("[Test] Test monitor");
@@ -90,6 +90,7 @@ describe("message template editor", () => {
     await edit.getByLabel("Body template").fill("");
     await edit.getByRole("button", { name: "Save channel" }).click();
     await edit.waitFor({ state: "detached" });
+    await hook.getByText("custom message").waitFor({ state: "detached" });
     const before = hooks.length;
     await hook.getByRole("button", { name: "Send test" }).click();
     for (let i = 0; i < 150 && hooks.length === before; i++) await Bun.sleep(100);

@@ -51,6 +51,7 @@ export function AlertChannels() {
             <li key={c.id} className="card" data-channel={c.name}>
               <div className="row">
                 <strong>{c.name}</strong> <span className="tag">{c.type}</span>
+                {c.template && <span className="tag" title="This channel sends its own message template">custom message</span>}
                 {!c.enabled && <span className="badge badge-paused">disabled</span>}
               </div>
               <div className="row" role="group" aria-label={`Actions for ${c.name}`}>
