@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { channelSpecs } from "../../schemas/channel-types.ts";
-import { bindTemplate } from "../service/message-template.ts";
+import { bindTemplate, templateView } from "../service/message-template.ts";
 import { channels } from "./registry.ts";
 import { type SmtpReceiver, startSmtpReceiver } from "./email/smtp-receiver.ts";
 import { type HttpReceiver, sampleEvent, startHttpReceiver, testContext } from "./testing.ts";
@@ -79,6 +79,17 @@ describe("message templates in every channel", () => {
     const body = await send("telegram", { bot_token: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", chat_id: 1 });
     expect(body.parse_mode).toBe("HTML");
     expect(body.text).toBe(`<b>Triggered: &lt;b&gt;*Pay*&lt;/b&gt; _now_ &amp; &lt;!channel&gt; [x](https://evil.example)</b>\n*Down* &lt;b&gt;*Pay*&lt;/b&gt; _now_ &amp; &lt;!channel&gt; [x](https://evil.example) in eu-west at ${when}\nError: connect ECONNREFUSED`);
+  });
+
+  it("telegram: a long message is cut under 4096 characters without half an entity; errors are cut to 1000 characters", async () => {
+    const long = sampleEvent("alert", { result: { duration_ms: 1, error: "&".repeat(5000) } });
+    const t = bindTemplate(long, { template: { body: "{{error}}|{{error}}|{{error}}|{{error}}|{{error}}" }, timezone: "UTC" }, "https://watchpost.example");
+    await channels.telegram.send(long, { bot_token: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", chat_id: 1 }, ctx(), t);
+    const text: string = http.last().json().text;
+    expect(text.length).toBeLessThanOrEqual(4096);
+    expect(text).toEndWith("&amp;…");
+    expect(text).not.toContain("|");
+    expect(templateView(long, "UTC", "x").error).toBe(`${"&".repeat(999)}…`);
   });
 
   it("webhook: the payload stays JSON and gains message.title and message.body as plain strings", async () => {

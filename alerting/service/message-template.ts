@@ -117,6 +117,8 @@ function duration(ms: number): string {
   return `${sec}s`;
 }
 
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
 const isProblem = (kind: AlertEventKind) => kind === "alert" || kind === "escalation" || kind === "reminder";
 
 /** The values of the documented variables (schemas/channels/message-template.ts) for one event. */
@@ -125,10 +127,11 @@ export function templateView(event: AlertEvent, timezone: string, dashboardUrl: 
   return {
     kind: event.kind,
     kind_label: kindLabel[event.kind],
-    monitor: { id: event.monitor.id, name: event.monitor.name, type: event.monitor.type, target: event.monitor.target ?? "", url: monitorUrl },
+    monitor: { id: event.monitor.id, name: event.monitor.name, type: event.monitor.type, target: clip(event.monitor.target ?? "", 500), url: monitorUrl },
     region: event.region,
     status: event.status,
-    error: event.result.error ?? "",
+    // Errors can carry a response body; a message needs the gist (as Watchpost's own layout cuts it).
+    error: clip(event.result.error ?? "", 1000),
     response_time_ms: String(Math.round(event.result.duration_ms)),
     condition: event.condition,
     rule: { id: event.rule.id, name: event.rule.name },

@@ -5,13 +5,16 @@ import { type TelegramConfig, telegramSpec } from "./telegram-schema.ts";
 
 export { type TelegramConfig };
 
+/** Cuts to Telegram's limit without leaving half a tag or half an entity, which Telegram would refuse to parse. */
+const cutHtml = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1).replace(/<[^>]*$|&[^;\s]*$/, "")}…` : s);
+
 /** sendMessage text in Telegram's HTML mode; values are cut so the whole stays under the 4096-character limit. */
 function telegramText(event: AlertEvent, template?: BoundTemplate): string {
   const r = renderEvent(event);
   // Template output is already HTML-escaped value by value; its own markup (<b>, <i>, <a>) is the author's.
   const title = template?.render("title", "html");
   const body = template?.render("body", "html");
-  if (body !== undefined) return clip(`<b>${title ?? escapeHtml(clip(r.title, 200))}</b>\n${body}`, 4096);
+  if (body !== undefined) return cutHtml(`<b>${title ?? escapeHtml(clip(r.title, 200))}</b>\n${body}`, 4096);
   const lines = [
     `<b>${title ?? escapeHtml(clip(r.title, 200))}</b>`,
     escapeHtml(clip(r.headline, 400)),
