@@ -39,7 +39,7 @@ export const templateVariables: readonly TemplateVariable[] = [
   { name: "monitor.url", description: "Link to the monitor in the dashboard", sample: "https://watchpost.example.com/monitors/mon_01HSAMPLE" },
   { name: "region", description: "Region the check ran in", sample: "eu-west" },
   { name: "status", description: "Check status: up, down, degraded, timeout", sample: "down" },
-  { name: "error", description: "The check's error message; empty when none", sample: "HTTP 503 Service Unavailable" },
+  { name: "error", description: "The check's error message, cut to 1000 characters; empty when none", sample: "HTTP 503 Service Unavailable" },
   { name: "response_time_ms", description: "Response time of the check that decided, in milliseconds", sample: "2412" },
   { name: "condition", description: "The rule's condition in words", sample: "status is down or timeout" },
   { name: "rule.id", description: "Alert rule id", sample: "arl_01HSAMPLE" },
