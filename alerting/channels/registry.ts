@@ -1,7 +1,7 @@
 import { channelTypes, isChannelType, type ChannelType } from "../../schemas/channel-types.ts";
 import { channels } from "./send-registry.gen.ts";
 import { backoffDelay as coreBackoffDelay, retry } from "../../core/retry.ts";
-import { type AlertEvent, type Channel, type ChannelContext, ChannelError, type DeliveryReceipt } from "./types.ts";
+import { type AlertEvent, type BoundTemplate, type Channel, type ChannelContext, ChannelError, type DeliveryReceipt } from "./types.ts";
 
 /** The senders are generated from schemas/channel-types.ts (scripts/gen-registries.ts); validation and masking live in alerting/service/channel-config.ts. */
 export { channels, channelTypes, isChannelType, type ChannelType };
@@ -33,6 +33,8 @@ export interface RetryOptions {
   attempts?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** The channel's message template bound to this event, if it has one. */
+  template?: BoundTemplate;
 }
 
 /** Exponential backoff with jitter (half fixed, half random), never sooner than the receiver asked (core/retry). */
@@ -50,7 +52,7 @@ export async function deliverWithRetry<C>(
   event: AlertEvent,
   config: C,
   ctx: ChannelContext,
-  { attempts = 4, baseDelayMs = 1000, maxDelayMs = 60_000 }: RetryOptions = {},
+  { attempts = 4, baseDelayMs = 1000, maxDelayMs = 60_000, template }: RetryOptions = {},
 ): Promise<DeliveryOutcome> {
   const log = { op: "alerting.deliver", channel: channel.type, kind: event.kind, dedupKey: event.dedupKey, delivery: event.idempotencyKey };
   const tried: DeliveryAttempt[] = [];
@@ -61,7 +63,7 @@ export async function deliverWithRetry<C>(
       async (attempt) => {
         at = ctx.clock.now().toISOString();
         started = performance.now();
-        const receipt = await channel.send(event, config, ctx);
+        const receipt = await channel.send(event, config, ctx, template);
         tried.push({ attempt, ok: true, at, durationMs: Math.round(performance.now() - started), status: receipt.status });
         ctx.log.info({ ...log, attempt, status: receipt.status }, "delivered");
         return receipt;

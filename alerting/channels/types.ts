@@ -10,6 +10,8 @@ export type { HttpFetch };
 // The event a channel delivers is the engine's (alerting/engine/alert-event.ts); channels import it from here.
 export { alertEventKinds, type AlertEvent, type AlertEventKind } from "../engine/alert-event.ts";
 import type { AlertEvent } from "../engine/alert-event.ts";
+import type { BoundTemplate } from "../service/message-template.ts";
+export type { BoundTemplate };
 
 /** What the receiving end said; stored in alert history with the attempt. */
 export interface DeliveryReceipt {
@@ -83,5 +85,9 @@ export interface Channel<Config> {
   readonly secretFields: readonly string[];
   /** Checks the schema cannot express; runs only on a config the schema accepted. */
   validate?(config: Config): ValidationIssue[];
-  send(event: AlertEvent, config: Config, ctx: ChannelContext): Promise<DeliveryReceipt>;
+  /**
+   * `template` is the channel's own message template bound to this event (alerting/service/message-template.ts),
+   * undefined when it has none: the channel places its title and body, rendered in its spec's messageFormat.
+   */
+  send(event: AlertEvent, config: Config, ctx: ChannelContext, template?: BoundTemplate): Promise<DeliveryReceipt>;
 }

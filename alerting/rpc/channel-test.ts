@@ -5,7 +5,8 @@ import type { Logger } from "../../core/log.ts";
 import type { Sql } from "../../db/client.ts";
 import { CHANNEL_TEST_QUEUE, CHANNEL_TEST_SUBJECT, type ChannelTestRequest, type TestSendResult } from "../../schemas/messages/channel-test.ts";
 import { type AlertEvent, type Channel, type ChannelContext, type ChannelType, channels, deliverWithRetry } from "../channels/index.ts";
-import { decryptChannelConfig, getChannelRow } from "../service/alert-channels.ts";
+import { decryptChannelConfig, getChannelRow, templateSettingsOf } from "../service/alert-channels.ts";
+import { bindTemplate } from "../service/message-template.ts";
 
 export interface ChannelTestDeps {
   sql: Sql;
@@ -38,7 +39,12 @@ async function sendTestNotification(d: Omit<ChannelTestDeps, "bus" | "log">, req
     org: { id: req.orgId, name: req.orgName },
     links: { monitor: `${d.channelCtx.publicBaseUrl}/alert-channels/${row.id}` },
   };
-  const outcome = await deliverWithRetry(channels[type] as Channel<unknown>, event, config, d.channelCtx, { attempts: 2, baseDelayMs: 500, maxDelayMs: 2000 });
+  const outcome = await deliverWithRetry(channels[type] as Channel<unknown>, event, config, d.channelCtx, {
+    attempts: 2,
+    baseDelayMs: 500,
+    maxDelayMs: 2000,
+    template: bindTemplate(event, templateSettingsOf(row), d.channelCtx.publicBaseUrl),
+  });
   return { ok: outcome.ok, attempts: outcome.attempts, ...(outcome.error ? { error: outcome.error.message } : {}), ...(outcome.receipt?.providerId ? { provider_id: outcome.receipt.providerId } : {}) };
 }
 

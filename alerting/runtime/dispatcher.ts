@@ -8,7 +8,8 @@ import { claimDeliveries, type DeliveryRow, insertDeliveries, insertHistory, mar
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
 import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
-import { decryptChannelConfig } from "../service/alert-channels.ts";
+import { decryptChannelConfig, templateSettingsOf } from "../service/alert-channels.ts";
+import { bindTemplate } from "../service/message-template.ts";
 import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.ts";
 import { type AlertBusEvent, type DecideContext, decide } from "../engine/decide.ts";
 import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
@@ -81,7 +82,8 @@ async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {
   else {
     deps.beforeSend?.(d);
     try {
-      const receipt = await (channels[row.type] as Channel<unknown>).send(event, decryptChannelConfig(deps.box, row), deps.channelCtx);
+      const template = bindTemplate(event, templateSettingsOf(row), deps.channelCtx.publicBaseUrl);
+      const receipt = await (channels[row.type] as Channel<unknown>).send(event, decryptChannelConfig(deps.box, row), deps.channelCtx, template);
       outcome = { ok: true, status: receipt.status };
     } catch (err) {
       outcome = { ok: false, error: err instanceof ChannelError ? err : new ChannelError(`unexpected error: ${(err as Error)?.message ?? String(err)}`, { permanent: false }) };

@@ -73,6 +73,23 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     expect(events.filter((e) => e.data?.monitor_id === mon).map((e) => e.type)).toEqual(["alert.fired", "alert.recovered"]);
   });
 
+  it("renders the channel's message template into real alert and recovery deliveries, in its time zone", async () => {
+    const o = await alertingOrg(db.sql);
+    const mon = await o.monitor([], "Shop <prod>");
+    const ch = await o.webhook(`${receiver.url}/templated`);
+    const template = { title: "{{kind_label}}: {{monitor.name}}", body: "{{rule.name}} in {{region}} at {{time}}{{#links.acknowledge}} ack: {{links.acknowledge}}{{/links.acknowledge}}" };
+    await db.sql`update alert_channels set message_template = ${db.sql.json(template)}, timezone = 'Asia/Tokyo' where id = ${ch}`;
+    await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }] });
+    await publish(result(o.orgId, mon, "down"));
+    await until(() => received(mon).length === 1, 5000, "alert");
+    await publish(result(o.orgId, mon, "up"));
+    await until(() => received(mon).length === 2, 5000, "recovery");
+    const [alert, recovery] = receiver.requests.filter((r) => r.json().monitor.id === mon).map((r) => r.json().message);
+    expect(alert.title).toBe("Triggered: Shop <prod>");
+    expect(alert.body).toMatch(/^Down in eu-west at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d GMT\+9 ack: https:\/\/watchpost\.test\/alerts$/);
+    expect(recovery).toEqual({ title: "Resolved: Shop <prod>", body: expect.stringMatching(/^Down in eu-west at .+ GMT\+9$/) });
+  });
+
   it("waits for consecutive_failures and counts each region apart", async () => {
     const o = await alertingOrg(db.sql);
     const mon = await o.monitor();

@@ -15,8 +15,12 @@ import {
   updateAlertChannel,
 } from "../../db/queries/alert-channels.ts";
 import { channelReferences } from "../../db/queries/alert-rules.ts";
-import { type ChannelType, isChannelType } from "../../schemas/channel-types.ts";
+import { channelSpecOf, channelTypes, type ChannelType, isChannelType } from "../../schemas/channel-types.ts";
+import type { AlertEventKind } from "../../schemas/channels/channel-spec.ts";
 import { maskSecrets, restoreMaskedSecrets, validateChannelConfig } from "./channel-config.ts";
+import type { MessageFormat, MessageTemplate } from "../../schemas/channels/message-template.ts";
+import { isValidTimeZone } from "../../schemas/maintenance/zoned-time.ts";
+import { bindTemplate, sampleEvent, type TemplateSettings, templateIssues } from "./message-template.ts";
 
 export interface ChannelView {
   id: string;
@@ -24,6 +28,9 @@ export interface ChannelView {
   type: ChannelType;
   config: Record<string, unknown>;
   enabled: boolean;
+  /** The channel's own message template; null: Watchpost's layout. */
+  template: MessageTemplate | null;
+  timezone: string;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +40,8 @@ export interface ChannelInput {
   type: string;
   config: Record<string, unknown>;
   enabled?: boolean;
+  template?: MessageTemplate | null;
+  timezone?: string;
 }
 
 interface Ctx {
@@ -55,20 +64,44 @@ function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
     type,
     config: maskSecrets(type, decryptChannelConfig(box, row)),
     enabled: row.enabled,
+    template: row.message_template,
+    timezone: row.timezone,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
 }
 
-function checkConfig(type: string, config: unknown): asserts type is ChannelType {
-  const issues = validateChannelConfig(type, config);
-  if (issues.length > 0) {
-    throw validationError(issues.map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message })));
-  }
+/** The config's problems and the template's, in one 400, so a form shows them all at once. */
+function checkChannel(type: string, config: unknown, template: MessageTemplate | null | undefined, timezone: string | undefined): asserts type is ChannelType {
+  const issues = validateChannelConfig(type, config).map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message }));
+  issues.push(...templateSettingsIssues(template, timezone));
+  if (issues.length > 0) throw validationError(issues);
+}
+
+/** What a delivery needs of the channel row to bind its template (alerting/service/message-template.ts). */
+export const templateSettingsOf = (row: Pick<AlertChannelRow, "message_template" | "timezone">): TemplateSettings => ({
+  template: row.message_template,
+  timezone: row.timezone,
+});
+
+/** An empty template ({} or blank parts) means none: the channel goes back to Watchpost's layout. */
+function normaliseTemplate(template: MessageTemplate | null | undefined): MessageTemplate | null {
+  if (!template) return null;
+  const out: MessageTemplate = {};
+  if (template.title?.trim()) out.title = template.title;
+  if (template.body?.trim()) out.body = template.body;
+  return out.title === undefined && out.body === undefined ? null : out;
+}
+
+/** Unknown variables, syntax errors and an unknown time zone, each named. */
+function templateSettingsIssues(template: MessageTemplate | null | undefined, timezone: string | undefined) {
+  const issues = templateIssues(template, "body.template");
+  if (timezone !== undefined && !isValidTimeZone(timezone)) issues.push({ path: "body.timezone", message: `Unknown time zone "${timezone}"; use an IANA name such as Europe/Berlin` });
+  return issues;
 }
 
 export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<ChannelView> {
-  checkConfig(input.type, input.config);
+  checkChannel(input.type, input.config, input.template, input.timezone);
   return withTx(ctx.sql, async (tx) => {
     // Serialises concurrent creates in one organisation so the quota cannot be overshot.
     await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
@@ -78,6 +111,8 @@ export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<Chan
       type: input.type,
       configEnc: ctx.box.encrypt(JSON.stringify(input.config)),
       enabled: input.enabled ?? true,
+      messageTemplate: normaliseTemplate(input.template),
+      timezone: input.timezone ?? "UTC",
     });
     return toChannelView(ctx.box, row);
   });
@@ -110,12 +145,14 @@ export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelI
     } else if (type !== row.type) {
       throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
     }
-    checkConfig(type, config);
+    checkChannel(type, config, patch.template, patch.timezone);
     const updated = await updateAlertChannel(tx, ctx.actor.orgId, id, {
       name: patch.name ?? row.name,
       type,
       configEnc: ctx.box.encrypt(JSON.stringify(config)),
       enabled: patch.enabled ?? row.enabled,
+      messageTemplate: patch.template === undefined ? row.message_template : normaliseTemplate(patch.template),
+      timezone: patch.timezone ?? row.timezone,
     });
     return toChannelView(ctx.box, updated!);
   });
@@ -155,4 +192,35 @@ export async function testChannel(ctx: Ctx & { bus: Bus; orgName: string }, id: 
     }
     throw err;
   }
+}
+
+export interface PreviewInput {
+  type: string;
+  template: MessageTemplate;
+  timezone?: string;
+  kind?: AlertEventKind;
+}
+
+export interface MessagePreview {
+  /** The rendered title, escaped as the channel escapes it; null when the template has no title (Watchpost's title is sent). */
+  title: string | null;
+  /** The rendered body; null when the template has no body (Watchpost's layout is sent). */
+  body: string | null;
+  title_format: MessageFormat;
+  body_format: MessageFormat;
+}
+
+/** Renders a template with the sample alert, exactly as a channel of `type` would; refuses what saving would refuse. */
+export function previewMessage(input: PreviewInput, dashboardUrl: string): MessagePreview {
+  if (!isChannelType(input.type)) throw validationError([{ path: "body.type", message: `must be one of ${channelTypes.join(", ")}` }]);
+  const issues = templateSettingsIssues(input.template, input.timezone);
+  if (issues.length > 0) throw validationError(issues);
+  const format = channelSpecOf(input.type).messageFormat;
+  const bound = bindTemplate(sampleEvent(input.kind ?? "alert", dashboardUrl), { template: normaliseTemplate(input.template), timezone: input.timezone ?? "UTC" }, dashboardUrl);
+  return {
+    title: bound?.render("title", format.title) ?? null,
+    body: bound?.render("body", format.body) ?? null,
+    title_format: format.title,
+    body_format: format.body,
+  };
 }

@@ -34,6 +34,7 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/org/sso/test": "testSsoConnection",
   "POST /api/v1/auth/sso/start": "startSsoSignIn",
   "GET /api/v1/auth/sso/callback": "completeSsoSignIn",
+  "POST /api/v1/alert-channels/preview": "previewAlertChannelMessage",
 };
 
 const isParam = (s: string) => s.startsWith("{");

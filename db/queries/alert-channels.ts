@@ -7,6 +7,10 @@ export interface AlertChannelRow {
   type: string;
   config_enc: string;
   enabled: boolean;
+  /** Mustache title/body templates; null = the channel's default layout. */
+  message_template: { title?: string; body?: string } | null;
+  /** IANA time zone of times in its messages. */
+  timezone: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -16,12 +20,16 @@ export interface AlertChannelWrite {
   type: string;
   configEnc: string;
   enabled: boolean;
+  messageTemplate: { title?: string; body?: string } | null;
+  timezone: string;
 }
+
+const templateJson = (sql: Sql, t: AlertChannelWrite["messageTemplate"]) => (t === null ? null : sql.json(t as never));
 
 export async function insertAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`
-    insert into alert_channels (id, org_id, name, type, config_enc, enabled)
-    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled})
+    insert into alert_channels (id, org_id, name, type, config_enc, enabled, message_template, timezone)
+    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled}, ${templateJson(sql, c.messageTemplate)}, ${c.timezone})
     returning *`;
   return row!;
 }
@@ -51,7 +59,8 @@ export async function countAlertChannels(sql: Sql, orgId: string): Promise<numbe
 
 export async function updateAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow | undefined> {
   const [row] = await sql<AlertChannelRow[]>`
-    update alert_channels set name = ${c.name}, type = ${c.type}, config_enc = ${c.configEnc}, enabled = ${c.enabled}, updated_at = now()
+    update alert_channels set name = ${c.name}, type = ${c.type}, config_enc = ${c.configEnc}, enabled = ${c.enabled},
+      message_template = ${templateJson(sql, c.messageTemplate)}, timezone = ${c.timezone}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
 }

@@ -28,6 +28,15 @@ export const WebhookPayload = Type.Object(
       monitor: Type.Optional(Type.String({ format: "uri" })),
       acknowledge: Type.Optional(Type.String({ format: "uri", description: "The dashboard's firing-alerts page, where a signed-in member acknowledges this alert (problems only: alert, escalation, reminder)" })),
     }),
+    message: Type.Optional(
+      Type.Object(
+        {
+          title: Type.Optional(Type.String({ description: "The channel's title template, rendered" })),
+          body: Type.Optional(Type.String({ description: "The channel's body template, rendered" })),
+        },
+        { additionalProperties: false, description: "Present when the channel has a message template: its rendered title and body, plain text (values are not escaped beyond JSON)" },
+      ),
+    ),
   },
   { $id: "WebhookPayload", title: "Webhook channel delivery", additionalProperties: false },
 );

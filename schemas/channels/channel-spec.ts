@@ -1,5 +1,6 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Issue } from "../validation.ts";
+import type { MessageFormat } from "./message-template.ts";
 
 /** What a channel is told: a new alert, its escalation or reminder, its recovery or acknowledgement, or a test send. */
 export type AlertEventKind = "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
@@ -24,6 +25,11 @@ export interface ChannelSpec<T extends string = string, C extends TObject = TObj
    * masked form of the stored `secret`, which then keeps that secret (unmasked) as the previous one.
    */
   rotatesFrom?: Readonly<Record<string, string>>;
+  /**
+   * Where a message template's output lands and how its values are escaped there
+   * (schemas/channels/message-template.ts): the title's and the body's markup.
+   */
+  messageFormat: { title: MessageFormat; body: MessageFormat };
   /** Paging providers: their incidents follow our alert state, so they also get `acknowledgement`. */
   paging?: boolean;
   /** Checks the schema cannot express; runs only on a config the schema accepted. */

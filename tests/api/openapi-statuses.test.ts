@@ -40,7 +40,7 @@ const NEVER_CONFLICTS = [
   "POST /api/v1/monitors", "POST /api/v1/monitors/bulk", "PATCH /api/v1/monitors/{id}", "DELETE /api/v1/monitors/{id}", "POST /api/v1/monitors/{id}/pause", "POST /api/v1/monitors/{id}/resume",
   "POST /api/v1/monitors/bulk/pause", "POST /api/v1/monitors/bulk/resume", "POST /api/v1/monitors/bulk/delete", "DELETE /api/v1/monitor-groups/{tag}",
   "POST /api/v1/maintenance-windows", "PATCH /api/v1/maintenance-windows/{id}", "DELETE /api/v1/maintenance-windows/{id}",
-  "POST /api/v1/alert-channels", "PATCH /api/v1/alert-channels/{id}", "POST /api/v1/alert-channels/{id}/test",
+  "POST /api/v1/alert-channels", "PATCH /api/v1/alert-channels/{id}", "POST /api/v1/alert-channels/{id}/test", "POST /api/v1/alert-channels/preview",
   "POST /api/v1/alert-rules", "PATCH /api/v1/alert-rules/{id}", "DELETE /api/v1/alert-rules/{id}", "POST /api/v1/alert-rules/{id}/acknowledge",
   "POST /api/v1/escalation-policies", "PATCH /api/v1/escalation-policies/{id}", "POST /api/v1/notifications/{id}/read", "POST /api/v1/notifications/read-all",
   "POST /api/v1/heartbeat/{token}", "POST /api/v1/heartbeat/{token}/start", "POST /api/v1/heartbeat/{token}/fail", "POST /api/v1/runners", "PATCH /api/v1/runners/{id}", "DELETE /api/v1/runners/{id}", "POST /api/v1/runner/session",

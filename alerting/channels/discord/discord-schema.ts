@@ -16,5 +16,6 @@ export const discordSpec = defineChannelSpec({
   help: "Posts to a Discord channel webhook.",
   config: discordConfig,
   secretFields: ["url"],
+  messageFormat: { title: "markdown", body: "markdown" },
   validate: (config) => urlIssues("/url", config.url),
 });

@@ -17,4 +17,5 @@ export const emailSpec = defineChannelSpec({
   help: "Sends an email to one or more addresses.",
   config: emailConfig,
   secretFields: [],
+  messageFormat: { title: "plain", body: "html" },
 });

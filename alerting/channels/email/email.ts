@@ -2,21 +2,21 @@ import { createHash } from "node:crypto";
 import { escapeHtml, formatTime, renderEvent } from "../format.ts";
 import { cutBody } from "../http.ts";
 import type { SmtpMessage, SmtpSettings } from "../../../core/mail/smtp-transport.ts";
-import { type AlertEvent, type Channel, ChannelError } from "../types.ts";
+import { type AlertEvent, type BoundTemplate, type Channel, ChannelError } from "../types.ts";
 import { emailConfig, type EmailConfig } from "./email-schema.ts";
 
 export { type EmailConfig };
 
-function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings): SmtpMessage {
+function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings, template?: BoundTemplate): SmtpMessage {
   const r = renderEvent(event);
   const unsubscribe = event.links.unsubscribe;
+  // A template's body replaces the title, headline, facts and links; the footer and unsubscribe link stay.
+  const ownText = template?.render("body", "plain");
+  const ownHtml = template?.render("body", "html");
   const text = [
-    r.title,
-    r.headline,
-    "",
-    ...r.facts.map((f) => `${f.name}: ${f.value}`),
-    "",
-    ...r.links.map((l) => `${l.text}: ${l.url}`),
+    ...(ownText !== undefined
+      ? [ownText]
+      : [r.title, r.headline, "", ...r.facts.map((f) => `${f.name}: ${f.value}`), "", ...r.links.map((l) => `${l.text}: ${l.url}`)]),
     "",
     `${event.org.name} · Watchpost · ${formatTime(event.occurredAt)}`,
     ...(unsubscribe ? [`Stop these emails: ${unsubscribe}`] : []),
@@ -26,10 +26,14 @@ function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings
   const buttons = r.links.map((l) => `<a href="${escapeHtml(l.url)}" style="margin-right:16px">${escapeHtml(l.text)}</a>`);
   const html = [
     `<!doctype html><html><body style="font-family:sans-serif">`,
-    `<h2 style="border-left:6px solid ${colour};padding-left:8px">${escapeHtml(r.title)}</h2>`,
-    `<p>${escapeHtml(r.headline)}</p>`,
-    `<table>${rows.join("")}</table>`,
-    buttons.length ? `<p>${buttons.join("")}</p>` : "",
+    ...(ownHtml !== undefined
+      ? [`<div style="white-space:pre-wrap;border-left:6px solid ${colour};padding-left:8px">${ownHtml}</div>`]
+      : [
+          `<h2 style="border-left:6px solid ${colour};padding-left:8px">${escapeHtml(r.title)}</h2>`,
+          `<p>${escapeHtml(r.headline)}</p>`,
+          `<table>${rows.join("")}</table>`,
+          buttons.length ? `<p>${buttons.join("")}</p>` : "",
+        ]),
     `<p style="color:#6b7280;font-size:small">${escapeHtml(event.org.name)} · Watchpost`,
     unsubscribe ? ` · <a href="${escapeHtml(unsubscribe)}">Unsubscribe</a>` : "",
     `</p></body></html>`,
@@ -39,7 +43,7 @@ function emailMessage(event: AlertEvent, config: EmailConfig, smtp: SmtpSettings
   return {
     from: smtp.from,
     to: typeof config.to === "string" ? [config.to] : config.to,
-    subject: `[Watchpost] ${r.title}`,
+    subject: template?.render("title", "plain") ?? `[Watchpost] ${r.title}`,
     text,
     html,
     headers: {
@@ -68,12 +72,12 @@ export const email: Channel<EmailConfig> = {
   type: "email",
   configSchema: emailConfig,
   secretFields: [],
-  async send(event, config, ctx) {
+  async send(event, config, ctx, template) {
     const smtp = ctx.smtp;
     if (!smtp) throw new ChannelError("email is not configured on this deployment (no SMTP settings)", { permanent: true });
     const transport = ctx.createSmtpTransport(smtp, ctx.timeoutMs);
     try {
-      const info = await transport.sendMail(emailMessage(event, config, smtp));
+      const info = await transport.sendMail(emailMessage(event, config, smtp, template));
       const rejected = info.rejected.map(String);
       return {
         status: Number.parseInt(info.response, 10) || undefined,

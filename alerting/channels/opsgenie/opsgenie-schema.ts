@@ -20,5 +20,6 @@ export const opsgenieSpec = defineChannelSpec({
   help: "Opens, acknowledges and closes Opsgenie alerts.",
   config: opsgenieConfig,
   secretFields: ["api_key"],
+  messageFormat: { title: "plain", body: "plain" },
   paging: true,
 });

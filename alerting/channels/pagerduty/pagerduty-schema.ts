@@ -20,5 +20,6 @@ export const pagerdutySpec = defineChannelSpec({
   help: "Opens, acknowledges and resolves PagerDuty incidents (Events API v2).",
   config: pagerdutyConfig,
   secretFields: ["routing_key"],
+  messageFormat: { title: "plain", body: "plain" },
   paging: true,
 });

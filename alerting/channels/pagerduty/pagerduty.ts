@@ -1,6 +1,6 @@
 import { clip, renderEvent } from "../format.ts";
 import { parseJson, postJson } from "../http.ts";
-import type { AlertEvent, AlertEventKind, Channel, ChannelContext } from "../types.ts";
+import type { AlertEvent, AlertEventKind, BoundTemplate, Channel, ChannelContext } from "../types.ts";
 import { type PagerdutyConfig, pagerdutySpec } from "./pagerduty-schema.ts";
 
 export { type PagerdutyConfig };
@@ -15,7 +15,7 @@ const actions: Record<AlertEventKind, "trigger" | "acknowledge" | "resolve"> = {
   recovery: "resolve",
 };
 
-function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: ChannelContext) {
+function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: ChannelContext, template?: BoundTemplate) {
   const event_action = actions[event.kind];
   const base = { routing_key: config.routing_key, event_action, dedup_key: event.dedupKey };
   if (event_action !== "trigger") return base;
@@ -24,7 +24,7 @@ function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: Chann
   return {
     ...base,
     payload: {
-      summary: clip(`${r.title}: ${r.headline}`, 1024),
+      summary: clip(template?.render("title", "plain") ?? `${r.title}: ${r.headline}`, 1024),
       source: event.monitor.target ?? event.monitor.name,
       severity,
       timestamp: event.occurredAt,
@@ -32,6 +32,7 @@ function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: Chann
       group: event.region,
       class: event.monitor.type,
       custom_details: {
+        ...(template?.render("body", "plain") !== undefined ? { message: template.render("body", "plain") } : {}),
         kind: event.kind,
         rule: event.rule.name,
         condition: event.condition,
@@ -54,8 +55,8 @@ export const pagerduty: Channel<PagerdutyConfig> = {
   type: "pagerduty",
   configSchema: pagerdutySpec.config,
   secretFields: pagerdutySpec.secretFields,
-  async send(event, config, ctx) {
-    const res = await postJson(ctx, "PagerDuty Events API", ctx.endpoints.pagerduty, pagerdutyPayload(event, config, ctx));
+  async send(event, config, ctx, template) {
+    const res = await postJson(ctx, "PagerDuty Events API", ctx.endpoints.pagerduty, pagerdutyPayload(event, config, ctx, template));
     const dedup = (parseJson(res.text) as { dedup_key?: string } | undefined)?.dedup_key;
     return { status: res.status, providerId: dedup ?? event.dedupKey };
   },

@@ -16,5 +16,6 @@ export const slackSpec = defineChannelSpec({
   help: "Posts to a Slack (or Mattermost) incoming webhook.",
   config: slackConfig,
   secretFields: ["url"],
+  messageFormat: { title: "plain", body: "slack" },
   validate: (config) => urlIssues("/url", config.url),
 });

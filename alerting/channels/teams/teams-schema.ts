@@ -16,5 +16,6 @@ export const teamsSpec = defineChannelSpec({
   help: "Posts an Adaptive Card to a Microsoft Teams Workflows webhook.",
   config: teamsConfig,
   secretFields: ["url"],
+  messageFormat: { title: "markdown", body: "markdown" },
   validate: (config) => urlIssues("/url", config.url),
 });

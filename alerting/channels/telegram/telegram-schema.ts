@@ -21,4 +21,5 @@ export const telegramSpec = defineChannelSpec({
   help: "Sends a message from your bot to a chat, group or channel.",
   config: telegramConfig,
   secretFields: ["bot_token"],
+  messageFormat: { title: "html", body: "html" },
 });

@@ -1,9 +1,12 @@
 import { WebhookPayload } from "../../../schemas/alerting/webhook-payload.ts";
-import type { AlertEvent } from "../types.ts";
+import type { AlertEvent, BoundTemplate } from "../types.ts";
 
 export { WebhookPayload };
 
-export function toWebhookPayload(event: AlertEvent): WebhookPayload {
+/** With a template, `message` holds its rendered title and body as plain strings (JSON.stringify escapes them). */
+export function toWebhookPayload(event: AlertEvent, template?: BoundTemplate): WebhookPayload {
+  const title = template?.render("title", "plain");
+  const body = template?.render("body", "plain");
   return {
     version: 1,
     id: event.idempotencyKey,
@@ -27,5 +30,6 @@ export function toWebhookPayload(event: AlertEvent): WebhookPayload {
       ...(event.links.monitor ? { monitor: event.links.monitor } : {}),
       ...(event.links.ackUrl ? { acknowledge: event.links.ackUrl } : {}),
     },
+    ...(title !== undefined || body !== undefined ? { message: { ...(title !== undefined ? { title } : {}), ...(body !== undefined ? { body } : {}) } } : {}),
   };
 }

@@ -52,6 +52,7 @@ export const webhookSpec = defineChannelSpec({
   config: webhookConfig,
   // The URL too: generic receivers (Zapier, n8n, Make…) carry their credential in the path or query.
   secretFields: ["url", "secret", "previous_secret", "headers"],
+  messageFormat: { title: "plain", body: "plain" },
   // Rotating: PATCH { secret: <new>, previous_secret: <the mask of the current secret, as shown> }.
   rotatesFrom: { previous_secret: "secret" },
   validate(config) {

@@ -11,8 +11,8 @@ export const webhook: Channel<WebhookConfig> = {
   configSchema: webhookSpec.config,
   secretFields: webhookSpec.secretFields,
   validate: webhookSpec.validate,
-  async send(event, config, ctx) {
-    const body = JSON.stringify(toWebhookPayload(event));
+  async send(event, config, ctx, template) {
+    const body = JSON.stringify(toWebhookPayload(event, template));
     const at = ctx.clock.now();
     const secrets = config.secret ? [config.secret, ...(config.previous_secret ? [config.previous_secret] : [])] : [];
     const res = await request(ctx, "Webhook", config.url, {

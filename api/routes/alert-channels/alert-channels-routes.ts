@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import { createChannel, getChannel, listChannels, patchChannel, removeChannel, testChannel } from "../../../alerting/service/alert-channels.ts";
+import { createChannel, getChannel, listChannels, patchChannel, previewMessage, removeChannel, testChannel } from "../../../alerting/service/alert-channels.ts";
 import type { Actor } from "../../../domain/access/actor.ts";
 import { findOrg } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { ChannelCreateBody, ChannelListQuery, ChannelPatchBody, ChannelView, TestSendResult } from "./schemas.ts";
+import { ChannelCreateBody, ChannelListQuery, ChannelPatchBody, ChannelView, MessagePreview, MessagePreviewBody, TestSendResult } from "./schemas.ts";
 
 /** Alert channels: CRUD with secrets encrypted at rest and masked on read, and test-send. */
 export const alertChannelRoutes = (deps: ApiDeps) => {
@@ -22,6 +22,14 @@ export const alertChannelRoutes = (deps: ApiDeps) => {
           },
           { query: ChannelListQuery, response: { 200: paginated(ChannelView) }, detail: { summary: "List alert channels, newest first" } },
         )
+        .post("/preview", ({ body }) => previewMessage(body, deps.publicBaseUrl), {
+          body: MessagePreviewBody,
+          response: { 200: MessagePreview },
+          detail: {
+            summary: "Render a message template with a sample alert, as a channel of the type would send it",
+            description: "Sends nothing. Refuses what saving would refuse: unknown variables and syntax errors are 400 VALIDATION_ERROR with details naming each (path body.template.title or body.template.body, and the position).",
+          },
+        })
         .get("/:id", ({ actor, params }) => getChannel(ctx(actor), params.id), {
           params: IdParams,
           response: { 200: ChannelView },

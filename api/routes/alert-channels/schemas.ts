@@ -1,6 +1,8 @@
 import { t } from "elysia";
 import type { TLiteral, TUnion } from "@sinclair/typebox";
 import { type ChannelType, channelTypes } from "../../../schemas/channel-types.ts";
+import { type AlertEventKind, alertEventKinds } from "../../../schemas/channels/channel-spec.ts";
+import { type MessageFormat, MessageTemplate, messageFormats } from "../../../schemas/channels/message-template.ts";
 import { Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../schemas/common.ts";
 
 /** One literal per registered channel type (schemas/channel-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
@@ -15,8 +17,32 @@ const Config = t.Record(t.String(), t.Unknown(), {
 /** The same settings as answered: the document types them per type with secret fields masked (…ChannelConfigMasked). */
 const ConfigOut = t.Record(t.String(), t.Unknown(), { description: Config.description, "x-config-of": "masked_channel" });
 
-export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()) });
-export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(Config), enabled: t.Optional(t.Boolean()) });
+const TimeZone = t.String({ minLength: 1, maxLength: 64, description: "IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC", examples: ["Europe/Berlin"] });
+const TemplateIn = t.Union([MessageTemplate, t.Null()], { description: "The channel's own message template (Mustache; variables in docs/channels.md); null or {} returns to Watchpost's layout" });
+
+export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()), template: t.Optional(TemplateIn), timezone: t.Optional(TimeZone) });
+export const ChannelPatchBody = Obj({
+  name: t.Optional(Name),
+  type: t.Optional(ChannelTypeName),
+  config: t.Optional(Config),
+  enabled: t.Optional(t.Boolean()),
+  template: t.Optional(TemplateIn),
+  timezone: t.Optional(TimeZone),
+});
+
+const Format = t.Union(messageFormats.map((f) => t.Literal(f)), { description: "How values were escaped: html, slack (mrkdwn), markdown, plain" }) as unknown as TUnion<[TLiteral<MessageFormat>]>;
+export const MessagePreviewBody = Obj({
+  type: ChannelTypeName,
+  template: MessageTemplate,
+  timezone: t.Optional(TimeZone),
+  kind: t.Optional(t.Union(alertEventKinds.map((k) => t.Literal(k)), { description: "Which event the sample alert is; default alert" }) as unknown as TUnion<[TLiteral<AlertEventKind>]>),
+});
+export const MessagePreview = t.Object({
+  title: t.Union([t.String(), t.Null()], { description: "Rendered title as the channel sends it; null: the template has none and Watchpost's title is sent" }),
+  body: t.Union([t.String(), t.Null()], { description: "Rendered body as the channel sends it; null: the template has none and Watchpost's layout is sent" }),
+  title_format: Format,
+  body_format: Format,
+});
 
 export const ChannelView = t.Object({
   id: t.String(),
@@ -24,6 +50,8 @@ export const ChannelView = t.Object({
   type: ChannelTypeName,
   config: ConfigOut,
   enabled: t.Boolean(),
+  template: t.Union([MessageTemplate, t.Null()], { description: "The channel's own message template; null: Watchpost's layout" }),
+  timezone: t.String({ description: "IANA time zone of the times in its messages" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -895,7 +895,9 @@ export interface paths {
         };
         /**
          * The organisation's single sign-on (OIDC) configuration; the client secret is never returned
-         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         * @description The organisation's single sign-on (OpenID Connect) configuration: issuer, client id, allowed email domains, the role of new members, whether SSO is required; the client secret is never returned (masked). 404 when none is configured.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
          */
         get: operations["getSsoConfig"];
         /**
@@ -908,7 +910,9 @@ export interface paths {
         post?: never;
         /**
          * Turn single sign-on off (accounts stay; password sign-in works again)
-         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         * @description Turns single sign-on off: members keep their accounts and password sign-in works again. 404 when none is configured.
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
          */
         delete: operations["deleteSsoConfig"];
         options?: never;
@@ -927,7 +931,9 @@ export interface paths {
         put?: never;
         /**
          * Fetch an issuer's discovery document as sign-in would, and report what it offers
-         * @description Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
+         * @description Fetches the issuer's discovery document as sign-in would (through the network guard) and reports what it offers (authorization and token endpoints, PKCE S256); one that cannot be reached or is no OpenID provider answers 200 with `ok: false` and the reason. 400 for an issuer that is not an https URL (http only on loopback or with SSO_ALLOW_HTTP_ISSUER).
+         *
+         *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
          */
         post: operations["testSsoConnection"];
         delete?: never;
@@ -1964,6 +1970,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alert-channels/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message template with a sample alert, as a channel of the type would send it
+         * @description Sends nothing. Refuses what saving would refuse: unknown variables and syntax errors are 400 VALIDATION_ERROR with details naming each (path body.template.title or body.template.body, and the position).
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        post: operations["previewAlertChannelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alert-channels/{id}": {
         parameters: {
             query?: never;
@@ -2329,7 +2357,7 @@ export interface paths {
         };
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description Records a success ping for the heartbeat monitor the token belongs to: an up result, and the next deadline follows its period or cron schedule (plus grace). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -2337,7 +2365,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description The same as GET, for cron jobs and scripts that POST; the body (any content type) is kept as text in the result's data.body, its first 10 KB. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -2357,7 +2385,7 @@ export interface paths {
         };
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description Start signal: the job began. Records no result of its own; the next success or fail ping records the run's duration since this start. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -2365,7 +2393,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description The start signal by POST; the body's first 10 KB are kept with the run. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -2385,7 +2413,7 @@ export interface paths {
         };
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description Fail signal: the job failed. A down result at once (the monitor goes down without waiting for the deadline). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -2393,7 +2421,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
-         * @description The token in the URL is the credential (unauthenticated, rate-limited per IP). POST may carry a body (any content type): its first 10 KB are kept as text in the result's data.body.
+         * @description The fail signal by POST; the body's first non-empty line becomes the result's error and its first 10 KB are kept in data.body. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`.
          *
          *     Who: anyone; no credentials.
          */
@@ -4591,6 +4619,13 @@ export interface components {
                  */
                 acknowledge?: string;
             };
+            /** @description Present when the channel has a message template: its rendered title and body, plain text (values are not escaped beyond JSON) */
+            message?: {
+                /** @description The channel's title template, rendered */
+                title?: string;
+                /** @description The channel's body template, rendered */
+                body?: string;
+            };
         };
         /** Monitor */
         Monitor: components["schemas"]["HttpMonitor"] | components["schemas"]["KeywordMonitor"] | components["schemas"]["SslMonitor"] | components["schemas"]["TcpMonitor"] | components["schemas"]["DnsMonitor"] | components["schemas"]["PingMonitor"] | components["schemas"]["DomainMonitor"] | components["schemas"]["SmtpMonitor"] | components["schemas"]["HeartbeatMonitor"] | components["schemas"]["BrowserLiteMonitor"] | components["schemas"]["BrowserFlowMonitor"];
@@ -5042,6 +5077,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["EmailChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5059,6 +5103,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["SlackChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5076,6 +5129,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["DiscordChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5093,6 +5155,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["TeamsChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5110,6 +5181,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["TelegramChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5127,6 +5207,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["WebhookChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5144,6 +5233,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["PagerdutyChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5161,6 +5259,15 @@ export interface components {
             /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
             config: components["schemas"]["OpsgenieChannelConfigMasked"];
             enabled: boolean;
+            /** @description The channel's own message template; null: Watchpost's layout */
+            template: {
+                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                title?: string;
+                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                body?: string;
+            } | null;
+            /** @description IANA time zone of the times in its messages */
+            timezone: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -16942,7 +17049,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["AlertChannel"][];
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            enabled: boolean;
+                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                            template: {
+                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                                title?: string;
+                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                                body?: string;
+                            } | null;
+                            /** @description IANA time zone of the times in its messages */
+                            timezone: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -17028,6 +17158,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["EmailChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17035,6 +17177,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["SlackChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17042,6 +17196,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["DiscordChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17049,6 +17215,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TeamsChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17056,6 +17234,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TelegramChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17063,6 +17253,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["WebhookChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17070,6 +17272,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["PagerdutyChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 } | {
                     name: string;
                     /** @constant */
@@ -17077,6 +17291,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
@@ -17093,7 +17319,167 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlertChannel"];
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewAlertChannelMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    };
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
+                    /** @enum {string} */
+                    kind?: "alert" | "escalation" | "reminder" | "recovery" | "acknowledgement" | "test";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Rendered title as the channel sends it; null: the template has none and Watchpost's title is sent */
+                        title: string | null;
+                        /** @description Rendered body as the channel sends it; null: the template has none and Watchpost's layout is sent */
+                        body: string | null;
+                        /** @enum {string} */
+                        title_format: "html" | "slack" | "markdown" | "plain";
+                        /** @enum {string} */
+                        body_format: "html" | "slack" | "markdown" | "plain";
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17202,7 +17588,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlertChannel"];
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17386,6 +17795,18 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config?: components["schemas"]["EmailChannelConfig"] | components["schemas"]["SlackChannelConfig"] | components["schemas"]["DiscordChannelConfig"] | components["schemas"]["TeamsChannelConfig"] | components["schemas"]["TelegramChannelConfig"] | components["schemas"]["WebhookChannelConfig"] | components["schemas"]["PagerdutyChannelConfig"] | components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                    template?: {
+                        /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                        title?: string;
+                        /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                        body?: string;
+                    } | null;
+                    /**
+                     * @description IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC
+                     * @example Europe/Berlin
+                     */
+                    timezone?: string;
                 };
             };
         };
@@ -17402,7 +17823,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlertChannel"];
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
+                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        enabled: boolean;
+                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
+                        template: {
+                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
+                            title?: string;
+                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
+                            body?: string;
+                        } | null;
+                        /** @description IANA time zone of the times in its messages */
+                        timezone: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */

@@ -4,6 +4,7 @@ import { api, data, type paths } from "../../api/client";
 import { SchemaFields } from "../../components/schema-fields";
 import { EmptyState, ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { readChannelForm, CHANNEL_HELP, CHANNEL_TYPES, channelFields, type ChannelType } from "./channel-body";
+import { browserZone, MessageTemplateEditor, templateOf, type TemplateValue } from "./message-template-editor";
 
 // The document types `config` per channel type; readChannelForm has built it from the chosen type's fields.
 type CreateBody = paths["/api/v1/alert-channels"]["post"]["requestBody"]["content"]["application/json"];
@@ -50,6 +51,7 @@ export function AlertChannels() {
             <li key={c.id} className="card" data-channel={c.name}>
               <div className="row">
                 <strong>{c.name}</strong> <span className="tag">{c.type}</span>
+                {c.template && <span className="tag" title="This channel sends its own message template">custom message</span>}
                 {!c.enabled && <span className="badge badge-paused">disabled</span>}
               </div>
               <div className="row" role="group" aria-label={`Actions for ${c.name}`}>
@@ -88,9 +90,14 @@ function ChannelForm(props: { channel?: Channel; onDone?: () => void }) {
 function ChannelFormFields({ channel, onDone, onSaved }: { channel?: Channel; onDone?: () => void; onSaved: () => void }) {
   const qc = useQueryClient();
   const [type, setType] = useState<ChannelType>((channel?.type as ChannelType) ?? "email");
+  const [message, setMessage] = useState<TemplateValue>({
+    title: channel?.template?.title ?? "",
+    body: channel?.template?.body ?? "",
+    timezone: channel?.timezone ?? browserZone(),
+  });
   const save = useMutation({
     mutationFn: async (f: FormData) => {
-      const body = readChannelForm(type, f);
+      const body = { ...readChannelForm(type, f), template: templateOf(message), timezone: message.timezone.trim() };
       if (channel) return api.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: channel.id } }, body: body as PatchBody }).then(data);
       return api.POST("/api/v1/alert-channels", { body: body as CreateBody }).then(data);
     },
@@ -123,6 +130,7 @@ function ChannelFormFields({ channel, onDone, onSaved }: { channel?: Channel; on
       </div>
       <Field label="Name" id={`${prefix}-name`} name="name" required maxLength={200} defaultValue={channel?.name} placeholder="On-call email" error={issues["body.name"]} />
       <SchemaFields key={type} fields={channelFields(type)} prefix="config" issuePrefix="body.config" value={channel?.type === type ? channel.config : undefined} issues={issues} />
+      <MessageTemplateEditor prefix={prefix} type={type} value={message} onChange={setMessage} issues={issues} />
       {channel && <p className="muted">Secrets show masked (••••1234); leave them as they are to keep them.</p>}
       <ErrorMessage error={save.error} />
       <div className="row">
