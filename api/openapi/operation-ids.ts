@@ -25,6 +25,8 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/runner/heartbeat": "sendRunnerHeartbeat",
   "POST /api/v1/runner/results": "submitRunnerResults",
   "GET /status/{slug}": "getStatusPageHtml",
+  "GET /api/v1/reports/unsubscribe": "getReportUnsubscribe",
+  "POST /api/v1/reports/unsubscribe": "unsubscribeFromReport",
 };
 
 const isParam = (s: string) => s.startsWith("{");
