@@ -47,7 +47,7 @@ export const ReportPatchBody = Obj(
     recipients: t.Optional(fields.recipients),
     enabled: t.Optional(fields.enabled),
   },
-  { minProperties: 1 },
+  { description: "The fields to change; an empty body changes nothing" },
 );
 
 export const ReportListQuery = Obj({ ...PaginationQuery });
