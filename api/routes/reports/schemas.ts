@@ -6,7 +6,7 @@ const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Un
 const Recipient = t.Union(
   [
     Obj({ type: t.Literal("member"), user_id: Id }, { description: "A member of the organisation; mail goes to their account's address" }),
-    Obj({ type: t.Literal("email"), email: t.String({ minLength: 3, maxLength: 254, description: "Any address, e.g. a team list" }) }),
+    Obj({ type: t.Literal("email"), email: t.String({ format: "email", minLength: 3, maxLength: 254, description: "Any address, e.g. a team list" }) }),
   ],
   { description: "Who receives the report" },
 );

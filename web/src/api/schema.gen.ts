@@ -22663,7 +22663,10 @@ export interface operations {
                     } | {
                         /** @constant */
                         type: "email";
-                        /** @description Any address, e.g. a team list */
+                        /**
+                         * Format: email
+                         * @description Any address, e.g. a team list
+                         */
                         email: string;
                     })[];
                     /** @description false: no scheduled sends (send-now still works) */
@@ -23043,7 +23046,10 @@ export interface operations {
                     } | {
                         /** @constant */
                         type: "email";
-                        /** @description Any address, e.g. a team list */
+                        /**
+                         * Format: email
+                         * @description Any address, e.g. a team list
+                         */
                         email: string;
                     })[];
                     /** @description false: no scheduled sends (send-now still works) */
