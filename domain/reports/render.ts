@@ -23,7 +23,7 @@ function downtime(seconds: number | null): string {
 }
 
 /** The period as people say it: "17 Nov 2026 – 23 Nov 2026" (the last day, not the exclusive end). */
-export function periodLabel(data: Pick<ReportData, "period" | "timezone">): string {
+function periodLabel(data: Pick<ReportData, "period" | "timezone">): string {
   const last = new Date(data.period.to.getTime() - 1);
   return `${day(data.period.from, data.timezone)} – ${day(last, data.timezone)}`;
 }
@@ -62,6 +62,7 @@ export function renderReport(data: ReportData, links: { unsubscribe: string; das
   ].join("\n");
   const e = escapeHtml;
   const td = 'style="padding:4px 8px;border-bottom:1px solid #e2e8f0"';
+  const th = (label: string, align = "right") => `<th align="${align}" style="padding:4px 8px">${label}</th>`;
   const monitorRows = data.monitors
     .map((m) => `<tr><td ${td}>${e(m.name)}</td><td ${td} align="right">${pct(m.uptime_pct)}</td><td ${td} align="right">${downtime(m.downtime_seconds)}</td><td ${td} align="right">${ms(m.avg_ms)}</td></tr>`)
     .join("");
@@ -76,9 +77,9 @@ export function renderReport(data: ReportData, links: { unsubscribe: string; das
 <img src="cid:${CHART_CID}" width="${chart.width}" height="${chart.height}" alt="Daily uptime from ${e(first)} to ${e(lastDay)}" style="display:block;max-width:100%;height:auto">
 <p style="color:#64748b;font-size:12px;margin:2px 0 16px">Daily uptime, ${e(first)} to ${e(lastDay)}; scale ${chart.floor_pct} % to 100 %</p>
 <h2 style="font-size:16px">Uptime per monitor</h2>
-${data.monitors.length ? `<table cellspacing="0" style="border-collapse:collapse;width:100%;font-size:14px"><tr><th align="left">Monitor</th><th align="right">Uptime</th><th align="right">Downtime</th><th align="right">Avg</th></tr>${monitorRows}</table>` : "<p>No monitors.</p>"}
+${data.monitors.length ? `<table cellspacing="0" style="border-collapse:collapse;width:100%;font-size:14px"><tr>${th("Monitor", "left")}${th("Uptime")}${th("Downtime")}${th("Avg")}</tr>${monitorRows}</table>` : "<p>No monitors.</p>"}
 <h2 style="font-size:16px">Slowest monitors</h2>
-${data.slowest.length ? `<table cellspacing="0" style="border-collapse:collapse;width:100%;font-size:14px"><tr><th align="left">Monitor</th><th align="right">Avg</th><th align="right">p95</th></tr>${slowRows}</table>` : "<p>No checks in this period.</p>"}
+${data.slowest.length ? `<table cellspacing="0" style="border-collapse:collapse;width:100%;font-size:14px"><tr>${th("Monitor", "left")}${th("Avg")}${th("p95")}</tr>${slowRows}</table>` : "<p>No checks in this period.</p>"}
 <h2 style="font-size:16px">Incidents</h2>
 ${data.incidents.length ? `<ul>${incidentItems}</ul>` : "<p>No incidents.</p>"}
 <p style="color:#64748b;font-size:12px;margin-top:24px"><a href="${e(links.dashboard)}">Open the dashboard</a> · <a href="${e(links.unsubscribe)}">Unsubscribe from this report</a></p>

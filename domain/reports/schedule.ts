@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import { instantOfFloating, wallAt } from "../../schemas/maintenance/zoned-time.ts";
 
-export type ReportFrequency = "weekly" | "monthly";
+type ReportFrequency = "weekly" | "monthly";
 
 export interface ReportSchedule {
   frequency: ReportFrequency;
@@ -33,8 +33,6 @@ export function nextSendAt(s: ReportSchedule, after: Date): Date {
   return next;
 }
 
-const DAY = 86_400_000;
-
 /** Local midnight starting the calendar day `y-m-d` (month 1-12; day may run over, Date.UTC normalises). */
 const midnight = (zone: string, y: number, m: number, d: number) => new Date(instantOfFloating(zone, Date.UTC(y, m - 1, d)));
 
@@ -60,6 +58,3 @@ export function daysOf(timezone: string, p: ReportPeriod): { date: string; from:
   }
   return out;
 }
-
-/** Whole days in a period (23- and 25-hour days count as one). */
-export const periodDays = (p: ReportPeriod) => Math.round((p.to.getTime() - p.from.getTime()) / DAY);

@@ -1,6 +1,6 @@
 import { FormIssuesError } from "../../lib/form-issues";
 
-export type Recipient = { type: "member"; user_id: string } | { type: "email"; email: string };
+type Recipient = { type: "member"; user_id: string } | { type: "email"; email: string };
 
 export interface ReportBody {
   name: string;

@@ -24,8 +24,13 @@ export function Reports() {
     onSettled: () => qc.invalidateQueries({ queryKey: ["reports"] }),
   });
   const send = useMutation({
-    mutationFn: (v: { id: string; to: "me" | "recipients" }) => api.POST("/api/v1/reports/{id}/send", { params: { path: { id: v.id } }, body: { to: v.to } }).then(data),
-    onSuccess: (r, v) => setSent(`${v.to === "me" ? "A preview is on its way to you" : `Queued for ${String(r.queued)} recipient${r.queued === 1 ? "" : "s"}`} (period ${new Date(r.period_start).toLocaleDateString()} – ${new Date(new Date(r.period_end).getTime() - 1).toLocaleDateString()}).`),
+    mutationFn: (v: { id: string; to: "me" | "recipients"; timezone: string }) => api.POST("/api/v1/reports/{id}/send", { params: { path: { id: v.id } }, body: { to: v.to } }).then(data),
+    onSuccess: (r, v) => {
+      // The period's days are the report's local days.
+      const day = (t: number) => new Date(t).toLocaleDateString(undefined, { timeZone: v.timezone, day: "numeric", month: "short", year: "numeric" });
+      const who = v.to === "me" ? "A preview is on its way to you" : `Queued for ${String(r.queued)} recipient${r.queued === 1 ? "" : "s"}`;
+      setSent(`${who} (period ${day(Date.parse(r.period_start))} – ${day(Date.parse(r.period_end) - 1)}).`);
+    },
   });
   if (reports.isPending) return <Loading what="reports" />;
   if (reports.isError) return <ErrorMessage error={reports.error} />;
@@ -67,10 +72,10 @@ export function Reports() {
               </p>
               {write && (
                 <div className="row">
-                  <button onClick={() => send.mutate({ id: r.id, to: "me" })} disabled={send.isPending}>
+                  <button onClick={() => send.mutate({ id: r.id, to: "me", timezone: r.timezone })} disabled={send.isPending}>
                     Send preview to me
                   </button>
-                  <button onClick={() => confirm(`Send ${r.name} to every recipient now?`) && send.mutate({ id: r.id, to: "recipients" })} disabled={send.isPending}>
+                  <button onClick={() => confirm(`Send ${r.name} to every recipient now?`) && send.mutate({ id: r.id, to: "recipients", timezone: r.timezone })} disabled={send.isPending}>
                     Send to recipients now
                   </button>
                   <button onClick={() => setEditing(editing === r.id ? null : r.id)} aria-expanded={editing === r.id}>
