@@ -58,7 +58,7 @@ it("sends a due report once per recipient when two alerting processes run", asyn
   const mail = smtp.mails[0]!;
   expect(mail.parsed.subject).toBe("Monthly report for Results test: no data uptime (1 Oct 2026 – 31 Oct 2026)");
   expect(mail.parsed.text).toContain("https://watchpost.example/api/v1/reports/unsubscribe?token=");
-  expect(await db.sql`select period_start, recipients from report_deliveries where report_id = ${report.id}`).toEqual([{ period_start: new Date("2026-10-01T00:00:00Z"), recipients: 2 }]);
+  expect([...(await db.sql`select period_start, recipients from report_deliveries where report_id = ${report.id}`)]).toEqual([{ period_start: new Date("2026-10-01T00:00:00Z"), recipients: 2 }]);
   const [row] = await db.sql`select next_send_at, last_sent_at from reports where id = ${report.id}`;
   expect(row!.next_send_at.toISOString()).toBe("2026-12-01T08:00:00.000Z");
   expect(row!.last_sent_at).not.toBeNull();
