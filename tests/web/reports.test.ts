@@ -61,8 +61,30 @@ describe("reports screen", () => {
     expect(mail!.parsed.text).toContain("Shop front");
     expect(smtp.mails.filter((m) => m.envelope.to.includes("ops@example.test"))).toHaveLength(0);
 
+    // To every recipient, after a confirmation dialog.
+    await card.getByRole("button", { name: "Send to recipients now" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Send now" }).click();
+    await page.getByRole("status").filter({ hasText: "Queued for 2 recipients" }).waitFor();
+    for (let i = 0; i < 100 && !smtp.mails.some((m) => m.envelope.to.includes("ops@example.test")); i++) await Bun.sleep(100);
+    expect(smtp.mails.filter((m) => m.envelope.to.includes("ops@example.test"))).toHaveLength(1);
+
+    // Edit: monthly on the 3rd.
+    await card.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("form", { name: "Edit report Team weekly" });
+    await edit.getByLabel("Frequency").selectOption("monthly");
+    await edit.getByLabel("Day of the month").fill("3");
+    await edit.getByRole("button", { name: "Save report" }).click();
+    await card.getByText("Monthly, on day 3 of every month at 08:30 (Europe/Berlin) · whole organisation").waitFor();
+    const next = new Date((await apiCall(env, "GET", `/api/v1/reports/${report.id}`)).next_send_at);
+    expect(next.toLocaleString("en-GB", { timeZone: "Europe/Berlin", day: "numeric", hour: "2-digit", minute: "2-digit" })).toBe("3, 08:30");
+
+    await card.getByText(/^Next: Dec 3, 2026, 8:30\s?AM \(Europe\/Berlin\)/).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: "/tmp/reports-screen.png" });
     await captureScreen(page, "reports-01-scheduled");
+    await card.getByRole("button", { name: "Delete Team weekly" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete report" }).click();
+    await page.getByRole("heading", { name: "No reports yet" }).waitFor();
     // The one 400 is the refused time zone above.
     expect(env.errors.filter((e) => !/400/.test(e))).toEqual([]);
     expect(env.errors.filter((e) => e.startsWith("http 400"))).toEqual([expect.stringContaining("POST") as unknown as string]);

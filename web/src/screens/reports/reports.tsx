@@ -1,13 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { EmptyState, ErrorMessage, Field, fmtTime, issuesOf, Loading, Select } from "../../components/ui";
+import { EmptyState, ErrorMessage, Field, issuesOf, Loading, Select } from "../../components/ui";
+import { ConfirmButton } from "../../components/widgets";
 import { useMyRole } from "../org/use-permissions";
 import { readReportBody, scheduleText, WEEKDAYS } from "./report-body";
 
 type Report = paths["/api/v1/reports"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 type Named = { id: string; name: string };
 type Member = { user_id: string; email: string; name: string };
+
+/** A time as the report's recipients read it: in the report's zone. */
+const inZone = (iso: string, zone: string) => `${new Date(iso).toLocaleString(undefined, { timeZone: zone, dateStyle: "medium", timeStyle: "short" })} (${zone})`;
 
 /** Scheduled report emails: weekly or monthly uptime, incidents and slowest monitors, with "send now" to preview. */
 export function Reports() {
@@ -68,22 +72,29 @@ export function Reports() {
                 ))}
               </p>
               <p className="muted">
-                Next: {fmtTime(r.next_send_at)} · Last sent: {fmtTime(r.last_sent_at)}
+                Next: {inZone(r.next_send_at, r.timezone)} · Last sent: {r.last_sent_at ? inZone(r.last_sent_at, r.timezone) : "never"}
               </p>
               {write && (
                 <div className="row">
                   <button onClick={() => send.mutate({ id: r.id, to: "me", timezone: r.timezone })} disabled={send.isPending}>
                     Send preview to me
                   </button>
-                  <button onClick={() => confirm(`Send ${r.name} to every recipient now?`) && send.mutate({ id: r.id, to: "recipients", timezone: r.timezone })} disabled={send.isPending}>
-                    Send to recipients now
-                  </button>
+                  <ConfirmButton
+                    label="Send to recipients now"
+                    title={`Send ${r.name} to every recipient now?`}
+                    confirmLabel="Send now"
+                    danger={false}
+                    disabled={send.isPending}
+                    onConfirm={() => send.mutate({ id: r.id, to: "recipients", timezone: r.timezone })}
+                  >
+                    <p>The last complete period's report goes to every subscribed recipient, marked as a preview. The scheduled email still goes out as usual.</p>
+                  </ConfirmButton>
                   <button onClick={() => setEditing(editing === r.id ? null : r.id)} aria-expanded={editing === r.id}>
                     Edit
                   </button>
-                  <button className="danger" onClick={() => confirm(`Delete ${r.name}?`) && remove.mutate(r.id)}>
-                    Delete
-                  </button>
+                  <ConfirmButton label="Delete" buttonLabel={`Delete ${r.name}`} title={`Delete the report ${r.name}?`} confirmLabel="Delete report" onConfirm={() => remove.mutate(r.id)}>
+                    <p>No more emails of this report will be sent.</p>
+                  </ConfirmButton>
                 </div>
               )}
               {editing === r.id && <ReportForm report={r} pages={pageList} members={memberList} onDone={() => setEditing(null)} />}
