@@ -23,22 +23,32 @@ export interface ReportSweepDeps {
  */
 export async function sendDueReports(d: ReportSweepDeps): Promise<number> {
   let handled = 0;
+  // A report that fails (its data cannot be read) is left due for the next pass and skipped in this one, so it never holds up the others.
+  const failed: string[] = [];
   for (;;) {
     const now = d.now?.() ?? new Date();
-    const done = await withTx(d.sql, async (tx) => {
-      const [report] = await lockDueReports(tx, now, 1);
-      if (!report) return false;
-      const period = periodOf(report, report.next_send_at);
-      const to = await deliverableEmails(tx, report);
-      const claimed = await claimDelivery(tx, report.id, period.from, period.to, to.length);
-      if (claimed) await enqueueReportMail(tx, { box: d.box, baseUrl: d.baseUrl }, report, period, to);
-      const later = now.getTime() > report.next_send_at.getTime() ? now : report.next_send_at;
-      await markScheduled(tx, report.id, nextSendAt(report, later), claimed ? now : null);
-      d.log.info({ op: "reports.send", reportId: report.id, orgId: report.org_id, periodStart: period.from, recipients: to.length, duplicate: !claimed }, claimed ? "report queued" : "report period already sent");
-      return true;
-    });
-    if (!done) return handled;
-    handled++;
+    let current: string | null = null;
+    try {
+      const done = await withTx(d.sql, async (tx) => {
+        const [report] = await lockDueReports(tx, now, 1, failed);
+        if (!report) return false;
+        current = report.id;
+        const period = periodOf(report, report.next_send_at);
+        const to = await deliverableEmails(tx, report);
+        const claimed = await claimDelivery(tx, report.id, period.from, period.to, to.length);
+        if (claimed) await enqueueReportMail(tx, { box: d.box, baseUrl: d.baseUrl }, report, period, to);
+        const later = now.getTime() > report.next_send_at.getTime() ? now : report.next_send_at;
+        await markScheduled(tx, report.id, nextSendAt(report, later), claimed ? now : null);
+        d.log.info({ op: "reports.send", reportId: report.id, orgId: report.org_id, periodStart: period.from, recipients: to.length, duplicate: !claimed }, claimed ? "report queued" : "report period already sent");
+        return true;
+      });
+      if (!done) return handled;
+      handled++;
+    } catch (err) {
+      if (current === null) throw err;
+      failed.push(current);
+      d.log.error({ op: "reports.send", reportId: current, err }, "report not queued; retried next pass");
+    }
   }
 }
 

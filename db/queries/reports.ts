@@ -58,8 +58,12 @@ export async function deleteReport(sql: Sql, orgId: string, id: string): Promise
 }
 
 /** Due reports, locked for this transaction (SKIP LOCKED: another process takes the others). */
-export async function lockDueReports(tx: Sql, now: Date, limit: number): Promise<ReportRow[]> {
-  return [...(await tx<ReportRow[]>`select * from reports where enabled and next_send_at <= ${now} order by next_send_at, id for update skip locked limit ${limit}`)];
+export async function lockDueReports(tx: Sql, now: Date, limit: number, skip: readonly string[] = []): Promise<ReportRow[]> {
+  return [
+    ...(await tx<ReportRow[]>`
+      select * from reports where enabled and next_send_at <= ${now} and id <> all(${[...skip]}::text[])
+      order by next_send_at, id for update skip locked limit ${limit}`),
+  ];
 }
 
 /** The idempotency key of one report's period: true when this call claimed it, false when it was already sent. */

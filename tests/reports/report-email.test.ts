@@ -73,7 +73,7 @@ describe("scheduled reports", () => {
     await bad({ send_time: "25:00" }, "send_time");
     await bad({ scope: "status_page" }, "body.status_page_id");
     await bad({ recipients: [{ type: "member", user_id: "usr_stranger" }] }, "body.recipients");
-    await bad({ recipients: [{ type: "email", email: "not an address" }] }, "body.recipients.0.email");
+    await bad({ recipients: [{ type: "email", email: "not an address" }] }, "body.recipients.0");
     await bad({ recipients: [] }, "recipients");
     const other = await makeOrg(stack.db.sql);
     const theirs = client(stack.server.url, { key: other.api_key });
@@ -118,6 +118,20 @@ describe("scheduled reports", () => {
     const after = (await client(stack.server.url, { key: org.api_key })("GET", `/api/v1/reports/${report.id}`)).body;
     expect(new Date(after.next_send_at).getTime()).toBeGreaterThan(Date.now());
     expect(after.last_sent_at).not.toBeNull();
+  });
+
+  it("leaves a report that cannot be sent due for the next pass without holding up the others", async () => {
+    const broken = await orgWithReport();
+    const good = await orgWithReport();
+    // A zone the runtime no longer knows (written before an upgrade, say): its period cannot be computed.
+    await stack.db.sql`update reports set timezone = 'Mars/Olympus', next_send_at = ${new Date("2026-11-09T08:00:00Z")} where id = ${broken.report.id}`;
+    await dueAt(good.report.id, "2026-11-16T08:00:00Z");
+    const handled = await sendDueReports(sweepDeps());
+    expect(handled).toBeGreaterThanOrEqual(1);
+    expect((await stack.db.sql`select count(*)::int as n from report_deliveries where report_id = ${good.report.id}`)[0]!.n).toBe(1);
+    const [left] = await stack.db.sql`select next_send_at from reports where id = ${broken.report.id}`;
+    expect(left!.next_send_at.toISOString()).toBe("2026-11-09T08:00:00.000Z");
+    await stack.db.sql`delete from reports where id = ${broken.report.id}`;
   });
 
   it("unsubscribes an address with one click and leaves it out of the next period", async () => {
