@@ -8,6 +8,7 @@ import { createLogMailer, type Mailer } from "../core/mail/mailer.ts";
 import { createSmtpMailer } from "../core/mail/smtp-mailer.ts";
 import { startSubscriberDispatcher } from "./notices/subscriber-notices.ts";
 import { startMailOutbox } from "./outbox/mail-outbox.ts";
+import { startReportSweep } from "./reports/report-sweep.ts";
 import { createChannelContext } from "./channels/index.ts";
 import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
@@ -66,6 +67,8 @@ export async function startAlertingRole(input: {
   const mailer = input.mailer ?? (smtp ? createSmtpMailer(smtp, config.ALERTING_CHANNEL_TIMEOUT_MS) : createLogMailer(log));
   const mail = await startMailOutbox({ sql, box, mailer, log });
   const notices = await startSubscriberDispatcher({ sql, box, mailer, baseUrl: config.PUBLIC_BASE_URL, log, channelCtx });
+  // Scheduled report emails: queued into the mail outbox above when due.
+  const reports = startReportSweep({ sql, box, baseUrl: config.PUBLIC_BASE_URL, log });
   log.info({ op: "alerting.start" }, "ingest and alerting started");
   const durables = [INGEST_DURABLE, input.options?.durable ?? "alerting"];
   return {
@@ -88,6 +91,7 @@ export async function startAlertingRole(input: {
     },
     async stop() {
       await channelTests.stop();
+      await reports.stop();
       await notices.stop();
       await mail.stop();
       await runners.stop();

@@ -43,6 +43,8 @@ import { statusPageRoutes } from "./routes/status-pages/status-pages-routes.ts";
 import { themeRoutes } from "./routes/themes/themes-routes.ts";
 import { incidentRoutes } from "./routes/incidents/incidents-routes.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe/unsubscribe-routes.ts";
+import { reportRoutes } from "./routes/reports/reports-routes.ts";
+import { reportUnsubscribeRoutes } from "./routes/reports/report-unsubscribe-routes.ts";
 import { publicRoutes } from "./public/index.ts";
 
 /** Every /api/v1 resource; a new resource adds one line here. */
@@ -81,6 +83,8 @@ const resources = [
   themeRoutes,
   incidentRoutes,
   unsubscribeRoutes,
+  reportUnsubscribeRoutes,
+  reportRoutes,
 ];
 
 export function createApp(deps: ApiDeps, metrics: Metrics) {

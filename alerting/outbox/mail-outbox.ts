@@ -27,7 +27,7 @@ const DEFAULT_POLICY: RetryPolicy = { attempts: 6, baseMs: 10_000, maxMs: 600_00
 
 function messageOf(box: SecretBox, m: MailOutboxRow) {
   const open = (s: string) => (m.sealed ? box.decrypt(s) : s);
-  return { to: m.to_addr, subject: m.subject, text: open(m.text_body), ...(m.html_body === null ? {} : { html: open(m.html_body) }), ...(Object.keys(m.headers).length ? { headers: m.headers } : {}) };
+  return { to: m.to_addr, subject: m.subject, text: open(m.text_body), ...(m.html_body === null ? {} : { html: open(m.html_body) }), ...(Object.keys(m.headers).length ? { headers: m.headers } : {}), ...(m.attachments?.length ? { attachments: m.attachments } : {}) };
 }
 
 /**

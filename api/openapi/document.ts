@@ -174,6 +174,7 @@ export function buildOpenApiDocument(app: AnyElysia, extraSchemas: Record<string
       { name: "alerting", description: "Alert channels, alert rules, escalation policies, alert history, notifications" },
       { name: "incidents", description: "Incidents and their updates" },
       { name: "maintenance", description: "Maintenance windows that silence alerts" },
+      { name: "reports", description: "Scheduled report emails: weekly or monthly uptime, incidents and slowest monitors, per organisation or status page" },
       { name: "status-pages", description: "Status pages: layout, custom domain, subscribers" },
       { name: "public status pages", description: "Public status pages, feeds, subscriptions and badges (no authentication)" },
       { name: "themes", description: "Status page themes" },

@@ -35,6 +35,8 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/auth/sso/start": "startSsoSignIn",
   "GET /api/v1/auth/sso/callback": "completeSsoSignIn",
   "POST /api/v1/alert-channels/preview": "previewAlertChannelMessage",
+  "GET /api/v1/reports/unsubscribe": "getReportUnsubscribe",
+  "POST /api/v1/reports/unsubscribe": "unsubscribeFromReport",
 };
 
 const isParam = (s: string) => s.startsWith("{");

@@ -1,11 +1,21 @@
 import type { Logger } from "../log.ts";
 
+/** An inline image or file; with `cid`, the HTML shows it as `<img src="cid:...">` (no remote fetch). */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  /** The bytes, base64. */
+  content: string;
+  cid?: string;
+}
+
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
   html?: string;
   headers?: Record<string, string>;
+  attachments?: MailAttachment[];
 }
 
 /** Transactional mail (password resets, invitations). SMTP arrives with the email channel. */

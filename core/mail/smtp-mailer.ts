@@ -14,6 +14,7 @@ export function createSmtpMailer(settings: SmtpSettings, timeoutMs = 10_000): Ma
           text: message.text,
           html: message.html ?? "",
           headers: message.headers ?? {},
+          attachments: (message.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, encoding: "base64", cid: a.cid })),
         });
       } finally {
         transport.close();

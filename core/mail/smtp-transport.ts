@@ -18,6 +18,7 @@ export interface SmtpMessage {
   text: string;
   html: string;
   headers: Record<string, string>;
+  attachments?: { filename: string; contentType: string; content: string; encoding: "base64"; cid?: string }[];
 }
 
 interface SmtpSendInfo {

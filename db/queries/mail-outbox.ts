@@ -1,6 +1,7 @@
+import type { MailAttachment } from "../../core/mail/mailer.ts";
 import type { Sql } from "../client.ts";
 
-export type MailKind = "invitation" | "password_reset" | "subscription_confirmation" | "billing_reminder";
+export type MailKind = "invitation" | "password_reset" | "subscription_confirmation" | "billing_reminder" | "report";
 
 export interface MailOutboxRow {
   id: string;
@@ -11,6 +12,7 @@ export interface MailOutboxRow {
   text_body: string;
   html_body: string | null;
   headers: Record<string, string>;
+  attachments: MailAttachment[];
   /** text_body and html_body are sealed with the secret key (they hold a token). */
   sealed: boolean;
   status: "pending" | "sent" | "failed";
@@ -31,13 +33,14 @@ export interface NewMail {
   text: string;
   html: string | null;
   headers: Record<string, string>;
+  attachments: MailAttachment[];
   sealed: boolean;
 }
 
 export async function insertMail(tx: Sql, m: NewMail): Promise<void> {
   await tx`
-    insert into mail_outbox (id, org_id, kind, to_addr, subject, text_body, html_body, headers, sealed)
-    values (${m.id}, ${m.orgId}, ${m.kind}, ${m.to}, ${m.subject}, ${m.text}, ${m.html}, ${tx.json(m.headers)}, ${m.sealed})`;
+    insert into mail_outbox (id, org_id, kind, to_addr, subject, text_body, html_body, headers, attachments, sealed)
+    values (${m.id}, ${m.orgId}, ${m.kind}, ${m.to}, ${m.subject}, ${m.text}, ${m.html}, ${tx.json(m.headers)}, ${tx.json(m.attachments as never)}, ${m.sealed})`;
 }
 
 /** Claims due pending mail (SKIP LOCKED) and counts the attempt; a claim holds it for `leaseMs`. */
@@ -60,9 +63,9 @@ export async function markMail(
   outcome: { status: "sent" } | { status: "failed"; error: string } | { status: "pending"; error: string; retryInMs: number },
 ): Promise<void> {
   if (outcome.status === "sent")
-    await sql`update mail_outbox set status = 'sent', sent_at = now(), lease_until = null, last_error = null, text_body = '', html_body = null where id = ${id}`;
+    await sql`update mail_outbox set status = 'sent', sent_at = now(), lease_until = null, last_error = null, text_body = '', html_body = null, attachments = '[]' where id = ${id}`;
   else if (outcome.status === "failed")
-    await sql`update mail_outbox set status = 'failed', lease_until = null, last_error = ${outcome.error}, text_body = '', html_body = null where id = ${id}`;
+    await sql`update mail_outbox set status = 'failed', lease_until = null, last_error = ${outcome.error}, text_body = '', html_body = null, attachments = '[]' where id = ${id}`;
   else
     await sql`
       update mail_outbox set lease_until = null, last_error = ${outcome.error}, next_attempt_at = now() + make_interval(secs => ${outcome.retryInMs / 1000})

@@ -26,6 +26,7 @@ export async function enqueueMail(tx: Sql, mail: OutgoingMail, box?: SecretBox):
     text: seal(mail.text),
     html: mail.html === undefined ? null : seal(mail.html),
     headers: mail.headers ?? {},
+    attachments: mail.attachments ?? [],
     sealed: box !== undefined,
   });
   return id;

@@ -217,9 +217,11 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   [/^(POST|PATCH) \/api\/v1\/(api-keys|maintenance-windows)/, /Must be in the future|in the past/i],
   // Tokens that must be ones we issued.
   [/^POST \/api\/v1\/auth\/password-reset\/confirm$/, /Reset token is invalid/],
-  [/^(GET|POST) \/api\/v1\/unsubscribe$/, /invalid or expired unsubscribe token/i],
   // Single sign-on: an issuer URL is parsed (https, or http on loopback), the secret is needed once, new members are never owners.
   [/^PUT \/api\/v1\/org\/sso$/, /The issuer must|client secret is required|cannot be made owners/],
+  [/^(GET|POST) \/api\/v1\/(reports\/)?unsubscribe$/, /invalid or expired unsubscribe token/i],
+  // A report's scope decides whether it names a status page; a weekly day is a weekday; recipients are members.
+  [/^(POST|PATCH) \/api\/v1\/reports/, /applies to status-page reports only|A status-page report needs status_page_id|A weekly report's day is an ISO weekday|Not a member of this organisation/],
   // Checked by parsing, not by a pattern: IP ranges, custom domains.
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
   // HTTP assertions: a regular expression RE2 compiles, a JSONPath that parses, an operator and a target the source takes.

@@ -48,6 +48,7 @@ const NEVER_CONFLICTS = [
   "DELETE /api/v1/status-pages/{id}/subscribers/{subscriberId}", "POST /api/v1/themes", "PATCH /api/v1/themes/{id}",
   "POST /api/v1/incidents", "PATCH /api/v1/incidents/{id}", "DELETE /api/v1/incidents/{id}", "POST /api/v1/incidents/{id}/updates", "POST /api/v1/incidents/{id}/resolve",
   "POST /api/v1/unsubscribe", "POST /api/v1/auth/sso/start", "DELETE /api/v1/org/sso", "POST /api/v1/org/sso/test",
+  "POST /api/v1/reports", "PATCH /api/v1/reports/{id}", "DELETE /api/v1/reports/{id}", "POST /api/v1/reports/{id}/send", "POST /api/v1/reports/unsubscribe",
 ];
 const RUNNER_PROTOCOL = ["session", "heartbeat", "jobs/claim", "results", "jobs/release"].map((p) => `POST /api/v1/runner/${p}`);
 
@@ -315,6 +316,17 @@ async function publicFlows() {
   await fetch(unsubscribe);
   await fetch(unsubscribe, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
   for (let i = 0; i < 22; i++) await form(`/status/${open.slug}/subscribe`, { email: `many-${i}-${email}` });
+
+  // A report's unsubscribe link, from a report sent now to its recipient.
+  const owner = client(base, { key: open.org.api_key });
+  const reader = `report-${Date.now()}@example.test`;
+  const report = await owner("POST", "/api/v1/reports", { name: "Weekly", scope: "org", frequency: "weekly", day: 1, send_time: "09:00", timezone: "UTC", recipients: [{ type: "email", email: reader }] });
+  await owner("POST", `/api/v1/reports/${report.body.id}/send`, { to: "recipients" });
+  await api.flushMail();
+  const reportMail = api.mailer.sent.filter((m) => m.to === reader).at(-1)!;
+  const leave = local(/<(.+)>/.exec(reportMail.headers!["List-Unsubscribe"]!)![1]!);
+  await fetch(leave);
+  await fetch(leave, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
 }
 
 /** A runner's own token: the handshake from the schema's example, sealed payloads for a session that does not exist (409). */

@@ -58,7 +58,7 @@ afterAll(async () => {
 
 const apiOps = () => endpoints(doc).filter((e) => e.path.startsWith("/api/v1/"));
 /** Routes that are not organisation resources: accounts, credentials in the URL, the runner protocol, provider webhooks. */
-const NOT_ORG_RESOURCES = /^\/api\/v1\/(auth|setup|runner|heartbeat|unsubscribe|billing\/webhooks|invitations)(\/|$)/;
+const NOT_ORG_RESOURCES = /^\/api\/v1\/(auth|setup|runner|heartbeat|unsubscribe|reports\/unsubscribe|billing\/webhooks|invitations)(\/|$)/;
 /** Routes of the signed-in user (a session, not a key). */
 const USER_ROUTES = /^\/api\/v1\/user(\/|$)/;
 

@@ -43,6 +43,7 @@ export async function populateOrg(api: TestApi, org: Org, tag = "pop"): Promise<
   });
   const policy = await made("POST", "/api/v1/escalation-policies", { name: `${tag} policy`, steps: [{ delay_minutes: 5, channel_ids: [channel.id] }] });
   const window = await made("POST", "/api/v1/maintenance-windows", { name: `${tag} window`, starts_at: new Date(Date.now() + 86_400_000).toISOString(), ends_at: new Date(Date.now() + 90_000_000).toISOString() });
+  const report = await made("POST", "/api/v1/reports", { name: `${tag} report`, scope: "org", frequency: "monthly", day: 1, send_time: "08:00", timezone: "UTC", recipients: [{ type: "email", email: `report-${suffix}@example.test` }] });
   const page = await made("POST", "/api/v1/status-pages", { name: `${tag} status`, slug: `${tag}-${suffix}`, access: { mode: "password", password: pagePassword } });
   const subscriber = await made("POST", `/api/v1/status-pages/${page.id}/subscribers`, { email: `sub-${suffix}@example.test` });
   const theme = await made("POST", "/api/v1/themes", { name: `${tag} theme` });
@@ -77,6 +78,7 @@ export async function populateOrg(api: TestApi, org: Org, tag = "pop"): Promise<
     "/api/v1/alert-rules": rule.id,
     "/api/v1/escalation-policies": policy.id,
     "/api/v1/maintenance-windows": window.id,
+    "/api/v1/reports": report.id,
     "/api/v1/status-pages": page.id,
     "/api/v1/status-pages/subscribers": subscriber.id,
     "/api/v1/themes": theme.id,

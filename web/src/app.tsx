@@ -14,6 +14,7 @@ import { billingScreens } from "./screens/billing/routes";
 import { orgScreens } from "./screens/org/routes";
 import { runnerScreens } from "./screens/runners/routes";
 import { statusPageScreens } from "./screens/status-pages/routes";
+import { reportScreens } from "./screens/reports/routes";
 import { AcceptInvitationScreen } from "./screens/org/accept-invitation";
 
 const PUBLIC: Partial<Record<string, () => ReactNode>> = { "/signin": SignIn, "/signup": SignUp, "/password-reset": PasswordReset };
@@ -25,6 +26,7 @@ const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
   ...monitorScreens,
   ...alertScreens,
   ...statusPageScreens,
+  ...reportScreens,
   ...runnerScreens,
   ...billingScreens,
   ...orgScreens,

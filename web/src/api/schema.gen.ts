@@ -3034,6 +3034,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reports/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a report's unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
+         * @description Who: anyone; no credentials.
+         */
+        get: operations["getReportUnsubscribe"];
+        put?: never;
+        /**
+         * Unsubscribes from a report: the confirmation page's button, and RFC 8058 one-click; idempotent
+         * @description Who: anyone; no credentials.
+         */
+        post: operations["unsubscribeFromReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scheduled reports, oldest first
+         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["listReports"];
+        put?: never;
+        /**
+         * Schedule a weekly or monthly report email
+         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One scheduled report with its recipients and next send
+         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a report
+         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        delete: operations["deleteReport"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a report; the next send follows the new schedule
+         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        patch: operations["updateReport"];
+        trace?: never;
+    };
+    "/api/v1/reports/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send now: the last complete period's report as a preview, to you (default) or to every recipient
+         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        post: operations["sendReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     alertDelivery: {
@@ -25503,6 +25599,948 @@ export interface operations {
             };
             /** @description CONFLICT with current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReportUnsubscribe: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        unsubscribed: false;
+                        /** @description whether the address still gets this report; POST the same URL to stop it */
+                        subscribed: boolean;
+                        /** @description The report's name; null when it was deleted */
+                        report: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unsubscribeFromReport: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        unsubscribed: true;
+                        /** @description false when it was already unsubscribed (idempotent) */
+                        removed: boolean;
+                        /** @description The report's name; null when it was deleted */
+                        report: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            scope: "org" | "status_page";
+                            status_page_id: string | null;
+                            /** @enum {string} */
+                            frequency: "weekly" | "monthly";
+                            day: number;
+                            send_time: string;
+                            timezone: string;
+                            recipients: {
+                                /** @enum {string} */
+                                type: "member" | "email";
+                                user_id: string | null;
+                                /** @description The address mail goes to; null for a member who left the organisation */
+                                email: string | null;
+                                /** @description The address unsubscribed with the link in a report; naming it again after removing it subscribes it again */
+                                unsubscribed: boolean;
+                            }[];
+                            enabled: boolean;
+                            /** @description The next scheduled send */
+                            next_send_at: string;
+                            last_sent_at: string | null;
+                            created_at: string;
+                            updated_at: string;
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    scope: "org" | "status_page";
+                    status_page_id?: string | null;
+                    /** @enum {string} */
+                    frequency: "weekly" | "monthly";
+                    /** @description weekly: ISO weekday, 1 (Monday) to 7 (Sunday); monthly: day of the month, 1 to 28 */
+                    day: number;
+                    /** @description Local time of day to send, HH:MM (24 h), in `timezone` */
+                    send_time: string;
+                    /** @description IANA time zone of the schedule and of the report's days, e.g. Europe/Berlin */
+                    timezone: string;
+                    recipients: ({
+                        /** @constant */
+                        type: "member";
+                        user_id: string;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /**
+                         * Format: email
+                         * @description Any address, e.g. a team list
+                         */
+                        email: string;
+                    })[];
+                    /** @description false: no scheduled sends (send-now still works) */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        scope: "org" | "status_page";
+                        status_page_id: string | null;
+                        /** @enum {string} */
+                        frequency: "weekly" | "monthly";
+                        day: number;
+                        send_time: string;
+                        timezone: string;
+                        recipients: {
+                            /** @enum {string} */
+                            type: "member" | "email";
+                            user_id: string | null;
+                            /** @description The address mail goes to; null for a member who left the organisation */
+                            email: string | null;
+                            /** @description The address unsubscribed with the link in a report; naming it again after removing it subscribes it again */
+                            unsubscribed: boolean;
+                        }[];
+                        enabled: boolean;
+                        /** @description The next scheduled send */
+                        next_send_at: string;
+                        last_sent_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        scope: "org" | "status_page";
+                        status_page_id: string | null;
+                        /** @enum {string} */
+                        frequency: "weekly" | "monthly";
+                        day: number;
+                        send_time: string;
+                        timezone: string;
+                        recipients: {
+                            /** @enum {string} */
+                            type: "member" | "email";
+                            user_id: string | null;
+                            /** @description The address mail goes to; null for a member who left the organisation */
+                            email: string | null;
+                            /** @description The address unsubscribed with the link in a report; naming it again after removing it subscribes it again */
+                            unsubscribed: boolean;
+                        }[];
+                        enabled: boolean;
+                        /** @description The next scheduled send */
+                        next_send_at: string;
+                        last_sent_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; an empty body changes nothing */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    scope?: "org" | "status_page";
+                    status_page_id?: string | null;
+                    /** @enum {string} */
+                    frequency?: "weekly" | "monthly";
+                    /** @description weekly: ISO weekday, 1 (Monday) to 7 (Sunday); monthly: day of the month, 1 to 28 */
+                    day?: number;
+                    /** @description Local time of day to send, HH:MM (24 h), in `timezone` */
+                    send_time?: string;
+                    /** @description IANA time zone of the schedule and of the report's days, e.g. Europe/Berlin */
+                    timezone?: string;
+                    recipients?: ({
+                        /** @constant */
+                        type: "member";
+                        user_id: string;
+                    } | {
+                        /** @constant */
+                        type: "email";
+                        /**
+                         * Format: email
+                         * @description Any address, e.g. a team list
+                         */
+                        email: string;
+                    })[];
+                    /** @description false: no scheduled sends (send-now still works) */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        scope: "org" | "status_page";
+                        status_page_id: string | null;
+                        /** @enum {string} */
+                        frequency: "weekly" | "monthly";
+                        day: number;
+                        send_time: string;
+                        timezone: string;
+                        recipients: {
+                            /** @enum {string} */
+                            type: "member" | "email";
+                            user_id: string | null;
+                            /** @description The address mail goes to; null for a member who left the organisation */
+                            email: string | null;
+                            /** @description The address unsubscribed with the link in a report; naming it again after removing it subscribes it again */
+                            unsubscribed: boolean;
+                        }[];
+                        enabled: boolean;
+                        /** @description The next scheduled send */
+                        next_send_at: string;
+                        last_sent_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    to?: "me" | "recipients";
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Messages queued in the mail outbox */
+                        queued: number;
+                        period_start: string;
+                        /** @description Exclusive */
+                        period_end: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

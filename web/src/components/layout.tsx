@@ -15,6 +15,7 @@ const NAV = [
   ["/alert-channels", "Channels"],
   ["/status-pages", "Status pages"],
   ["/incidents", "Incidents"],
+  ["/reports", "Reports"],
   ["/runners", "Runners"],
   ["/org", "Organisation"],
   ["/billing", "Billing"],
