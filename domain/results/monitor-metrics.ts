@@ -1,6 +1,6 @@
 import type { Sql } from "../../db/client.ts";
 import type { Actor } from "../access/actor.ts";
-import { firingAlerts, latestResults, metricsMonitors, windowFigures, type WindowRow } from "../../db/queries/monitor-metrics.ts";
+import { firingAlerts, latestResults, LOOKBACK_INTERVALS, LOOKBACK_SLACK_SECONDS, metricsMonitors, windowFigures, type WindowRow } from "../../db/queries/monitor-metrics.ts";
 import { histogramQuantile } from "./histogram.ts";
 
 /** The quantiles of the response-time summary. */
@@ -31,13 +31,15 @@ export interface MonitorSeries {
 const NO_CHECKS = { up: 0, down: 0, degraded: 0, timeout: 0, unavailable: 0 };
 
 /**
- * Every (monitor, location) series of one organisation, from four set-based queries run side by side
- * (monitors, newest result per location, the window's rollups, firing alerts), sorted by monitor id
+ * Every (monitor, location) series of one organisation, from four set-based queries: the monitors, then
+ * side by side the newest result per location, the window's rollups and the firing alerts; sorted by monitor id
  * then region so consecutive scrapes list series in the same order.
  */
 export async function listMonitorSeries({ sql, actor }: { sql: Sql; actor: Actor }): Promise<MonitorSeries[]> {
   const orgId = actor.orgId;
-  const [monitors, latest, windows, alerts] = await Promise.all([metricsMonitors(sql, orgId), latestResults(sql, orgId), windowFigures(sql, orgId), firingAlerts(sql, orgId)]);
+  const monitors = await metricsMonitors(sql, orgId);
+  const longest = monitors.reduce((max, m) => Math.max(max, m.interval_seconds), 0) * LOOKBACK_INTERVALS + LOOKBACK_SLACK_SECONDS;
+  const [latest, windows, alerts] = await Promise.all([latestResults(sql, orgId, longest), windowFigures(sql, orgId), firingAlerts(sql, orgId)]);
   const byId = new Map(monitors.map((m) => [m.id, m]));
   const series = new Map<string, MonitorSeries>();
   const seriesOf = (monitorId: string, region: string): MonitorSeries | undefined => {

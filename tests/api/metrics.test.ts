@@ -168,7 +168,7 @@ describe("GET /api/v1/metrics", () => {
     expect(value(families, "watchpost_monitor_alerts_firing", { monitor_id: org.web, region: "us-east" })).toBe(0);
   });
 
-  it("leaves out a monitor with no check in three intervals and none in the window", () => {
+  it("leaves out a monitor with no check in two intervals plus two minutes and none in the window", () => {
     expect(allSamples(families).filter((m) => m.labels.monitor_id === org.stale)).toEqual([]);
   });
 
