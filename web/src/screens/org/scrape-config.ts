@@ -8,7 +8,7 @@ export function prometheusScrapeConfig(metricsUrl: URL): string {
     `    metrics_path: ${metricsUrl.pathname}`,
     "    authorization:",
     "      type: Bearer",
-    "      # an API key with the monitors:read scope, in a file only Prometheus reads",
+    "      # a key with only monitors:read, readable by Prometheus alone",
     "      credentials_file: /etc/prometheus/watchpost-api-key",
     "    static_configs:",
     `      - targets: ["${metricsUrl.host}"]`,
