@@ -21,7 +21,7 @@ interface Family {
 const STATUSES = ["up", "down", "degraded", "timeout", "unavailable"] as const;
 
 /** Every family the scrape holds, in the order written; docs/metrics.md lists the same. */
-export const MONITOR_FAMILIES: readonly Family[] = [
+const MONITOR_FAMILIES: readonly Family[] = [
   {
     name: "watchpost_monitor_up",
     type: "gauge",
