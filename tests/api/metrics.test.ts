@@ -172,6 +172,18 @@ describe("GET /api/v1/metrics", () => {
     expect(allSamples(families).filter((m) => m.labels.monitor_id === org.stale)).toEqual([]);
   });
 
+  it("compresses the scrape with gzip when the scraper accepts it, as Prometheus does", async () => {
+    const url = `${api.url}/api/v1/metrics`;
+    const auth = { authorization: `Bearer ${org.api_key}` };
+    const zipped = await fetch(url, { headers: { ...auth, "accept-encoding": "gzip" }, decompress: false });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    const text = new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await zipped.arrayBuffer())));
+    const plain = await fetch(url, { headers: { ...auth, "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const samplesOf = (t: string) => t.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.slice(0, l.lastIndexOf(" ")));
+    expect(samplesOf(text)).toEqual(samplesOf(await plain.text()));
+  });
+
   it("lists the same series in the same order on every scrape", async () => {
     const again = await scrape({ authorization: `Bearer ${org.api_key}` });
     const first = await scrape({ authorization: `Bearer ${org.api_key}` });
