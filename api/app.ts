@@ -21,6 +21,7 @@ import { systemRoutes } from "./routes/system/system-routes.ts";
 import { userRoutes } from "./routes/user/user-routes.ts";
 import { monitorRoutes } from "./routes/monitors/monitors-routes.ts";
 import { monitorGroupRoutes } from "./routes/monitor-groups/monitor-groups-routes.ts";
+import { metricsRoutes } from "./routes/metrics/metrics-routes.ts";
 import { monitorUptimeRoutes } from "./routes/monitor-uptime/monitor-uptime-routes.ts";
 import { monitorResultRoutes } from "./routes/monitor-results/monitor-results-routes.ts";
 import { retentionRoutes } from "./routes/retention/retention-routes.ts";
@@ -60,6 +61,7 @@ const resources = [
   entitlementRoutes,
   billingRoutes,
   monitorUptimeRoutes,
+  metricsRoutes,
   monitorResultRoutes,
   checkScreenshotRoutes,
   pluginRoutes,

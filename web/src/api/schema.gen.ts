@@ -1366,6 +1366,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-monitor metrics of the organisation in the Prometheus text format
+         * @description One series per monitor and location (region, runner id, or `heartbeat`) with the labels monitor_id, name, type, region, group (the first tag in sorted order) and tags (every tag, sorted, joined with commas): watchpost_monitor_up, watchpost_monitor_last_check_timestamp_seconds, watchpost_monitor_response_time_seconds (summary over the current and previous UTC hour), watchpost_monitor_checks{status}, watchpost_monitor_certificate_days_left, watchpost_monitor_domain_days_left, watchpost_monitor_alerts_firing. Needs monitors:read. docs/metrics.md has a Prometheus scrape config and a Grafana dashboard.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors/{id}/checks": {
         parameters: {
             query?: never;
@@ -12793,6 +12815,95 @@ export interface operations {
                             downtime_seconds_estimate: number | null;
                         }[];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */

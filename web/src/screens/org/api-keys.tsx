@@ -5,6 +5,7 @@ import { fmtAgo } from "../../components/format";
 import { ConfirmButton, SecretOnce } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import { OrgNav } from "./org-nav";
+import { PrometheusScrape } from "./prometheus-scrape";
 import { permissionLabel } from "./roles";
 import { useMyRole } from "./use-permissions";
 
@@ -39,6 +40,7 @@ export function ApiKeys() {
         <OrgNav />
         <h2>API keys</h2>
         <p>Your role cannot manage API keys (it needs “API keys: manage”).</p>
+        <PrometheusScrape />
       </section>
     );
   }
@@ -151,6 +153,7 @@ export function ApiKeys() {
           Create key
         </button>
       </form>
+      <PrometheusScrape />
     </section>
   );
 }

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Sql } from "../../db/client.ts";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import type { Actor } from "../access/actor.ts";
+import { storeResults } from "./ingest.ts";
+import { listMonitorSeries, type MonitorSeries } from "./monitor-metrics.ts";
+import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
+import { createTimescaleTestDatabase, type TimescaleTestDatabase } from "./timescale-test-db.ts";
+
+// The scrape's figures come from the rollups: rollup tables on plain PostgreSQL, real-time continuous
+// aggregates on TimescaleDB (part materialised, part aggregated at query time). Both must agree.
+
+let plain: TestDatabase;
+let ts: TimescaleTestDatabase;
+let orgId: string;
+let monitorIds: string[];
+
+const actorOf = (org: string): Actor => ({ orgId: org, userId: "usr_test", identity: { kind: "api_key" } as Actor["identity"], ip: "127.0.0.1" });
+
+function results(now: number) {
+  const [a, b] = monitorIds as [string, string];
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000);
+  return [
+    makeResult(orgId, a, at(50), "up", { location: "eu-west", duration_ms: 40 }),
+    makeResult(orgId, a, at(20), "up", { location: "eu-west", duration_ms: 60 }),
+    makeResult(orgId, a, at(3), "timeout", { location: "eu-west", duration_ms: 30_000 }),
+    makeResult(orgId, a, at(2), "up", { location: "run_office", location_type: "runner", duration_ms: 15 }),
+    makeResult(orgId, b, at(2), "degraded", { location: "eu-west", duration_ms: 900, data: { cert_days_left: 9 } }),
+  ];
+}
+
+beforeAll(async () => {
+  [plain, ts] = await Promise.all([createTestDatabase(), createTimescaleTestDatabase()]);
+  ({ orgId, monitorIds } = await createOrgWithMonitors(plain.sql, { monitors: 2 }));
+  await createOrgWithMonitors(ts.sql, { ids: { orgId, monitorIds } });
+  await plain.sql`update monitors set tags = '{web,checkout}' where id = ${monitorIds[0]!}`;
+  await ts.sql`update monitors set tags = '{web,checkout}' where id = ${monitorIds[0]!}`;
+  const rows = results(Date.now());
+  await storeResults(plain.sql, rows);
+  // TimescaleDB: the older results materialised, the newest aggregated at query time.
+  await storeResults(ts.sql, rows.slice(0, 2));
+  await ts.refreshAggregates(null, new Date(Date.now() - 60_000));
+  await storeResults(ts.sql, rows.slice(2));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([plain?.drop(), ts?.close()]);
+}, 30_000);
+
+const series = (sql: Sql) => listMonitorSeries({ sql, actor: actorOf(orgId) });
+
+describe("listMonitorSeries", () => {
+  it("gives one series per monitor and location with status, window and expiry figures", async () => {
+    const got = await series(plain.sql);
+    const [a, b] = monitorIds as [string, string];
+    expect(got.map((s) => [s.monitorId, s.region])).toEqual([...[[a, "eu-west"], [a, "run_office"]], [b, "eu-west"]].sort((x, y) => (x[0]! < y[0]! ? -1 : x[0]! > y[0]! ? 1 : 0)));
+    const aEu = got.find((s) => s.monitorId === a && s.region === "eu-west")!;
+    expect(aEu).toMatchObject({ group: "checkout", tags: "checkout,web", up: 0, certDays: null, alertsFiring: 0 });
+    // 50 minutes ago may fall in the hour before the previous one: count only what the window holds.
+    expect(aEu.checks.timeout).toBe(1);
+    expect(aEu.responseTime!.count).toBe(aEu.checks.up + aEu.checks.timeout);
+    expect(aEu.responseTime!.quantiles[2]).toBe(30);
+    expect(got.find((s) => s.monitorId === b)).toMatchObject({ up: 1, certDays: 9, checks: { degraded: 1 } });
+  });
+
+  it("answers the same on TimescaleDB's continuous aggregates as on plain PostgreSQL's rollup tables", async () => {
+    const strip = (all: MonitorSeries[]) => all.map((s) => ({ ...s, lastCheckSeconds: Math.round(s.lastCheckSeconds ?? 0) }));
+    expect(strip(await series(ts.sql))).toEqual(strip(await series(plain.sql)));
+  });
+
+  it("shows nothing of another organisation", async () => {
+    const other = await createOrgWithMonitors(plain.sql);
+    expect(await listMonitorSeries({ sql: plain.sql, actor: actorOf(other.orgId) })).toEqual([]);
+  });
+});
