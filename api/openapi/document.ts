@@ -78,6 +78,8 @@ function asElysiaWrites(node: unknown): unknown {
   const nullable = alts.length === 2 && alts.some((a) => a.type === "null" && Object.keys(a).length === 1);
   const other = alts.find((a) => a.type !== "null");
   if (nullable && other && typeof other.type === "string" && !("properties" in other)) return { ...rest, ...other, type: [other.type, "null"] };
+  // "An object or null": Elysia writes the object with `type: ["object", "null"]` and keeps the object's own keys only.
+  if (nullable && other && other.type === "object") return { ...other, type: ["object", "null"] };
   return out;
 }
 

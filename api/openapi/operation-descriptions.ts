@@ -197,6 +197,14 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   // unsubscribe links
   getUnsubscribe: "For the link in a notification email; a GET never unsubscribes (mail scanners fetch links). An invalid token is 400.",
   unsubscribe: "Ends the subscription the token names; harmless to repeat.",
+  listReports: "The organisation's scheduled report emails (weekly or monthly), oldest first, each with its scope, schedule, recipients (with an `unsubscribed` flag) and next send.",
+  createReport: "Schedules a weekly or monthly report email of uptime per monitor, incidents and the slowest monitors, for the organisation or one status page, sent in the report's time zone. 400 for an unknown time zone, a status page of another organisation, or a member who is not one of this organisation.",
+  getReport: "One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.",
+  updateReport: "Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.",
+  deleteReport: "Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.",
+  sendReport: "Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.",
+  getReportUnsubscribe: "What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.",
+  unsubscribeFromReport: "Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.",
 };
 
 /** The caller an operation needs, from its route's `requires` guard (a permission, "user" or "member") and its security. */
