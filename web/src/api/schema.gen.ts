@@ -3065,13 +3065,17 @@ export interface paths {
         };
         /**
          * What a report's unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
-         * @description Who: anyone; no credentials.
+         * @description What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["getReportUnsubscribe"];
         put?: never;
         /**
          * Unsubscribes from a report: the confirmation page's button, and RFC 8058 one-click; idempotent
-         * @description Who: anyone; no credentials.
+         * @description Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["unsubscribeFromReport"];
         delete?: never;
@@ -3089,13 +3093,17 @@ export interface paths {
         };
         /**
          * List scheduled reports, oldest first
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description The organisation's scheduled report emails (weekly or monthly), oldest first, each with its scope, schedule, recipients (with an `unsubscribed` flag) and next send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listReports"];
         put?: never;
         /**
          * Schedule a weekly or monthly report email
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Schedules a weekly or monthly report email of uptime per monitor, incidents and the slowest monitors, for the organisation or one status page, sent in the report's time zone. 400 for an unknown time zone, a status page of another organisation, or a member who is not one of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["createReport"];
         delete?: never;
@@ -3113,21 +3121,27 @@ export interface paths {
         };
         /**
          * One scheduled report with its recipients and next send
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         /**
          * Delete a report
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         delete: operations["deleteReport"];
         options?: never;
         head?: never;
         /**
          * Change a report; the next send follows the new schedule
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         patch: operations["updateReport"];
         trace?: never;
@@ -3143,7 +3157,9 @@ export interface paths {
         put?: never;
         /**
          * Send now: the last complete period's report as a preview, to you (default) or to every recipient
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["sendReport"];
         delete?: never;
@@ -17256,30 +17272,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            enabled: boolean;
-                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                            template: {
-                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                                title?: string;
-                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                                body?: string;
-                            } | null;
-                            /** @description IANA time zone of the times in its messages */
-                            timezone: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AlertChannel"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -17526,30 +17519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17795,30 +17765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -18030,30 +17977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
