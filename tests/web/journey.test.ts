@@ -174,10 +174,10 @@ describe("dashboard journey", () => {
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
     await apiCall("POST", "/api/v1/user/2fa/enable", { code: totp.generate() });
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("heading", { name: "Sign in", exact: true }).waitFor();
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     const code = page.getByLabel("Authentication code");
     await code.waitFor();
     await screenshot(page, "16-sign-in-totp");
@@ -187,7 +187,7 @@ describe("dashboard journey", () => {
     consoleErrors.length = 0;
     // The next step's code: the one used to enable 2FA may not be accepted twice.
     await code.fill(totp.generate({ timestamp: Date.now() + 30_000 }));
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("link", { name: "Loopback site" }).waitFor();
     expect(consoleErrors).toEqual([]);
   }, 30_000);

@@ -28,17 +28,17 @@ const accountNav = (name: string) => env.page.getByRole("navigation", { name: "A
 
 async function signOut() {
   await env.page.getByRole("button", { name: "Sign out" }).click();
-  await env.page.getByRole("heading", { name: "Sign in" }).waitFor();
+  await env.page.getByRole("heading", { name: "Sign in", exact: true }).waitFor();
 }
 
 async function signIn(who: { email: string; password: string }, totp?: OTPAuth.TOTP) {
   const { page } = env;
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   if (totp) {
     await page.getByLabel("Authentication code").fill(await freshCode(totp));
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
   await page.getByRole("navigation", { name: "Main" }).waitFor();
   // The first attempt of a 2FA account answers 401 asking for the code, as designed.
@@ -335,7 +335,7 @@ describe("a member", () => {
     await page.getByRole("button", { name: "Delete my account" }).click();
     await captureScreen(page, "p2-member-04-delete-dialog");
     await page.getByRole("dialog").getByRole("button", { name: "Delete account" }).click();
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByRole("heading", { name: "Sign in", exact: true }).waitFor();
     const again = await fetch(`${env.base}/api/v1/auth/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: member.email, password: member.password }) });
     expect(again.status).toBe(401);
     expect(env.errors).toEqual([]);

@@ -44,7 +44,7 @@ describe("first run in the browser", () => {
     await page.context().clearCookies();
     for (const path of ["/", "/setup"]) {
       await page.goto(`${env.base}${path}`);
-      await waitOrShoot(env, page.getByRole("heading", { name: "Sign in" }), `signin-after-setup${path.replace("/", "-")}`);
+      await waitOrShoot(env, page.getByRole("heading", { name: "Sign in", exact: true }), `signin-after-setup${path.replace("/", "-")}`);
       expect(new URL(page.url()).pathname).toBe("/signin");
     }
     expect(await page.getByRole("heading", { name: "Welcome to Watchpost" }).count()).toBe(0);
