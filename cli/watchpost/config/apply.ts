@@ -1,0 +1,81 @@
+import type { ApiClient } from "../client.ts";
+import { CliError } from "../errors.ts";
+import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
+import { MASK, resolveRefs } from "./env-refs.ts";
+import type { DesiredMonitor } from "./load.ts";
+import type { Change, Plan } from "./plan.ts";
+
+export interface Applied {
+  action: Change["action"];
+  key: string;
+  id: string;
+  name: string;
+}
+
+export interface ApplyReport {
+  applied: Applied[];
+  failed: { action: Change["action"]; key: string; name: string; error: string; code: string; details: Record<string, unknown> }[];
+  /** Changes not attempted because an earlier step failed. */
+  skipped: { action: Change["action"]; key: string; name: string }[];
+}
+
+const BULK_MAX = 1000;
+
+/** The API body for a file entry: ${VAR}s resolved; an unset one keeps the stored secret (•••••••• back) on update. */
+function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[] | null) {
+  const missing = new Set<string>();
+  const config = resolveRefs(d.config, env, missing, () => MASK) as Record<string, unknown>;
+  if (missing.size && !currentTags) throw new CliError(`Monitor ${d.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
+  const tags = [...(d.tags ?? (currentTags ?? []).filter((t) => !t.startsWith(KEY_TAG_PREFIX))), `${KEY_TAG_PREFIX}${d.key}`];
+  return {
+    name: d.name,
+    type: d.type,
+    config,
+    tags,
+    ...(d.interval_seconds !== undefined ? { interval_seconds: d.interval_seconds } : {}),
+    ...(d.timeout_ms !== undefined ? { timeout_ms: d.timeout_ms } : {}),
+    ...(d.regions !== undefined ? { regions: d.regions } : {}),
+    ...(d.runner_ids !== undefined ? { runner_ids: d.runner_ids } : {}),
+    ...(d.paused !== undefined ? { paused: d.paused } : {}),
+  };
+}
+
+const failure = (c: Change, err: unknown) => {
+  const e = err instanceof CliError ? err : new CliError(String((err as Error)?.message ?? err));
+  return { action: c.action, key: c.key, name: c.name, error: e.message, code: e.code, details: e.details };
+};
+
+/**
+ * Carries out a plan: creations in bulk (all or none per request of up to 1,000), then updates, then deletions,
+ * one by one. Stops at the first failure and reports what was applied, what failed and what was not tried.
+ */
+export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.ProcessEnv): Promise<ApplyReport> {
+  const report: ApplyReport = { applied: [], failed: [], skipped: [] };
+  const creates = plan.changes.filter((c) => c.action === "create");
+  const rest = plan.changes.filter((c) => c.action !== "create");
+  const queue: Change[][] = [];
+  for (let i = 0; i < creates.length; i += BULK_MAX) queue.push(creates.slice(i, i + BULK_MAX));
+  for (const c of rest) queue.push([c]);
+  for (let step = 0; step < queue.length; step++) {
+    const batch = queue[step]!;
+    const first = batch[0]!;
+    try {
+      if (first.action === "create") {
+        const bodies = batch.map((c) => bodyOf((c as Extract<Change, { action: "create" }>).desired, env, null));
+        const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
+        res.data!.data.forEach((m, i) => report.applied.push({ action: "create", key: batch[i]!.key, id: m.id, name: m.name }));
+      } else if (first.action === "update") {
+        const m = await client.PATCH("/api/v1/monitors/{id}", { params: { path: { id: first.id } }, body: bodyOf(first.desired, env, first.current.tags) as never });
+        report.applied.push({ action: "update", key: first.key, id: m.data!.id, name: m.data!.name });
+      } else {
+        await client.DELETE("/api/v1/monitors/{id}", { params: { path: { id: first.id } } });
+        report.applied.push({ action: "delete", key: first.key, id: first.id, name: first.name });
+      }
+    } catch (err) {
+      for (const c of batch) report.failed.push(failure(c, err));
+      for (const later of queue.slice(step + 1).flat()) report.skipped.push({ action: later.action, key: later.key, name: later.name });
+      break;
+    }
+  }
+  return report;
+}

@@ -1,0 +1,71 @@
+import { Value } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import YAML from "yaml";
+import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
+import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
+import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
+import { isMasked } from "./env-refs.ts";
+import type { DesiredMonitor, DesiredState } from "./load.ts";
+import { monitorKeys } from "./plan.ts";
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The config without the values the type's defaults would fill in again (a shorter, equivalent file). */
+function withoutDefaults(type: CheckType, config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config)) {
+    const probe = structuredClone(config);
+    delete probe[k];
+    const filled = Value.Default(configSchemas[type] as TSchema, probe) as Record<string, unknown>;
+    if (!same(filled[k], v)) out[k] = v;
+  }
+  return out;
+}
+
+const envName = (key: string, path: string[]) => `WATCHPOST_${[key, ...path].join("_").toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+
+/** Masked secrets become ${WATCHPOST_<KEY>_<PATH>} references; their names are collected in `refs`. */
+function referenceSecrets(value: unknown, key: string, path: string[], refs: string[]): unknown {
+  if (isMasked(value)) {
+    const name = envName(key, path);
+    refs.push(name);
+    return `\${${name}}`;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => referenceSecrets(v, key, [...path, String(i)], refs));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, referenceSecrets(v, key, [...path, k], refs)]));
+  return value;
+}
+
+export interface Exported {
+  state: DesiredState;
+  /** Environment variables the file references for secrets the API does not reveal. */
+  secretRefs: string[];
+}
+
+/** The organisation's monitors as a config file (same keys `plan` matches them by). */
+export function exportState(monitors: Monitor[]): Exported {
+  const secretRefs: string[] = [];
+  const entries: DesiredMonitor[] = [];
+  for (const [key, m] of monitorKeys(monitors)) {
+    const tags = m.tags.filter((t) => !t.startsWith(KEY_TAG_PREFIX));
+    entries.push({
+      key,
+      name: m.name,
+      type: m.type,
+      config: referenceSecrets(withoutDefaults(m.type, m.config), key, [], secretRefs) as Record<string, unknown>,
+      interval_seconds: m.interval_seconds,
+      timeout_ms: m.timeout_ms,
+      ...(m.regions.length ? { regions: m.regions } : {}),
+      ...(m.runner_ids.length ? { runner_ids: m.runner_ids } : {}),
+      ...(tags.length ? { tags } : {}),
+      ...(m.paused ? { paused: true } : {}),
+    });
+  }
+  entries.sort((a, b) => a.key.localeCompare(b.key));
+  return { state: { version: CONFIG_FILE_VERSION, monitors: entries }, secretRefs };
+}
+
+export function formatState(state: DesiredState, format: "yaml" | "json"): string {
+  if (format === "json") return `${JSON.stringify({ $schema: CONFIG_SCHEMA_ID, ...state }, null, 2)}\n`;
+  return `# yaml-language-server: $schema=${CONFIG_SCHEMA_ID}\n${YAML.stringify(state, { lineWidth: 0 })}`;
+}

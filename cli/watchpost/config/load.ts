@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { Value } from "@sinclair/typebox/value";
+import YAML from "yaml";
+import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
+import { CONFIG_FILE_VERSION, monitorEntrySchemas, MonitorKey } from "../../../schemas/monitoring-config.ts";
+import "../../../schemas/formats.ts";
+import { CliError, EXIT } from "../errors.ts";
+
+export interface DesiredMonitor {
+  key: string;
+  name: string;
+  type: CheckType;
+  config: Record<string, unknown>;
+  interval_seconds?: number;
+  timeout_ms?: number;
+  regions?: string[];
+  runner_ids?: string[];
+  tags?: string[];
+  paused?: boolean;
+}
+
+export interface DesiredState {
+  version: number;
+  monitors: DesiredMonitor[];
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The file names `plan`, `apply` and `validate` look for when no --file is given. */
+export const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json"];
+
+export function findConfigFile(file: string | undefined): string {
+  if (file) {
+    if (!existsSync(file)) throw new CliError(`${file}: no such file`, "USAGE", EXIT.usage);
+    return file;
+  }
+  const found = DEFAULT_FILES.find((f) => existsSync(f));
+  if (!found) throw new CliError(`No ${DEFAULT_FILES.join(", ")} here: give one with --file`, "USAGE", EXIT.usage);
+  return found;
+}
+
+/** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line. */
+export function parseConfigText(text: string, path: string): unknown {
+  try {
+    if (extname(path) === ".json") return JSON.parse(text);
+    return YAML.parse(text, { prettyErrors: true });
+  } catch (err) {
+    throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
+  }
+}
+
+const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
+
+/** Every problem of the file against the published schema, each with its path (`monitors[2].config.url`). */
+export function validateConfig(value: unknown): Issue[] {
+  const issues: Issue[] = [];
+  if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
+  const doc = value as Record<string, unknown>;
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
+  if (!Array.isArray(doc.monitors)) return [...issues, { path: "monitors", message: "must be a list" }];
+  const seen = new Map<string, number>();
+  doc.monitors.forEach((m, i) => {
+    const at = `monitors[${i}]`;
+    const entry = m as Record<string, unknown>;
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
+    if (!CHECK_TYPES.includes(entry.type as CheckType)) return issues.push({ path: `${at}.type`, message: `must be one of ${CHECK_TYPES.join(", ")}` });
+    for (const e of Value.Errors(monitorEntrySchemas[entry.type as CheckType], entry)) issues.push({ path: pointer(at, e.path), message: e.message });
+    if (typeof entry.key === "string" && Value.Check(MonitorKey, entry.key)) {
+      const first = seen.get(entry.key);
+      if (first !== undefined) issues.push({ path: `${at}.key`, message: `"${entry.key}" is also the key of monitors[${first}]` });
+      else seen.set(entry.key, i);
+    }
+  });
+  return issues;
+}
+
+/** Reads, parses and validates a config file; invalid → CliError with details.issues. */
+export function loadConfig(path: string): DesiredState {
+  const value = parseConfigText(readFileSync(path, "utf8"), path);
+  const issues = validateConfig(value);
+  if (issues.length) throw new CliError(`${path} is not a valid Watchpost config (${issues.length} problem${issues.length === 1 ? "" : "s"})`, "INVALID_CONFIG", EXIT.error, { issues });
+  return value as DesiredState;
+}

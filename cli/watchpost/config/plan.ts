@@ -1,0 +1,126 @@
+import { Value } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import { configSchemas } from "../../../schemas/check-types.ts";
+import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
+import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
+import type { DesiredMonitor, DesiredState } from "./load.ts";
+import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
+
+export interface FieldChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+export type Change =
+  | { action: "create"; key: string; name: string; type: string; desired: DesiredMonitor }
+  | { action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredMonitor; current: Monitor }
+  | { action: "delete"; key: string; id: string; name: string; current: Monitor };
+
+export interface Plan {
+  changes: Change[];
+  /** Monitors in the file that already match. */
+  unchanged: { key: string; id: string; name: string }[];
+  /** How many monitors of the organisation no file entry names (left alone, or deleted by --prune when the CLI manages them). */
+  unmanaged: number;
+}
+
+export interface PlanOptions {
+  prune: boolean;
+  /** Treat every stored secret as changed (the API never shows them, so plan cannot compare them). */
+  resendSecrets: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+|-+$/g, "")
+    .slice(0, 50) || "monitor";
+
+/**
+ * Each monitor's key: its `wp-key:` tag, else one derived from its name (the same `export` writes), made unique
+ * in creation order — so an exported organisation plans with no changes before the CLI ever tagged it.
+ */
+export function monitorKeys(monitors: Monitor[]): Map<string, Monitor> {
+  const byKey = new Map<string, Monitor>();
+  for (const m of monitors) {
+    const k = keyOf(m);
+    if (k && !byKey.has(k)) byKey.set(k, m);
+  }
+  const untagged = monitors.filter((m) => !keyOf(m)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  for (const m of untagged) {
+    const base = slug(m.name);
+    let k = base;
+    for (let n = 2; byKey.has(k); n++) k = `${base}-${n}`;
+    byKey.set(k, m);
+  }
+  return byKey;
+}
+
+/** The config the server would store for the file's entry: the type's defaults filled in, ${VAR}s resolved where set. */
+function desiredConfig(d: DesiredMonitor, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const resolved = resolveRefs(d.config, env, new Set(), (original) => original) as Record<string, unknown>;
+  return Value.Default(configSchemas[d.type] as TSchema, structuredClone(resolved)) as Record<string, unknown>;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Differences between the desired and the stored config, by path; masked secrets count as equal unless resendSecrets. */
+function diffConfig(desired: unknown, current: unknown, raw: unknown, path: string[], root: Record<string, unknown>, o: PlanOptions, out: FieldChange[]) {
+  const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+  if (isObj(desired) && isObj(current)) {
+    for (const k of new Set([...Object.keys(desired), ...Object.keys(current)])) diffConfig(desired[k], current[k], isObj(raw) ? raw[k] : undefined, [...path, k], root, o, out);
+    return;
+  }
+  const secret = isSecretPath(path, root) || isMasked(current);
+  if (isMasked(current) && typeof desired === "string") {
+    if (o.resendSecrets) out.push({ path: `config.${path.join(".")}`, before: redactedValue, after: redactedValue });
+    return;
+  }
+  if (same(desired, current)) return;
+  const shown = (v: unknown) => (v === undefined ? undefined : secret ? redactedValue : v);
+  out.push({ path: `config.${path.join(".")}`, before: shown(current), after: secret ? shown(desired) : hasRef(raw) ? raw : desired });
+}
+
+const userTags = (tags: string[]) => tags.filter((t) => !t.startsWith(KEY_TAG_PREFIX));
+const sameSet = (a: string[], b: string[]) => same([...a].sort(), [...b].sort());
+
+function diffMonitor(d: DesiredMonitor, m: Monitor, o: PlanOptions): FieldChange[] {
+  const out: FieldChange[] = [];
+  if (d.name !== m.name) out.push({ path: "name", before: m.name, after: d.name });
+  if (d.type !== m.type) out.push({ path: "type", before: m.type, after: d.type });
+  for (const f of ["interval_seconds", "timeout_ms", "paused"] as const) if (d[f] !== undefined && d[f] !== m[f]) out.push({ path: f, before: m[f], after: d[f] });
+  for (const f of ["regions", "runner_ids"] as const) if (d[f] !== undefined && !sameSet(d[f], m[f])) out.push({ path: f, before: m[f], after: d[f] });
+  if (d.tags !== undefined && !sameSet(d.tags, userTags(m.tags))) out.push({ path: "tags", before: userTags(m.tags), after: d.tags });
+  if (d.type === m.type) diffConfig(desiredConfig(d, o.env), m.config, d.config, [], m.config, o, out);
+  else out.push({ path: "config", before: redactConfig(m.config), after: redactConfig(d.config) });
+  return out;
+}
+
+/** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
+export function computePlan(desired: DesiredState, monitors: Monitor[], o: PlanOptions): Plan {
+  const byKey = monitorKeys(monitors);
+  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0 };
+  const named = new Set<string>();
+  for (const d of desired.monitors) {
+    const m = byKey.get(d.key);
+    if (!m) {
+      plan.changes.push({ action: "create", key: d.key, name: d.name, type: d.type, desired: d });
+      continue;
+    }
+    named.add(m.id);
+    const changes = diffMonitor(d, m, o);
+    if (changes.length) plan.changes.push({ action: "update", key: d.key, id: m.id, name: m.name, changes, desired: d, current: m });
+    else plan.unchanged.push({ key: d.key, id: m.id, name: m.name });
+  }
+  for (const [key, m] of byKey) {
+    if (named.has(m.id)) continue;
+    // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
+    if (o.prune && keyOf(m) === key) plan.changes.push({ action: "delete", key, id: m.id, name: m.name, current: m });
+    else plan.unmanaged++;
+  }
+  return plan;
+}

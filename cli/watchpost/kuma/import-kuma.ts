@@ -1,0 +1,148 @@
+import { Value } from "@sinclair/typebox/value";
+import { isSecretHeader } from "../../../schemas/checks/secret-headers.ts";
+import { CONFIG_FILE_VERSION, monitorEntrySchemas } from "../../../schemas/monitoring-config.ts";
+import type { CheckType } from "../../../schemas/check-types.ts";
+import type { DesiredMonitor, DesiredState } from "../config/load.ts";
+import { KUMA_CONVERTERS, REFUSED_TYPES } from "./convert-monitor.ts";
+import type { KumaBackup, KumaMonitor } from "./kuma-types.ts";
+
+export interface KumaImportReport {
+  converted: { kuma_id: number; name: string; kuma_type: string; key: string; type: string; notes: string[] }[];
+  skipped: { kuma_id: number; name: string; kuma_type: string; reason: string }[];
+  notifications: { kuma_id: number; name: string; kuma_type: string; reason: string }[];
+  /** Environment variables the file references in place of secrets Kuma stored (passwords, secret headers). */
+  secret_refs: string[];
+}
+
+/** Kuma notification kinds and the Watchpost channel type a user creates for each. */
+const CHANNEL_OF: Record<string, string> = {
+  smtp: "email",
+  slack: "slack",
+  discord: "discord",
+  telegram: "telegram",
+  teams: "microsoft teams",
+  webhook: "webhook",
+  PagerDuty: "pagerduty",
+  pagerduty: "pagerduty",
+  Opsgenie: "opsgenie",
+  opsgenie: "opsgenie",
+};
+
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+|-+$/g, "")
+    .slice(0, 48) || "monitor";
+
+const flag = (v: unknown) => v === true || v === 1 || v === "1";
+const TAG_MAX = 64;
+
+/** Turns a Kuma backup into a config file and a report of what was converted, approximated and refused. */
+export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; report: KumaImportReport } {
+  const report: KumaImportReport = { converted: [], skipped: [], notifications: [], secret_refs: [] };
+  const monitors: DesiredMonitor[] = [];
+  const used = new Set<string>();
+  const uniqueKey = (base: string) => {
+    let k = base;
+    for (let n = 2; used.has(k); n++) k = `${base}-${n}`;
+    used.add(k);
+    return k;
+  };
+  const groups = new Map(backup.monitorList.filter((m) => m.type === "group").map((m) => [m.id, m.name]));
+  const ordered = [...backup.monitorList].sort((a, b) => a.id - b.id);
+
+  for (const m of ordered) {
+    const convert = Object.hasOwn(KUMA_CONVERTERS, m.type) ? KUMA_CONVERTERS[m.type] : undefined;
+    if (!convert) {
+      report.skipped.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, reason: REFUSED_TYPES[m.type] ?? `Kuma monitor type "${m.type}" has no Watchpost equivalent` });
+      continue;
+    }
+    if (flag(m.upsideDown)) {
+      report.skipped.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, reason: "upside-down mode (up when the check fails) has no equivalent" });
+      continue;
+    }
+    const key = uniqueKey(slug(m.name));
+    const secretHeaders: string[] = [];
+    const result = convert(m, key, (h) => {
+      const secret = isSecretHeader(h);
+      if (secret) secretHeaders.push(h);
+      return secret;
+    });
+    if (!result.ok) {
+      used.delete(key);
+      report.skipped.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, reason: result.reason });
+      continue;
+    }
+    const notes = [...result.notes, ...settingNotes(m)];
+    const entry: DesiredMonitor = { key, name: m.name.slice(0, 200), ...result.monitor, ...common(m, result.monitor.type), ...tagsOf(m, groups) };
+    const issues = [...Value.Errors(monitorEntrySchemas[entry.type as CheckType], entry)].map((e) => `${e.path}: ${e.message}`);
+    if (issues.length) {
+      used.delete(key);
+      report.skipped.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, reason: `its settings do not fit Watchpost's ${entry.type} check: ${issues.slice(0, 3).join("; ")}` });
+      continue;
+    }
+    monitors.push(entry);
+    collectRefs(entry.config, report.secret_refs);
+    report.converted.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, key, type: entry.type, notes });
+    if (result.extra) {
+      const extraKey = uniqueKey(result.extra.key);
+      const extra: DesiredMonitor = { ...result.extra, key: extraKey, ...common(m, "ssl"), ...tagsOf(m, groups) };
+      monitors.push(extra);
+      report.converted.push({ kuma_id: m.id, name: extra.name, kuma_type: `${m.type} (certificate expiry)`, key: extraKey, type: "ssl", notes: ["Kuma's certificate expiry notification became an ssl monitor (warns 14 days ahead)"] });
+    }
+  }
+
+  for (const n of backup.notificationList ?? []) {
+    let type = "unknown";
+    try {
+      type = String((JSON.parse(n.config) as { type?: string }).type ?? "unknown");
+    } catch {}
+    const target = CHANNEL_OF[type];
+    report.notifications.push({
+      kuma_id: n.id,
+      name: n.name,
+      kuma_type: type,
+      reason: target
+        ? `alert channels are not part of the config file yet: create a ${target} channel in Settings → Alert channels (its secrets are not copied)`
+        : `Kuma notification type "${type}" has no Watchpost channel`,
+    });
+  }
+  return { state: { version: CONFIG_FILE_VERSION, monitors }, report };
+}
+
+/** Interval and timeout: Kuma's are seconds; Watchpost's timeout is milliseconds and at most the interval. */
+function common(m: KumaMonitor, type: string): Partial<DesiredMonitor> {
+  if (type === "heartbeat") return flag(m.active) || m.active === undefined ? {} : { paused: true };
+  const interval = Math.min(86_400, Math.max(10, Math.round(m.interval ?? 60)));
+  const timeoutS = m.timeout && m.timeout > 0 ? m.timeout : null;
+  return {
+    interval_seconds: interval,
+    ...(timeoutS ? { timeout_ms: Math.max(100, Math.min(120_000, interval * 1000, Math.round(timeoutS * 1000))) } : {}),
+    ...(m.active === undefined || flag(m.active) ? {} : { paused: true }),
+  };
+}
+
+/** Kuma tags (name, or name:value) and the monitor's group as tags. */
+function tagsOf(m: KumaMonitor, groups: Map<number, string>): Partial<DesiredMonitor> {
+  const tags = new Set<string>();
+  for (const t of m.tags ?? []) tags.add((t.value ? `${t.name}:${t.value}` : t.name).replaceAll(",", " ").slice(0, TAG_MAX));
+  if (m.parent && groups.has(m.parent)) tags.add(groups.get(m.parent)!.replaceAll(",", " ").slice(0, TAG_MAX));
+  const list = [...tags].filter((t) => t.trim()).slice(0, 31);
+  return list.length ? { tags: list } : {};
+}
+
+/** Kuma settings that live on alert rules in Watchpost, named so the user sets them there. */
+function settingNotes(m: KumaMonitor): string[] {
+  const notes: string[] = [];
+  if (m.maxretries && m.maxretries > 0) notes.push(`retries ${m.maxretries}: set confirmation ${m.maxretries + 1} consecutive failures on the alert rule`);
+  const ids = Object.entries(m.notificationIDList ?? {}).filter(([, on]) => on).map(([id]) => id);
+  if (ids.length) notes.push(`notified Kuma notification${ids.length === 1 ? "" : "s"} ${ids.join(", ")}: add an alert rule for this monitor`);
+  return notes;
+}
+
+function collectRefs(value: unknown, out: string[]) {
+  if (typeof value === "string") for (const [, name] of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) out.push(name!);
+  else if (value && typeof value === "object") for (const v of Object.values(value)) collectRefs(v, out);
+}
