@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import YAML from "yaml";
+import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { cliHome, runCli } from "./support/run-cli.ts";
+
+let api: TestApi;
+const home = cliHome();
+
+beforeAll(async () => {
+  api = await startTestApi();
+}, 60_000);
+afterAll(async () => {
+  await api.stop();
+}, 60_000);
+
+const SECRET = "s3cret-pa55word-never-printed";
+const TOKEN = "tok-0123456789-never-printed";
+
+async function org() {
+  const o = await makeOrg(api.sql, "business");
+  const dir = join(home.dir, o.org_id);
+  mkdirSync(dir, { recursive: true });
+  const env = { WATCHPOST_URL: api.url, WATCHPOST_API_KEY: o.api_key, SHOP_PASSWORD: SECRET, SHOP_TOKEN: TOKEN };
+  const cli = (args: string[], extra: Record<string, string | undefined> = {}) => runCli(args, { env: { ...env, ...extra }, cwd: dir, configHome: home.configHome });
+  const write = (doc: unknown, name = "watchpost.yaml") => writeFileSync(join(dir, name), typeof doc === "string" ? doc : YAML.stringify(doc));
+  return { ...o, dir, env, cli, write, call: client(api.url, { key: o.api_key }) };
+}
+
+const baseFile = () => ({
+  version: 1,
+  monitors: [
+    {
+      key: "shop",
+      name: "Shop",
+      type: "http",
+      config: { url: "https://shop.example/health", headers: { "X-Api-Token": "${SHOP_TOKEN}", Accept: "text/html" }, auth: { type: "basic", username: "ops", password: "${SHOP_PASSWORD}" } },
+      interval_seconds: 60,
+      tags: ["prod"],
+    },
+    { key: "db", name: "Database port", type: "tcp", config: { host: "db.example", port: 5432 }, interval_seconds: 120 },
+    { key: "nightly", name: "Nightly job", type: "heartbeat", config: { period_seconds: 86_400 } },
+    { key: "www-dns", name: "www resolves", type: "dns", config: { name: "www.example.com", record_type: "A" }, timeout_ms: 5000 },
+  ],
+});
+
+describe("watchpost plan / apply", () => {
+  it("creates every monitor, then plans and applies nothing; secrets are never printed", async () => {
+    const o = await org();
+    o.write(baseFile());
+    const plan = await o.cli(["plan", "--detailed-exitcode"]);
+    expect(plan.code).toBe(3);
+    expect(plan.stdout).toContain("+ create shop");
+    expect(plan.stdout).toContain("Plan: 4 to create, 0 to update, 0 to delete, 0 unchanged.");
+    const apply = await o.cli(["apply", "--json"]);
+    expect(apply.code).toBe(0);
+    expect(apply.json().applied.map((a: { action: string; key: string }) => `${a.action} ${a.key}`).sort()).toEqual(["create db", "create nightly", "create shop", "create www-dns"]);
+
+    // Stored with the key tag, the secrets resolved from the environment (the API masks them).
+    const { body } = await o.call("GET", "/api/v1/monitors?limit=100");
+    const shop = body.data.find((m: { name: string }) => m.name === "Shop");
+    expect(shop.tags.sort()).toEqual(["prod", "wp-key:shop"]);
+    expect(shop.config.auth).toEqual({ type: "basic", username: "ops", password: "••••••••" });
+
+    const again = await o.cli(["plan", "--detailed-exitcode", "--json"]);
+    expect(again.code).toBe(0);
+    expect(again.json().summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 4 });
+    const second = await o.cli(["apply"]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("No changes");
+    const after = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data;
+    expect(after.map((m: { updated_at: string }) => m.updated_at).sort()).toEqual(body.data.map((m: { updated_at: string }) => m.updated_at).sort());
+
+    for (const out of [plan, apply, again, second]) {
+      expect(out.stdout + out.stderr).not.toContain(SECRET);
+      expect(out.stdout + out.stderr).not.toContain(TOKEN);
+    }
+  }, 60_000);
+
+  it("a changed field plans exactly that change, a rename is an update (same id), and a rotated secret needs --resend-secrets", async () => {
+    const o = await org();
+    o.write(baseFile());
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const before = (await o.call("GET", "/api/v1/monitors?tag=wp-key:shop")).body.data[0];
+    const file = baseFile();
+    file.monitors[0]!.interval_seconds = 300;
+    file.monitors[0]!.name = "Shop front";
+    o.write(file);
+    const plan = await o.cli(["plan", "--json"]);
+    expect(plan.json().changes).toEqual([
+      {
+        action: "update",
+        key: "shop",
+        id: before.id,
+        name: "Shop",
+        changes: [
+          { path: "name", before: "Shop", after: "Shop front" },
+          { path: "interval_seconds", before: 60, after: 300 },
+        ],
+      },
+    ]);
+    const human = await o.cli(["plan"]);
+    expect(human.stdout).toContain("~ update shop");
+    expect(human.stdout).toContain('interval_seconds: 60 → 300');
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const after = (await o.call("GET", `/api/v1/monitors/${before.id}`)).body;
+    expect(after).toMatchObject({ name: "Shop front", interval_seconds: 300 });
+
+    // A config change inside a nested object: one path.
+    file.monitors[0]!.config.headers.Accept = "application/json";
+    o.write(file);
+    const nested = await o.cli(["plan", "--json"]);
+    expect(nested.json().changes[0].changes).toEqual([{ path: "config.headers.Accept", before: "text/html", after: "application/json" }]);
+    expect((await o.cli(["apply"])).code).toBe(0);
+
+    // Secrets: the API never shows them, so a new value is invisible to plan until --resend-secrets.
+    const rotated = await o.cli(["plan", "--detailed-exitcode"], { SHOP_PASSWORD: "rotated-value" });
+    expect(rotated.code).toBe(0);
+    const resend = await o.cli(["plan", "--resend-secrets", "--json"], { SHOP_PASSWORD: "rotated-value" });
+    expect(resend.json().changes[0].changes).toEqual([
+      { path: "config.headers.X-Api-Token", before: "(secret)", after: "(secret)" },
+      { path: "config.auth.password", before: "(secret)", after: "(secret)" },
+    ]);
+    const applied = await o.cli(["apply", "--resend-secrets"], { SHOP_PASSWORD: "rotated-value" });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout + applied.stderr).not.toContain("rotated-value");
+    // A missing variable on update keeps the stored secret (•••••••• is sent back).
+    const kept = await o.cli(["apply", "--resend-secrets"], { SHOP_PASSWORD: undefined });
+    expect(kept.code).toBe(0);
+  }, 60_000);
+
+  it("leaves monitors the file does not name alone; --prune deletes only the ones the CLI manages", async () => {
+    const o = await org();
+    o.write(baseFile());
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const manual = await o.call("POST", "/api/v1/monitors", { name: "Made by hand", type: "http", config: { url: "https://hand.example" } });
+    const file = baseFile();
+    file.monitors = file.monitors.filter((m) => m.key !== "db");
+    o.write(file);
+    const plan = await o.cli(["plan", "--json"]);
+    expect(plan.json().summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 3 });
+    expect(plan.json().unmanaged).toBe(2);
+    const prune = await o.cli(["plan", "--prune", "--json"]);
+    expect(prune.json().changes.map((c: { action: string; key: string }) => `${c.action} ${c.key}`)).toEqual(["delete db"]);
+    expect((await o.cli(["apply", "--prune"])).code).toBe(0);
+    const names = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data.map((m: { name: string }) => m.name).sort();
+    expect(names).toEqual(["Made by hand", "Nightly job", "Shop", "www resolves"]);
+    expect((await o.call("GET", `/api/v1/monitors/${manual.body.id}`)).status).toBe(200);
+  }, 60_000);
+
+  it("reports a partial failure: what was applied, what failed with the API's reason, what was not tried", async () => {
+    const o = await org();
+    o.write(baseFile());
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const file = baseFile();
+    file.monitors[1]!.config = { host: "db.example", port: 5433 };
+    // Valid for the file's schema, refused by the API (the timeout must not exceed the interval).
+    (file.monitors[2] as Record<string, unknown>).timeout_ms = 120_000;
+    (file.monitors[2] as Record<string, unknown>).interval_seconds = 60;
+    file.monitors[3]!.timeout_ms = 6000;
+    o.write(file);
+    const r = await o.cli(["apply", "--json"]);
+    expect(r.code).toBe(1);
+    const report = r.json();
+    expect(report.applied.map((a: { key: string }) => a.key)).toEqual(["db"]);
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]).toMatchObject({ key: "nightly", code: "VALIDATION_ERROR" });
+    expect(report.skipped.map((s: { key: string }) => s.key)).toEqual(["www-dns"]);
+    const human = await o.cli(["apply"]);
+    expect(human.stdout).toContain("✗ update nightly failed");
+    expect(human.stdout).toContain("not attempted");
+  }, 60_000);
+
+  it("refuses an invalid file with every problem and its path (validate works offline)", async () => {
+    const o = await org();
+    o.write({ version: 1, monitors: [{ key: "Bad Key", name: "x", type: "http", config: {} }, { key: "a", name: "y", type: "nope", config: {} }, { key: "b", name: "z", type: "tcp", config: { host: "h", port: 1 } }, { key: "b", name: "w", type: "tcp", config: { host: "h", port: 2 } }] });
+    const v = await runCli(["validate", "--json"], { cwd: o.dir, configHome: home.configHome });
+    expect(v.code).toBe(1);
+    const paths = JSON.parse(v.stderr).details.issues.map((i: { path: string }) => i.path);
+    expect(paths).toContain("monitors[0].key");
+    expect(paths).toContain("monitors[0].config.url");
+    expect(paths).toContain("monitors[1].type");
+    expect(paths).toContain("monitors[3].key");
+    expect((await o.cli(["plan"])).code).toBe(1);
+    o.write(baseFile());
+    expect((await runCli(["validate"], { cwd: o.dir, configHome: home.configHome })).stdout).toContain("watchpost.yaml is valid.");
+    o.write("version: 1\nmonitors: [\n");
+    expect((await o.cli(["validate"])).code).toBe(1);
+  }, 60_000);
+});
+
+describe("watchpost export", () => {
+  it("exports the organisation so that plan shows no changes, and apply on another organisation reproduces it", async () => {
+    const a = await org();
+    a.write(baseFile());
+    expect((await a.cli(["apply"])).code).toBe(0);
+    // Monitors made elsewhere export too, keyed by their names.
+    await a.call("POST", "/api/v1/monitors", { name: "Made by hand", type: "keyword", config: { url: "https://hand.example", keyword: "ok" }, tags: ["team-a"], paused: true });
+    const exported = await a.cli(["export", "-o", "exported.yaml"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain("Wrote 5 monitors");
+    expect(exported.stdout).toContain("WATCHPOST_SHOP_AUTH_PASSWORD");
+    const text = readFileSync(join(a.dir, "exported.yaml"), "utf8");
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain("••••");
+    expect(text).toContain("${WATCHPOST_SHOP_AUTH_PASSWORD}");
+    expect((await runCli(["validate", "-f", "exported.yaml"], { cwd: a.dir, configHome: home.configHome })).code).toBe(0);
+    const plan = await a.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"]);
+    expect(plan.stdout).toContain("No changes");
+    expect(plan.code).toBe(0);
+
+    const b = await org();
+    writeFileSync(join(b.dir, "watchpost.yaml"), text);
+    const secrets = { WATCHPOST_SHOP_AUTH_PASSWORD: SECRET, WATCHPOST_SHOP_HEADERS_X_API_TOKEN: TOKEN };
+    const missing = await b.cli(["apply"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain("WATCHPOST_SHOP_AUTH_PASSWORD");
+    expect((await b.cli(["apply"], secrets)).code).toBe(0);
+    expect((await b.cli(["plan", "--detailed-exitcode"], secrets)).code).toBe(0);
+    const again = await b.cli(["export"]);
+    expect(again.stdout).toBe(text);
+    const json = await b.cli(["export", "--format", "json"]);
+    expect(JSON.parse(json.stdout).monitors).toEqual(YAML.parse(text).monitors);
+  }, 60_000);
+});
