@@ -172,6 +172,21 @@ describe("watchpost plan / apply", () => {
     expect(human.stdout).toContain("not attempted");
   }, 60_000);
 
+  it("names the entry the API refused in a bulk creation (all or none): the others are reported not attempted", async () => {
+    const o = await org();
+    const file = baseFile();
+    file.monitors[2] = { ...file.monitors[2]!, regions: ["eu-west"] } as (typeof file.monitors)[number];
+    o.write(file);
+    const r = await o.cli(["apply", "--json"]);
+    expect(r.code).toBe(1);
+    const report = r.json();
+    expect(report.applied).toEqual([]);
+    expect(report.failed.map((f: { key: string }) => f.key)).toEqual(["nightly"]);
+    expect(report.failed[0].details.issues[0].path).toStartWith("body.monitors[2]");
+    expect(report.skipped.map((s: { key: string }) => s.key).sort()).toEqual(["db", "shop", "www-dns"]);
+    expect((await o.call("GET", "/api/v1/monitors")).body.data).toEqual([]);
+  }, 60_000);
+
   it("refuses an invalid file with every problem and its path (validate works offline)", async () => {
     const o = await org();
     o.write({ version: 1, monitors: [{ key: "Bad Key", name: "x", type: "http", config: {} }, { key: "a", name: "y", type: "nope", config: {} }, { key: "b", name: "z", type: "tcp", config: { host: "h", port: 1 } }, { key: "b", name: "w", type: "tcp", config: { host: "h", port: 2 } }] });

@@ -72,7 +72,15 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
         report.applied.push({ action: "delete", key: first.key, id: first.id, name: first.name });
       }
     } catch (err) {
-      for (const c of batch) report.failed.push(failure(c, err));
+      const f = failure(first, err);
+      if (batch.length === 1) report.failed.push(f);
+      else {
+        // A bulk creation is all or none: name the entries the API's issues point at (body.monitors[i]…), or the whole batch.
+        const culprits = new Set(((f.details.issues ?? []) as { path: string }[]).map((i) => /^body\.monitors\[(\d+)\]/.exec(i.path)?.[1]).filter((i) => i !== undefined).map(Number));
+        if (culprits.size) for (const i of culprits) report.failed.push({ ...failure(batch[i]!, err), details: { issues: ((f.details.issues ?? []) as { path: string }[]).filter((it) => it.path.startsWith(`body.monitors[${i}]`)) } });
+        else report.failed.push({ ...f, key: batch.map((c) => c.key).join(", "), name: `${batch.length} monitors created together (all or none)` });
+        for (const [i, c] of batch.entries()) if (culprits.size && !culprits.has(i)) report.skipped.push({ action: c.action, key: c.key, name: c.name });
+      }
       for (const later of queue.slice(step + 1).flat()) report.skipped.push({ action: later.action, key: later.key, name: later.name });
       break;
     }

@@ -5,7 +5,7 @@ import type { KumaMonitor } from "./kuma-types.ts";
 export type Conversion = { ok: true; monitor: Omit<DesiredMonitor, "key" | "name" | "tags">; notes: string[]; extra?: Omit<DesiredMonitor, "name" | "tags"> & { name: string } } | { ok: false; reason: string };
 
 const flag = (v: unknown) => v === true || v === 1 || v === "1";
-const secretRef = (key: string, what: string) => `\${KUMA_${key.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_${what}}`;
+const secretRef = (key: string, what: string) => `\${KUMA_${`${key}_${what}`.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}}`;
 
 /** Kuma's accepted status codes ("200-299", "404") in Watchpost's form; numbers stay strings of ranges or become integers. */
 function statusCodes(m: KumaMonitor): (number | string)[] | undefined {

@@ -20,7 +20,7 @@ const CHANNEL_OF: Record<string, string> = {
   slack: "slack",
   discord: "discord",
   telegram: "telegram",
-  teams: "microsoft teams",
+  teams: "teams",
   webhook: "webhook",
   PagerDuty: "pagerduty",
   pagerduty: "pagerduty",
@@ -105,7 +105,7 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
       name: n.name,
       kuma_type: type,
       reason: target
-        ? `alert channels are not part of the config file yet: create a ${target} channel in Settings → Alert channels (its secrets are not copied)`
+        ? `alert channels are not part of the config file yet: create a channel of type ${target} in Settings → Alert channels (its secrets are not copied)`
         : `Kuma notification type "${type}" has no Watchpost channel`,
     });
   }
