@@ -52,3 +52,6 @@ export const WatchpostConfigSchema = Type.Object(
     additionalProperties: false,
   },
 );
+
+/** The published JSON Schema document (docs/watchpost-config.schema.json, `watchpost schema`). */
+export const configJsonSchemaText = () => `${JSON.stringify({ $schema: "http://json-schema.org/draft-07/schema#", ...WatchpostConfigSchema }, null, 2)}\n`;

@@ -28,7 +28,8 @@ async function org() {
   return { ...o, dir, env, cli, write, call: client(api.url, { key: o.api_key }) };
 }
 
-const baseFile = () => ({
+// biome-ignore lint/suspicious/noExplicitAny: the tests edit entries freely, as a user edits the file
+const baseFile = (): { version: number; monitors: any[] } => ({
   version: 1,
   monitors: [
     {
@@ -136,7 +137,7 @@ describe("watchpost plan / apply", () => {
     expect((await o.cli(["apply"])).code).toBe(0);
     const manual = await o.call("POST", "/api/v1/monitors", { name: "Made by hand", type: "http", config: { url: "https://hand.example" } });
     const file = baseFile();
-    file.monitors = file.monitors.filter((m) => m.key !== "db");
+    file.monitors = file.monitors.filter((m: { key: string }) => m.key !== "db");
     o.write(file);
     const plan = await o.cli(["plan", "--json"]);
     expect(plan.json().summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 3 });
@@ -175,7 +176,7 @@ describe("watchpost plan / apply", () => {
   it("names the entry the API refused in a bulk creation (all or none): the others are reported not attempted", async () => {
     const o = await org();
     const file = baseFile();
-    file.monitors[2] = { ...file.monitors[2]!, regions: ["eu-west"] } as (typeof file.monitors)[number];
+    file.monitors[2] = { ...file.monitors[2], regions: ["eu-west"] };
     o.write(file);
     const r = await o.cli(["apply", "--json"]);
     expect(r.code).toBe(1);
@@ -202,6 +203,27 @@ describe("watchpost plan / apply", () => {
     expect((await runCli(["validate"], { cwd: o.dir, configHome: home.configHome })).stdout).toContain("watchpost.yaml is valid.");
     o.write("version: 1\nmonitors: [\n");
     expect((await o.cli(["validate"])).code).toBe(1);
+  }, 60_000);
+});
+
+describe("watchpost.config.ts", () => {
+  it("plans and applies the typed form (defineConfig) exactly like the YAML file", async () => {
+    const o = await org();
+    const defineConfig = new URL("../../cli/watchpost/define-config.ts", import.meta.url).pathname;
+    writeFileSync(
+      join(o.dir, "watchpost.config.ts"),
+      `import { defineConfig } from ${JSON.stringify(defineConfig)};\nexport default defineConfig(${JSON.stringify(baseFile(), null, 2)});\n`,
+    );
+    const plan = await o.cli(["plan", "--json"]);
+    expect(plan.code).toBe(0);
+    expect(plan.json().summary).toEqual({ create: 4, update: 0, delete: 0, unchanged: 0 });
+    expect((await o.cli(["apply"])).code).toBe(0);
+    o.write(baseFile());
+    expect((await o.cli(["plan", "-f", "watchpost.yaml", "--detailed-exitcode"])).code).toBe(0);
+    writeFileSync(join(o.dir, "broken.config.ts"), "export const nothing = 1;\n");
+    const broken = await o.cli(["validate", "-f", "broken.config.ts"]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("no default export");
   }, 60_000);
 });
 

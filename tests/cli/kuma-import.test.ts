@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import Ajv from "ajv";
 import YAML from "yaml";
 import { makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { cliHome, runCli } from "./support/run-cli.ts";
@@ -45,7 +46,7 @@ function kumaDatabase(path: string) {
       m.authMethod, m.databaseConnectionString,
     );
     for (const t of m.tags) {
-      if (!tagIds.has(t.name)) tagIds.set(t.name, Number(db.query("insert into tag (name, color) values (?, ?) returning id").get(t.name, t.color)!.id));
+      if (!tagIds.has(t.name)) tagIds.set(t.name, Number((db.query("insert into tag (name, color) values (?, ?) returning id").get(t.name, t.color) as { id: number }).id));
       db.query("insert into monitor_tag (monitor_id, tag_id, value) values (?, ?, ?)").run(m.id, tagIds.get(t.name)!, t.value);
     }
     for (const id of Object.keys(m.notificationIDList)) db.query("insert into monitor_notification (monitor_id, notification_id) values (?, ?)").run(m.id, Number(id));
@@ -87,6 +88,10 @@ describe("watchpost import kuma", () => {
     expect(file.monitors.find((m: { key: string }) => m.key === "shop-homepage").tags).toEqual(["env:prod", "team:web", "Production"]);
     expect(file.monitors.find((m: { key: string }) => m.key === "nightly-backup")).toEqual({ key: "nightly-backup", name: "Nightly backup", type: "heartbeat", config: { period_seconds: 86_400, grace_seconds: 3600 } });
     expect((await runCli(["validate"], { cwd: dir, configHome: home.configHome })).code).toBe(0);
+    // Editors and other tools validate it with the published JSON Schema too.
+    const published = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(new URL("../../docs/watchpost-config.schema.json", import.meta.url), "utf8")));
+    expect(published(file)).toBe(true);
+    expect(published({ ...file, monitors: [{ ...file.monitors[0], config: { url: 5 } }] })).toBe(false);
 
     const human = await runCli(["import", "kuma", FIXTURE, "-o", "again.yaml"], { cwd: dir, configHome: home.configHome });
     expect(human.stdout).toContain("Not imported (7):");

@@ -1,20 +1,20 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { WatchpostConfigSchema } from "../../../schemas/monitoring-config.ts";
+import { configJsonSchemaText } from "../../../schemas/monitoring-config.ts";
 import { action, type Run } from "../command-kit.ts";
 import { applyPlan } from "../config/apply.ts";
 import { exportState, formatState } from "../config/export.ts";
-import { findConfigFile, loadConfig, parseConfigText, validateConfig } from "../config/load.ts";
+import { findConfigFile, loadConfig, readConfigValue, validateConfig } from "../config/load.ts";
 import { computePlan, type Plan } from "../config/plan.ts";
 import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
 import { emit } from "../output.ts";
 
-const fileOption = () => new Option("-f, --file <path>", "the config file (default: watchpost.yaml, watchpost.yml or watchpost.json here)");
+const fileOption = () => new Option("-f, --file <path>", "the config file: YAML, JSON or watchpost.config.ts (default: the first of watchpost.yaml, .yml, .json, watchpost.config.ts here)");
 
 async function planFor(run: Run): Promise<Plan> {
-  const desired = loadConfig(findConfigFile(run.opts.file as string | undefined));
+  const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
   const monitors = await listMonitors(run.client());
   return computePlan(desired, monitors, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
 }
@@ -26,7 +26,7 @@ export function configCommands(): Command[] {
     .action(
       action(async (run) => {
         const path = findConfigFile(run.opts.file as string | undefined);
-        const issues = validateConfig(parseConfigText(readFileSync(path, "utf8"), path));
+        const issues = validateConfig(await readConfigValue(path));
         if (issues.length) throw new CliError(`${path} is not a valid Watchpost config (${issues.length} problem${issues.length === 1 ? "" : "s"})`, "INVALID_CONFIG", EXIT.error, { issues });
         emit(run.o, { file: path, valid: true }, () => `${path} is valid.`);
       }),
@@ -85,7 +85,7 @@ export function configCommands(): Command[] {
 
   const schema = new Command("schema").description("Print the JSON Schema of the config file (also docs/watchpost-config.schema.json)").action(
     action(async (run) => {
-      run.o.out(JSON.stringify(WatchpostConfigSchema, null, 2));
+      process.stdout.write(configJsonSchemaText());
     }),
   );
   return [validate, plan, apply, exportCmd, schema];

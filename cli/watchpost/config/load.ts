@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { extname } from "node:path";
+import { extname, resolve } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
@@ -31,7 +31,8 @@ export interface Issue {
 }
 
 /** The file names `plan`, `apply` and `validate` look for when no --file is given. */
-export const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json"];
+export const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json", "watchpost.config.ts"];
+const CODE = [".ts", ".mts", ".js", ".mjs"];
 
 export function findConfigFile(file: string | undefined): string {
   if (file) {
@@ -79,9 +80,21 @@ export function validateConfig(value: unknown): Issue[] {
   return issues;
 }
 
+/** The file's value: YAML or JSON text, or the default export of a watchpost.config.ts (defineConfig). */
+export async function readConfigValue(path: string): Promise<unknown> {
+  if (!CODE.includes(extname(path))) return parseConfigText(readFileSync(path, "utf8"), path);
+  try {
+    const mod = (await import(resolve(path))) as { default?: unknown };
+    if (mod.default === undefined) throw new Error("it has no default export (export default defineConfig({...}))");
+    return mod.default;
+  } catch (err) {
+    throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
+  }
+}
+
 /** Reads, parses and validates a config file; invalid → CliError with details.issues. */
-export function loadConfig(path: string): DesiredState {
-  const value = parseConfigText(readFileSync(path, "utf8"), path);
+export async function loadConfig(path: string): Promise<DesiredState> {
+  const value = await readConfigValue(path);
   const issues = validateConfig(value);
   if (issues.length) throw new CliError(`${path} is not a valid Watchpost config (${issues.length} problem${issues.length === 1 ? "" : "s"})`, "INVALID_CONFIG", EXIT.error, { issues });
   return value as DesiredState;

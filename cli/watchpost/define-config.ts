@@ -1,0 +1,31 @@
+import type { Static } from "@sinclair/typebox";
+import type { CheckType, ConfigSchemas } from "../../schemas/check-types.ts";
+
+/** One monitor of a `watchpost.config.ts`: `config` is typed by `type` (the same schemas the API validates with). */
+export type MonitorEntry = {
+  [K in CheckType]: {
+    key: string;
+    name: string;
+    type: K;
+    config: Static<ConfigSchemas[K]>;
+    interval_seconds?: number;
+    timeout_ms?: number;
+    regions?: string[];
+    runner_ids?: string[];
+    tags?: string[];
+    paused?: boolean;
+  };
+}[CheckType];
+
+export interface WatchpostConfig {
+  version: 1;
+  monitors: MonitorEntry[];
+}
+
+/**
+ * The typed form of watchpost.yaml: `export default defineConfig({ version: 1, monitors: [...] })` in
+ * watchpost.config.ts. It returns its argument; the CLI validates it like a YAML file.
+ */
+export function defineConfig(config: WatchpostConfig): WatchpostConfig {
+  return config;
+}
