@@ -18,7 +18,7 @@ export const MonitorKey = Type.String({
 const Tag = Type.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
 
 /** One monitor entry for `type`; optional fields left out are not managed (the server's default or current value stays). */
-export function monitorEntrySchema(type: CheckType): TSchema {
+function monitorEntrySchema(type: CheckType): TSchema {
   return Type.Object(
     {
       key: MonitorKey,
@@ -39,7 +39,7 @@ export function monitorEntrySchema(type: CheckType): TSchema {
 export const monitorEntrySchemas = Object.fromEntries(CHECK_TYPES.map((t) => [t, monitorEntrySchema(t)])) as Record<CheckType, TSchema>;
 
 /** The whole file; `monitors[].type` picks the entry's schema. */
-export const WatchpostConfigSchema = Type.Object(
+const WatchpostConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     version: Type.Literal(CONFIG_FILE_VERSION),

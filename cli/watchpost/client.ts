@@ -3,7 +3,7 @@ import type { paths } from "../../web/src/api/schema.gen.ts";
 import { CliError } from "./errors.ts";
 import { readCredentials } from "./credentials.ts";
 
-export type { paths };
+
 export type ApiClient = ReturnType<typeof createClient<paths>>;
 
 export interface Connection {

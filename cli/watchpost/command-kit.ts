@@ -35,7 +35,7 @@ export function action<A extends unknown[]>(fn: (run: Run, ...args: A) => Promis
   };
 }
 
-export function reportError(o: Output, err: unknown) {
+function reportError(o: Output, err: unknown) {
   const e =
     err instanceof CliError
       ? err

@@ -7,7 +7,7 @@ export interface Output {
 }
 
 /** Colour only on a terminal, never with NO_COLOR set (https://no-color.org), forced with FORCE_COLOR. */
-export function colorWanted(env: NodeJS.ProcessEnv, isTty: boolean): boolean {
+function colorWanted(env: NodeJS.ProcessEnv, isTty: boolean): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
   return isTty;

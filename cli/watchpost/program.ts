@@ -20,7 +20,7 @@ function configure(cmd: Command) {
   for (const sub of cmd.commands) configure(sub);
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command("watchpost")
     .description("Watchpost from the command line: monitors, results, alerts, and monitoring as code (plan/apply/export)")
     .version("0.1.0")

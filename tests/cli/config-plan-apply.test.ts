@@ -114,6 +114,14 @@ describe("watchpost plan / apply", () => {
     const nested = await o.cli(["plan", "--json"]);
     expect(nested.json().changes[0].changes).toEqual([{ path: "config.headers.Accept", before: "text/html", after: "application/json" }]);
     expect((await o.cli(["apply"])).code).toBe(0);
+    // A setting removed from the file is removed from the monitor (the type's default applies again).
+    delete file.monitors[0].config.headers.Accept;
+    file.monitors[0].config.follow_redirects = true;
+    o.write(file);
+    expect((await o.cli(["plan", "--json"])).json().changes[0].changes).toEqual([{ path: "config.headers.Accept", before: "application/json" }]);
+    expect((await o.cli(["apply"])).code).toBe(0);
+    expect((await o.call("GET", `/api/v1/monitors/${before.id}`)).body.config.headers).toEqual({ "X-Api-Token": "••••••••" });
+    expect((await o.cli(["plan", "--detailed-exitcode"])).code).toBe(0);
 
     // Secrets: the API never shows them, so a new value is invisible to plan until --resend-secrets.
     const rotated = await o.cli(["plan", "--detailed-exitcode"], { SHOP_PASSWORD: "rotated-value" });

@@ -14,7 +14,7 @@ const ago = (iso: string | null) => {
 const shownStatus = (m: Monitor) => (m.paused ? "paused" : m.status);
 const target = (m: Monitor) => String(m.config.url ?? m.config.host ?? m.config.name ?? m.config.domain ?? m.heartbeat_url ?? "");
 
-export function monitorsTable(o: Output, monitors: Monitor[]) {
+function monitorsTable(o: Output, monitors: Monitor[]) {
   return table(
     o,
     ["ID", "NAME", "TYPE", "STATUS", "INTERVAL", "LAST CHECK", "TARGET"],

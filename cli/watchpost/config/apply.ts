@@ -5,7 +5,7 @@ import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
 import type { Change, Plan } from "./plan.ts";
 
-export interface Applied {
+interface Applied {
   action: Change["action"];
   key: string;
   id: string;

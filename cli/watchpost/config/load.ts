@@ -31,7 +31,7 @@ export interface Issue {
 }
 
 /** The file names `plan`, `apply` and `validate` look for when no --file is given. */
-export const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json", "watchpost.config.ts"];
+const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json", "watchpost.config.ts"];
 const CODE = [".ts", ".mts", ".js", ".mjs"];
 
 export function findConfigFile(file: string | undefined): string {
@@ -45,7 +45,7 @@ export function findConfigFile(file: string | undefined): string {
 }
 
 /** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line. */
-export function parseConfigText(text: string, path: string): unknown {
+function parseConfigText(text: string, path: string): unknown {
   try {
     if (extname(path) === ".json") return JSON.parse(text);
     return YAML.parse(text, { prettyErrors: true });

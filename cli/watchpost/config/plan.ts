@@ -6,7 +6,7 @@ import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor, DesiredState } from "./load.ts";
 import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
 
-export interface FieldChange {
+interface FieldChange {
   path: string;
   before: unknown;
   after: unknown;

@@ -2,7 +2,7 @@ import type { DesiredMonitor } from "../config/load.ts";
 import type { KumaMonitor } from "./kuma-types.ts";
 
 /** A converted monitor (possibly with notes on what was approximated), or a refusal with its reason. */
-export type Conversion = { ok: true; monitor: Omit<DesiredMonitor, "key" | "name" | "tags">; notes: string[]; extra?: Omit<DesiredMonitor, "name" | "tags"> & { name: string } } | { ok: false; reason: string };
+type Conversion = { ok: true; monitor: Omit<DesiredMonitor, "key" | "name" | "tags">; notes: string[]; extra?: Omit<DesiredMonitor, "name" | "tags"> & { name: string } } | { ok: false; reason: string };
 
 const flag = (v: unknown) => v === true || v === 1 || v === "1";
 const secretRef = (key: string, what: string) => `\${KUMA_${`${key}_${what}`.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}}`;
