@@ -8,6 +8,7 @@ import { newId } from "../../core/ids.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 import {
   type AlertChannelRow,
+  configKeyTaken,
   deleteAlertChannel,
   findAlertChannel,
   insertAlertChannel,
@@ -24,6 +25,7 @@ export interface ChannelView {
   type: ChannelType;
   config: Record<string, unknown>;
   enabled: boolean;
+  key: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +35,8 @@ export interface ChannelInput {
   type: string;
   config: Record<string, unknown>;
   enabled?: boolean;
+  /** A config file's stable key for the channel (null clears it). */
+  key?: string | null;
 }
 
 interface Ctx {
@@ -55,6 +59,7 @@ function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
     type,
     config: maskSecrets(type, decryptChannelConfig(box, row)),
     enabled: row.enabled,
+    key: row.config_key,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -67,17 +72,24 @@ function checkConfig(type: string, config: unknown): asserts type is ChannelType
   }
 }
 
+/** 409 when another channel of the organisation has the key (the config file's keys are unique). */
+async function assertKeyFree(tx: Sql, orgId: string, key: string | null | undefined, exceptId: string | null) {
+  if (key && (await configKeyTaken(tx, orgId, key, exceptId))) throw conflict(`Another alert channel has the key "${key}"`, { key });
+}
+
 export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<ChannelView> {
   checkConfig(input.type, input.config);
   return withTx(ctx.sql, async (tx) => {
     // Serialises concurrent creates in one organisation so the quota cannot be overshot.
     await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
     await assertQuota(tx, ctx.actor.orgId, "alert_channels", 1);
+    await assertKeyFree(tx, ctx.actor.orgId, input.key, null);
     const row = await insertAlertChannel(tx, ctx.actor.orgId, newId("ach"), {
       name: input.name,
       type: input.type,
       configEnc: ctx.box.encrypt(JSON.stringify(input.config)),
       enabled: input.enabled ?? true,
+      configKey: input.key ?? null,
     });
     return toChannelView(ctx.box, row);
   });
@@ -111,11 +123,15 @@ export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelI
       throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
     }
     checkConfig(type, config);
+    // Serialised with creates, so two requests cannot both take one key.
+    if (patch.key) await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
+    await assertKeyFree(tx, ctx.actor.orgId, patch.key, id);
     const updated = await updateAlertChannel(tx, ctx.actor.orgId, id, {
       name: patch.name ?? row.name,
       type,
       configEnc: ctx.box.encrypt(JSON.stringify(config)),
       enabled: patch.enabled ?? row.enabled,
+      configKey: patch.key === undefined ? row.config_key : patch.key,
     });
     return toChannelView(ctx.box, updated!);
   });

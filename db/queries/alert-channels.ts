@@ -7,6 +7,8 @@ export interface AlertChannelRow {
   type: string;
   config_enc: string;
   enabled: boolean;
+  /** The key a config file gives the channel (watchpost.yaml); null when none did. */
+  config_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -16,12 +18,13 @@ export interface AlertChannelWrite {
   type: string;
   configEnc: string;
   enabled: boolean;
+  configKey: string | null;
 }
 
 export async function insertAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`
-    insert into alert_channels (id, org_id, name, type, config_enc, enabled)
-    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled})
+    insert into alert_channels (id, org_id, name, type, config_enc, enabled, config_key)
+    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled}, ${c.configKey})
     returning *`;
   return row!;
 }
@@ -29,6 +32,12 @@ export async function insertAlertChannel(sql: Sql, orgId: string, id: string, c:
 export async function findAlertChannel(sql: Sql, orgId: string, id: string): Promise<AlertChannelRow | undefined> {
   const [row] = await sql<AlertChannelRow[]>`select * from alert_channels where org_id = ${orgId} and id = ${id}`;
   return row;
+}
+
+/** Whether another channel of the organisation already has this config key. */
+export async function configKeyTaken(sql: Sql, orgId: string, key: string, exceptId: string | null): Promise<boolean> {
+  const rows = await sql`select 1 from alert_channels where org_id = ${orgId} and config_key = ${key} and id is distinct from ${exceptId} limit 1`;
+  return rows.length > 0;
 }
 
 export async function findAlertChannels(sql: Sql, orgId: string, ids: string[]): Promise<AlertChannelRow[]> {
@@ -51,7 +60,7 @@ export async function countAlertChannels(sql: Sql, orgId: string): Promise<numbe
 
 export async function updateAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow | undefined> {
   const [row] = await sql<AlertChannelRow[]>`
-    update alert_channels set name = ${c.name}, type = ${c.type}, config_enc = ${c.configEnc}, enabled = ${c.enabled}, updated_at = now()
+    update alert_channels set name = ${c.name}, type = ${c.type}, config_enc = ${c.configEnc}, enabled = ${c.enabled}, config_key = ${c.configKey}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
 }

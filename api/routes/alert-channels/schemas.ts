@@ -11,8 +11,11 @@ const Config = t.Record(t.String(), t.Unknown(), {
 });
 const ConfigIn = t.Record(t.String(), t.Unknown(), { description: Config.description, "x-config-of": "channel" });
 
-export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: ConfigIn, enabled: t.Optional(t.Boolean()) });
-export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(ConfigIn), enabled: t.Optional(t.Boolean()) });
+const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it" });
+const KeyIn = t.Optional(t.Union([Key, t.Null()], { description: "A stable key for monitoring as code (the watchpost CLI's config file): lower-case letters, digits, '.', '_' and '-', at most 57; unique in the organisation (409 CONFLICT otherwise); null clears it" }));
+
+export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: ConfigIn, enabled: t.Optional(t.Boolean()), key: KeyIn });
+export const ChannelPatchBody = Obj({ name: t.Optional(Name), type: t.Optional(ChannelTypeName), config: t.Optional(ConfigIn), enabled: t.Optional(t.Boolean()), key: KeyIn });
 
 export const ChannelView = t.Object({
   id: t.String(),
@@ -20,6 +23,7 @@ export const ChannelView = t.Object({
   type: ChannelTypeName,
   config: Config,
   enabled: t.Boolean(),
+  key: t.Union([Key, t.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -14581,6 +14581,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             enabled: boolean;
+                            /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                            key: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -14671,6 +14673,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["EmailChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14678,6 +14682,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["SlackChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14685,6 +14691,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["DiscordChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14692,6 +14700,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TeamsChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14699,6 +14709,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["TelegramChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14706,6 +14718,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["WebhookChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14713,6 +14727,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["PagerdutyChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -14720,6 +14736,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config: components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -14746,6 +14764,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -14869,6 +14889,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -15057,6 +15079,8 @@ export interface operations {
                     /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
                     config?: components["schemas"]["EmailChannelConfig"] | components["schemas"]["SlackChannelConfig"] | components["schemas"]["DiscordChannelConfig"] | components["schemas"]["TeamsChannelConfig"] | components["schemas"]["TelegramChannelConfig"] | components["schemas"]["WebhookChannelConfig"] | components["schemas"]["PagerdutyChannelConfig"] | components["schemas"]["OpsgenieChannelConfig"];
                     enabled?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -15083,6 +15107,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         enabled: boolean;
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
