@@ -1,5 +1,6 @@
-import { type TSchema, Type } from "@sinclair/typebox";
+import { type TObject, type TSchema, Type } from "@sinclair/typebox";
 import { CHECK_TYPES, type CheckType, configSchemas } from "./check-types.ts";
+import { channelSpecOf, type ChannelType, channelTypes } from "./channel-types.ts";
 
 /**
  * The `watchpost.yaml` / `watchpost.json` file of the `watchpost` CLI (docs/cli.md): monitors keyed by a
@@ -38,12 +39,46 @@ function monitorEntrySchema(type: CheckType): TSchema {
 
 export const monitorEntrySchemas = Object.fromEntries(CHECK_TYPES.map((t) => [t, monitorEntrySchema(t)])) as Record<CheckType, TSchema>;
 
-/** The whole file; `monitors[].type` picks the entry's schema. */
+/** A `${NAME}` reference to an environment variable (how the file holds secrets). */
+const EnvRef = Type.String({ pattern: "\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}", description: "${NAME}: the value of environment variable NAME" });
+
+/** A channel type's config where each secret field may also be a ${NAME} reference (its own pattern applies to the value). */
+function channelConfigForFile(type: ChannelType): TSchema {
+  const spec = channelSpecOf(type);
+  const config = spec.config as TObject;
+  const properties: Record<string, TSchema> = { ...config.properties };
+  for (const field of spec.secretFields) {
+    const original = properties[field];
+    if (!original) continue;
+    const relaxed = original.type === "object" ? Type.Record(Type.String(), Type.String()) : EnvRef;
+    properties[field] = (config.required ?? []).includes(field) ? Type.Union([original, relaxed]) : Type.Optional(Type.Union([original, relaxed]));
+  }
+  return Type.Object(properties as never, { additionalProperties: false });
+}
+
+/** One alert channel entry for `type`; its secret fields hold ${NAME} references. */
+function channelEntrySchema(type: ChannelType): TSchema {
+  return Type.Object(
+    {
+      key: MonitorKey,
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      type: Type.Literal(type),
+      config: channelConfigForFile(type),
+      enabled: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false, title: `${type} alert channel` },
+  );
+}
+
+export const channelEntrySchemas = Object.fromEntries(channelTypes.map((t) => [t, channelEntrySchema(t)])) as Record<ChannelType, TSchema>;
+
+/** The whole file; `monitors[].type` and `channels[].type` pick the entry's schema. */
 const WatchpostConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     version: Type.Literal(CONFIG_FILE_VERSION),
     monitors: Type.Array(Type.Union(CHECK_TYPES.map((t) => monitorEntrySchemas[t])), { maxItems: 10_000 }),
+    channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
   },
   {
     $id: CONFIG_SCHEMA_ID,

@@ -52,7 +52,7 @@ describe("watchpost plan / apply", () => {
     o.write(baseFile());
     const plan = await o.cli(["plan", "--detailed-exitcode"]);
     expect(plan.code).toBe(3);
-    expect(plan.stdout).toContain("+ create shop");
+    expect(plan.stdout).toContain("+ create monitor shop");
     expect(plan.stdout).toContain("Plan: 4 to create, 0 to update, 0 to delete, 0 unchanged.");
     const apply = await o.cli(["apply", "--json"]);
     expect(apply.code).toBe(0);
@@ -91,6 +91,7 @@ describe("watchpost plan / apply", () => {
     const plan = await o.cli(["plan", "--json"]);
     expect(plan.json().changes).toEqual([
       {
+        kind: "monitor",
         action: "update",
         key: "shop",
         id: before.id,
@@ -102,7 +103,7 @@ describe("watchpost plan / apply", () => {
       },
     ]);
     const human = await o.cli(["plan"]);
-    expect(human.stdout).toContain("~ update shop");
+    expect(human.stdout).toContain("~ update monitor shop");
     expect(human.stdout).toContain('interval_seconds: 60 → 300');
     expect((await o.cli(["apply"])).code).toBe(0);
     const after = (await o.call("GET", `/api/v1/monitors/${before.id}`)).body;
@@ -177,7 +178,7 @@ describe("watchpost plan / apply", () => {
     expect(report.failed[0]).toMatchObject({ key: "nightly", code: "VALIDATION_ERROR" });
     expect(report.skipped.map((s: { key: string }) => s.key)).toEqual(["www-dns"]);
     const human = await o.cli(["apply"]);
-    expect(human.stdout).toContain("✗ update nightly failed");
+    expect(human.stdout).toContain("✗ update monitor nightly failed");
     expect(human.stdout).toContain("not attempted");
   }, 60_000);
 

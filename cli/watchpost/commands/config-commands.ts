@@ -9,14 +9,15 @@ import { computePlan, type Plan } from "../config/plan.ts";
 import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
+import { listChannels } from "../config/channels.ts";
 import { emit } from "../output.ts";
 
 const fileOption = () => new Option("-f, --file <path>", "the config file: YAML, JSON or watchpost.config.ts (default: the first of watchpost.yaml, .yml, .json, watchpost.config.ts here)");
 
 async function planFor(run: Run): Promise<Plan> {
   const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
-  const monitors = await listMonitors(run.client());
-  return computePlan(desired, monitors, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
+  const [monitors, channels] = await Promise.all([listMonitors(run.client()), desired.channels ? listChannels(run.client()) : []]);
+  return computePlan(desired, monitors, channels, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
 }
 
 export function configCommands(): Command[] {
@@ -70,7 +71,8 @@ export function configCommands(): Command[] {
       action(async (run) => {
         const output = run.opts.output as string | undefined;
         const format = (run.opts.format as "yaml" | "json" | undefined) ?? (run.opts.json || output?.endsWith(".json") ? "json" : "yaml");
-        const { state, secretRefs } = exportState(await listMonitors(run.client()));
+        const [monitors, channels] = await Promise.all([listMonitors(run.client()), listChannels(run.client())]);
+        const { state, secretRefs } = exportState(monitors, channels);
         const text = formatState(state, format);
         const note = secretRefs.length ? `Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.` : "";
         if (output) {

@@ -3,9 +3,11 @@ import { CliError } from "../errors.ts";
 import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
 import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
-import type { Change, Plan } from "./plan.ts";
+import { channelBody } from "./channels.ts";
+import type { Change, ChannelChange, MonitorChange, Plan } from "./plan.ts";
 
 interface Applied {
+  kind: Change["kind"];
   action: Change["action"];
   key: string;
   id: string;
@@ -14,9 +16,9 @@ interface Applied {
 
 export interface ApplyReport {
   applied: Applied[];
-  failed: { action: Change["action"]; key: string; name: string; error: string; code: string; details: Record<string, unknown> }[];
+  failed: { kind: Change["kind"]; action: Change["action"]; key: string; name: string; error: string; code: string; details: Record<string, unknown> }[];
   /** Changes not attempted because an earlier step failed. */
-  skipped: { action: Change["action"]; key: string; name: string }[];
+  skipped: { kind: Change["kind"]; action: Change["action"]; key: string; name: string }[];
 }
 
 const BULK_MAX = 1000;
@@ -42,34 +44,38 @@ function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[]
 
 const failure = (c: Change, err: unknown) => {
   const e = err instanceof CliError ? err : new CliError(String((err as Error)?.message ?? err));
-  return { action: c.action, key: c.key, name: c.name, error: e.message, code: e.code, details: e.details };
+  return { kind: c.kind, action: c.action, key: c.key, name: c.name, error: e.message, code: e.code, details: e.details };
 };
 
 /**
- * Carries out a plan: creations in bulk (all or none per request of up to 1,000), then updates, then deletions,
- * one by one. Stops at the first failure and reports what was applied, what failed and what was not tried.
+ * Carries out a plan: channels first (monitors' rules send to them), monitor creations in bulk (all or none per
+ * request of up to 1,000), monitor updates, then deletions — monitors before channels — one by one. Stops at the
+ * first failure and reports what was applied, what failed and what was not tried.
  */
 export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.ProcessEnv): Promise<ApplyReport> {
   const report: ApplyReport = { applied: [], failed: [], skipped: [] };
-  const creates = plan.changes.filter((c) => c.action === "create");
-  const rest = plan.changes.filter((c) => c.action !== "create");
-  const queue: Change[][] = [];
+  const isMonitorCreate = (c: Change) => c.kind === "monitor" && c.action === "create";
+  const creates = plan.changes.filter(isMonitorCreate);
+  const channelWrites: Change[] = plan.changes.filter((c) => c.kind === "channel" && c.action !== "delete");
+  const rest = plan.changes.filter((c) => !isMonitorCreate(c) && !channelWrites.includes(c));
+  const queue: Change[][] = channelWrites.map((c) => [c]);
   for (let i = 0; i < creates.length; i += BULK_MAX) queue.push(creates.slice(i, i + BULK_MAX));
   for (const c of rest) queue.push([c]);
   for (let step = 0; step < queue.length; step++) {
     const batch = queue[step]!;
     const first = batch[0]!;
     try {
-      if (first.action === "create") {
-        const bodies = batch.map((c) => bodyOf((c as Extract<Change, { action: "create" }>).desired, env, null));
+      if (first.kind === "channel") report.applied.push(await applyChannel(client, first as ChannelChange, env));
+      else if (first.action === "create") {
+        const bodies = batch.map((c) => bodyOf((c as Extract<MonitorChange, { action: "create" }>).desired, env, null));
         const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
-        res.data!.data.forEach((m, i) => report.applied.push({ action: "create", key: batch[i]!.key, id: m.id, name: m.name }));
+        res.data!.data.forEach((m, i) => report.applied.push({ kind: "monitor", action: "create", key: batch[i]!.key, id: m.id, name: m.name }));
       } else if (first.action === "update") {
         const m = await client.PATCH("/api/v1/monitors/{id}", { params: { path: { id: first.id } }, body: bodyOf(first.desired, env, first.current.tags) as never });
-        report.applied.push({ action: "update", key: first.key, id: m.data!.id, name: m.data!.name });
+        report.applied.push({ kind: "monitor", action: "update", key: first.key, id: m.data!.id, name: m.data!.name });
       } else {
         await client.DELETE("/api/v1/monitors/{id}", { params: { path: { id: first.id } } });
-        report.applied.push({ action: "delete", key: first.key, id: first.id, name: first.name });
+        report.applied.push({ kind: "monitor", action: "delete", key: first.key, id: first.id, name: first.name });
       }
     } catch (err) {
       const f = failure(first, err);
@@ -79,11 +85,27 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
         const culprits = new Set(((f.details.issues ?? []) as { path: string }[]).map((i) => /^body\.monitors\[(\d+)\]/.exec(i.path)?.[1]).filter((i) => i !== undefined).map(Number));
         if (culprits.size) for (const i of culprits) report.failed.push({ ...failure(batch[i]!, err), details: { issues: ((f.details.issues ?? []) as { path: string }[]).filter((it) => it.path.startsWith(`body.monitors[${i}]`)) } });
         else report.failed.push({ ...f, key: batch.map((c) => c.key).join(", "), name: `${batch.length} monitors created together (all or none)` });
-        for (const [i, c] of batch.entries()) if (culprits.size && !culprits.has(i)) report.skipped.push({ action: c.action, key: c.key, name: c.name });
+        for (const [i, c] of batch.entries()) if (culprits.size && !culprits.has(i)) report.skipped.push({ kind: c.kind, action: c.action, key: c.key, name: c.name });
       }
-      for (const later of queue.slice(step + 1).flat()) report.skipped.push({ action: later.action, key: later.key, name: later.name });
+      for (const later of queue.slice(step + 1).flat()) report.skipped.push({ kind: later.kind, action: later.action, key: later.key, name: later.name });
       break;
     }
   }
   return report;
+}
+
+async function applyChannel(client: ApiClient, c: ChannelChange, env: NodeJS.ProcessEnv): Promise<Applied> {
+  if (c.action === "delete") {
+    await client.DELETE("/api/v1/alert-channels/{id}", { params: { path: { id: c.id } } });
+    return { kind: "channel", action: "delete", key: c.key, id: c.id, name: c.name };
+  }
+  const missing = new Set<string>();
+  const current = c.action === "update" ? c.current : null;
+  const body = channelBody(c.desired, current, env, missing);
+  if (missing.size && !current) throw new CliError(`Channel ${c.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
+  const res =
+    c.action === "create"
+      ? await client.POST("/api/v1/alert-channels", { body: body as never })
+      : await client.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: c.id } }, body: body as never });
+  return { kind: "channel", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
 }

@@ -5,18 +5,20 @@ import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
 import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
 import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
-import type { DesiredMonitor, DesiredState } from "./load.ts";
-import { monitorKeys } from "./plan.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredState } from "./load.ts";
+import { channelKeys, monitorKeys } from "./plan.ts";
+import { channelSpecOf } from "../../../schemas/channel-types.ts";
+import { type Channel, secretFieldsOf } from "./channels.ts";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The config without the values the type's defaults would fill in again (a shorter, equivalent file). */
-function withoutDefaults(type: CheckType, config: Record<string, unknown>): Record<string, unknown> {
+function withoutDefaults(schema: TSchema, config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(config)) {
     const probe = structuredClone(config);
     delete probe[k];
-    const filled = Value.Default(configSchemas[type] as TSchema, probe) as Record<string, unknown>;
+    const filled = Value.Default(schema, probe) as Record<string, unknown>;
     if (!same(filled[k], v)) out[k] = v;
   }
   return out;
@@ -42,8 +44,24 @@ export interface Exported {
   secretRefs: string[];
 }
 
-/** The organisation's monitors as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[]): Exported {
+/** Channel secrets (masked by the API) become ${WATCHPOST_CHANNEL_<KEY>_<FIELD>} references. */
+function exportChannel(key: string, c: Channel, refs: string[]): DesiredChannel {
+  const config = withoutDefaults(channelSpecOf(c.type).config as TSchema, c.config);
+  for (const field of secretFieldsOf(c.type)) {
+    const v = config[field];
+    if (typeof v === "string") config[field] = ref(envName(`channel_${key}`, [field]), refs);
+    else if (v && typeof v === "object") config[field] = Object.fromEntries(Object.keys(v).map((h) => [h, ref(envName(`channel_${key}`, [field, h]), refs)]));
+  }
+  return { key, name: c.name, type: c.type, config, ...(c.enabled ? {} : { enabled: false }) };
+}
+
+const ref = (name: string, refs: string[]) => {
+  refs.push(name);
+  return `\${${name}}`;
+};
+
+/** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
+export function exportState(monitors: Monitor[], channels: Channel[] = []): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
   for (const [key, m] of monitorKeys(monitors)) {
@@ -52,7 +70,7 @@ export function exportState(monitors: Monitor[]): Exported {
       key,
       name: m.name,
       type: m.type,
-      config: referenceSecrets(withoutDefaults(m.type, m.config), key, [], secretRefs) as Record<string, unknown>,
+      config: referenceSecrets(withoutDefaults(configSchemas[m.type as CheckType] as TSchema, m.config), key, [], secretRefs) as Record<string, unknown>,
       interval_seconds: m.interval_seconds,
       timeout_ms: m.timeout_ms,
       ...(m.regions.length ? { regions: m.regions } : {}),
@@ -62,7 +80,8 @@ export function exportState(monitors: Monitor[]): Exported {
     });
   }
   entries.sort((a, b) => a.key.localeCompare(b.key));
-  return { state: { version: CONFIG_FILE_VERSION, monitors: entries }, secretRefs };
+  const channelEntries = [...channelKeys(channels)].map(([key, c]) => exportChannel(key, c, secretRefs)).sort((a, b) => a.key.localeCompare(b.key));
+  return { state: { version: CONFIG_FILE_VERSION, monitors: entries, ...(channelEntries.length ? { channels: channelEntries } : {}) }, secretRefs };
 }
 
 export function formatState(state: DesiredState, format: "yaml" | "json"): string {

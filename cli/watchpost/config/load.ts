@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
+import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
-import { CONFIG_FILE_VERSION, monitorEntrySchemas, MonitorKey } from "../../../schemas/monitoring-config.ts";
+import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 
@@ -20,9 +22,18 @@ export interface DesiredMonitor {
   paused?: boolean;
 }
 
+export interface DesiredChannel {
+  key: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  enabled?: boolean;
+}
+
 export interface DesiredState {
   version: number;
   monitors: DesiredMonitor[];
+  channels?: DesiredChannel[];
 }
 
 export interface Issue {
@@ -56,27 +67,36 @@ function parseConfigText(text: string, path: string): unknown {
 
 const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
 
+/** Each entry against its type's schema, and keys unique within the list. */
+function validateEntries(list: string, entries: unknown[], types: readonly string[], schemas: Record<string, TSchema>, issues: Issue[]) {
+  const seen = new Map<string, number>();
+  entries.forEach((m, i) => {
+    const at = `${list}[${i}]`;
+    const entry = m as Record<string, unknown>;
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
+    if (!types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
+    for (const e of Value.Errors(schemas[entry.type as string]!, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
+    if (typeof entry.key === "string" && Value.Check(MonitorKey, entry.key)) {
+      const first = seen.get(entry.key);
+      if (first !== undefined) issues.push({ path: `${at}.key`, message: `"${entry.key}" is also the key of ${list}[${first}]` });
+      else seen.set(entry.key, i);
+    }
+  });
+}
+
 /** Every problem of the file against the published schema, each with its path (`monitors[2].config.url`). */
 export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
-  if (!Array.isArray(doc.monitors)) return [...issues, { path: "monitors", message: "must be a list" }];
-  const seen = new Map<string, number>();
-  doc.monitors.forEach((m, i) => {
-    const at = `monitors[${i}]`;
-    const entry = m as Record<string, unknown>;
-    if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
-    if (!CHECK_TYPES.includes(entry.type as CheckType)) return issues.push({ path: `${at}.type`, message: `must be one of ${CHECK_TYPES.join(", ")}` });
-    for (const e of Value.Errors(monitorEntrySchemas[entry.type as CheckType], entry)) issues.push({ path: pointer(at, e.path), message: e.message });
-    if (typeof entry.key === "string" && Value.Check(MonitorKey, entry.key)) {
-      const first = seen.get(entry.key);
-      if (first !== undefined) issues.push({ path: `${at}.key`, message: `"${entry.key}" is also the key of monitors[${first}]` });
-      else seen.set(entry.key, i);
-    }
-  });
+  if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
+  else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
+  if (doc.channels !== undefined) {
+    if (!Array.isArray(doc.channels)) issues.push({ path: "channels", message: "must be a list" });
+    else validateEntries("channels", doc.channels, channelTypes, channelEntrySchemas, issues);
+  }
   return issues;
 }
 

@@ -3,7 +3,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { configSchemas } from "../../../schemas/check-types.ts";
 import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
 import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
-import type { DesiredMonitor, DesiredState } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredState } from "./load.ts";
+import { type Channel, comparableChannelConfig } from "./channels.ts";
 import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
 
 interface FieldChange {
@@ -12,16 +13,24 @@ interface FieldChange {
   after: unknown;
 }
 
-export type Change =
-  | { action: "create"; key: string; name: string; type: string; desired: DesiredMonitor }
-  | { action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredMonitor; current: Monitor }
-  | { action: "delete"; key: string; id: string; name: string; current: Monitor };
+export type MonitorChange =
+  | { kind: "monitor"; action: "create"; key: string; name: string; type: string; desired: DesiredMonitor }
+  | { kind: "monitor"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredMonitor; current: Monitor }
+  | { kind: "monitor"; action: "delete"; key: string; id: string; name: string; current: Monitor };
+
+export type ChannelChange =
+  | { kind: "channel"; action: "create"; key: string; name: string; type: string; desired: DesiredChannel }
+  | { kind: "channel"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredChannel; current: Channel }
+  | { kind: "channel"; action: "delete"; key: string; id: string; name: string; current: Channel };
+
+export type Change = MonitorChange | ChannelChange;
 
 export interface Plan {
+  /** In the order apply runs them: channels created or updated, monitors, then deletions (monitors before channels). */
   changes: Change[];
-  /** Monitors in the file that already match. */
-  unchanged: { key: string; id: string; name: string }[];
-  /** How many monitors of the organisation no file entry names (left alone, or deleted by --prune when the CLI manages them). */
+  /** Resources in the file that already match. */
+  unchanged: { kind: Change["kind"]; key: string; id: string; name: string }[];
+  /** How many monitors (and channels, when the file has a channels list) no file entry names and that stay. */
   unmanaged: number;
 }
 
@@ -32,7 +41,7 @@ export interface PlanOptions {
   env: NodeJS.ProcessEnv;
 }
 
-const slug = (name: string) =>
+export const slug = (name: string) =>
   name
     .toLowerCase()
     .normalize("NFKD")
@@ -45,12 +54,20 @@ const slug = (name: string) =>
  * in creation order — so an exported organisation plans with no changes before the CLI ever tagged it.
  */
 export function monitorKeys(monitors: Monitor[]): Map<string, Monitor> {
-  const byKey = new Map<string, Monitor>();
-  for (const m of monitors) {
-    const k = keyOf(m);
+  return keyed(monitors, keyOf);
+}
+
+export function channelKeys(channels: Channel[]): Map<string, Channel> {
+  return keyed(channels, (c) => c.key);
+}
+
+function keyed<T extends { id: string; name: string; created_at: string }>(items: T[], storedKey: (item: T) => string | null): Map<string, T> {
+  const byKey = new Map<string, T>();
+  for (const m of items) {
+    const k = storedKey(m);
     if (k && !byKey.has(k)) byKey.set(k, m);
   }
-  const untagged = monitors.filter((m) => !keyOf(m)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const untagged = items.filter((m) => !storedKey(m)).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   for (const m of untagged) {
     const base = slug(m.name);
     let k = base;
@@ -100,27 +117,64 @@ function diffMonitor(d: DesiredMonitor, m: Monitor, o: PlanOptions): FieldChange
   return out;
 }
 
+function diffChannel(d: DesiredChannel, c: Channel, o: PlanOptions): FieldChange[] {
+  const out: FieldChange[] = [];
+  if (d.name !== c.name) out.push({ path: "name", before: c.name, after: d.name });
+  if (d.type !== c.type) out.push({ path: "type", before: c.type, after: d.type });
+  if (d.enabled !== undefined && d.enabled !== c.enabled) out.push({ path: "enabled", before: c.enabled, after: d.enabled });
+  const want = comparableChannelConfig(d, c, o.env, o.resendSecrets);
+  for (const k of new Set([...Object.keys(want), ...Object.keys(c.config)])) {
+    if (same(want[k], c.config[k])) continue;
+    const secret = JSON.stringify(want[k] ?? c.config[k] ?? "").includes("••••") || want[k] === "(resent)";
+    out.push({ path: `config.${k}`, before: secret ? redactedValue : c.config[k], after: secret ? (want[k] === undefined ? undefined : redactedValue) : hasRef(d.config[k]) ? d.config[k] : want[k] });
+  }
+  return out;
+}
+
 /** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
-export function computePlan(desired: DesiredState, monitors: Monitor[], o: PlanOptions): Plan {
-  const byKey = monitorKeys(monitors);
+export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], o: PlanOptions): Plan {
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0 };
+  const deletions: Change[] = [];
+  if (desired.channels) {
+    const byKey = channelKeys(channels);
+    const named = new Set<string>();
+    for (const d of desired.channels) {
+      const c = byKey.get(d.key);
+      if (!c) {
+        plan.changes.push({ kind: "channel", action: "create", key: d.key, name: d.name, type: d.type, desired: d });
+        continue;
+      }
+      named.add(c.id);
+      const changes = diffChannel(d, c, o);
+      if (changes.length) plan.changes.push({ kind: "channel", action: "update", key: d.key, id: c.id, name: c.name, changes, desired: d, current: c });
+      else plan.unchanged.push({ kind: "channel", key: d.key, id: c.id, name: c.name });
+    }
+    for (const [key, c] of byKey) {
+      if (named.has(c.id)) continue;
+      if (o.prune && c.key === key) deletions.push({ kind: "channel", action: "delete", key, id: c.id, name: c.name, current: c });
+      else plan.unmanaged++;
+    }
+  }
+  const byKey = monitorKeys(monitors);
   const named = new Set<string>();
   for (const d of desired.monitors) {
     const m = byKey.get(d.key);
     if (!m) {
-      plan.changes.push({ action: "create", key: d.key, name: d.name, type: d.type, desired: d });
+      plan.changes.push({ kind: "monitor", action: "create", key: d.key, name: d.name, type: d.type, desired: d });
       continue;
     }
     named.add(m.id);
     const changes = diffMonitor(d, m, o);
-    if (changes.length) plan.changes.push({ action: "update", key: d.key, id: m.id, name: m.name, changes, desired: d, current: m });
-    else plan.unchanged.push({ key: d.key, id: m.id, name: m.name });
+    if (changes.length) plan.changes.push({ kind: "monitor", action: "update", key: d.key, id: m.id, name: m.name, changes, desired: d, current: m });
+    else plan.unchanged.push({ kind: "monitor", key: d.key, id: m.id, name: m.name });
   }
   for (const [key, m] of byKey) {
     if (named.has(m.id)) continue;
     // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
-    if (o.prune && keyOf(m) === key) plan.changes.push({ action: "delete", key, id: m.id, name: m.name, current: m });
+    if (o.prune && keyOf(m) === key) plan.changes.push({ kind: "monitor", action: "delete", key, id: m.id, name: m.name, current: m });
     else plan.unmanaged++;
   }
+  // Channels go last: a rule may still send to one until its monitors are gone.
+  plan.changes.push(...deletions);
   return plan;
 }
