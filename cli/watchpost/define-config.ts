@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { CheckType, ConfigSchemas } from "../../schemas/check-types.ts";
+import type { ChannelType, channelConfigSchemas } from "../../schemas/channel-types.ts";
 
 /** One monitor of a `watchpost.config.ts`: `config` is typed by `type` (the same schemas the API validates with). */
 export type MonitorEntry = {
@@ -17,9 +18,15 @@ export type MonitorEntry = {
   };
 }[CheckType];
 
+/** One alert channel: `config` is typed by `type`; secret fields may be "${NAME}" references. */
+export type ChannelEntry = {
+  [K in ChannelType]: { key: string; name: string; type: K; config: Static<(typeof channelConfigSchemas)[K]>; enabled?: boolean };
+}[ChannelType];
+
 export interface WatchpostConfig {
   version: 1;
   monitors: MonitorEntry[];
+  channels?: ChannelEntry[];
 }
 
 /**

@@ -215,6 +215,81 @@ describe("watchpost plan / apply", () => {
   }, 60_000);
 });
 
+describe("alert channels in the file", () => {
+  const SLACK = "https://hooks.slack.com/services/T000/B000/first-secret-path";
+  const PD = "R0UTINGKEY0123456789abcdefABCDEF";
+  const channelEnv = { SLACK_URL: SLACK, PD_KEY: PD, HOOK_SECRET: "whsec-0123456789abcdef-secret" };
+  const withChannels = () => ({
+    ...baseFile(),
+    channels: [
+      { key: "ops-slack", name: "Ops Slack", type: "slack", config: { url: "${SLACK_URL}" } },
+      { key: "pager", name: "PagerDuty", type: "pagerduty", config: { routing_key: "${PD_KEY}", severity: "error" } },
+      { key: "ops-mail", name: "Ops mail", type: "email", config: { to: ["ops@example.com"] } },
+      { key: "hook", name: "Hook", type: "webhook", config: { url: "https://hooks.example.com/in", secret: "${HOOK_SECRET}" }, enabled: false },
+    ],
+  });
+
+  it("creates channels with their key, plans no changes after, and compares secrets through the API's mask without printing them", async () => {
+    const o = await org();
+    o.write(withChannels());
+    const plan = await o.cli(["plan"], channelEnv);
+    expect(plan.stdout).toContain("+ create channel ops-slack");
+    expect(plan.stdout).toContain('"url":"(secret)"');
+    expect((await o.cli(["apply"], channelEnv)).code).toBe(0);
+    const stored = (await o.call("GET", "/api/v1/alert-channels?limit=100")).body.data;
+    expect(stored.map((c: { key: string }) => c.key).sort()).toEqual(["hook", "ops-mail", "ops-slack", "pager"]);
+    expect(stored.find((c: { key: string }) => c.key === "hook").enabled).toBe(false);
+    expect((await o.cli(["plan", "--detailed-exitcode"], channelEnv)).code).toBe(0);
+
+    // A new secret value shows as a change of that field (its mask differs), never as the value.
+    const rotated = await o.cli(["plan", "--json"], { ...channelEnv, SLACK_URL: "https://hooks.slack.com/services/T000/B000/second-secret" });
+    expect(rotated.json().changes).toEqual([{ kind: "channel", action: "update", key: "ops-slack", id: expect.any(String), name: "Ops Slack", changes: [{ path: "config.url", before: "(secret)", after: "(secret)" }] }]);
+    const applied = await o.cli(["apply"], { ...channelEnv, SLACK_URL: "https://hooks.slack.com/services/T000/B000/second-secret" });
+    expect(applied.code).toBe(0);
+    expect((await o.call("GET", "/api/v1/alert-channels?limit=100")).body.data.find((c: { key: string }) => c.key === "ops-slack").config.url).toEndWith("cret");
+    // An unset variable keeps the stored secret: no change planned, and an update sends the mask back.
+    expect((await o.cli(["plan", "--detailed-exitcode"], { ...channelEnv, SLACK_URL: undefined })).code).toBe(0);
+
+    // A rename is an update of the same channel; a plain field shows its values.
+    const file = withChannels();
+    file.channels[1]!.name = "Paging";
+    file.channels[1]!.config.severity = "critical";
+    o.write(file);
+    const renamed = await o.cli(["plan", "--json"], { ...channelEnv, SLACK_URL: "https://hooks.slack.com/services/T000/B000/second-secret" });
+    expect(renamed.json().changes).toHaveLength(1);
+    expect(renamed.json().changes[0].changes).toEqual([
+      { path: "name", before: "PagerDuty", after: "Paging" },
+      { path: "config.severity", before: "error", after: "critical" },
+    ]);
+    for (const out of [plan, rotated, applied, renamed]) for (const secret of [SLACK, PD, "second-secret", channelEnv.HOOK_SECRET]) expect(out.stdout + out.stderr).not.toContain(secret);
+  }, 60_000);
+
+  it("prunes only channels the file made, and exports channels with secret references that plan back to no changes", async () => {
+    const o = await org();
+    o.write(withChannels());
+    expect((await o.cli(["apply"], channelEnv)).code).toBe(0);
+    const manual = await o.call("POST", "/api/v1/alert-channels", { name: "By hand", type: "email", config: { to: "hand@example.com" } });
+    const file = withChannels();
+    file.channels = file.channels.filter((c) => c.key !== "pager");
+    o.write(file);
+    expect((await o.cli(["plan", "--json"], channelEnv)).json().summary.delete).toBe(0);
+    const prune = await o.cli(["plan", "--prune", "--json"], channelEnv);
+    expect(prune.json().changes.map((c: { kind: string; action: string; key: string }) => `${c.action} ${c.kind} ${c.key}`)).toEqual(["delete channel pager"]);
+    expect((await o.cli(["apply", "--prune"], channelEnv)).code).toBe(0);
+    const keys = (await o.call("GET", "/api/v1/alert-channels?limit=100")).body.data.map((c: { key: string | null; id: string }) => c.key ?? c.id).sort();
+    expect(keys).toEqual([manual.body.id, "hook", "ops-mail", "ops-slack"].sort());
+
+    const exported = await o.cli(["export"], channelEnv);
+    const doc = YAML.parse(exported.stdout);
+    expect(doc.channels.map((c: { key: string }) => c.key)).toEqual(["by-hand", "hook", "ops-mail", "ops-slack"]);
+    expect(doc.channels.find((c: { key: string }) => c.key === "ops-slack").config).toEqual({ url: "${WATCHPOST_CHANNEL_OPS_SLACK_URL}" });
+    expect(exported.stdout).not.toContain("••••");
+    expect(exported.stderr).toContain("WATCHPOST_CHANNEL_HOOK_SECRET");
+    writeFileSync(join(o.dir, "exported.yaml"), exported.stdout);
+    expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
+  }, 60_000);
+});
+
 describe("watchpost.config.ts", () => {
   it("plans and applies the typed form (defineConfig) exactly like the YAML file", async () => {
     const o = await org();

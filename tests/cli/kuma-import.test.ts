@@ -65,7 +65,7 @@ describe("watchpost import kuma", () => {
     // Never dropped silently: each Kuma monitor is converted or listed with its reason.
     const accounted = new Set([...report.converted.map((c: { kuma_id: number }) => c.kuma_id), ...report.skipped.map((s: { kuma_id: number }) => s.kuma_id)]);
     expect(accounted.size).toBe(backup.monitorList.length);
-    expect(report.notifications).toHaveLength(backup.notificationList.length);
+    expect(report.channels.length + report.notifications.length).toBe(backup.notificationList.length);
     const byName = Object.fromEntries(report.converted.map((c: { name: string; type: string }) => [c.name, c.type]));
     expect(byName).toMatchObject({ "Shop homepage": "http", "Shop homepage (certificate)": "ssl", "Status page text": "keyword", "API version": "keyword", "Postgres port": "tcp", "Gateway ping": "ping", "Mail MX": "dns", "Nightly backup": "heartbeat", "Checkout in a browser": "browser_lite" });
     const reasons = Object.fromEntries(report.skipped.map((s: { name: string; reason: string }) => [s.name, s.reason]));
@@ -73,15 +73,30 @@ describe("watchpost import kuma", () => {
     expect(reasons["Reverse DNS"]).toContain("PTR");
     expect(reasons["Traefik container"]).toContain("Docker");
     expect(reasons["Maintenance inverted"]).toContain("upside-down");
+    // Notifications become channels where a channel type fits; the rest are listed with the reason.
+    expect(Object.fromEntries(report.channels.map((c: { kuma_type: string; type: string }) => [c.kuma_type, c.type]))).toEqual({ smtp: "email", slack: "slack", discord: "discord", telegram: "telegram", teams: "teams", webhook: "webhook", PagerDuty: "pagerduty", Opsgenie: "opsgenie" });
     const kinds = Object.fromEntries(report.notifications.map((n: { kuma_type: string; reason: string }) => [n.kuma_type, n.reason]));
-    for (const [kind, channel] of [["smtp", "email"], ["slack", "slack"], ["discord", "discord"], ["telegram", "telegram"], ["teams", "teams"], ["webhook", "webhook"], ["PagerDuty", "pagerduty"], ["Opsgenie", "opsgenie"]]) expect(kinds[kind!]).toContain(`type ${channel}`);
+    expect(Object.keys(kinds)).toEqual(["gotify"]);
     expect(kinds.gotify).toContain("no Watchpost channel");
-    expect(report.secret_refs.sort()).toEqual(["KUMA_ADMIN_BASIC_AUTH_PASSWORD", "KUMA_SHOP_API_HEALTH_HEADER_AUTHORIZATION"]);
+    expect(report.secret_refs.sort()).toEqual([
+      "KUMA_ADMIN_BASIC_AUTH_PASSWORD",
+      "KUMA_CHANNEL_DISCORD_URL",
+      "KUMA_CHANNEL_INCIDENT_WEBHOOK_URL",
+      "KUMA_CHANNEL_OPSGENIE_API_KEY",
+      "KUMA_CHANNEL_PAGERDUTY_ROUTING_KEY",
+      "KUMA_CHANNEL_SLACK_ALERTS_URL",
+      "KUMA_CHANNEL_TEAMS_URL",
+      "KUMA_CHANNEL_TELEGRAM_ON_CALL_BOT_TOKEN",
+      "KUMA_SHOP_API_HEALTH_HEADER_AUTHORIZATION",
+    ]);
+    expect(report.converted.find((c: { key: string }) => c.key === "shop-homepage").notes).toContain("notified ops-e-mail, slack-alerts: add an alert rule for this monitor sending to them (rules are not in the file yet)");
 
     const text = readFileSync(join(dir, "watchpost.yaml"), "utf8");
     // Kuma's secrets never reach the file.
     for (const secret of ["hunter2-kuma", "abc.def.ghi", "Xk2pLq9sTz", "mysql://", "R0UTINGKEY", "mailpass"]) expect(text).not.toContain(secret);
     const file = YAML.parse(text);
+    expect(file.channels.find((c: { key: string }) => c.key === "ops-e-mail")).toEqual({ key: "ops-e-mail", name: "Ops e-mail", type: "email", config: { to: "ops@example.com" } });
+    expect(file.channels.find((c: { key: string }) => c.key === "telegram-on-call").config).toEqual({ bot_token: "${KUMA_CHANNEL_TELEGRAM_ON_CALL_BOT_TOKEN}", chat_id: "-100200" });
     const admin = file.monitors.find((m: { key: string }) => m.key === "admin-basic-auth");
     expect(admin.config).toEqual({ url: "https://admin.example.com/", expected_status: ["200-299"], follow_redirects: false, tls_verify: false, auth: { type: "basic", username: "ops", password: "${KUMA_ADMIN_BASIC_AUTH_PASSWORD}" } });
     expect(file.monitors.find((m: { key: string }) => m.key === "no-error-banner")).toMatchObject({ paused: true, config: { keyword: "Internal Server Error", mode: "absent", case_sensitive: true } });
@@ -105,10 +120,23 @@ describe("watchpost import kuma", () => {
     expect((await runCli(["import", "kuma", FIXTURE], { cwd: dir, configHome: home.configHome })).code).toBe(0);
     // Kuma allows 20-second intervals (Edge router ping): the unlimited plan does too.
     const o = await makeOrg(api.sql, "unlimited");
-    const env = { WATCHPOST_URL: api.url, WATCHPOST_API_KEY: o.api_key, KUMA_ADMIN_BASIC_AUTH_PASSWORD: "pw", KUMA_SHOP_API_HEALTH_HEADER_AUTHORIZATION: "Bearer t" };
+    const env = {
+      WATCHPOST_URL: api.url,
+      WATCHPOST_API_KEY: o.api_key,
+      KUMA_ADMIN_BASIC_AUTH_PASSWORD: "pw",
+      KUMA_SHOP_API_HEALTH_HEADER_AUTHORIZATION: "Bearer t",
+      // The values copied from Kuma's notification settings.
+      KUMA_CHANNEL_DISCORD_URL: "https://discord.com/api/webhooks/1/abc",
+      KUMA_CHANNEL_INCIDENT_WEBHOOK_URL: "https://hooks.example.com/kuma",
+      KUMA_CHANNEL_OPSGENIE_API_KEY: "og-key-0123456789",
+      KUMA_CHANNEL_PAGERDUTY_ROUTING_KEY: "R0UTINGKEY0123456789abcdefABCDEF",
+      KUMA_CHANNEL_SLACK_ALERTS_URL: "https://hooks.slack.com/services/T000/B000/XXXX",
+      KUMA_CHANNEL_TEAMS_URL: "https://example.webhook.office.com/x",
+      KUMA_CHANNEL_TELEGRAM_ON_CALL_BOT_TOKEN: "123:ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    };
     const apply = await runCli(["apply", "--json"], { cwd: dir, env, configHome: home.configHome });
     expect(apply.code).toBe(0);
-    expect(apply.json().applied).toHaveLength(19);
+    expect(apply.json().applied).toHaveLength(19 + 8);
     const plan = await runCli(["plan", "--detailed-exitcode"], { cwd: dir, env, configHome: home.configHome });
     expect(plan.stdout).toContain("No changes");
     expect(plan.code).toBe(0);
@@ -123,7 +151,8 @@ describe("watchpost import kuma", () => {
     expect(fromDb.code).toBe(0);
     expect((await runCli(["import", "kuma", FIXTURE, "-o", "from-json.yaml"], { cwd: dir, configHome: home.configHome })).code).toBe(0);
     expect(readFileSync(join(dir, "from-db.yaml"), "utf8")).toBe(readFileSync(join(dir, "from-json.yaml"), "utf8"));
-    expect(fromDb.json().notifications).toHaveLength(9);
+    expect(fromDb.json().channels).toHaveLength(8);
+    expect(fromDb.json().notifications).toHaveLength(1);
     expect(readFileSync(dbPath).equals(before)).toBe(true);
     const bad = await runCli(["import", "kuma", join(dir, "from-db.yaml"), "-o", "x.yaml"], { cwd: dir, configHome: home.configHome });
     expect(bad.code).toBe(1);

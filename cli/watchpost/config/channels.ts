@@ -1,5 +1,3 @@
-import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { channelSpecOf, type ChannelType } from "../../../schemas/channel-types.ts";
 import { type ApiClient, allPages } from "../client.ts";
 import { resolveRefs } from "./env-refs.ts";
@@ -29,15 +27,15 @@ const mapStrings = (v: unknown, f: (s: string) => unknown): unknown =>
 export const secretFieldsOf = (type: ChannelType) => channelSpecOf(type).secretFields;
 
 /**
- * The desired config as the API would show it: defaults filled in, ${NAME}s resolved where set, and secret
+ * The desired config as the API would show it: ${NAME}s resolved where set, and secret
  * fields masked like the API masks them — so comparing with the stored view reveals nothing. A secret whose
  * variable is unset compares as equal (its stored value stays).
  */
 export function comparableChannelConfig(d: DesiredChannel, current: Channel | null, env: NodeJS.ProcessEnv, resendSecrets: boolean): Record<string, unknown> {
-  const withDefaults = Value.Default(channelSpecOf(d.type).config as TSchema, structuredClone(d.config)) as Record<string, unknown>;
+  // The API stores a channel's config as sent (no defaults filled in), so it is compared as written.
   const out: Record<string, unknown> = {};
   const secrets = secretFieldsOf(d.type);
-  for (const [k, v] of Object.entries(withDefaults)) {
+  for (const [k, v] of Object.entries(d.config)) {
     if (!secrets.includes(k)) {
       out[k] = resolveRefs(v, env, new Set(), (original) => original);
       continue;

@@ -7,7 +7,6 @@ import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
 import type { DesiredChannel, DesiredMonitor, DesiredState } from "./load.ts";
 import { channelKeys, monitorKeys } from "./plan.ts";
-import { channelSpecOf } from "../../../schemas/channel-types.ts";
 import { type Channel, secretFieldsOf } from "./channels.ts";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -46,7 +45,8 @@ export interface Exported {
 
 /** Channel secrets (masked by the API) become ${WATCHPOST_CHANNEL_<KEY>_<FIELD>} references. */
 function exportChannel(key: string, c: Channel, refs: string[]): DesiredChannel {
-  const config = withoutDefaults(channelSpecOf(c.type).config as TSchema, c.config);
+  // Stored as sent (the API fills in no channel defaults), so exported as stored.
+  const config = structuredClone(c.config);
   for (const field of secretFieldsOf(c.type)) {
     const v = config[field];
     if (typeof v === "string") config[field] = ref(envName(`channel_${key}`, [field]), refs);

@@ -1,32 +1,21 @@
 import { Value } from "@sinclair/typebox/value";
 import { isSecretHeader } from "../../../schemas/checks/secret-headers.ts";
-import { CONFIG_FILE_VERSION, monitorEntrySchemas } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas } from "../../../schemas/monitoring-config.ts";
 import type { CheckType } from "../../../schemas/check-types.ts";
-import type { DesiredMonitor, DesiredState } from "../config/load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredState } from "../config/load.ts";
+import { KUMA_CHANNELS } from "./convert-notification.ts";
 import { KUMA_CONVERTERS, REFUSED_TYPES } from "./convert-monitor.ts";
 import type { KumaBackup, KumaMonitor } from "./kuma-types.ts";
 
 export interface KumaImportReport {
+  channels: { kuma_id: number; name: string; kuma_type: string; key: string; type: string }[];
   converted: { kuma_id: number; name: string; kuma_type: string; key: string; type: string; notes: string[] }[];
   skipped: { kuma_id: number; name: string; kuma_type: string; reason: string }[];
+  /** Notifications not converted into channels, with the reason. */
   notifications: { kuma_id: number; name: string; kuma_type: string; reason: string }[];
   /** Environment variables the file references in place of secrets Kuma stored (passwords, secret headers). */
   secret_refs: string[];
 }
-
-/** Kuma notification kinds and the Watchpost channel type a user creates for each. */
-const CHANNEL_OF: Record<string, string> = {
-  smtp: "email",
-  slack: "slack",
-  discord: "discord",
-  telegram: "telegram",
-  teams: "teams",
-  webhook: "webhook",
-  PagerDuty: "pagerduty",
-  pagerduty: "pagerduty",
-  Opsgenie: "opsgenie",
-  opsgenie: "opsgenie",
-};
 
 const slug = (name: string) =>
   name
@@ -41,7 +30,9 @@ const TAG_MAX = 64;
 
 /** Turns a Kuma backup into a config file and a report of what was converted, approximated and refused. */
 export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; report: KumaImportReport } {
-  const report: KumaImportReport = { converted: [], skipped: [], notifications: [], secret_refs: [] };
+  const report: KumaImportReport = { channels: [], converted: [], skipped: [], notifications: [], secret_refs: [] };
+  const channels = convertNotifications(backup, report);
+  const channelKeyOf = new Map(report.channels.map((c) => [c.kuma_id, c.key]));
   const monitors: DesiredMonitor[] = [];
   const used = new Set<string>();
   const uniqueKey = (base: string) => {
@@ -75,7 +66,7 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
       report.skipped.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, reason: result.reason });
       continue;
     }
-    const notes = [...result.notes, ...settingNotes(m)];
+    const notes = [...result.notes, ...settingNotes(m, channelKeyOf)];
     const entry: DesiredMonitor = { key, name: m.name.slice(0, 200), ...result.monitor, ...common(m, result.monitor.type), ...tagsOf(m, groups) };
     const issues = [...Value.Errors(monitorEntrySchemas[entry.type as CheckType], entry)].map((e) => `${e.path}: ${e.message}`);
     if (issues.length) {
@@ -94,22 +85,7 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
     }
   }
 
-  for (const n of backup.notificationList ?? []) {
-    let type = "unknown";
-    try {
-      type = String((JSON.parse(n.config) as { type?: string }).type ?? "unknown");
-    } catch {}
-    const target = CHANNEL_OF[type];
-    report.notifications.push({
-      kuma_id: n.id,
-      name: n.name,
-      kuma_type: type,
-      reason: target
-        ? `alert channels are not part of the config file yet: create a channel of type ${target} in Settings → Alert channels (its secrets are not copied)`
-        : `Kuma notification type "${type}" has no Watchpost channel`,
-    });
-  }
-  return { state: { version: CONFIG_FILE_VERSION, monitors }, report };
+  return { state: { version: CONFIG_FILE_VERSION, monitors, ...(channels.length ? { channels } : {}) }, report };
 }
 
 /** Interval and timeout: Kuma's are seconds; Watchpost's timeout is milliseconds and at most the interval. */
@@ -134,12 +110,51 @@ function tagsOf(m: KumaMonitor, groups: Map<number, string>): Partial<DesiredMon
 }
 
 /** Kuma settings that live on alert rules in Watchpost, named so the user sets them there. */
-function settingNotes(m: KumaMonitor): string[] {
+function settingNotes(m: KumaMonitor, channelKeyOf: Map<number, string>): string[] {
   const notes: string[] = [];
   if (m.maxretries && m.maxretries > 0) notes.push(`retries ${m.maxretries}: set confirmation ${m.maxretries + 1} consecutive failures on the alert rule`);
-  const ids = Object.entries(m.notificationIDList ?? {}).filter(([, on]) => on).map(([id]) => id);
-  if (ids.length) notes.push(`notified Kuma notification${ids.length === 1 ? "" : "s"} ${ids.join(", ")}: add an alert rule for this monitor`);
+  const ids = Object.entries(m.notificationIDList ?? {})
+    .filter(([, on]) => on)
+    .map(([id]) => channelKeyOf.get(Number(id)) ?? `Kuma notification ${id} (not converted)`);
+  if (ids.length) notes.push(`notified ${ids.join(", ")}: add an alert rule for this monitor sending to ${ids.length === 1 ? "it" : "them"} (rules are not in the file yet)`);
   return notes;
+}
+
+/** Kuma notifications as channels where a Watchpost channel type fits; the rest reported with the reason. */
+function convertNotifications(backup: KumaBackup, report: KumaImportReport): DesiredChannel[] {
+  const out: DesiredChannel[] = [];
+  const used = new Set<string>();
+  for (const n of [...(backup.notificationList ?? [])].sort((a, b) => a.id - b.id)) {
+    let config: Record<string, unknown> = {};
+    try {
+      config = JSON.parse(n.config) as Record<string, unknown>;
+    } catch {}
+    const kind = String(config.type ?? "unknown");
+    const refuse = (reason: string) => report.notifications.push({ kuma_id: n.id, name: n.name, kuma_type: kind, reason });
+    const convert = Object.hasOwn(KUMA_CHANNELS, kind) ? KUMA_CHANNELS[kind]! : null;
+    if (!convert) {
+      refuse(`Kuma notification type "${kind}" has no Watchpost channel`);
+      continue;
+    }
+    let key = slug(n.name);
+    for (let i = 2; used.has(key); i++) key = `${slug(n.name)}-${i}`;
+    const result = convert(config, key);
+    if ("refused" in result) {
+      refuse(result.refused);
+      continue;
+    }
+    const entry: DesiredChannel = { key, name: n.name.slice(0, 200), type: result.type, config: result.config, ...(flag(n.active) || n.active === undefined ? {} : { enabled: false }) };
+    const issues = [...Value.Errors(channelEntrySchemas[result.type], entry)].map((e) => `${e.path}: ${e.message}`);
+    if (issues.length) {
+      refuse(`its settings do not fit Watchpost's ${result.type} channel: ${issues.slice(0, 3).join("; ")}`);
+      continue;
+    }
+    used.add(key);
+    out.push(entry);
+    collectRefs(entry.config, report.secret_refs);
+    report.channels.push({ kuma_id: n.id, name: n.name, kuma_type: kind, key, type: result.type });
+  }
+  return out;
 }
 
 function collectRefs(value: unknown, out: string[]) {
