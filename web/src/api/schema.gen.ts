@@ -3600,6 +3600,7 @@ export interface components {
                 delay_minutes: number;
             }[];
             escalation_policy_id: string | null;
+            key: string | null;
             /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -15438,6 +15439,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                     name: string;
                     description?: string | null;
                     enabled?: boolean;
@@ -15913,6 +15916,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                     name?: string;
                     description?: string | null;
                     enabled?: boolean;
