@@ -1,6 +1,7 @@
 import { type TObject, type TSchema, Type } from "@sinclair/typebox";
 import { CHECK_TYPES, type CheckType, configSchemas } from "./check-types.ts";
 import { channelSpecOf, type ChannelType, channelTypes } from "./channel-types.ts";
+import { conditionSchemas } from "./alerting/conditions.ts";
 
 /**
  * The `watchpost.yaml` / `watchpost.json` file of the `watchpost` CLI (docs/cli.md): monitors keyed by a
@@ -72,6 +73,49 @@ function channelEntrySchema(type: ChannelType): TSchema {
 
 export const channelEntrySchemas = Object.fromEntries(channelTypes.map((t) => [t, channelEntrySchema(t)])) as Record<ChannelType, TSchema>;
 
+/** An alert rule: which monitors (by key or tag), the condition, and the channels (by key) it notifies. */
+export const RuleEntrySchema = Type.Object(
+  {
+    key: MonitorKey,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    enabled: Type.Optional(Type.Boolean({ description: "Default true" })),
+    scope: Type.Union(
+      [
+        Type.Object({ monitor: MonitorKey }, { additionalProperties: false, description: "One monitor, by its key in this file (or the key export gives it)" }),
+        Type.Object({ tag: Tag }, { additionalProperties: false, description: "Every monitor with this tag" }),
+        Type.Object({ all_monitors: Type.Literal(true) }, { additionalProperties: false }),
+      ],
+      { description: "{ monitor: KEY }, { tag: TAG } or { all_monitors: true }" },
+    ),
+    condition: Type.Union(Object.values(conditionSchemas)),
+    confirmation: Type.Optional(
+      Type.Object(
+        {
+          consecutive_failures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: "Default 1" })),
+          confirmation_regions: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32 }), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    notifications: Type.Optional(
+      Type.Object(
+        {
+          on_recovery: Type.Optional(Type.Boolean({ description: "Default true" })),
+          recurring: Type.Optional(Type.Boolean({ description: "Default false" })),
+          recurring_interval_minutes: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_080 }), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    channels: Type.Array(
+      Type.Object({ channel: MonitorKey, delay_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_080, description: "Default 0" })) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 50, description: "Channels by key (in this file, or the key export gives them)" },
+    ),
+  },
+  { additionalProperties: false, title: "alert rule" },
+);
+
 /** The whole file; `monitors[].type` and `channels[].type` pick the entry's schema. */
 const WatchpostConfigSchema = Type.Object(
   {
@@ -79,6 +123,7 @@ const WatchpostConfigSchema = Type.Object(
     version: Type.Literal(CONFIG_FILE_VERSION),
     monitors: Type.Array(Type.Union(CHECK_TYPES.map((t) => monitorEntrySchemas[t])), { maxItems: 10_000 }),
     channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
+    rules: Type.Optional(Type.Array(RuleEntrySchema, { maxItems: 1000, description: "Alert rules, keyed like monitors" })),
   },
   {
     $id: CONFIG_SCHEMA_ID,

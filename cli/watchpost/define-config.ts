@@ -1,6 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import type { CheckType, ConfigSchemas } from "../../schemas/check-types.ts";
 import type { ChannelType, channelConfigSchemas } from "../../schemas/channel-types.ts";
+import type { RuleEntrySchema } from "../../schemas/monitoring-config.ts";
 
 /** One monitor of a `watchpost.config.ts`: `config` is typed by `type` (the same schemas the API validates with). */
 export type MonitorEntry = {
@@ -23,10 +24,14 @@ export type ChannelEntry = {
   [K in ChannelType]: { key: string; name: string; type: K; config: Static<(typeof channelConfigSchemas)[K]>; enabled?: boolean };
 }[ChannelType];
 
+/** One alert rule: monitors by key or tag, channels by key. */
+export type RuleEntry = Static<typeof RuleEntrySchema>;
+
 export interface WatchpostConfig {
   version: 1;
   monitors: MonitorEntry[];
   channels?: ChannelEntry[];
+  rules?: RuleEntry[];
 }
 
 /**

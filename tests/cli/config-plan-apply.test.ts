@@ -290,6 +290,82 @@ describe("alert channels in the file", () => {
   }, 60_000);
 });
 
+describe("alert rules in the file", () => {
+  const env = { SLACK_URL: "https://hooks.slack.com/services/T000/B000/rules-secret-path" };
+  // biome-ignore lint/suspicious/noExplicitAny: the tests edit entries freely, as a user edits the file
+  const withRules = (): { version: number; monitors: any[]; channels: any[]; rules: any[] } => ({
+    ...baseFile(),
+    channels: [
+      { key: "ops-slack", name: "Ops Slack", type: "slack", config: { url: "${SLACK_URL}" } },
+      { key: "ops-mail", name: "Ops mail", type: "email", config: { to: "ops@example.com" } },
+    ],
+    rules: [
+      { key: "shop-down", name: "Shop down", scope: { monitor: "shop" }, condition: { type: "status_change", to: ["down", "timeout"] }, confirmation: { consecutive_failures: 3 }, channels: [{ channel: "ops-slack" }, { channel: "ops-mail", delay_minutes: 15 }] },
+      { key: "prod-slow", name: "Prod slow", scope: { tag: "prod" }, condition: { type: "metric_threshold", metric: "response_time", operator: "gte", threshold: 2000 }, channels: [{ channel: "ops-mail" }] },
+      { key: "anything-down", name: "Anything down", scope: { all_monitors: true }, condition: { type: "status_change", to: ["down"] }, notifications: { on_recovery: false }, channels: [{ channel: "ops-slack" }] },
+    ],
+  });
+
+  it("creates rules naming monitors and channels by key (made in the same apply), then plans no changes; one change plans exactly that", async () => {
+    const o = await org();
+    o.write(withRules());
+    const plan = await o.cli(["plan", "--json"], env);
+    expect(plan.json().changes.map((c: { kind: string; action: string; key: string }) => `${c.action} ${c.kind} ${c.key}`)).toEqual([
+      "create channel ops-slack", "create channel ops-mail", "create monitor shop", "create monitor db", "create monitor nightly", "create monitor www-dns", "create rule shop-down", "create rule prod-slow", "create rule anything-down",
+    ]);
+    const apply = await o.cli(["apply"], env);
+    expect(apply.code).toBe(0);
+    const rules = (await o.call("GET", "/api/v1/alert-rules?limit=100")).body.data;
+    const shop = (await o.call("GET", "/api/v1/monitors?tag=wp-key:shop")).body.data[0];
+    const channels = (await o.call("GET", "/api/v1/alert-channels?limit=100")).body.data;
+    const slackId = channels.find((c: { key: string }) => c.key === "ops-slack").id;
+    const mailId = channels.find((c: { key: string }) => c.key === "ops-mail").id;
+    expect(rules.find((r: { key: string }) => r.key === "shop-down")).toMatchObject({
+      scope: { type: "monitor", monitor_id: shop.id },
+      confirmation: { consecutive_failures: 3 },
+      channels: [{ channel_id: slackId, delay_minutes: 0 }, { channel_id: mailId, delay_minutes: 15 }],
+    });
+    expect(rules.find((r: { key: string }) => r.key === "prod-slow").scope).toEqual({ type: "monitor_group", tag: "prod" });
+    expect((await o.cli(["plan", "--detailed-exitcode"], env)).code).toBe(0);
+
+    const file = withRules();
+    file.rules[0].confirmation.consecutive_failures = 5;
+    o.write(file);
+    expect((await o.cli(["plan", "--json"], env)).json().changes).toEqual([
+      { kind: "rule", action: "update", key: "shop-down", id: expect.any(String), name: "Shop down", changes: [{ path: "confirmation", before: { consecutive_failures: 3, confirmation_regions: null }, after: { consecutive_failures: 5, confirmation_regions: null } }] },
+    ]);
+    expect((await o.cli(["apply"], env)).code).toBe(0);
+    expect((await o.cli(["plan", "--detailed-exitcode"], env)).code).toBe(0);
+
+    // Pruning a rule deletes it before anything it names; export gives the rules back with keys.
+    file.rules = file.rules.filter((r: { key: string }) => r.key !== "anything-down");
+    o.write(file);
+    const prune = await o.cli(["plan", "--prune", "--json"], env);
+    expect(prune.json().changes.map((c: { kind: string; action: string; key: string }) => `${c.action} ${c.kind} ${c.key}`)).toEqual(["delete rule anything-down"]);
+    expect((await o.cli(["apply", "--prune"], env)).code).toBe(0);
+    const exported = await o.cli(["export"], env);
+    const doc = YAML.parse(exported.stdout);
+    expect(doc.rules).toEqual([
+      { key: "prod-slow", name: "Prod slow", scope: { tag: "prod" }, condition: { type: "metric_threshold", metric: "response_time", operator: "gte", threshold: 2000 }, channels: [{ channel: "ops-mail" }] },
+      { key: "shop-down", name: "Shop down", scope: { monitor: "shop" }, condition: { type: "status_change", to: ["down", "timeout"] }, confirmation: { consecutive_failures: 5 }, channels: [{ channel: "ops-slack" }, { channel: "ops-mail", delay_minutes: 15 }] },
+    ]);
+    writeFileSync(join(o.dir, "exported.yaml"), exported.stdout);
+    expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
+  }, 60_000);
+
+  it("refuses a rule naming a monitor or channel key that exists nowhere, before changing anything", async () => {
+    const o = await org();
+    const file = withRules();
+    file.rules[0].scope = { monitor: "nope" };
+    file.rules[1].channels = [{ channel: "ghost" }];
+    o.write(file);
+    const r = await o.cli(["apply", "--json"], env);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stderr).details.issues.map((i: { path: string }) => i.path)).toEqual(["rules[0].scope.monitor", "rules[1].channels[0].channel"]);
+    expect((await o.call("GET", "/api/v1/monitors")).body.data).toEqual([]);
+  });
+});
+
 describe("watchpost.config.ts", () => {
   it("plans and applies the typed form (defineConfig) exactly like the YAML file", async () => {
     const o = await org();

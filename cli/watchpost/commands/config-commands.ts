@@ -10,14 +10,16 @@ import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
 import { listChannels } from "../config/channels.ts";
+import { listRules } from "../config/rules.ts";
 import { emit } from "../output.ts";
 
 const fileOption = () => new Option("-f, --file <path>", "the config file: YAML, JSON or watchpost.config.ts (default: the first of watchpost.yaml, .yml, .json, watchpost.config.ts here)");
 
 async function planFor(run: Run): Promise<Plan> {
   const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
-  const [monitors, channels] = await Promise.all([listMonitors(run.client()), desired.channels ? listChannels(run.client()) : []]);
-  return computePlan(desired, monitors, channels, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
+  const needsChannels = Boolean(desired.channels || desired.rules);
+  const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
+  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
 }
 
 export function configCommands(): Command[] {
@@ -71,13 +73,16 @@ export function configCommands(): Command[] {
       action(async (run) => {
         const output = run.opts.output as string | undefined;
         const format = (run.opts.format as "yaml" | "json" | undefined) ?? (run.opts.json || output?.endsWith(".json") ? "json" : "yaml");
-        const [monitors, channels] = await Promise.all([listMonitors(run.client()), listChannels(run.client())]);
-        const { state, secretRefs } = exportState(monitors, channels);
+        const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), listChannels(run.client()), listRules(run.client())]);
+        const { state, secretRefs, left_out } = exportState(monitors, channels, rules);
         const text = formatState(state, format);
-        const note = secretRefs.length ? `Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.` : "";
+        const note = [
+          ...(secretRefs.length ? [`Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.`] : []),
+          ...left_out.map((l) => `Left out: ${l}.`),
+        ].join("\n");
         if (output) {
           writeFileSync(output, text);
-          emit(run.o, { file: output, monitors: state.monitors.length, secret_refs: secretRefs }, () => `Wrote ${state.monitors.length} monitors to ${output}.${note ? `\n${note}` : ""}`);
+          emit(run.o, { file: output, monitors: state.monitors.length, channels: state.channels?.length ?? 0, rules: state.rules?.length ?? 0, secret_refs: secretRefs, left_out }, () => `Wrote ${state.monitors.length} monitors to ${output}.${note ? `\n${note}` : ""}`);
         } else {
           process.stdout.write(text);
           if (note) run.o.err(note);

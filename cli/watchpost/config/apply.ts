@@ -4,7 +4,8 @@ import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
 import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
-import type { Change, ChannelChange, MonitorChange, Plan } from "./plan.ts";
+import type { Change, ChannelChange, MonitorChange, Plan, RuleChange } from "./plan.ts";
+import { type RefMaps, ruleBody } from "./rules.ts";
 
 interface Applied {
   kind: Change["kind"];
@@ -65,11 +66,18 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
     const batch = queue[step]!;
     const first = batch[0]!;
     try {
-      if (first.kind === "channel") report.applied.push(await applyChannel(client, first as ChannelChange, env));
+      if (first.kind === "channel") {
+        const done = await applyChannel(client, first as ChannelChange, env);
+        if (done.action === "create") plan.refs.channelId.set(done.key, done.id);
+        report.applied.push(done);
+      } else if (first.kind === "rule") report.applied.push(await applyRule(client, first, plan.refs));
       else if (first.action === "create") {
         const bodies = batch.map((c) => bodyOf((c as Extract<MonitorChange, { action: "create" }>).desired, env, null));
         const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
-        res.data!.data.forEach((m, i) => report.applied.push({ kind: "monitor", action: "create", key: batch[i]!.key, id: m.id, name: m.name }));
+        res.data!.data.forEach((m, i) => {
+          plan.refs.monitorId.set(batch[i]!.key, m.id);
+          report.applied.push({ kind: "monitor", action: "create", key: batch[i]!.key, id: m.id, name: m.name });
+        });
       } else if (first.action === "update") {
         const m = await client.PATCH("/api/v1/monitors/{id}", { params: { path: { id: first.id } }, body: bodyOf(first.desired, env, first.current.tags) as never });
         report.applied.push({ kind: "monitor", action: "update", key: first.key, id: m.data!.id, name: m.data!.name });
@@ -92,6 +100,19 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
     }
   }
   return report;
+}
+
+async function applyRule(client: ApiClient, c: RuleChange, refs: RefMaps): Promise<Applied> {
+  if (c.action === "delete") {
+    await client.DELETE("/api/v1/alert-rules/{id}", { params: { path: { id: c.id } } });
+    return { kind: "rule", action: "delete", key: c.key, id: c.id, name: c.name };
+  }
+  const body = ruleBody(c.desired, refs);
+  const res =
+    c.action === "create"
+      ? await client.POST("/api/v1/alert-rules", { body: body as never })
+      : await client.PATCH("/api/v1/alert-rules/{id}", { params: { path: { id: c.id } }, body: body as never });
+  return { kind: "rule", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
 }
 
 async function applyChannel(client: ApiClient, c: ChannelChange, env: NodeJS.ProcessEnv): Promise<Applied> {

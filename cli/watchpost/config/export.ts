@@ -5,11 +5,11 @@ import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
 import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
 import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredState } from "./load.ts";
-import { channelKeys, monitorKeys } from "./plan.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState } from "./load.ts";
+import { channelKeys, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
+import { type Rule, ruleAsFile } from "./rules.ts";
 import { type Channel, secretFieldsOf } from "./channels.ts";
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The config without the values the type's defaults would fill in again (a shorter, equivalent file). */
 function withoutDefaults(schema: TSchema, config: Record<string, unknown>): Record<string, unknown> {
@@ -39,6 +39,8 @@ function referenceSecrets(value: unknown, key: string, path: string[], refs: str
 
 export interface Exported {
   state: DesiredState;
+  /** Resources the format cannot hold yet, with the reason (rules on an escalation policy). */
+  left_out: string[];
   /** Environment variables the file references for secrets the API does not reveal. */
   secretRefs: string[];
 }
@@ -61,7 +63,7 @@ const ref = (name: string, refs: string[]) => {
 };
 
 /** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[], channels: Channel[] = []): Exported {
+export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = []): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
   for (const [key, m] of monitorKeys(monitors)) {
@@ -81,7 +83,40 @@ export function exportState(monitors: Monitor[], channels: Channel[] = []): Expo
   }
   entries.sort((a, b) => a.key.localeCompare(b.key));
   const channelEntries = [...channelKeys(channels)].map(([key, c]) => exportChannel(key, c, secretRefs)).sort((a, b) => a.key.localeCompare(b.key));
-  return { state: { version: CONFIG_FILE_VERSION, monitors: entries, ...(channelEntries.length ? { channels: channelEntries } : {}) }, secretRefs };
+  const refs = refMaps(monitors, channels);
+  const left_out: string[] = [];
+  const ruleEntries: DesiredRule[] = [];
+  for (const [key, r] of ruleKeys(rules)) {
+    if (r.escalation_policy_id) {
+      left_out.push(`rule "${r.name}" (${r.id}): it notifies through escalation policy ${r.escalation_policy_id}, which the file cannot hold yet`);
+      continue;
+    }
+    ruleEntries.push(shortRule(key, ruleAsFile(r, refs)));
+  }
+  ruleEntries.sort((a, b) => a.key.localeCompare(b.key));
+  return {
+    state: { version: CONFIG_FILE_VERSION, monitors: entries, ...(channelEntries.length ? { channels: channelEntries } : {}), ...(ruleEntries.length ? { rules: ruleEntries } : {}) },
+    secretRefs,
+    left_out,
+  };
+}
+
+/** A rule without the values its defaults give (a shorter, equivalent entry). */
+function shortRule(key: string, f: ReturnType<typeof ruleAsFile>): DesiredRule {
+  const confirmation = { ...(f.confirmation.consecutive_failures !== 1 ? { consecutive_failures: f.confirmation.consecutive_failures } : {}), ...(f.confirmation.confirmation_regions !== null ? { confirmation_regions: f.confirmation.confirmation_regions } : {}) };
+  const n = f.notifications;
+  const notifications = { ...(n.on_recovery ? {} : { on_recovery: false }), ...(n.recurring ? { recurring: true } : {}), ...(n.recurring_interval_minutes !== null ? { recurring_interval_minutes: n.recurring_interval_minutes } : {}) };
+  return {
+    key,
+    name: f.name,
+    ...(f.description !== null ? { description: f.description } : {}),
+    ...(f.enabled ? {} : { enabled: false }),
+    scope: f.scope,
+    condition: f.condition,
+    ...(Object.keys(confirmation).length ? { confirmation } : {}),
+    ...(Object.keys(notifications).length ? { notifications } : {}),
+    channels: f.channels.map((c) => (c.delay_minutes ? c : { channel: c.channel })),
+  };
 }
 
 export function formatState(state: DesiredState, format: "yaml" | "json"): string {

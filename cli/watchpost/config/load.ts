@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
-import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, RuleEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 
@@ -30,10 +30,23 @@ export interface DesiredChannel {
   enabled?: boolean;
 }
 
+export interface DesiredRule {
+  key: string;
+  name: string;
+  description?: string | null;
+  enabled?: boolean;
+  scope: { monitor: string } | { tag: string } | { all_monitors: true };
+  condition: Record<string, unknown>;
+  confirmation?: { consecutive_failures?: number; confirmation_regions?: string[] | null };
+  notifications?: { on_recovery?: boolean; recurring?: boolean; recurring_interval_minutes?: number | null };
+  channels: { channel: string; delay_minutes?: number }[];
+}
+
 export interface DesiredState {
   version: number;
   monitors: DesiredMonitor[];
   channels?: DesiredChannel[];
+  rules?: DesiredRule[];
 }
 
 export interface Issue {
@@ -67,15 +80,16 @@ function parseConfigText(text: string, path: string): unknown {
 
 const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
 
-/** Each entry against its type's schema, and keys unique within the list. */
-function validateEntries(list: string, entries: unknown[], types: readonly string[], schemas: Record<string, TSchema>, issues: Issue[]) {
+/** Each entry against its schema (by its type, or one schema for all), and keys unique within the list. */
+function validateEntries(list: string, entries: unknown[], types: readonly string[] | null, schemas: Record<string, TSchema> | TSchema, issues: Issue[]) {
   const seen = new Map<string, number>();
   entries.forEach((m, i) => {
     const at = `${list}[${i}]`;
     const entry = m as Record<string, unknown>;
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
-    if (!types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
-    for (const e of Value.Errors(schemas[entry.type as string]!, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
+    if (types && !types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
+    const schema = types ? (schemas as Record<string, TSchema>)[entry.type as string]! : (schemas as TSchema);
+    for (const e of Value.Errors(schema, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
     if (typeof entry.key === "string" && Value.Check(MonitorKey, entry.key)) {
       const first = seen.get(entry.key);
       if (first !== undefined) issues.push({ path: `${at}.key`, message: `"${entry.key}" is also the key of ${list}[${first}]` });
@@ -89,13 +103,17 @@ export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
   if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
   else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
   if (doc.channels !== undefined) {
     if (!Array.isArray(doc.channels)) issues.push({ path: "channels", message: "must be a list" });
     else validateEntries("channels", doc.channels, channelTypes, channelEntrySchemas, issues);
+  }
+  if (doc.rules !== undefined) {
+    if (!Array.isArray(doc.rules)) issues.push({ path: "rules", message: "must be a list" });
+    else validateEntries("rules", doc.rules, null, RuleEntrySchema, issues);
   }
   return issues;
 }

@@ -3,7 +3,9 @@ import type { TSchema } from "@sinclair/typebox";
 import { configSchemas } from "../../../schemas/check-types.ts";
 import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
 import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredState } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState } from "./load.ts";
+import { fullRule, type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
+import { CliError } from "../errors.ts";
 import { type Channel, comparableChannelConfig } from "./channels.ts";
 import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
 
@@ -23,15 +25,22 @@ export type ChannelChange =
   | { kind: "channel"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredChannel; current: Channel }
   | { kind: "channel"; action: "delete"; key: string; id: string; name: string; current: Channel };
 
-export type Change = MonitorChange | ChannelChange;
+export type RuleChange =
+  | { kind: "rule"; action: "create"; key: string; name: string; type: string; desired: DesiredRule }
+  | { kind: "rule"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredRule; current: Rule }
+  | { kind: "rule"; action: "delete"; key: string; id: string; name: string; current: Rule };
+
+export type Change = MonitorChange | ChannelChange | RuleChange;
 
 export interface Plan {
   /** In the order apply runs them: channels created or updated, monitors, then deletions (monitors before channels). */
   changes: Change[];
   /** Resources in the file that already match. */
   unchanged: { kind: Change["kind"]; key: string; id: string; name: string }[];
-  /** How many monitors (and channels, when the file has a channels list) no file entry names and that stay. */
+  /** How many monitors (and channels, rules, when the file has those lists) no file entry names and that stay. */
   unmanaged: number;
+  /** Keys → ids of the organisation's monitors and channels now (apply adds the ones it creates). */
+  refs: RefMaps;
 }
 
 export interface PlanOptions {
@@ -61,6 +70,18 @@ export function channelKeys(channels: Channel[]): Map<string, Channel> {
   return keyed(channels, (c) => c.key);
 }
 
+export function ruleKeys(rules: Rule[]): Map<string, Rule> {
+  return keyed(rules, (r) => r.key);
+}
+
+/** Key → id of the organisation's monitors and channels. */
+export function refMaps(monitors: Monitor[], channels: Channel[]): RefMaps {
+  return {
+    monitorId: new Map([...monitorKeys(monitors)].map(([k, m]) => [k, m.id])),
+    channelId: new Map([...channelKeys(channels)].map(([k, c]) => [k, c.id])),
+  };
+}
+
 function keyed<T extends { id: string; name: string; created_at: string }>(items: T[], storedKey: (item: T) => string | null): Map<string, T> {
   const byKey = new Map<string, T>();
   for (const m of items) {
@@ -83,7 +104,18 @@ function desiredConfig(d: DesiredMonitor, env: NodeJS.ProcessEnv): Record<string
   return Value.Default(configSchemas[d.type] as TSchema, structuredClone(resolved)) as Record<string, unknown>;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON with object keys sorted: PostgreSQL's jsonb gives keys back in its own order. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(",")}]`
+    : v && typeof v === "object"
+      ? `{${Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : JSON.stringify(v);
+export const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 /** Differences between the desired and the stored config, by path; masked secrets count as equal unless resendSecrets. */
 function diffConfig(desired: unknown, current: unknown, raw: unknown, path: string[], root: Record<string, unknown>, o: PlanOptions, out: FieldChange[]) {
@@ -131,9 +163,34 @@ function diffChannel(d: DesiredChannel, c: Channel, o: PlanOptions): FieldChange
   return out;
 }
 
+function diffRule(d: DesiredRule, r: Rule, refs: RefMaps): FieldChange[] {
+  const want = fullRule(d) as Record<string, unknown>;
+  const have = ruleAsFile(r, refs) as Record<string, unknown>;
+  const out: FieldChange[] = [];
+  for (const k of Object.keys(want)) if (!same(want[k], have[k])) out.push({ path: k, before: have[k], after: want[k] });
+  if (have.escalation_policy_id) out.push({ path: "escalation_policy_id", before: have.escalation_policy_id, after: null });
+  return out;
+}
+
+/** A rule may name only monitors and channels the file or the organisation has. */
+function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
+  const monitors = new Set([...refs.monitorId.keys(), ...desired.monitors.map((m) => m.key)]);
+  const channels = new Set([...refs.channelId.keys(), ...(desired.channels ?? []).map((c) => c.key)]);
+  const issues: { path: string; message: string }[] = [];
+  (desired.rules ?? []).forEach((r, i) => {
+    if ("monitor" in r.scope && !monitors.has(r.scope.monitor)) issues.push({ path: `rules[${i}].scope.monitor`, message: `no monitor with key "${r.scope.monitor}" in the file or the organisation` });
+    r.channels.forEach((c, j) => {
+      if (!channels.has(c.channel)) issues.push({ path: `rules[${i}].channels[${j}].channel`, message: `no channel with key "${c.channel}" in the file or the organisation` });
+    });
+  });
+  if (issues.length) throw new CliError(`The file's rules name ${issues.length} unknown monitor or channel key${issues.length === 1 ? "" : "s"}`, "INVALID_CONFIG", 1, { issues });
+}
+
 /** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
-export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], o: PlanOptions): Plan {
-  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0 };
+export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions): Plan {
+  const refs = refMaps(monitors, channels);
+  checkRuleReferences(desired, refs);
+  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
   const deletions: Change[] = [];
   if (desired.channels) {
     const byKey = channelKeys(channels);
@@ -173,6 +230,30 @@ export function computePlan(desired: DesiredState, monitors: Monitor[], channels
     // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
     if (o.prune && keyOf(m) === key) plan.changes.push({ kind: "monitor", action: "delete", key, id: m.id, name: m.name, current: m });
     else plan.unmanaged++;
+  }
+  if (desired.rules) {
+    const byRuleKey = ruleKeys(rules);
+    const namedRules = new Set<string>();
+    const ruleDeletions: Change[] = [];
+    for (const d of desired.rules) {
+      const r = byRuleKey.get(d.key);
+      if (!r) {
+        plan.changes.push({ kind: "rule", action: "create", key: d.key, name: d.name, type: String(d.condition.type), desired: d });
+        continue;
+      }
+      namedRules.add(r.id);
+      const changes = diffRule(d, r, refs);
+      if (changes.length) plan.changes.push({ kind: "rule", action: "update", key: d.key, id: r.id, name: r.name, changes, desired: d, current: r });
+      else plan.unchanged.push({ kind: "rule", key: d.key, id: r.id, name: r.name });
+    }
+    for (const [key, r] of byRuleKey) {
+      if (namedRules.has(r.id)) continue;
+      if (o.prune && r.key === key) ruleDeletions.push({ kind: "rule", action: "delete", key, id: r.id, name: r.name, current: r });
+      else plan.unmanaged++;
+    }
+    // Rules go before the monitors and channels they name.
+    const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
+    plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...ruleDeletions);
   }
   // Channels go last: a rule may still send to one until its monitors are gone.
   plan.changes.push(...deletions);

@@ -7,7 +7,8 @@ import type { DesiredChannel } from "./load.ts";
 
 /** A channel's config fit to print: its secret fields as "(secret)". */
 const redactChannel = (d: DesiredChannel) => Object.fromEntries(Object.entries(d.config).map(([k, v]) => [k, secretFieldsOf(d.type).includes(k) ? redactedValue : v]));
-const configShown = (c: Extract<Plan["changes"][number], { action: "create" }>) => (c.kind === "channel" ? redactChannel(c.desired) : redactConfig(c.desired.config));
+const configShown = (c: Extract<Plan["changes"][number], { action: "create" }>) =>
+  c.kind === "channel" ? redactChannel(c.desired) : c.kind === "monitor" ? redactConfig(c.desired.config) : undefined;
 
 const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v));
 
@@ -18,7 +19,8 @@ export function renderPlan(o: Output, plan: Plan): string {
     if (c.action === "create") {
       lines.push(paint(o, "green", `+ create ${c.kind} ${c.key} (${c.type} "${c.name}")`));
       const { key: _k, ...rest } = c.desired;
-      for (const [f, v] of Object.entries({ ...rest, config: configShown(c) })) lines.push(paint(o, "green", `    ${f}: ${show(v)}`));
+      const shown = c.kind === "rule" ? rest : { ...rest, config: configShown(c) };
+      for (const [f, v] of Object.entries(shown)) lines.push(paint(o, "green", `    ${f}: ${show(v)}`));
     } else if (c.action === "update") {
       lines.push(paint(o, "yellow", `~ update ${c.kind} ${c.key} (${c.id} "${c.name}")`));
       for (const f of c.changes) lines.push(`    ${f.path}: ${paint(o, "red", show(f.before))} → ${paint(o, "green", show(f.after))}`);
@@ -38,7 +40,7 @@ export function planJson(plan: Plan) {
   return {
     changes: plan.changes.map((c) =>
       c.action === "create"
-        ? { kind: c.kind, action: c.action, key: c.key, name: c.name, type: c.type, config: configShown(c) }
+        ? { kind: c.kind, action: c.action, key: c.key, name: c.name, type: c.type, ...(c.kind === "rule" ? {} : { config: configShown(c) }) }
         : c.action === "update"
           ? { kind: c.kind, action: c.action, key: c.key, id: c.id, name: c.name, changes: c.changes }
           : { kind: c.kind, action: c.action, key: c.key, id: c.id, name: c.name },
