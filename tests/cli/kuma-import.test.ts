@@ -89,12 +89,25 @@ describe("watchpost import kuma", () => {
       "KUMA_CHANNEL_TELEGRAM_ON_CALL_BOT_TOKEN",
       "KUMA_SHOP_API_HEALTH_HEADER_AUTHORIZATION",
     ]);
-    expect(report.converted.find((c: { key: string }) => c.key === "shop-homepage").notes).toContain("notified ops-e-mail, slack-alerts: add an alert rule for this monitor sending to them (rules are not in the file yet)");
+    // A monitor's notifications (after its retries) became a rule; one that went to an unconverted kind says so.
+    expect(report.rules).toEqual([
+      { kuma_id: 2, key: "shop-homepage-down", monitor: "shop-homepage", channels: ["ops-e-mail", "slack-alerts"] },
+      { kuma_id: 13, key: "redis-port-down", monitor: "redis-port", channels: ["pagerduty"] },
+    ]);
+    expect(report.converted.find((c: { key: string }) => c.key === "api-version").notes).toContain("Kuma notification 9 not converted (see below): not in its rule");
 
     const text = readFileSync(join(dir, "watchpost.yaml"), "utf8");
     // Kuma's secrets never reach the file.
     for (const secret of ["hunter2-kuma", "abc.def.ghi", "Xk2pLq9sTz", "mysql://", "R0UTINGKEY", "mailpass"]) expect(text).not.toContain(secret);
     const file = YAML.parse(text);
+    expect(file.rules.find((r: { key: string }) => r.key === "redis-port-down")).toEqual({
+      key: "redis-port-down",
+      name: "Redis port down",
+      scope: { monitor: "redis-port" },
+      condition: { type: "status_change", to: ["down", "timeout"] },
+      confirmation: { consecutive_failures: 4 },
+      channels: [{ channel: "pagerduty" }],
+    });
     expect(file.channels.find((c: { key: string }) => c.key === "ops-e-mail")).toEqual({ key: "ops-e-mail", name: "Ops e-mail", type: "email", config: { to: "ops@example.com" } });
     expect(file.channels.find((c: { key: string }) => c.key === "telegram-on-call").config).toEqual({ bot_token: "${KUMA_CHANNEL_TELEGRAM_ON_CALL_BOT_TOKEN}", chat_id: "-100200" });
     const admin = file.monitors.find((m: { key: string }) => m.key === "admin-basic-auth");
@@ -136,7 +149,8 @@ describe("watchpost import kuma", () => {
     };
     const apply = await runCli(["apply", "--json"], { cwd: dir, env, configHome: home.configHome });
     expect(apply.code).toBe(0);
-    expect(apply.json().applied).toHaveLength(19 + 8);
+    // 19 monitors, 8 channels, 2 rules.
+    expect(apply.json().applied).toHaveLength(19 + 8 + 2);
     const plan = await runCli(["plan", "--detailed-exitcode"], { cwd: dir, env, configHome: home.configHome });
     expect(plan.stdout).toContain("No changes");
     expect(plan.code).toBe(0);

@@ -10,6 +10,7 @@ import { emit, paint, type Output } from "../output.ts";
 function renderReport(o: Output, r: KumaImportReport, output: string): string {
   const lines = [paint(o, "bold", `Converted ${r.converted.length} monitor${r.converted.length === 1 ? "" : "s"} and ${r.channels.length} notification${r.channels.length === 1 ? "" : "s"} into ${output}:`)];
   for (const c of r.channels) lines.push(`  ${paint(o, "green", "✓")} ${c.name} (notification ${c.kuma_type} → ${c.type} channel, key ${c.key})`);
+  for (const rule of r.rules) lines.push(`  ${paint(o, "green", "✓")} rule ${rule.key}: ${rule.monitor} down or timeout → ${rule.channels.join(", ")}`);
   for (const c of r.converted) {
     lines.push(`  ${paint(o, "green", "✓")} ${c.name} (${c.kuma_type} → ${c.type}, key ${c.key})`);
     for (const n of c.notes) lines.push(`      note: ${n}`);

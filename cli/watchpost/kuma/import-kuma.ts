@@ -2,12 +2,14 @@ import { Value } from "@sinclair/typebox/value";
 import { isSecretHeader } from "../../../schemas/checks/secret-headers.ts";
 import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas } from "../../../schemas/monitoring-config.ts";
 import type { CheckType } from "../../../schemas/check-types.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredState } from "../config/load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState } from "../config/load.ts";
 import { KUMA_CHANNELS } from "./convert-notification.ts";
 import { KUMA_CONVERTERS, REFUSED_TYPES } from "./convert-monitor.ts";
 import type { KumaBackup, KumaMonitor } from "./kuma-types.ts";
 
 export interface KumaImportReport {
+  /** Alert rules made for monitors that notified converted channels (down or timeout, after Kuma's retries). */
+  rules: { kuma_id: number; key: string; monitor: string; channels: string[] }[];
   channels: { kuma_id: number; name: string; kuma_type: string; key: string; type: string }[];
   converted: { kuma_id: number; name: string; kuma_type: string; key: string; type: string; notes: string[] }[];
   skipped: { kuma_id: number; name: string; kuma_type: string; reason: string }[];
@@ -30,7 +32,8 @@ const TAG_MAX = 64;
 
 /** Turns a Kuma backup into a config file and a report of what was converted, approximated and refused. */
 export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; report: KumaImportReport } {
-  const report: KumaImportReport = { channels: [], converted: [], skipped: [], notifications: [], secret_refs: [] };
+  const report: KumaImportReport = { rules: [], channels: [], converted: [], skipped: [], notifications: [], secret_refs: [] };
+  const rules: DesiredRule[] = [];
   const channels = convertNotifications(backup, report);
   const channelKeyOf = new Map(report.channels.map((c) => [c.kuma_id, c.key]));
   const monitors: DesiredMonitor[] = [];
@@ -75,6 +78,11 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
       continue;
     }
     monitors.push(entry);
+    const rule = ruleFor(m, key, channelKeyOf);
+    if (rule) {
+      rules.push(rule);
+      report.rules.push({ kuma_id: m.id, key: rule.key, monitor: key, channels: rule.channels.map((c) => c.channel) });
+    }
     collectRefs(entry.config, report.secret_refs);
     report.converted.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, key, type: entry.type, notes });
     if (result.extra) {
@@ -85,7 +93,7 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
     }
   }
 
-  return { state: { version: CONFIG_FILE_VERSION, monitors, ...(channels.length ? { channels } : {}) }, report };
+  return { state: { version: CONFIG_FILE_VERSION, monitors, ...(channels.length ? { channels } : {}), ...(rules.length ? { rules } : {}) }, report };
 }
 
 /** Interval and timeout: Kuma's are seconds; Watchpost's timeout is milliseconds and at most the interval. */
@@ -109,14 +117,37 @@ function tagsOf(m: KumaMonitor, groups: Map<number, string>): Partial<DesiredMon
   return list.length ? { tags: list } : {};
 }
 
-/** Kuma settings that live on alert rules in Watchpost, named so the user sets them there. */
+const notifiedIds = (m: KumaMonitor) =>
+  Object.entries(m.notificationIDList ?? {})
+    .filter(([, on]) => on)
+    .map(([id]) => Number(id));
+
+/**
+ * Kuma notifies a monitor's notifications when it goes down after its retries: the same as a rule on the
+ * monitor for down or timeout, confirmed by retries + 1 consecutive failures, sending to the converted channels.
+ */
+function ruleFor(m: KumaMonitor, key: string, channelKeyOf: Map<number, string>): DesiredRule | null {
+  const channels = notifiedIds(m).flatMap((id) => (channelKeyOf.has(id) ? [{ channel: channelKeyOf.get(id)! }] : []));
+  if (!channels.length) return null;
+  return {
+    key: `${key.slice(0, 52)}-down`,
+    name: `${m.name} down`.slice(0, 200),
+    scope: { monitor: key },
+    condition: { type: "status_change", to: ["down", "timeout"] },
+    ...(m.maxretries && m.maxretries > 0 ? { confirmation: { consecutive_failures: Math.min(1000, m.maxretries + 1) } } : {}),
+    channels,
+  };
+}
+
+/** Kuma settings the conversion turned into something else, or could not. */
 function settingNotes(m: KumaMonitor, channelKeyOf: Map<number, string>): string[] {
   const notes: string[] = [];
-  if (m.maxretries && m.maxretries > 0) notes.push(`retries ${m.maxretries}: set confirmation ${m.maxretries + 1} consecutive failures on the alert rule`);
-  const ids = Object.entries(m.notificationIDList ?? {})
-    .filter(([, on]) => on)
-    .map(([id]) => channelKeyOf.get(Number(id)) ?? `Kuma notification ${id} (not converted)`);
-  if (ids.length) notes.push(`notified ${ids.join(", ")}: add an alert rule for this monitor sending to ${ids.length === 1 ? "it" : "them"} (rules are not in the file yet)`);
+  const ids = notifiedIds(m);
+  const converted = ids.filter((id) => channelKeyOf.has(id)).map((id) => channelKeyOf.get(id)!);
+  const lost = ids.filter((id) => !channelKeyOf.has(id));
+  if (converted.length) notes.push(`its notifications became a rule for down or timeout${m.maxretries ? ` after ${m.maxretries + 1} consecutive failures (retries ${m.maxretries} + 1)` : ""}, sending to ${converted.join(", ")}`);
+  else if (m.maxretries && m.maxretries > 0) notes.push(`retries ${m.maxretries}: no notification of it was converted, so no rule carries them (set consecutive failures ${m.maxretries + 1} on the rule you add)`);
+  if (lost.length) notes.push(`Kuma notification${lost.length === 1 ? "" : "s"} ${lost.join(", ")} not converted (see below): not in its rule`);
   return notes;
 }
 
