@@ -20,7 +20,7 @@ export async function listChannels(client: ApiClient): Promise<Channel[]> {
 
 const CHANNEL_MASK = "••••";
 /** The API's mask of a channel secret: the last 4 characters of one 12 or longer, else nothing. */
-export const channelMask = (value: string) => (value.length >= 12 ? `${CHANNEL_MASK}${value.slice(-4)}` : CHANNEL_MASK);
+const channelMask = (value: string) => (value.length >= 12 ? `${CHANNEL_MASK}${value.slice(-4)}` : CHANNEL_MASK);
 const mapStrings = (v: unknown, f: (s: string) => unknown): unknown =>
   typeof v === "string" ? f(v) : v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "string" ? f(x) : x])) : v;
 

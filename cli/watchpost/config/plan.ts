@@ -50,7 +50,7 @@ export interface PlanOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export const slug = (name: string) =>
+const slug = (name: string) =>
   name
     .toLowerCase()
     .normalize("NFKD")
