@@ -116,6 +116,34 @@ export const RuleEntrySchema = Type.Object(
   { additionalProperties: false, title: "alert rule" },
 );
 
+const PageComponent = Type.Union([
+  Type.Object(
+    { monitor: MonitorKey, display_name: Type.String({ minLength: 1, maxLength: 120 }), description: Type.Optional(Type.String({ maxLength: 500 })) },
+    { additionalProperties: false, description: "One monitor, by key" },
+  ),
+  Type.Object(
+    { tag: Tag, display_name: Type.String({ minLength: 1, maxLength: 120 }), description: Type.Optional(Type.String({ maxLength: 500 })) },
+    { additionalProperties: false, description: "Every monitor with this tag, as one component" },
+  ),
+]);
+
+/** A status page, keyed by its slug (its URL name, unique per deployment); access settings are not in the file. */
+export const StatusPageEntrySchema = Type.Object(
+  {
+    slug: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$", description: "URL name /status/<slug>: the page's key" }),
+    name: Type.String({ minLength: 1, maxLength: 120 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    theme_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "light, dark, high-contrast or a custom theme id" })),
+    sections: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 120 }), components: Type.Array(PageComponent, { maxItems: 200 }) }, { additionalProperties: false }), {
+        maxItems: 50,
+        description: "The whole layout in display order (left out: the layout is not managed)",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: "status page" },
+);
+
 /** The whole file; `monitors[].type` and `channels[].type` pick the entry's schema. */
 const WatchpostConfigSchema = Type.Object(
   {
@@ -124,6 +152,7 @@ const WatchpostConfigSchema = Type.Object(
     monitors: Type.Array(Type.Union(CHECK_TYPES.map((t) => monitorEntrySchemas[t])), { maxItems: 10_000 }),
     channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
     rules: Type.Optional(Type.Array(RuleEntrySchema, { maxItems: 1000, description: "Alert rules, keyed like monitors" })),
+    status_pages: Type.Optional(Type.Array(StatusPageEntrySchema, { maxItems: 100, description: "Status pages, keyed by slug" })),
   },
   {
     $id: CONFIG_SCHEMA_ID,

@@ -366,6 +366,70 @@ describe("alert rules in the file", () => {
   });
 });
 
+describe("status pages in the file", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: the tests edit entries freely, as a user edits the file
+  const withPage = (slug: string): { version: number; monitors: any[]; status_pages: any[] } => ({
+    ...baseFile(),
+    status_pages: [
+      {
+        slug,
+        name: "Acme status",
+        description: "Our services",
+        theme_id: "dark",
+        sections: [
+          { name: "Website", components: [{ monitor: "shop", display_name: "Shop" }, { tag: "prod", display_name: "Production", description: "Everything tagged prod" }] },
+          { name: "Infrastructure", components: [{ monitor: "db", display_name: "Database" }] },
+        ],
+      },
+    ],
+  });
+
+  it("creates a page with its layout by monitor key, plans no changes after, keeps component ids on a change, and exports it", async () => {
+    const o = await org();
+    const slug = `acme-${o.org_id.slice(-8).toLowerCase()}`;
+    o.write(withPage(slug));
+    const plan = await o.cli(["plan", "--json"]);
+    expect(plan.json().changes.map((c: { kind: string; action: string }) => `${c.action} ${c.kind}`).at(-1)).toBe("create status_page");
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const page = (await o.call("GET", "/api/v1/status-pages?limit=100")).body.data.find((p: { slug: string }) => p.slug === slug);
+    expect(page).toMatchObject({ name: "Acme status", description: "Our services", theme_id: "dark" });
+    const layout = (await o.call("GET", `/api/v1/status-pages/${page.id}/layout`)).body;
+    const shop = (await o.call("GET", "/api/v1/monitors?tag=wp-key:shop")).body.data[0];
+    expect(layout.sections.map((s: { name: string }) => s.name)).toEqual(["Website", "Infrastructure"]);
+    expect(layout.sections[0].components[0]).toMatchObject({ monitor_id: shop.id, display_name: "Shop" });
+    expect(layout.sections[0].components[1]).toMatchObject({ monitor_id: null, tag: "prod", description: "Everything tagged prod" });
+    expect((await o.cli(["plan", "--detailed-exitcode"])).code).toBe(0);
+
+    const file = withPage(slug);
+    file.status_pages[0].sections[0].components[0].display_name = "Web shop";
+    o.write(file);
+    const changed = await o.cli(["plan", "--json"]);
+    expect(changed.json().changes).toHaveLength(1);
+    expect(changed.json().changes[0].changes.map((c: { path: string }) => c.path)).toEqual(["sections"]);
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const after = (await o.call("GET", `/api/v1/status-pages/${page.id}/layout`)).body;
+    expect(after.sections[0].components[0]).toMatchObject({ id: layout.sections[0].components[0].id, display_name: "Web shop" });
+    expect(after.sections[1].id).toBe(layout.sections[1].id);
+    expect((await o.cli(["plan", "--detailed-exitcode"])).code).toBe(0);
+
+    const exported = await o.cli(["export"]);
+    expect(YAML.parse(exported.stdout).status_pages).toEqual([
+      {
+        slug,
+        name: "Acme status",
+        description: "Our services",
+        theme_id: "dark",
+        sections: [
+          { name: "Website", components: [{ monitor: "shop", display_name: "Web shop" }, { tag: "prod", display_name: "Production", description: "Everything tagged prod" }] },
+          { name: "Infrastructure", components: [{ monitor: "db", display_name: "Database" }] },
+        ],
+      },
+    ]);
+    writeFileSync(join(o.dir, "exported.yaml"), exported.stdout);
+    expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
+  }, 60_000);
+});
+
 describe("watchpost.config.ts", () => {
   it("plans and applies the typed form (defineConfig) exactly like the YAML file", async () => {
     const o = await org();

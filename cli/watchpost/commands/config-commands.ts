@@ -5,7 +5,8 @@ import { action, type Run } from "../command-kit.ts";
 import { applyPlan } from "../config/apply.ts";
 import { exportState, formatState } from "../config/export.ts";
 import { findConfigFile, loadConfig, readConfigValue, validateConfig } from "../config/load.ts";
-import { computePlan, type Plan } from "../config/plan.ts";
+import { computePlan, type PageState, type Plan } from "../config/plan.ts";
+import { getLayout, listStatusPages } from "../config/status-pages.ts";
 import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
@@ -19,7 +20,14 @@ async function planFor(run: Run): Promise<Plan> {
   const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
   const needsChannels = Boolean(desired.channels || desired.rules);
   const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
-  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env });
+  const pages = desired.status_pages ? await pagesNamed(run, new Set(desired.status_pages.map((p) => p.slug))) : [];
+  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages);
+}
+
+/** The organisation's status pages the file names, each with its layout. */
+async function pagesNamed(run: Run, slugs: Set<string>): Promise<PageState[]> {
+  const pages = (await listStatusPages(run.client())).filter((p) => slugs.has(p.slug));
+  return Promise.all(pages.map(async (page) => ({ page, layout: await getLayout(run.client(), page.id) })));
 }
 
 export function configCommands(): Command[] {
@@ -73,8 +81,9 @@ export function configCommands(): Command[] {
       action(async (run) => {
         const output = run.opts.output as string | undefined;
         const format = (run.opts.format as "yaml" | "json" | undefined) ?? (run.opts.json || output?.endsWith(".json") ? "json" : "yaml");
-        const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), listChannels(run.client()), listRules(run.client())]);
-        const { state, secretRefs, left_out } = exportState(monitors, channels, rules);
+        const [monitors, channels, rules, pageList] = await Promise.all([listMonitors(run.client()), listChannels(run.client()), listRules(run.client()), listStatusPages(run.client())]);
+        const pages = await pagesNamed(run, new Set(pageList.map((p) => p.slug)));
+        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages);
         const text = formatState(state, format);
         const note = [
           ...(secretRefs.length ? [`Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.`] : []),
@@ -82,7 +91,7 @@ export function configCommands(): Command[] {
         ].join("\n");
         if (output) {
           writeFileSync(output, text);
-          emit(run.o, { file: output, monitors: state.monitors.length, channels: state.channels?.length ?? 0, rules: state.rules?.length ?? 0, secret_refs: secretRefs, left_out }, () => `Wrote ${state.monitors.length} monitors to ${output}.${note ? `\n${note}` : ""}`);
+          emit(run.o, { file: output, monitors: state.monitors.length, channels: state.channels?.length ?? 0, rules: state.rules?.length ?? 0, status_pages: state.status_pages?.length ?? 0, secret_refs: secretRefs, left_out }, () => `Wrote ${state.monitors.length} monitors to ${output}.${note ? `\n${note}` : ""}`);
         } else {
           process.stdout.write(text);
           if (note) run.o.err(note);

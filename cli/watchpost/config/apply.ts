@@ -4,7 +4,8 @@ import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
 import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
-import type { Change, ChannelChange, MonitorChange, Plan, RuleChange } from "./plan.ts";
+import type { Change, ChannelChange, MonitorChange, PageChange, Plan, RuleChange } from "./plan.ts";
+import { layoutBody } from "./status-pages.ts";
 import { type RefMaps, ruleBody } from "./rules.ts";
 
 interface Applied {
@@ -71,6 +72,7 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
         if (done.action === "create") plan.refs.channelId.set(done.key, done.id);
         report.applied.push(done);
       } else if (first.kind === "rule") report.applied.push(await applyRule(client, first, plan.refs));
+      else if (first.kind === "status_page") report.applied.push(await applyPage(client, first, plan.refs));
       else if (first.action === "create") {
         const bodies = batch.map((c) => bodyOf((c as Extract<MonitorChange, { action: "create" }>).desired, env, null));
         const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
@@ -100,6 +102,23 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
     }
   }
   return report;
+}
+
+async function applyPage(client: ApiClient, c: PageChange, refs: RefMaps): Promise<Applied> {
+  const d = c.desired;
+  const fields = { name: d.name, ...(d.description !== undefined ? { description: d.description } : {}), ...(d.theme_id !== undefined ? { theme_id: d.theme_id } : {}) };
+  let id: string;
+  let layout = null;
+  if (c.action === "create") id = (await client.POST("/api/v1/status-pages", { body: { ...fields, slug: d.slug } })).data!.id;
+  else {
+    id = c.id;
+    layout = c.current.layout;
+    if (c.changes.some((f) => f.path !== "sections")) await client.PATCH("/api/v1/status-pages/{id}", { params: { path: { id } }, body: fields });
+  }
+  if (d.sections !== undefined && (c.action === "create" || c.changes.some((f) => f.path === "sections"))) {
+    await client.PUT("/api/v1/status-pages/{id}/layout", { params: { path: { id } }, body: layoutBody(d, layout, refs) as never });
+  }
+  return { kind: "status_page", action: c.action, key: d.slug, id, name: d.name };
 }
 
 async function applyRule(client: ApiClient, c: RuleChange, refs: RefMaps): Promise<Applied> {

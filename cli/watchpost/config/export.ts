@@ -5,9 +5,11 @@ import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
 import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
 import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage } from "./load.ts";
 import { channelKeys, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
 import { type Rule, ruleAsFile } from "./rules.ts";
+import { layoutAsFile } from "./status-pages.ts";
+import type { PageState } from "./plan.ts";
 import { type Channel, secretFieldsOf } from "./channels.ts";
 
 
@@ -63,7 +65,7 @@ const ref = (name: string, refs: string[]) => {
 };
 
 /** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = []): Exported {
+export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = []): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
   for (const [key, m] of monitorKeys(monitors)) {
@@ -94,8 +96,23 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
     ruleEntries.push(shortRule(key, ruleAsFile(r, refs)));
   }
   ruleEntries.sort((a, b) => a.key.localeCompare(b.key));
+  const pageEntries: DesiredStatusPage[] = pages
+    .map(({ page, layout }) => ({
+      slug: page.slug,
+      name: page.name,
+      ...(page.description ? { description: page.description } : {}),
+      theme_id: page.theme_id,
+      sections: (layout ? layoutAsFile(layout, refs) : []).map((s) => ({ name: s.name, components: s.components.map(({ description, ...c }) => (description ? { ...c, description } : c)) })),
+    }))
+    .sort((a, b) => a.slug.localeCompare(b.slug));
   return {
-    state: { version: CONFIG_FILE_VERSION, monitors: entries, ...(channelEntries.length ? { channels: channelEntries } : {}), ...(ruleEntries.length ? { rules: ruleEntries } : {}) },
+    state: {
+      version: CONFIG_FILE_VERSION,
+      monitors: entries,
+      ...(channelEntries.length ? { channels: channelEntries } : {}),
+      ...(ruleEntries.length ? { rules: ruleEntries } : {}),
+      ...(pageEntries.length ? { status_pages: pageEntries } : {}),
+    },
     secretRefs,
     left_out,
   };

@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
-import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, RuleEntrySchema } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 
@@ -42,11 +42,22 @@ export interface DesiredRule {
   channels: { channel: string; delay_minutes?: number }[];
 }
 
+export type DesiredComponent = ({ monitor: string } | { tag: string }) & { display_name: string; description?: string };
+
+export interface DesiredStatusPage {
+  slug: string;
+  name: string;
+  description?: string;
+  theme_id?: string;
+  sections?: { name: string; components: DesiredComponent[] }[];
+}
+
 export interface DesiredState {
   version: number;
   monitors: DesiredMonitor[];
   channels?: DesiredChannel[];
   rules?: DesiredRule[];
+  status_pages?: DesiredStatusPage[];
 }
 
 export interface Issue {
@@ -81,7 +92,7 @@ function parseConfigText(text: string, path: string): unknown {
 const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
 
 /** Each entry against its schema (by its type, or one schema for all), and keys unique within the list. */
-function validateEntries(list: string, entries: unknown[], types: readonly string[] | null, schemas: Record<string, TSchema> | TSchema, issues: Issue[]) {
+function validateEntries(list: string, entries: unknown[], types: readonly string[] | null, schemas: Record<string, TSchema> | TSchema, issues: Issue[], keyField = "key") {
   const seen = new Map<string, number>();
   entries.forEach((m, i) => {
     const at = `${list}[${i}]`;
@@ -90,10 +101,11 @@ function validateEntries(list: string, entries: unknown[], types: readonly strin
     if (types && !types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
     const schema = types ? (schemas as Record<string, TSchema>)[entry.type as string]! : (schemas as TSchema);
     for (const e of Value.Errors(schema, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
-    if (typeof entry.key === "string" && Value.Check(MonitorKey, entry.key)) {
-      const first = seen.get(entry.key);
-      if (first !== undefined) issues.push({ path: `${at}.key`, message: `"${entry.key}" is also the key of ${list}[${first}]` });
-      else seen.set(entry.key, i);
+    const key = entry[keyField];
+    if (typeof key === "string" && (keyField !== "key" || Value.Check(MonitorKey, key))) {
+      const first = seen.get(key);
+      if (first !== undefined) issues.push({ path: `${at}.${keyField}`, message: `"${key}" is also the ${keyField} of ${list}[${first}]` });
+      else seen.set(key, i);
     }
   });
 }
@@ -103,7 +115,7 @@ export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules", "status_pages"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
   if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
   else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
@@ -114,6 +126,10 @@ export function validateConfig(value: unknown): Issue[] {
   if (doc.rules !== undefined) {
     if (!Array.isArray(doc.rules)) issues.push({ path: "rules", message: "must be a list" });
     else validateEntries("rules", doc.rules, null, RuleEntrySchema, issues);
+  }
+  if (doc.status_pages !== undefined) {
+    if (!Array.isArray(doc.status_pages)) issues.push({ path: "status_pages", message: "must be a list" });
+    else validateEntries("status_pages", doc.status_pages, null, StatusPageEntrySchema, issues, "slug");
   }
   return issues;
 }

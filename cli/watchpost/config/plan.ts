@@ -3,8 +3,9 @@ import type { TSchema } from "@sinclair/typebox";
 import { configSchemas } from "../../../schemas/check-types.ts";
 import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
 import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage } from "./load.ts";
 import { fullRule, type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
+import { fullSections, type Layout, layoutAsFile, type StatusPage } from "./status-pages.ts";
 import { CliError } from "../errors.ts";
 import { type Channel, comparableChannelConfig } from "./channels.ts";
 import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
@@ -30,7 +31,17 @@ export type RuleChange =
   | { kind: "rule"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredRule; current: Rule }
   | { kind: "rule"; action: "delete"; key: string; id: string; name: string; current: Rule };
 
-export type Change = MonitorChange | ChannelChange | RuleChange;
+export type PageChange =
+  | { kind: "status_page"; action: "create"; key: string; name: string; type: string; desired: DesiredStatusPage }
+  | { kind: "status_page"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredStatusPage; current: PageState };
+
+export type Change = MonitorChange | ChannelChange | RuleChange | PageChange;
+
+/** A status page and its layout, as the organisation has them. */
+export interface PageState {
+  page: StatusPage;
+  layout: Layout | null;
+}
 
 export interface Plan {
   /** In the order apply runs them: channels created or updated, monitors, then deletions (monitors before channels). */
@@ -183,11 +194,30 @@ function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
       if (!channels.has(c.channel)) issues.push({ path: `rules[${i}].channels[${j}].channel`, message: `no channel with key "${c.channel}" in the file or the organisation` });
     });
   });
-  if (issues.length) throw new CliError(`The file's rules name ${issues.length} unknown monitor or channel key${issues.length === 1 ? "" : "s"}`, "INVALID_CONFIG", 1, { issues });
+  (desired.status_pages ?? []).forEach((p, i) =>
+    (p.sections ?? []).forEach((sec, j) =>
+      sec.components.forEach((c, k) => {
+        if ("monitor" in c && !monitors.has(c.monitor)) issues.push({ path: `status_pages[${i}].sections[${j}].components[${k}].monitor`, message: `no monitor with key "${c.monitor}" in the file or the organisation` });
+      }),
+    ),
+  );
+  if (issues.length) throw new CliError(`The file's rules and status pages name ${issues.length} unknown monitor or channel key${issues.length === 1 ? "" : "s"}`, "INVALID_CONFIG", 1, { issues });
 }
 
 /** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
-export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions): Plan {
+function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChange[] {
+  const out: FieldChange[] = [];
+  if (d.name !== p.page.name) out.push({ path: "name", before: p.page.name, after: d.name });
+  if (d.description !== undefined && d.description !== p.page.description) out.push({ path: "description", before: p.page.description, after: d.description });
+  if (d.theme_id !== undefined && d.theme_id !== p.page.theme_id) out.push({ path: "theme_id", before: p.page.theme_id, after: d.theme_id });
+  if (d.sections !== undefined) {
+    const have = p.layout ? layoutAsFile(p.layout, refs) : [];
+    if (!same(fullSections(d.sections), have)) out.push({ path: "sections", before: have, after: fullSections(d.sections) });
+  }
+  return out;
+}
+
+export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions, pages: PageState[] = []): Plan {
   const refs = refMaps(monitors, channels);
   checkRuleReferences(desired, refs);
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
@@ -255,6 +285,21 @@ export function computePlan(desired: DesiredState, monitors: Monitor[], channels
     const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
     plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...ruleDeletions);
   }
+  // Status pages show monitors, so they come after them; they are never deleted (--prune leaves them).
+  const bySlug = new Map(pages.map((p) => [p.page.slug, p]));
+  const pageWrites: Change[] = [];
+  for (const d of desired.status_pages ?? []) {
+    const p = bySlug.get(d.slug);
+    if (!p) {
+      pageWrites.push({ kind: "status_page", action: "create", key: d.slug, name: d.name, type: "status page", desired: d });
+      continue;
+    }
+    const changes = diffPage(d, p, refs);
+    if (changes.length) pageWrites.push({ kind: "status_page", action: "update", key: d.slug, id: p.page.id, name: p.page.name, changes, desired: d, current: p });
+    else plan.unchanged.push({ kind: "status_page", key: d.slug, id: p.page.id, name: p.page.name });
+  }
+  const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
+  plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...pageWrites);
   // Channels go last: a rule may still send to one until its monitors are gone.
   plan.changes.push(...deletions);
   return plan;
