@@ -13631,6 +13631,8 @@ export interface operations {
                             tags: string[];
                             pause_monitors: boolean;
                             suppress_alerts: boolean;
+                            /** @description The config file's stable key (watchpost CLI); null when none */
+                            key: string | null;
                             /** @enum {string} */
                             state: "active" | "upcoming" | "ended";
                             /** @description End of the occurrence in progress (active windows) */
@@ -13742,6 +13744,8 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    key?: string | null;
                 };
             };
         };
@@ -13774,6 +13778,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
@@ -13907,6 +13913,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
@@ -14115,6 +14123,8 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    key?: string | null;
                 };
             };
         };
@@ -14147,6 +14157,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
