@@ -144,6 +144,26 @@ export const StatusPageEntrySchema = Type.Object(
   { additionalProperties: false, title: "status page" },
 );
 
+/** A maintenance window: one-off (starts_at, ends_at) or recurring (rrule or cron with duration_minutes). */
+export const MaintenanceEntrySchema = Type.Object(
+  {
+    key: MonitorKey,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    starts_at: Type.Optional(Type.String({ format: "date-time", description: "RFC 3339; left out: not managed (a recurring window starts when created)" })),
+    ends_at: Type.Optional(Type.String({ format: "date-time" })),
+    rrule: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=SU;BYHOUR=2" })),
+    cron: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    duration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 44_640 })),
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone of rrule/cron; default UTC" })),
+    monitors: Type.Optional(Type.Array(MonitorKey, { maxItems: 1000, description: "Monitors covered, by key; with tags, either covers; neither: every monitor" })),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
+    pause_monitors: Type.Optional(Type.Boolean({ description: "Default false" })),
+    suppress_alerts: Type.Optional(Type.Boolean({ description: "Default true" })),
+  },
+  { additionalProperties: false, title: "maintenance window" },
+);
+
 /** The whole file; `monitors[].type` and `channels[].type` pick the entry's schema. */
 const WatchpostConfigSchema = Type.Object(
   {
@@ -153,6 +173,7 @@ const WatchpostConfigSchema = Type.Object(
     channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
     rules: Type.Optional(Type.Array(RuleEntrySchema, { maxItems: 1000, description: "Alert rules, keyed like monitors" })),
     status_pages: Type.Optional(Type.Array(StatusPageEntrySchema, { maxItems: 100, description: "Status pages, keyed by slug" })),
+    maintenance: Type.Optional(Type.Array(MaintenanceEntrySchema, { maxItems: 1000, description: "Maintenance windows, keyed like monitors" })),
   },
   {
     $id: CONFIG_SCHEMA_ID,

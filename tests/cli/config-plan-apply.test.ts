@@ -430,6 +430,52 @@ describe("status pages in the file", () => {
   }, 60_000);
 });
 
+describe("maintenance windows in the file", () => {
+  const start = "2030-01-05T02:00:00.000Z";
+  // biome-ignore lint/suspicious/noExplicitAny: the tests edit entries freely, as a user edits the file
+  const withWindows = (): { version: number; monitors: any[]; maintenance: any[] } => ({
+    ...baseFile(),
+    maintenance: [
+      { key: "db-upgrade", name: "DB upgrade", starts_at: "2030-01-05T02:00:00Z", ends_at: "2030-01-05T04:00:00Z", monitors: ["db"], pause_monitors: true },
+      { key: "sunday-deploys", name: "Sunday deploys", rrule: "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", duration_minutes: 60, timezone: "Europe/Berlin", tags: ["prod"] },
+    ],
+  });
+
+  it("creates windows covering monitors by key, plans no changes after, updates one field, prunes keyed ones, and exports them", async () => {
+    const o = await org();
+    o.write(withWindows());
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const stored = (await o.call("GET", "/api/v1/maintenance-windows?limit=100")).body.data;
+    const db = (await o.call("GET", "/api/v1/monitors?tag=wp-key:db")).body.data[0];
+    expect(stored.find((w: { key: string }) => w.key === "db-upgrade")).toMatchObject({ starts_at: start, monitor_ids: [db.id], pause_monitors: true, suppress_alerts: true });
+    expect(stored.find((w: { key: string }) => w.key === "sunday-deploys")).toMatchObject({ kind: "rrule", duration_minutes: 60, timezone: "Europe/Berlin", tags: ["prod"] });
+    expect((await o.cli(["plan", "--detailed-exitcode"])).code).toBe(0);
+
+    const file = withWindows();
+    file.maintenance[1].duration_minutes = 90;
+    o.write(file);
+    expect((await o.cli(["plan", "--json"])).json().changes).toEqual([
+      { kind: "maintenance", action: "update", key: "sunday-deploys", id: expect.any(String), name: "Sunday deploys", changes: [{ path: "duration_minutes", before: 60, after: 90 }] },
+    ]);
+    expect((await o.cli(["apply"])).code).toBe(0);
+
+    const exported = await o.cli(["export"]);
+    expect(YAML.parse(exported.stdout).maintenance).toEqual([
+      { key: "db-upgrade", name: "DB upgrade", starts_at: start, ends_at: "2030-01-05T04:00:00.000Z", monitors: ["db"], pause_monitors: true },
+      { key: "sunday-deploys", name: "Sunday deploys", starts_at: expect.any(String), rrule: "FREQ=WEEKLY;BYDAY=SU;BYHOUR=2;BYMINUTE=0", duration_minutes: 90, timezone: "Europe/Berlin", tags: ["prod"] },
+    ]);
+    writeFileSync(join(o.dir, "exported.yaml"), exported.stdout);
+    expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
+
+    file.maintenance = file.maintenance.slice(1);
+    o.write(file);
+    const prune = await o.cli(["plan", "--prune", "--json"]);
+    expect(prune.json().changes.map((c: { kind: string; action: string; key: string }) => `${c.action} ${c.kind} ${c.key}`)).toEqual(["delete maintenance db-upgrade"]);
+    expect((await o.cli(["apply", "--prune"])).code).toBe(0);
+    expect((await o.call("GET", "/api/v1/maintenance-windows?limit=100")).body.data.map((w: { key: string }) => w.key)).toEqual(["sunday-deploys"]);
+  }, 60_000);
+});
+
 describe("watchpost.config.ts", () => {
   it("plans and applies the typed form (defineConfig) exactly like the YAML file", async () => {
     const o = await org();

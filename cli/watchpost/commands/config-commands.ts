@@ -7,6 +7,7 @@ import { exportState, formatState } from "../config/export.ts";
 import { findConfigFile, loadConfig, readConfigValue, validateConfig } from "../config/load.ts";
 import { computePlan, type PageState, type Plan } from "../config/plan.ts";
 import { getLayout, listStatusPages } from "../config/status-pages.ts";
+import { listWindows } from "../config/maintenance.ts";
 import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
@@ -21,7 +22,8 @@ async function planFor(run: Run): Promise<Plan> {
   const needsChannels = Boolean(desired.channels || desired.rules);
   const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
   const pages = desired.status_pages ? await pagesNamed(run, new Set(desired.status_pages.map((p) => p.slug))) : [];
-  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages);
+  const windows = desired.maintenance ? await listWindows(run.client()) : [];
+  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages, windows);
 }
 
 /** The organisation's status pages the file names, each with its layout. */
@@ -81,9 +83,15 @@ export function configCommands(): Command[] {
       action(async (run) => {
         const output = run.opts.output as string | undefined;
         const format = (run.opts.format as "yaml" | "json" | undefined) ?? (run.opts.json || output?.endsWith(".json") ? "json" : "yaml");
-        const [monitors, channels, rules, pageList] = await Promise.all([listMonitors(run.client()), listChannels(run.client()), listRules(run.client()), listStatusPages(run.client())]);
+        const [monitors, channels, rules, pageList, windows] = await Promise.all([
+          listMonitors(run.client()),
+          listChannels(run.client()),
+          listRules(run.client()),
+          listStatusPages(run.client()),
+          listWindows(run.client()),
+        ]);
         const pages = await pagesNamed(run, new Set(pageList.map((p) => p.slug)));
-        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages);
+        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages, windows);
         const text = formatState(state, format);
         const note = [
           ...(secretRefs.length ? [`Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.`] : []),

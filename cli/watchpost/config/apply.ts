@@ -4,7 +4,8 @@ import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
 import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
-import type { Change, ChannelChange, MonitorChange, PageChange, Plan, RuleChange } from "./plan.ts";
+import type { Change, ChannelChange, MonitorChange, PageChange, Plan, RuleChange, WindowChange } from "./plan.ts";
+import { windowBody } from "./maintenance.ts";
 import { layoutBody } from "./status-pages.ts";
 import { type RefMaps, ruleBody } from "./rules.ts";
 
@@ -73,6 +74,7 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
         report.applied.push(done);
       } else if (first.kind === "rule") report.applied.push(await applyRule(client, first, plan.refs));
       else if (first.kind === "status_page") report.applied.push(await applyPage(client, first, plan.refs));
+      else if (first.kind === "maintenance") report.applied.push(await applyWindow(client, first, plan.refs));
       else if (first.action === "create") {
         const bodies = batch.map((c) => bodyOf((c as Extract<MonitorChange, { action: "create" }>).desired, env, null));
         const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
@@ -102,6 +104,19 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
     }
   }
   return report;
+}
+
+async function applyWindow(client: ApiClient, c: WindowChange, refs: RefMaps): Promise<Applied> {
+  if (c.action === "delete") {
+    await client.DELETE("/api/v1/maintenance-windows/{id}", { params: { path: { id: c.id } } });
+    return { kind: "maintenance", action: "delete", key: c.key, id: c.id, name: c.name };
+  }
+  const body = windowBody(c.desired, refs);
+  const res =
+    c.action === "create"
+      ? await client.POST("/api/v1/maintenance-windows", { body: body as never })
+      : await client.PATCH("/api/v1/maintenance-windows/{id}", { params: { path: { id: c.id } }, body: body as never });
+  return { kind: "maintenance", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
 }
 
 async function applyPage(client: ApiClient, c: PageChange, refs: RefMaps): Promise<Applied> {

@@ -5,8 +5,9 @@ import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
 import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
 import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage } from "./load.ts";
-import { channelKeys, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
+import { channelKeys, keyed, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
+import type { Window } from "./maintenance.ts";
 import { type Rule, ruleAsFile } from "./rules.ts";
 import { layoutAsFile } from "./status-pages.ts";
 import type { PageState } from "./plan.ts";
@@ -65,7 +66,7 @@ const ref = (name: string, refs: string[]) => {
 };
 
 /** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = []): Exported {
+export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = [], windows: Window[] = []): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
   for (const [key, m] of monitorKeys(monitors)) {
@@ -105,10 +106,29 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
       sections: (layout ? layoutAsFile(layout, refs) : []).map((s) => ({ name: s.name, components: s.components.map(({ description, ...c }) => (description ? { ...c, description } : c)) })),
     }))
     .sort((a, b) => a.slug.localeCompare(b.slug));
+  const keyOfMonitor = new Map([...refs.monitorId].map(([k, id]) => [id, k]));
+  const windowEntries: DesiredWindow[] = [...keyed(windows, (w) => w.key)]
+    .map(([key, w]) => ({
+      key,
+      name: w.name,
+      ...(w.description ? { description: w.description } : {}),
+      ...(w.starts_at ? { starts_at: w.starts_at } : {}),
+      ...(w.ends_at ? { ends_at: w.ends_at } : {}),
+      ...(w.rrule ? { rrule: w.rrule } : {}),
+      ...(w.cron ? { cron: w.cron } : {}),
+      ...(w.duration_minutes ? { duration_minutes: w.duration_minutes } : {}),
+      ...(w.timezone !== "UTC" ? { timezone: w.timezone } : {}),
+      ...(w.monitor_ids.length ? { monitors: w.monitor_ids.map((id) => keyOfMonitor.get(id) ?? `id:${id}`) } : {}),
+      ...(w.tags.length ? { tags: w.tags } : {}),
+      ...(w.pause_monitors ? { pause_monitors: true } : {}),
+      ...(w.suppress_alerts ? {} : { suppress_alerts: false }),
+    }))
+    .sort((a, b) => a.key.localeCompare(b.key));
   return {
     state: {
       version: CONFIG_FILE_VERSION,
       monitors: entries,
+      ...(windowEntries.length ? { maintenance: windowEntries } : {}),
       ...(channelEntries.length ? { channels: channelEntries } : {}),
       ...(ruleEntries.length ? { rules: ruleEntries } : {}),
       ...(pageEntries.length ? { status_pages: pageEntries } : {}),

@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
-import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 
@@ -52,12 +52,29 @@ export interface DesiredStatusPage {
   sections?: { name: string; components: DesiredComponent[] }[];
 }
 
+export interface DesiredWindow {
+  key: string;
+  name: string;
+  description?: string;
+  starts_at?: string;
+  ends_at?: string;
+  rrule?: string;
+  cron?: string;
+  duration_minutes?: number;
+  timezone?: string;
+  monitors?: string[];
+  tags?: string[];
+  pause_monitors?: boolean;
+  suppress_alerts?: boolean;
+}
+
 export interface DesiredState {
   version: number;
   monitors: DesiredMonitor[];
   channels?: DesiredChannel[];
   rules?: DesiredRule[];
   status_pages?: DesiredStatusPage[];
+  maintenance?: DesiredWindow[];
 }
 
 export interface Issue {
@@ -115,7 +132,7 @@ export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules", "status_pages"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
   if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
   else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
@@ -130,6 +147,10 @@ export function validateConfig(value: unknown): Issue[] {
   if (doc.status_pages !== undefined) {
     if (!Array.isArray(doc.status_pages)) issues.push({ path: "status_pages", message: "must be a list" });
     else validateEntries("status_pages", doc.status_pages, null, StatusPageEntrySchema, issues, "slug");
+  }
+  if (doc.maintenance !== undefined) {
+    if (!Array.isArray(doc.maintenance)) issues.push({ path: "maintenance", message: "must be a list" });
+    else validateEntries("maintenance", doc.maintenance, null, MaintenanceEntrySchema, issues);
   }
   return issues;
 }

@@ -3,7 +3,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { configSchemas } from "../../../schemas/check-types.ts";
 import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
 import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
+import { fullWindow, type Window, windowAsFile } from "./maintenance.ts";
 import { fullRule, type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
 import { fullSections, type Layout, layoutAsFile, type StatusPage } from "./status-pages.ts";
 import { CliError } from "../errors.ts";
@@ -35,7 +36,12 @@ export type PageChange =
   | { kind: "status_page"; action: "create"; key: string; name: string; type: string; desired: DesiredStatusPage }
   | { kind: "status_page"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredStatusPage; current: PageState };
 
-export type Change = MonitorChange | ChannelChange | RuleChange | PageChange;
+export type WindowChange =
+  | { kind: "maintenance"; action: "create"; key: string; name: string; type: string; desired: DesiredWindow }
+  | { kind: "maintenance"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredWindow; current: Window }
+  | { kind: "maintenance"; action: "delete"; key: string; id: string; name: string; current: Window };
+
+export type Change = MonitorChange | ChannelChange | RuleChange | PageChange | WindowChange;
 
 /** A status page and its layout, as the organisation has them. */
 export interface PageState {
@@ -93,7 +99,7 @@ export function refMaps(monitors: Monitor[], channels: Channel[]): RefMaps {
   };
 }
 
-function keyed<T extends { id: string; name: string; created_at: string }>(items: T[], storedKey: (item: T) => string | null): Map<string, T> {
+export function keyed<T extends { id: string; name: string; created_at: string }>(items: T[], storedKey: (item: T) => string | null): Map<string, T> {
   const byKey = new Map<string, T>();
   for (const m of items) {
     const k = storedKey(m);
@@ -194,6 +200,11 @@ function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
       if (!channels.has(c.channel)) issues.push({ path: `rules[${i}].channels[${j}].channel`, message: `no channel with key "${c.channel}" in the file or the organisation` });
     });
   });
+  (desired.maintenance ?? []).forEach((w, i) =>
+    (w.monitors ?? []).forEach((k, j) => {
+      if (!monitors.has(k)) issues.push({ path: `maintenance[${i}].monitors[${j}]`, message: `no monitor with key "${k}" in the file or the organisation` });
+    }),
+  );
   (desired.status_pages ?? []).forEach((p, i) =>
     (p.sections ?? []).forEach((sec, j) =>
       sec.components.forEach((c, k) => {
@@ -217,7 +228,15 @@ function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChang
   return out;
 }
 
-export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions, pages: PageState[] = []): Plan {
+function diffWindow(d: DesiredWindow, w: Window, refs: RefMaps): FieldChange[] {
+  const want = fullWindow(d) as Record<string, unknown>;
+  const have = windowAsFile(w, refs, fullWindow(d)) as Record<string, unknown>;
+  return Object.keys(want)
+    .filter((k) => !same(want[k], have[k]))
+    .map((k) => ({ path: k, before: have[k], after: want[k] }));
+}
+
+export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions, pages: PageState[] = [], windows: Window[] = []): Plan {
   const refs = refMaps(monitors, channels);
   checkRuleReferences(desired, refs);
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
@@ -298,8 +317,31 @@ export function computePlan(desired: DesiredState, monitors: Monitor[], channels
     if (changes.length) pageWrites.push({ kind: "status_page", action: "update", key: d.slug, id: p.page.id, name: p.page.name, changes, desired: d, current: p });
     else plan.unchanged.push({ kind: "status_page", key: d.slug, id: p.page.id, name: p.page.name });
   }
+  // Maintenance windows name monitors too: written after them, deleted (--prune, keyed ones) before them.
+  const windowWrites: Change[] = [];
+  const windowDeletes: Change[] = [];
+  if (desired.maintenance) {
+    const byWindowKey = keyed(windows, (w) => w.key);
+    const named = new Set<string>();
+    for (const d of desired.maintenance) {
+      const w = byWindowKey.get(d.key);
+      if (!w) {
+        windowWrites.push({ kind: "maintenance", action: "create", key: d.key, name: d.name, type: d.rrule ? "rrule" : d.cron ? "cron" : "once", desired: d });
+        continue;
+      }
+      named.add(w.id);
+      const changes = diffWindow(d, w, refs);
+      if (changes.length) windowWrites.push({ kind: "maintenance", action: "update", key: d.key, id: w.id, name: w.name, changes, desired: d, current: w });
+      else plan.unchanged.push({ kind: "maintenance", key: d.key, id: w.id, name: w.name });
+    }
+    for (const [key, w] of byWindowKey) {
+      if (named.has(w.id)) continue;
+      if (o.prune && w.key === key) windowDeletes.push({ kind: "maintenance", action: "delete", key, id: w.id, name: w.name, current: w });
+      else plan.unmanaged++;
+    }
+  }
   const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
-  plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...pageWrites);
+  plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...pageWrites, ...windowWrites, ...windowDeletes);
   // Channels go last: a rule may still send to one until its monitors are gone.
   plan.changes.push(...deletions);
   return plan;

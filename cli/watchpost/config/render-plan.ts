@@ -19,7 +19,7 @@ export function renderPlan(o: Output, plan: Plan): string {
     if (c.action === "create") {
       lines.push(paint(o, "green", `+ create ${c.kind} ${c.key} (${c.type} "${c.name}")`));
       const { key: _k, slug: _s, ...rest } = c.desired as unknown as Record<string, unknown>;
-      const shown = c.kind === "rule" || c.kind === "status_page" ? rest : { ...rest, config: configShown(c) };
+      const shown = c.kind === "monitor" || c.kind === "channel" ? { ...rest, config: configShown(c) } : rest;
       for (const [f, v] of Object.entries(shown)) lines.push(paint(o, "green", `    ${f}: ${show(v)}`));
     } else if (c.action === "update") {
       lines.push(paint(o, "yellow", `~ update ${c.kind} ${c.key} (${c.id} "${c.name}")`));
@@ -40,7 +40,7 @@ export function planJson(plan: Plan) {
   return {
     changes: plan.changes.map((c) =>
       c.action === "create"
-        ? { kind: c.kind, action: c.action, key: c.key, name: c.name, type: c.type, ...(c.kind === "rule" || c.kind === "status_page" ? {} : { config: configShown(c) }) }
+        ? { kind: c.kind, action: c.action, key: c.key, name: c.name, type: c.type, ...(c.kind === "monitor" || c.kind === "channel" ? { config: configShown(c) } : {}) }
         : c.action === "update"
           ? { kind: c.kind, action: c.action, key: c.key, id: c.id, name: c.name, changes: c.changes }
           : { kind: c.kind, action: c.action, key: c.key, id: c.id, name: c.name },
