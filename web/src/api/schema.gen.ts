@@ -16216,6 +16216,8 @@ export interface operations {
                                 delay_minutes: number;
                                 channel_ids: string[];
                             }[];
+                            /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                            key: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -16306,6 +16308,8 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -16329,6 +16333,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -16449,6 +16455,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -16637,6 +16645,8 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -16660,6 +16670,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
