@@ -108,12 +108,31 @@ export const RuleEntrySchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    channels: Type.Array(
-      Type.Object({ channel: MonitorKey, delay_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_080, description: "Default 0" })) }, { additionalProperties: false }),
-      { minItems: 1, maxItems: 50, description: "Channels by key (in this file, or the key export gives them)" },
+    channels: Type.Optional(
+      Type.Array(
+        Type.Object({ channel: MonitorKey, delay_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_080, description: "Default 0" })) }, { additionalProperties: false }),
+        { minItems: 1, maxItems: 50, description: "Channels by key (in this file, or the key export gives them); or give escalation_policy" },
+      ),
+    ),
+    escalation_policy: Type.Optional(MonitorKey),
+  },
+  { additionalProperties: false, title: "alert rule", description: "Give channels or escalation_policy (by key), not both" },
+);
+
+/** An escalation policy: steps of channels (by key), each after a longer delay than the one before. */
+export const EscalationEntrySchema = Type.Object(
+  {
+    key: MonitorKey,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    steps: Type.Array(
+      Type.Object(
+        { delay_minutes: Type.Integer({ minimum: 0, maximum: 10_080 }), channels: Type.Array(MonitorKey, { minItems: 1, maxItems: 20, uniqueItems: true }) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 10 },
     ),
   },
-  { additionalProperties: false, title: "alert rule" },
+  { additionalProperties: false, title: "escalation policy" },
 );
 
 const PageComponent = Type.Union([
@@ -171,6 +190,7 @@ const WatchpostConfigSchema = Type.Object(
     version: Type.Literal(CONFIG_FILE_VERSION),
     monitors: Type.Array(Type.Union(CHECK_TYPES.map((t) => monitorEntrySchemas[t])), { maxItems: 10_000 }),
     channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
+    escalation_policies: Type.Optional(Type.Array(EscalationEntrySchema, { maxItems: 1000, description: "Escalation policies, keyed like monitors" })),
     rules: Type.Optional(Type.Array(RuleEntrySchema, { maxItems: 1000, description: "Alert rules, keyed like monitors" })),
     status_pages: Type.Optional(Type.Array(StatusPageEntrySchema, { maxItems: 100, description: "Status pages, keyed by slug" })),
     maintenance: Type.Optional(Type.Array(MaintenanceEntrySchema, { maxItems: 1000, description: "Maintenance windows, keyed like monitors" })),

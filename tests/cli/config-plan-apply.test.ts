@@ -353,6 +353,46 @@ describe("alert rules in the file", () => {
     expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
   }, 60_000);
 
+  it("manages escalation policies by key, and rules that notify through one", async () => {
+    const o = await org();
+    const file = withRules();
+    (file as Record<string, unknown>).escalation_policies = [
+      { key: "on-call", name: "On call", steps: [{ delay_minutes: 0, channels: ["ops-slack"] }, { delay_minutes: 30, channels: ["ops-mail", "ops-slack"] }] },
+    ];
+    file.rules[2] = { key: "anything-down", name: "Anything down", scope: { all_monitors: true }, condition: { type: "status_change", to: ["down"] }, escalation_policy: "on-call" };
+    o.write(file);
+    const plan = await o.cli(["plan", "--json"], env);
+    expect(plan.json().changes.slice(0, 3).map((c: { kind: string; key: string }) => `${c.kind} ${c.key}`)).toEqual(["channel ops-slack", "channel ops-mail", "escalation_policy on-call"]);
+    expect((await o.cli(["apply"], env)).code).toBe(0);
+    const policy = (await o.call("GET", "/api/v1/escalation-policies")).body.data[0];
+    expect(policy).toMatchObject({ key: "on-call", name: "On call" });
+    expect(policy.steps[1].channel_ids).toHaveLength(2);
+    expect((await o.call("GET", "/api/v1/alert-rules?limit=100")).body.data.find((r: { key: string }) => r.key === "anything-down").escalation_policy_id).toBe(policy.id);
+    expect((await o.cli(["plan", "--detailed-exitcode"], env)).code).toBe(0);
+
+    (file as { escalation_policies: { steps: { delay_minutes: number }[] }[] }).escalation_policies[0]!.steps[1]!.delay_minutes = 45;
+    o.write(file);
+    const changed = await o.cli(["plan", "--json"], env);
+    expect(changed.json().changes.map((c: { kind: string; key: string; changes: { path: string }[] }) => `${c.kind} ${c.key} ${c.changes.map((f) => f.path)}`)).toEqual(["escalation_policy on-call steps"]);
+    expect((await o.cli(["apply"], env)).code).toBe(0);
+
+    const exported = await o.cli(["export"], env);
+    const doc = YAML.parse(exported.stdout);
+    expect(doc.escalation_policies).toEqual([{ key: "on-call", name: "On call", steps: [{ delay_minutes: 0, channels: ["ops-slack"] }, { delay_minutes: 45, channels: ["ops-mail", "ops-slack"] }] }]);
+    expect(doc.rules.find((r: { key: string }) => r.key === "anything-down")).toEqual({ key: "anything-down", name: "Anything down", scope: { all_monitors: true }, condition: { type: "status_change", to: ["down"] }, escalation_policy: "on-call" });
+    writeFileSync(join(o.dir, "exported.yaml"), exported.stdout);
+    expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"], env)).code).toBe(0);
+
+    // Pruning the policy and the rule on it: the rule goes first (the API refuses to delete a policy in use).
+    (file as Record<string, unknown>).escalation_policies = [];
+    file.rules = file.rules.slice(0, 2);
+    o.write(file);
+    const prune = await o.cli(["plan", "--prune", "--json"], env);
+    expect(prune.json().changes.map((c: { kind: string; action: string; key: string }) => `${c.action} ${c.kind} ${c.key}`)).toEqual(["delete rule anything-down", "delete escalation_policy on-call"]);
+    expect((await o.cli(["apply", "--prune"], env)).code).toBe(0);
+    expect((await o.call("GET", "/api/v1/escalation-policies")).body.data).toEqual([]);
+  }, 60_000);
+
   it("refuses a rule naming a monitor or channel key that exists nowhere, before changing anything", async () => {
     const o = await org();
     const file = withRules();

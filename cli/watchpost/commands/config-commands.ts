@@ -8,6 +8,7 @@ import { findConfigFile, loadConfig, readConfigValue, validateConfig } from "../
 import { computePlan, type PageState, type Plan } from "../config/plan.ts";
 import { getLayout, listStatusPages } from "../config/status-pages.ts";
 import { listWindows } from "../config/maintenance.ts";
+import { listPolicies } from "../config/escalation.ts";
 import { planJson, renderApply, renderPlan } from "../config/render-plan.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { listMonitors } from "../monitor-ref.ts";
@@ -23,7 +24,8 @@ async function planFor(run: Run): Promise<Plan> {
   const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
   const pages = desired.status_pages ? await pagesNamed(run, new Set(desired.status_pages.map((p) => p.slug))) : [];
   const windows = desired.maintenance ? await listWindows(run.client()) : [];
-  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages, windows);
+  const policies = desired.escalation_policies || desired.rules ? await listPolicies(run.client()) : [];
+  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages, windows, policies);
 }
 
 /** The organisation's status pages the file names, each with its layout. */
@@ -91,7 +93,8 @@ export function configCommands(): Command[] {
           listWindows(run.client()),
         ]);
         const pages = await pagesNamed(run, new Set(pageList.map((p) => p.slug)));
-        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages, windows);
+        const policies = await listPolicies(run.client());
+        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages, windows, policies);
         const text = formatState(state, format);
         const note = [
           ...(secretRefs.length ? [`Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.`] : []),

@@ -4,7 +4,8 @@ import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
 import { MASK, resolveRefs } from "./env-refs.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
-import type { Change, ChannelChange, MonitorChange, PageChange, Plan, RuleChange, WindowChange } from "./plan.ts";
+import type { Change, ChannelChange, MonitorChange, PageChange, Plan, PolicyChange, RuleChange, WindowChange } from "./plan.ts";
+import { policyBody } from "./escalation.ts";
 import { windowBody } from "./maintenance.ts";
 import { layoutBody } from "./status-pages.ts";
 import { type RefMaps, ruleBody } from "./rules.ts";
@@ -59,7 +60,7 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
   const report: ApplyReport = { applied: [], failed: [], skipped: [] };
   const isMonitorCreate = (c: Change) => c.kind === "monitor" && c.action === "create";
   const creates = plan.changes.filter(isMonitorCreate);
-  const channelWrites: Change[] = plan.changes.filter((c) => c.kind === "channel" && c.action !== "delete");
+  const channelWrites: Change[] = plan.changes.filter((c) => (c.kind === "channel" || c.kind === "escalation_policy") && c.action !== "delete");
   const rest = plan.changes.filter((c) => !isMonitorCreate(c) && !channelWrites.includes(c));
   const queue: Change[][] = channelWrites.map((c) => [c]);
   for (let i = 0; i < creates.length; i += BULK_MAX) queue.push(creates.slice(i, i + BULK_MAX));
@@ -75,6 +76,11 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
       } else if (first.kind === "rule") report.applied.push(await applyRule(client, first, plan.refs));
       else if (first.kind === "status_page") report.applied.push(await applyPage(client, first, plan.refs));
       else if (first.kind === "maintenance") report.applied.push(await applyWindow(client, first, plan.refs));
+      else if (first.kind === "escalation_policy") {
+        const done = await applyPolicy(client, first, plan.refs);
+        if (done.action === "create") plan.refs.policyId.set(done.key, done.id);
+        report.applied.push(done);
+      }
       else if (first.action === "create") {
         const bodies = batch.map((c) => bodyOf((c as Extract<MonitorChange, { action: "create" }>).desired, env, null));
         const res = await client.POST("/api/v1/monitors/bulk", { body: { monitors: bodies as never } });
@@ -104,6 +110,19 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
     }
   }
   return report;
+}
+
+async function applyPolicy(client: ApiClient, c: PolicyChange, refs: RefMaps): Promise<Applied> {
+  if (c.action === "delete") {
+    await client.DELETE("/api/v1/escalation-policies/{id}", { params: { path: { id: c.id } } });
+    return { kind: "escalation_policy", action: "delete", key: c.key, id: c.id, name: c.name };
+  }
+  const body = policyBody(c.desired, refs);
+  const res =
+    c.action === "create"
+      ? await client.POST("/api/v1/escalation-policies", { body: body as never })
+      : await client.PATCH("/api/v1/escalation-policies/{id}", { params: { path: { id: c.id } }, body: body as never });
+  return { kind: "escalation_policy", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
 }
 
 async function applyWindow(client: ApiClient, c: WindowChange, refs: RefMaps): Promise<Applied> {

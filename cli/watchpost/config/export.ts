@@ -5,9 +5,10 @@ import { configSchemas, type CheckType } from "../../../schemas/check-types.ts";
 import { CONFIG_FILE_VERSION, CONFIG_SCHEMA_ID } from "../../../schemas/monitoring-config.ts";
 import { KEY_TAG_PREFIX, type Monitor } from "../monitor-ref.ts";
 import { isMasked } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredPolicy, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
 import { channelKeys, keyed, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
 import type { Window } from "./maintenance.ts";
+import { type Policy, policyAsFile } from "./escalation.ts";
 import { type Rule, ruleAsFile } from "./rules.ts";
 import { layoutAsFile } from "./status-pages.ts";
 import type { PageState } from "./plan.ts";
@@ -42,7 +43,7 @@ function referenceSecrets(value: unknown, key: string, path: string[], refs: str
 
 export interface Exported {
   state: DesiredState;
-  /** Resources the format cannot hold yet, with the reason (rules on an escalation policy). */
+  /** Resources the file cannot hold, with the reason (a rule naming something since deleted). */
   left_out: string[];
   /** Environment variables the file references for secrets the API does not reveal. */
   secretRefs: string[];
@@ -66,7 +67,7 @@ const ref = (name: string, refs: string[]) => {
 };
 
 /** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = [], windows: Window[] = []): Exported {
+export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = [], windows: Window[] = [], policies: Policy[] = []): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
   for (const [key, m] of monitorKeys(monitors)) {
@@ -86,15 +87,19 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
   }
   entries.sort((a, b) => a.key.localeCompare(b.key));
   const channelEntries = [...channelKeys(channels)].map(([key, c]) => exportChannel(key, c, secretRefs)).sort((a, b) => a.key.localeCompare(b.key));
-  const refs = refMaps(monitors, channels);
+  const refs = refMaps(monitors, channels, policies);
   const left_out: string[] = [];
+  const policyEntries: DesiredPolicy[] = [...keyed(policies, (p) => p.key)].map(([key, p]) => ({ key, ...policyAsFile(p, refs) })).sort((a, b) => a.key.localeCompare(b.key));
   const ruleEntries: DesiredRule[] = [];
   for (const [key, r] of ruleKeys(rules)) {
-    if (r.escalation_policy_id) {
-      left_out.push(`rule "${r.name}" (${r.id}): it notifies through escalation policy ${r.escalation_policy_id}, which the file cannot hold yet`);
+    const f = ruleAsFile(r, refs);
+    // A reference no key names (a rule on a monitor since deleted) cannot be written as a key.
+    const dangling = JSON.stringify([f.scope, f.channels, f.escalation_policy]).includes('"id:');
+    if (dangling) {
+      left_out.push(`rule "${r.name}" (${r.id}): it names a monitor, channel or policy that no longer exists`);
       continue;
     }
-    ruleEntries.push(shortRule(key, ruleAsFile(r, refs)));
+    ruleEntries.push(shortRule(key, f));
   }
   ruleEntries.sort((a, b) => a.key.localeCompare(b.key));
   const pageEntries: DesiredStatusPage[] = pages
@@ -130,6 +135,7 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
       monitors: entries,
       ...(windowEntries.length ? { maintenance: windowEntries } : {}),
       ...(channelEntries.length ? { channels: channelEntries } : {}),
+      ...(policyEntries.length ? { escalation_policies: policyEntries } : {}),
       ...(ruleEntries.length ? { rules: ruleEntries } : {}),
       ...(pageEntries.length ? { status_pages: pageEntries } : {}),
     },
@@ -152,7 +158,7 @@ function shortRule(key: string, f: ReturnType<typeof ruleAsFile>): DesiredRule {
     condition: f.condition,
     ...(Object.keys(confirmation).length ? { confirmation } : {}),
     ...(Object.keys(notifications).length ? { notifications } : {}),
-    channels: f.channels.map((c) => (c.delay_minutes ? c : { channel: c.channel })),
+    ...(f.escalation_policy ? { escalation_policy: f.escalation_policy } : { channels: f.channels.map((c) => (c.delay_minutes ? c : { channel: c.channel })) }),
   };
 }
 

@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
-import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 
@@ -39,7 +39,14 @@ export interface DesiredRule {
   condition: Record<string, unknown>;
   confirmation?: { consecutive_failures?: number; confirmation_regions?: string[] | null };
   notifications?: { on_recovery?: boolean; recurring?: boolean; recurring_interval_minutes?: number | null };
-  channels: { channel: string; delay_minutes?: number }[];
+  channels?: { channel: string; delay_minutes?: number }[];
+  escalation_policy?: string;
+}
+
+export interface DesiredPolicy {
+  key: string;
+  name: string;
+  steps: { delay_minutes: number; channels: string[] }[];
 }
 
 export type DesiredComponent = ({ monitor: string } | { tag: string }) & { display_name: string; description?: string };
@@ -72,6 +79,7 @@ export interface DesiredState {
   version: number;
   monitors: DesiredMonitor[];
   channels?: DesiredChannel[];
+  escalation_policies?: DesiredPolicy[];
   rules?: DesiredRule[];
   status_pages?: DesiredStatusPage[];
   maintenance?: DesiredWindow[];
@@ -132,13 +140,17 @@ export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "escalation_policies", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
   if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
   else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
   if (doc.channels !== undefined) {
     if (!Array.isArray(doc.channels)) issues.push({ path: "channels", message: "must be a list" });
     else validateEntries("channels", doc.channels, channelTypes, channelEntrySchemas, issues);
+  }
+  if (doc.escalation_policies !== undefined) {
+    if (!Array.isArray(doc.escalation_policies)) issues.push({ path: "escalation_policies", message: "must be a list" });
+    else validateEntries("escalation_policies", doc.escalation_policies, null, EscalationEntrySchema, issues);
   }
   if (doc.rules !== undefined) {
     if (!Array.isArray(doc.rules)) issues.push({ path: "rules", message: "must be a list" });

@@ -3,7 +3,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { configSchemas } from "../../../schemas/check-types.ts";
 import { KEY_TAG_PREFIX, keyOf, type Monitor } from "../monitor-ref.ts";
 import { hasRef, isMasked, resolveRefs } from "./env-refs.ts";
-import type { DesiredChannel, DesiredMonitor, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
+import type { DesiredChannel, DesiredMonitor, DesiredPolicy, DesiredRule, DesiredState, DesiredStatusPage, DesiredWindow } from "./load.ts";
+import { type Policy, policyAsFile } from "./escalation.ts";
 import { fullWindow, type Window, windowAsFile } from "./maintenance.ts";
 import { fullRule, type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
 import { fullSections, type Layout, layoutAsFile, type StatusPage } from "./status-pages.ts";
@@ -41,7 +42,12 @@ export type WindowChange =
   | { kind: "maintenance"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredWindow; current: Window }
   | { kind: "maintenance"; action: "delete"; key: string; id: string; name: string; current: Window };
 
-export type Change = MonitorChange | ChannelChange | RuleChange | PageChange | WindowChange;
+export type PolicyChange =
+  | { kind: "escalation_policy"; action: "create"; key: string; name: string; type: string; desired: DesiredPolicy }
+  | { kind: "escalation_policy"; action: "update"; key: string; id: string; name: string; changes: FieldChange[]; desired: DesiredPolicy; current: Policy }
+  | { kind: "escalation_policy"; action: "delete"; key: string; id: string; name: string; current: Policy };
+
+export type Change = MonitorChange | ChannelChange | PolicyChange | RuleChange | PageChange | WindowChange;
 
 /** A status page and its layout, as the organisation has them. */
 export interface PageState {
@@ -92,10 +98,11 @@ export function ruleKeys(rules: Rule[]): Map<string, Rule> {
 }
 
 /** Key → id of the organisation's monitors and channels. */
-export function refMaps(monitors: Monitor[], channels: Channel[]): RefMaps {
+export function refMaps(monitors: Monitor[], channels: Channel[], policies: Policy[] = []): RefMaps {
   return {
     monitorId: new Map([...monitorKeys(monitors)].map(([k, m]) => [k, m.id])),
     channelId: new Map([...channelKeys(channels)].map(([k, c]) => [k, c.id])),
+    policyId: new Map([...keyed(policies, (p) => p.key)].map(([k, p]) => [k, p.id])),
   };
 }
 
@@ -193,12 +200,21 @@ function diffRule(d: DesiredRule, r: Rule, refs: RefMaps): FieldChange[] {
 function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
   const monitors = new Set([...refs.monitorId.keys(), ...desired.monitors.map((m) => m.key)]);
   const channels = new Set([...refs.channelId.keys(), ...(desired.channels ?? []).map((c) => c.key)]);
+  const policies = new Set([...refs.policyId.keys(), ...(desired.escalation_policies ?? []).map((p) => p.key)]);
   const issues: { path: string; message: string }[] = [];
+  (desired.escalation_policies ?? []).forEach((p, i) =>
+    p.steps.forEach((st, j) =>
+      st.channels.forEach((k, m) => {
+        if (!channels.has(k)) issues.push({ path: `escalation_policies[${i}].steps[${j}].channels[${m}]`, message: `no channel with key "${k}" in the file or the organisation` });
+      }),
+    ),
+  );
   (desired.rules ?? []).forEach((r, i) => {
     if ("monitor" in r.scope && !monitors.has(r.scope.monitor)) issues.push({ path: `rules[${i}].scope.monitor`, message: `no monitor with key "${r.scope.monitor}" in the file or the organisation` });
-    r.channels.forEach((c, j) => {
+    (r.channels ?? []).forEach((c, j) => {
       if (!channels.has(c.channel)) issues.push({ path: `rules[${i}].channels[${j}].channel`, message: `no channel with key "${c.channel}" in the file or the organisation` });
     });
+    if (r.escalation_policy && !policies.has(r.escalation_policy)) issues.push({ path: `rules[${i}].escalation_policy`, message: `no escalation policy with key "${r.escalation_policy}" in the file or the organisation` });
   });
   (desired.maintenance ?? []).forEach((w, i) =>
     (w.monitors ?? []).forEach((k, j) => {
@@ -236,8 +252,17 @@ function diffWindow(d: DesiredWindow, w: Window, refs: RefMaps): FieldChange[] {
     .map((k) => ({ path: k, before: have[k], after: want[k] }));
 }
 
-export function computePlan(desired: DesiredState, monitors: Monitor[], channels: Channel[], rules: Rule[], o: PlanOptions, pages: PageState[] = [], windows: Window[] = []): Plan {
-  const refs = refMaps(monitors, channels);
+export function computePlan(
+  desired: DesiredState,
+  monitors: Monitor[],
+  channels: Channel[],
+  rules: Rule[],
+  o: PlanOptions,
+  pages: PageState[] = [],
+  windows: Window[] = [],
+  policies: Policy[] = [],
+): Plan {
+  const refs = refMaps(monitors, channels, policies);
   checkRuleReferences(desired, refs);
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
   const deletions: Change[] = [];
@@ -258,6 +283,29 @@ export function computePlan(desired: DesiredState, monitors: Monitor[], channels
     for (const [key, c] of byKey) {
       if (named.has(c.id)) continue;
       if (o.prune && c.key === key) deletions.push({ kind: "channel", action: "delete", key, id: c.id, name: c.name, current: c });
+      else plan.unmanaged++;
+    }
+  }
+  const policyDeletes: Change[] = [];
+  if (desired.escalation_policies) {
+    const byPolicyKey = keyed(policies, (p) => p.key);
+    const namedPolicies = new Set<string>();
+    for (const d of desired.escalation_policies) {
+      const p = byPolicyKey.get(d.key);
+      if (!p) {
+        plan.changes.push({ kind: "escalation_policy", action: "create", key: d.key, name: d.name, type: `${d.steps.length} steps`, desired: d });
+        continue;
+      }
+      namedPolicies.add(p.id);
+      const want = { name: d.name, steps: d.steps };
+      const have = policyAsFile(p, refs);
+      const changes = (["name", "steps"] as const).filter((k) => !same(want[k], have[k])).map((k) => ({ path: k, before: have[k], after: want[k] }));
+      if (changes.length) plan.changes.push({ kind: "escalation_policy", action: "update", key: d.key, id: p.id, name: p.name, changes, desired: d, current: p });
+      else plan.unchanged.push({ kind: "escalation_policy", key: d.key, id: p.id, name: p.name });
+    }
+    for (const [key, p] of byPolicyKey) {
+      if (namedPolicies.has(p.id)) continue;
+      if (o.prune && p.key === key) policyDeletes.push({ kind: "escalation_policy", action: "delete", key, id: p.id, name: p.name, current: p });
       else plan.unmanaged++;
     }
   }
@@ -342,7 +390,7 @@ export function computePlan(desired: DesiredState, monitors: Monitor[], channels
   }
   const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
   plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...pageWrites, ...windowWrites, ...windowDeletes);
-  // Channels go last: a rule may still send to one until its monitors are gone.
-  plan.changes.push(...deletions);
+  // Policies, then channels go last: rules and policies may send to them until they are gone.
+  plan.changes.push(...policyDeletes, ...deletions);
   return plan;
 }

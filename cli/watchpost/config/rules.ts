@@ -26,6 +26,7 @@ export async function listRules(client: ApiClient): Promise<Rule[]> {
 export interface RefMaps {
   monitorId: Map<string, string>;
   channelId: Map<string, string>;
+  policyId: Map<string, string>;
 }
 
 /** The rule in the file's form with every default spelled out, so two forms compare field by field. */
@@ -42,16 +43,18 @@ export function fullRule(d: DesiredRule) {
       recurring: d.notifications?.recurring ?? false,
       recurring_interval_minutes: d.notifications?.recurring_interval_minutes ?? null,
     },
-    channels: d.channels.map((c) => ({ channel: c.channel, delay_minutes: c.delay_minutes ?? 0 })),
+    channels: (d.channels ?? []).map((c) => ({ channel: c.channel, delay_minutes: c.delay_minutes ?? 0 })),
+    escalation_policy: d.escalation_policy ?? null,
   };
 }
 
 const invert = (m: Map<string, string>) => new Map([...m].map(([k, v]) => [v, k]));
 
 /** A stored rule in the file's form: ids become keys (an id no key names stays as `id:<id>`). */
-export function ruleAsFile(r: Rule, refs: RefMaps): ReturnType<typeof fullRule> & { escalation_policy_id: string | null } {
+export function ruleAsFile(r: Rule, refs: RefMaps): ReturnType<typeof fullRule> {
   const monitorKey = invert(refs.monitorId);
   const channelKey = invert(refs.channelId);
+  const policyKey = invert(refs.policyId);
   const scope =
     r.scope.type === "monitor"
       ? { monitor: monitorKey.get(String(r.scope.monitor_id)) ?? `id:${r.scope.monitor_id}` }
@@ -66,8 +69,9 @@ export function ruleAsFile(r: Rule, refs: RefMaps): ReturnType<typeof fullRule> 
     condition: r.condition,
     confirmation: r.confirmation,
     notifications: r.notifications,
-    channels: r.channels.map((c) => ({ channel: channelKey.get(c.channel_id) ?? `id:${c.channel_id}`, delay_minutes: c.delay_minutes })),
-    escalation_policy_id: r.escalation_policy_id,
+    // A rule on a policy shows the policy's steps as its bindings: the policy is what the file names.
+    channels: r.escalation_policy_id ? [] : r.channels.map((c) => ({ channel: channelKey.get(c.channel_id) ?? `id:${c.channel_id}`, delay_minutes: c.delay_minutes })),
+    escalation_policy: r.escalation_policy_id ? (policyKey.get(r.escalation_policy_id) ?? `id:${r.escalation_policy_id}`) : null,
   };
 }
 
@@ -84,6 +88,11 @@ export function ruleBody(d: DesiredRule, refs: RefMaps) {
     if (!id) throw new CliError(`Rule ${d.key}: no channel with key "${key}"`, "INVALID_CONFIG");
     return id;
   };
+  const policyIdOf = (key: string) => {
+    const id = refs.policyId.get(key);
+    if (!id) throw new CliError(`Rule ${d.key}: no escalation policy with key "${key}"`, "INVALID_CONFIG");
+    return id;
+  };
   const scope = "monitor" in d.scope ? { type: "monitor", monitor_id: monitorId(d.scope.monitor) } : "tag" in d.scope ? { type: "monitor_group", tag: d.scope.tag } : { type: "all_monitors" };
   return {
     key: d.key,
@@ -95,6 +104,6 @@ export function ruleBody(d: DesiredRule, refs: RefMaps) {
     confirmation: f.confirmation,
     notifications: f.notifications,
     channels: f.channels.map((c) => ({ channel_id: channelId(c.channel), delay_minutes: c.delay_minutes })),
-    escalation_policy_id: null,
+    escalation_policy_id: f.escalation_policy ? policyIdOf(f.escalation_policy) : null,
   };
 }

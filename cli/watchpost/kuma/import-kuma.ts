@@ -81,7 +81,7 @@ export function convertKumaBackup(backup: KumaBackup): { state: DesiredState; re
     const rule = ruleFor(m, key, channelKeyOf);
     if (rule) {
       rules.push(rule);
-      report.rules.push({ kuma_id: m.id, key: rule.key, monitor: key, channels: rule.channels.map((c) => c.channel) });
+      report.rules.push({ kuma_id: m.id, key: rule.key, monitor: key, channels: (rule.channels ?? []).map((c) => c.channel) });
     }
     collectRefs(entry.config, report.secret_refs);
     report.converted.push({ kuma_id: m.id, name: m.name, kuma_type: m.type, key, type: entry.type, notes });
