@@ -293,7 +293,7 @@ describe("alert channels in the file", () => {
 describe("alert rules in the file", () => {
   const env = { SLACK_URL: "https://hooks.slack.com/services/T000/B000/rules-secret-path" };
   // biome-ignore lint/suspicious/noExplicitAny: the tests edit entries freely, as a user edits the file
-  const withRules = (): { version: number; monitors: any[]; channels: any[]; rules: any[] } => ({
+  const withRules = (): { version: number; monitors: any[]; channels: any[]; rules: any[]; escalation_policies?: any[] } => ({
     ...baseFile(),
     channels: [
       { key: "ops-slack", name: "Ops Slack", type: "slack", config: { url: "${SLACK_URL}" } },
@@ -356,7 +356,7 @@ describe("alert rules in the file", () => {
   it("manages escalation policies by key, and rules that notify through one", async () => {
     const o = await org();
     const file = withRules();
-    (file as Record<string, unknown>).escalation_policies = [
+    file.escalation_policies = [
       { key: "on-call", name: "On call", steps: [{ delay_minutes: 0, channels: ["ops-slack"] }, { delay_minutes: 30, channels: ["ops-mail", "ops-slack"] }] },
     ];
     file.rules[2] = { key: "anything-down", name: "Anything down", scope: { all_monitors: true }, condition: { type: "status_change", to: ["down"] }, escalation_policy: "on-call" };
@@ -370,7 +370,7 @@ describe("alert rules in the file", () => {
     expect((await o.call("GET", "/api/v1/alert-rules?limit=100")).body.data.find((r: { key: string }) => r.key === "anything-down").escalation_policy_id).toBe(policy.id);
     expect((await o.cli(["plan", "--detailed-exitcode"], env)).code).toBe(0);
 
-    (file as { escalation_policies: { steps: { delay_minutes: number }[] }[] }).escalation_policies[0]!.steps[1]!.delay_minutes = 45;
+    file.escalation_policies![0].steps[1].delay_minutes = 45;
     o.write(file);
     const changed = await o.cli(["plan", "--json"], env);
     expect(changed.json().changes.map((c: { kind: string; key: string; changes: { path: string }[] }) => `${c.kind} ${c.key} ${c.changes.map((f) => f.path)}`)).toEqual(["escalation_policy on-call steps"]);
@@ -384,7 +384,7 @@ describe("alert rules in the file", () => {
     expect((await o.cli(["plan", "-f", "exported.yaml", "--detailed-exitcode"], env)).code).toBe(0);
 
     // Pruning the policy and the rule on it: the rule goes first (the API refuses to delete a policy in use).
-    (file as Record<string, unknown>).escalation_policies = [];
+    file.escalation_policies = [];
     file.rules = file.rules.slice(0, 2);
     o.write(file);
     const prune = await o.cli(["plan", "--prune", "--json"], env);
