@@ -42,6 +42,8 @@ module.exports = {
       from: { path: ROLE_RUNTIME.runner, pathNot: TESTS }, to: { path: `^(db|domain|billing)/|${others("api", "scheduler", "alerting", "cli")}`, pathNot: PURE } },
     { name: "cli-not-a-role", severity: "error", comment: "5. The CLI calls domain services like a role does; it never loads a role's runtime.",
       from: { path: ROLE_RUNTIME.cli }, to: { path: others("api", "scheduler", "alerting", "runner"), pathNot: PURE } },
+    { name: "user-cli-speaks-only-rest", severity: "error", comment: "The user CLI (cli/watchpost/, `watchpost`) talks only to the public REST API: its own files, the pure schemas and the generated API types, nothing of the server.",
+      from: { path: "^cli/watchpost/", pathNot: TESTS }, to: { path: ALL_OURS, pathNot: `^cli/watchpost/|^web/src/api/schema\\.gen\\.ts$|${PURE}` } },
     { name: "web-imports-web-and-schemas", severity: "error", comment: "6. The dashboard imports only web/, the generated API client (web/src/api/schema.gen.ts) and the pure schemas.",
       from: { path: "^web/", pathNot: "\\.test\\.tsx?$" }, to: { path: ALL_OURS, pathNot: `^web/|${PURE}` } },
     { name: "web-no-node-or-bun", severity: "error", comment: "6. The dashboard runs in a browser: no Node built-ins, no Bun.",

@@ -24,6 +24,7 @@ const breaking: Record<string, Record<string, string>> = {
   "alerting-not-another-role": { "alerting/runtime/evaluate.ts": `import { run } from "../../runner/execute.ts";\nexport const evaluate = run;\n` },
   "runner-speaks-only-bus-or-https": { "runner/execute.ts": `import { d } from "../db/query.ts";\nexport const run = d;\n` },
   "cli-not-a-role": { "cli/main.ts": `import { a } from "../api/route.ts";\nexport const c = a;\n` },
+  "user-cli-speaks-only-rest": { "cli/watchpost/command.ts": `import { d } from "../../db/query.ts";\nexport const c = d;\n` },
   "web-imports-web-and-schemas": { "web/src/screen.ts": `import { run } from "../../runner/execute.ts";\nexport const w = run;\n` },
   "web-no-node-or-bun": { "web/src/files.ts": `import { readFileSync } from "node:fs";\nexport const w = readFileSync;\n` },
   "roles-only-from-composition-roots": { "scripts/tool.ts": `import { plan } from "../scheduler/plan.ts";\nexport const t = plan;\n` },
@@ -46,6 +47,7 @@ const allowed: Record<string, string> = {
   "domain/ok.ts": `import { q } from "../db/ok.ts";\nexport const svc = q;\n`,
   "db/ok.ts": `import { kk } from "../core/ok.ts";\nexport const q = kk;\n`,
   "core/ok.ts": `export const kk = 1;\n`,
+  "cli/watchpost/ok.ts": `import { P } from "../../schemas/pure.ts";\nexport const ok = P;\n`,
   "runner/ok.ts": `import { kk } from "../core/ok.ts";\nimport { P } from "../schemas/pure.ts";\nexport const ok = [kk, P];\n`,
 };
 

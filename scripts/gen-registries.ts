@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { checkTypes, type CheckType } from "../schemas/check-types.ts";
 import { channelSpecOf, channelTypes } from "../schemas/channel-types.ts";
 import type { CheckSpec } from "../schemas/checks/check-spec.ts";
+import { configJsonSchemaText } from "../schemas/monitoring-config.ts";
 
 /**
  * `bun scripts/gen-registries.ts [--check]`: writes the files derived from the registries in schemas/
@@ -91,6 +92,8 @@ export const outputs: Output[] = [
   { path: "docs/check-types.md", render: renderCheckTypesTable, marker: "check-types" },
   { path: "alerting/channels/send-registry.gen.ts", render: renderSendRegistry },
   { path: "docs/channels.md", render: renderChannelTypesTable, marker: "channel-types" },
+  // The `watchpost` CLI's config file: each check type's config schema is part of it.
+  { path: "docs/watchpost-config.schema.json", render: configJsonSchemaText },
 ];
 
 /** The file's content with this output applied. */

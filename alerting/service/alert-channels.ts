@@ -8,6 +8,7 @@ import { newId } from "../../core/ids.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 import {
   type AlertChannelRow,
+  configKeyTaken,
   deleteAlertChannel,
   findAlertChannel,
   insertAlertChannel,
@@ -31,6 +32,7 @@ export interface ChannelView {
   /** The channel's own message template; null: Watchpost's layout. */
   template: MessageTemplate | null;
   timezone: string;
+  key: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -42,6 +44,8 @@ export interface ChannelInput {
   enabled?: boolean;
   template?: MessageTemplate | null;
   timezone?: string;
+  /** A config file's stable key for the channel (null clears it). */
+  key?: string | null;
 }
 
 interface Ctx {
@@ -66,6 +70,7 @@ function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
     enabled: row.enabled,
     template: row.message_template,
     timezone: row.timezone,
+    key: row.config_key,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -100,12 +105,18 @@ function templateSettingsIssues(template: MessageTemplate | null | undefined, ti
   return issues;
 }
 
+/** 409 when another channel of the organisation has the key (the config file's keys are unique). */
+async function assertKeyFree(tx: Sql, orgId: string, key: string | null | undefined, exceptId: string | null) {
+  if (key && (await configKeyTaken(tx, orgId, key, exceptId))) throw conflict(`Another alert channel has the key "${key}"`, { key });
+}
+
 export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<ChannelView> {
   checkChannel(input.type, input.config, input.template, input.timezone);
   return withTx(ctx.sql, async (tx) => {
     // Serialises concurrent creates in one organisation so the quota cannot be overshot.
     await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
     await assertQuota(tx, ctx.actor.orgId, "alert_channels", 1);
+    await assertKeyFree(tx, ctx.actor.orgId, input.key, null);
     const row = await insertAlertChannel(tx, ctx.actor.orgId, newId("ach"), {
       name: input.name,
       type: input.type,
@@ -113,6 +124,7 @@ export async function createChannel(ctx: Ctx, input: ChannelInput): Promise<Chan
       enabled: input.enabled ?? true,
       messageTemplate: normaliseTemplate(input.template),
       timezone: input.timezone ?? "UTC",
+      configKey: input.key ?? null,
     });
     return toChannelView(ctx.box, row);
   });
@@ -146,6 +158,9 @@ export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelI
       throw validationError([{ path: "body.config", message: "Changing the type needs the new type's config" }]);
     }
     checkChannel(type, config, patch.template, patch.timezone);
+    // Serialised with creates, so two requests cannot both take one key.
+    if (patch.key) await tx`select pg_advisory_xact_lock(hashtext(${`alert_channels:${ctx.actor.orgId}`}))`;
+    await assertKeyFree(tx, ctx.actor.orgId, patch.key, id);
     const updated = await updateAlertChannel(tx, ctx.actor.orgId, id, {
       name: patch.name ?? row.name,
       type,
@@ -153,6 +168,7 @@ export async function patchChannel(ctx: Ctx, id: string, patch: Partial<ChannelI
       enabled: patch.enabled ?? row.enabled,
       messageTemplate: patch.template === undefined ? row.message_template : normaliseTemplate(patch.template),
       timezone: patch.timezone ?? row.timezone,
+      configKey: patch.key === undefined ? row.config_key : patch.key,
     });
     return toChannelView(ctx.box, updated!);
   });

@@ -1,6 +1,6 @@
 import type { Actor } from "../../domain/access/actor.ts";
 import { type Sql, withTx } from "../../db/client.ts";
-import { AppError, notFound, type ValidationIssue } from "../../core/errors.ts";
+import { AppError, conflict, notFound, type ValidationIssue } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 import { findAlertChannels } from "../../db/queries/alert-channels.ts";
@@ -12,6 +12,7 @@ import {
   findAlertRule,
   insertAlertRule,
   listAlertRules,
+  ruleConfigKeyTaken,
   updateAlertRule,
 } from "../../db/queries/alert-rules.ts";
 import { findMonitor } from "../../db/queries/monitors.ts";
@@ -19,7 +20,10 @@ import { type CheckType, dataFieldNames } from "../../schemas/check-types.ts";
 import { metricsByMonitorType } from "../../schemas/checks/metric-names.ts";
 import { normaliseRule, type RuleDefinition, type RuleInput } from "../../schemas/alerting/rule-input.ts";
 
-export type RuleView = RuleDefinition & { id: string; disabled_reason: string | null; created_at: string; updated_at: string };
+export type RuleView = RuleDefinition & { id: string; key: string | null; disabled_reason: string | null; created_at: string; updated_at: string };
+
+/** A rule's fields plus the config file's stable key for it (null clears it). */
+export type RuleKeyedInput = RuleInput & { key?: string | null };
 
 interface Ctx {
   sql: Sql;
@@ -38,6 +42,7 @@ function toRuleView(row: AlertRuleRow): RuleView {
     notifications: row.notifications as RuleDefinition["notifications"],
     channels: row.channels,
     escalation_policy_id: row.escalation_policy_id,
+    key: row.config_key ?? null,
     disabled_reason: row.disabled_reason ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -99,12 +104,18 @@ async function validated(sql: Sql, orgId: string, input: RuleInput, keptScope = 
   return def;
 }
 
-export async function createRule(ctx: Ctx, input: RuleInput): Promise<RuleView> {
+/** 409 when another rule of the organisation has the key (the config file's keys are unique). */
+async function assertKeyFree(tx: Sql, orgId: string, key: string | null | undefined, exceptId: string | null) {
+  if (key && (await ruleConfigKeyTaken(tx, orgId, key, exceptId))) throw conflict(`Another alert rule has the key "${key}"`, { key });
+}
+
+export async function createRule(ctx: Ctx, { key, ...input }: RuleKeyedInput): Promise<RuleView> {
   return withTx(ctx.sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${`alert_rules:${ctx.actor.orgId}`}))`;
     const def = await validated(tx, ctx.actor.orgId, input);
     await assertQuota(tx, ctx.actor.orgId, "alert_rules", 1);
-    return toRuleView(await insertAlertRule(tx, ctx.actor.orgId, newId("rule"), def));
+    await assertKeyFree(tx, ctx.actor.orgId, key, null);
+    return toRuleView(await insertAlertRule(tx, ctx.actor.orgId, newId("rule"), { ...def, config_key: key ?? null }));
   });
 }
 
@@ -125,8 +136,12 @@ export async function listRules(ctx: Ctx, filter: AlertRuleFilter, limit: number
  * Top-level fields replace; confirmation and notifications merge field by field. Giving
  * channels clears escalation_policy_id and the other way round, unless both are given.
  */
-export async function patchRule(ctx: Ctx, id: string, patch: RuleInput): Promise<RuleView> {
+export async function patchRule(ctx: Ctx, id: string, { key, ...patch }: RuleKeyedInput): Promise<RuleView> {
   return withTx(ctx.sql, async (tx) => {
+    if (key) {
+      await tx`select pg_advisory_xact_lock(hashtext(${`alert_rules:${ctx.actor.orgId}`}))`;
+      await assertKeyFree(tx, ctx.actor.orgId, key, id);
+    }
     const row = await findAlertRule(tx, ctx.actor.orgId, id, true);
     if (!row) throw notFound("Alert rule");
     const current = toRuleView(row);
@@ -147,7 +162,7 @@ export async function patchRule(ctx: Ctx, id: string, patch: RuleInput): Promise
     const def = await validated(tx, ctx.actor.orgId, merged, keptScope);
     // The reason stays while the rule stays disabled on the scope that lost its monitor.
     const disabledReason = keptScope && !def.enabled ? row.disabled_reason : null;
-    return toRuleView((await updateAlertRule(tx, ctx.actor.orgId, id, { ...def, disabled_reason: disabledReason }))!);
+    return toRuleView((await updateAlertRule(tx, ctx.actor.orgId, id, { ...def, disabled_reason: disabledReason, config_key: key === undefined ? row.config_key : key }))!);
   });
 }
 

@@ -11,6 +11,7 @@ import {
   insertEscalationPolicy,
   listEscalationPolicies,
   policyRuleIds,
+  policyConfigKeyTaken,
   updateEscalationPolicy,
 } from "../../db/queries/alert-escalation-policies.ts";
 
@@ -23,6 +24,7 @@ export interface PolicyView {
   id: string;
   name: string;
   steps: EscalationStep[];
+  key: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -31,6 +33,7 @@ const toPolicyView = (r: EscalationPolicyRow): PolicyView => ({
   id: r.id,
   name: r.name,
   steps: r.steps,
+  key: r.config_key ?? null,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
 });
@@ -48,9 +51,15 @@ async function checkSteps(sql: Sql, orgId: string, steps: EscalationStep[]): Pro
   if (issues.length > 0) throw validationError(issues);
 }
 
-export async function createPolicy(ctx: Ctx, input: { name: string; steps: EscalationStep[] }): Promise<PolicyView> {
+/** 409 when another policy of the organisation has the key (the config file's keys are unique). */
+async function assertKeyFree(sql: Sql, orgId: string, key: string | null | undefined, exceptId: string | null) {
+  if (key && (await policyConfigKeyTaken(sql, orgId, key, exceptId))) throw conflict(`Another escalation policy has the key "${key}"`, { key });
+}
+
+export async function createPolicy(ctx: Ctx, input: { name: string; steps: EscalationStep[]; key?: string | null }): Promise<PolicyView> {
   await checkSteps(ctx.sql, ctx.actor.orgId, input.steps);
-  return toPolicyView(await insertEscalationPolicy(ctx.sql, ctx.actor.orgId, newId("esc"), input));
+  await assertKeyFree(ctx.sql, ctx.actor.orgId, input.key, null);
+  return toPolicyView(await insertEscalationPolicy(ctx.sql, ctx.actor.orgId, newId("esc"), { name: input.name, steps: input.steps, configKey: input.key ?? null }));
 }
 
 export async function getPolicy(ctx: Ctx, id: string): Promise<PolicyView> {
@@ -64,11 +73,12 @@ export async function listPolicies(ctx: Ctx, limit: number, offset: number) {
   return { rows: rows.map(toPolicyView), total };
 }
 
-export async function patchPolicy(ctx: Ctx, id: string, patch: { name?: string; steps?: EscalationStep[] }): Promise<PolicyView> {
+export async function patchPolicy(ctx: Ctx, id: string, patch: { name?: string; steps?: EscalationStep[]; key?: string | null }): Promise<PolicyView> {
   return withTx(ctx.sql, async (tx) => {
     const row = await findEscalationPolicy(tx, ctx.actor.orgId, id);
     if (!row) throw notFound("Escalation policy");
-    const next = { name: patch.name ?? row.name, steps: patch.steps ?? row.steps };
+    await assertKeyFree(tx, ctx.actor.orgId, patch.key, id);
+    const next = { name: patch.name ?? row.name, steps: patch.steps ?? row.steps, configKey: patch.key === undefined ? (row.config_key ?? null) : patch.key };
     await checkSteps(tx, ctx.actor.orgId, next.steps);
     return toPolicyView((await updateEscalationPolicy(tx, ctx.actor.orgId, id, next))!);
   });

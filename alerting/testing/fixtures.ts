@@ -35,12 +35,12 @@ export async function alertingOrg(sql: Sql, plan = "business") {
     },
     async webhook(url: string, extra: Record<string, unknown> = {}) {
       const id = newId("ach");
-      await insertAlertChannel(sql, orgId, id, { name: "hook", type: "webhook", configEnc: testBox.encrypt(JSON.stringify({ url, ...extra })), enabled: true, messageTemplate: null, timezone: "UTC" });
+      await insertAlertChannel(sql, orgId, id, { name: "hook", type: "webhook", configEnc: testBox.encrypt(JSON.stringify({ url, ...extra })), enabled: true, messageTemplate: null, timezone: "UTC", configKey: null });
       return id;
     },
     async channel(type: string, config: Record<string, unknown>) {
       const id = newId("ach");
-      await insertAlertChannel(sql, orgId, id, { name: type, type, configEnc: testBox.encrypt(JSON.stringify(config)), enabled: true, messageTemplate: null, timezone: "UTC" });
+      await insertAlertChannel(sql, orgId, id, { name: type, type, configEnc: testBox.encrypt(JSON.stringify(config)), enabled: true, messageTemplate: null, timezone: "UTC", configKey: null });
       return id;
     },
     async rule(over: Partial<AlertRuleWrite> & Pick<AlertRuleWrite, "channels">) {

@@ -58,6 +58,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: 
       notifications: { on_recovery: true, recurring: false, recurring_interval_minutes: null },
       channels: [],
       escalation_policy_id: "esc_01jh2kb3c4d5e6f7g8h9j0k1m2",
+      key: null,
       disabled_reason: null,
       created_at: "2026-11-26T03:00:00.000Z",
       updated_at: "2026-11-26T03:00:00.000Z",

@@ -11,6 +11,8 @@ export interface AlertChannelRow {
   message_template: { title?: string; body?: string } | null;
   /** IANA time zone of times in its messages. */
   timezone: string;
+  /** The key a config file gives the channel (watchpost.yaml); null when none did. */
+  config_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -22,14 +24,15 @@ export interface AlertChannelWrite {
   enabled: boolean;
   messageTemplate: { title?: string; body?: string } | null;
   timezone: string;
+  configKey: string | null;
 }
 
 const templateJson = (sql: Sql, t: AlertChannelWrite["messageTemplate"]) => (t === null ? null : sql.json(t as never));
 
 export async function insertAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow> {
   const [row] = await sql<AlertChannelRow[]>`
-    insert into alert_channels (id, org_id, name, type, config_enc, enabled, message_template, timezone)
-    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled}, ${templateJson(sql, c.messageTemplate)}, ${c.timezone})
+    insert into alert_channels (id, org_id, name, type, config_enc, enabled, message_template, timezone, config_key)
+    values (${id}, ${orgId}, ${c.name}, ${c.type}, ${c.configEnc}, ${c.enabled}, ${templateJson(sql, c.messageTemplate)}, ${c.timezone}, ${c.configKey})
     returning *`;
   return row!;
 }
@@ -37,6 +40,12 @@ export async function insertAlertChannel(sql: Sql, orgId: string, id: string, c:
 export async function findAlertChannel(sql: Sql, orgId: string, id: string): Promise<AlertChannelRow | undefined> {
   const [row] = await sql<AlertChannelRow[]>`select * from alert_channels where org_id = ${orgId} and id = ${id}`;
   return row;
+}
+
+/** Whether another channel of the organisation already has this config key. */
+export async function configKeyTaken(sql: Sql, orgId: string, key: string, exceptId: string | null): Promise<boolean> {
+  const rows = await sql`select 1 from alert_channels where org_id = ${orgId} and config_key = ${key} and id is distinct from ${exceptId} limit 1`;
+  return rows.length > 0;
 }
 
 export async function findAlertChannels(sql: Sql, orgId: string, ids: string[]): Promise<AlertChannelRow[]> {
@@ -60,7 +69,7 @@ export async function countAlertChannels(sql: Sql, orgId: string): Promise<numbe
 export async function updateAlertChannel(sql: Sql, orgId: string, id: string, c: AlertChannelWrite): Promise<AlertChannelRow | undefined> {
   const [row] = await sql<AlertChannelRow[]>`
     update alert_channels set name = ${c.name}, type = ${c.type}, config_enc = ${c.configEnc}, enabled = ${c.enabled},
-      message_template = ${templateJson(sql, c.messageTemplate)}, timezone = ${c.timezone}, updated_at = now()
+      message_template = ${templateJson(sql, c.messageTemplate)}, timezone = ${c.timezone}, config_key = ${c.configKey}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
 }

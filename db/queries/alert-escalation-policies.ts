@@ -10,21 +10,29 @@ export interface EscalationPolicyRow {
   org_id: string;
   name: string;
   steps: EscalationStep[];
+  /** The key a config file (watchpost.yaml) gives the policy; null when none did. */
+  config_key?: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export async function insertEscalationPolicy(sql: Sql, orgId: string, id: string, p: { name: string; steps: EscalationStep[] }): Promise<EscalationPolicyRow> {
+export async function insertEscalationPolicy(sql: Sql, orgId: string, id: string, p: { name: string; steps: EscalationStep[]; configKey?: string | null }): Promise<EscalationPolicyRow> {
   const [row] = await sql<EscalationPolicyRow[]>`
-    insert into escalation_policies (id, org_id, name, steps) values (${id}, ${orgId}, ${p.name}, ${sql.json(p.steps as never)}) returning *`;
+    insert into escalation_policies (id, org_id, name, steps, config_key) values (${id}, ${orgId}, ${p.name}, ${sql.json(p.steps as never)}, ${p.configKey ?? null}) returning *`;
   return row!;
 }
 
-export async function updateEscalationPolicy(sql: Sql, orgId: string, id: string, p: { name: string; steps: EscalationStep[] }): Promise<EscalationPolicyRow | undefined> {
+export async function updateEscalationPolicy(sql: Sql, orgId: string, id: string, p: { name: string; steps: EscalationStep[]; configKey?: string | null }): Promise<EscalationPolicyRow | undefined> {
   const [row] = await sql<EscalationPolicyRow[]>`
-    update escalation_policies set name = ${p.name}, steps = ${sql.json(p.steps as never)}, updated_at = now()
+    update escalation_policies set name = ${p.name}, steps = ${sql.json(p.steps as never)}, config_key = ${p.configKey ?? null}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
+}
+
+/** Whether another policy of the organisation already has this config key. */
+export async function policyConfigKeyTaken(sql: Sql, orgId: string, key: string, exceptId: string | null): Promise<boolean> {
+  const rows = await sql`select 1 from escalation_policies where org_id = ${orgId} and config_key = ${key} and id is distinct from ${exceptId} limit 1`;
+  return rows.length > 0;
 }
 
 export async function findEscalationPolicy(sql: Sql, orgId: string, id: string): Promise<EscalationPolicyRow | undefined> {

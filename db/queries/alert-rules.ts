@@ -14,11 +14,13 @@ export interface AlertRuleRow {
   escalation_policy_id: string | null;
   /** Set when the system disabled the rule (its monitor was deleted); null otherwise. */
   disabled_reason: string | null;
+  /** The key a config file (watchpost.yaml) gives the rule; null when none did. */
+  config_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export type AlertRuleWrite = Omit<AlertRuleRow, "id" | "org_id" | "created_at" | "updated_at" | "disabled_reason"> & { disabled_reason?: string | null };
+export type AlertRuleWrite = Omit<AlertRuleRow, "id" | "org_id" | "created_at" | "updated_at" | "disabled_reason" | "config_key"> & { disabled_reason?: string | null; config_key?: string | null };
 
 export interface AlertRuleFilter {
   enabled?: boolean;
@@ -29,9 +31,9 @@ export interface AlertRuleFilter {
 
 export async function insertAlertRule(sql: Sql, orgId: string, id: string, r: AlertRuleWrite): Promise<AlertRuleRow> {
   const [row] = await sql<AlertRuleRow[]>`
-    insert into alert_rules (id, org_id, name, description, enabled, scope, condition, confirmation, notifications, channels, escalation_policy_id)
+    insert into alert_rules (id, org_id, name, description, enabled, scope, condition, confirmation, notifications, channels, escalation_policy_id, config_key)
     values (${id}, ${orgId}, ${r.name}, ${r.description}, ${r.enabled}, ${sql.json(r.scope as never)}, ${sql.json(r.condition as never)},
-            ${sql.json(r.confirmation as never)}, ${sql.json(r.notifications as never)}, ${sql.json(r.channels as never)}, ${r.escalation_policy_id})
+            ${sql.json(r.confirmation as never)}, ${sql.json(r.notifications as never)}, ${sql.json(r.channels as never)}, ${r.escalation_policy_id}, ${r.config_key ?? null})
     returning *`;
   return row!;
 }
@@ -41,9 +43,15 @@ export async function updateAlertRule(sql: Sql, orgId: string, id: string, r: Al
     update alert_rules set name = ${r.name}, description = ${r.description}, enabled = ${r.enabled}, scope = ${sql.json(r.scope as never)},
       condition = ${sql.json(r.condition as never)}, confirmation = ${sql.json(r.confirmation as never)},
       notifications = ${sql.json(r.notifications as never)}, channels = ${sql.json(r.channels as never)},
-      escalation_policy_id = ${r.escalation_policy_id}, disabled_reason = ${r.disabled_reason ?? null}, updated_at = now()
+      escalation_policy_id = ${r.escalation_policy_id}, disabled_reason = ${r.disabled_reason ?? null}, config_key = ${r.config_key ?? null}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;
+}
+
+/** Whether another rule of the organisation already has this config key. */
+export async function ruleConfigKeyTaken(sql: Sql, orgId: string, key: string, exceptId: string | null): Promise<boolean> {
+  const rows = await sql`select 1 from alert_rules where org_id = ${orgId} and config_key = ${key} and id is distinct from ${exceptId} limit 1`;
+  return rows.length > 0;
 }
 
 export async function findAlertRule(sql: Sql, orgId: string, id: string, lock = false): Promise<AlertRuleRow | undefined> {

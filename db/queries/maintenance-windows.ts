@@ -15,6 +15,8 @@ export interface MaintenanceWindowRow {
   tags: string[];
   pause_monitors: boolean;
   suppress_alerts: boolean;
+  /** The key a config file (watchpost.yaml) gives the window; null when none did. */
+  config_key?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -32,18 +34,19 @@ export interface MaintenanceWindowWrite {
   tags: string[];
   pauseMonitors: boolean;
   suppressAlerts: boolean;
+  configKey?: string | null;
 }
 
 const cols = (sql: Sql) => sql`
   id, org_id, name, description, starts_at, ends_at, rrule, cron, duration_minutes, timezone, monitor_ids, tags,
-  pause_monitors, suppress_alerts, created_at, updated_at`;
+  pause_monitors, suppress_alerts, config_key, created_at, updated_at`;
 
 export async function insertWindow(sql: Sql, orgId: string, id: string, w: MaintenanceWindowWrite): Promise<MaintenanceWindowRow> {
   const [row] = await sql<MaintenanceWindowRow[]>`
     insert into maintenance_windows (id, org_id, name, description, starts_at, ends_at, rrule, cron, duration_minutes, timezone,
-                                     monitor_ids, tags, pause_monitors, suppress_alerts)
+                                     monitor_ids, tags, pause_monitors, suppress_alerts, config_key)
     values (${id}, ${orgId}, ${w.name}, ${w.description}, ${w.startsAt}, ${w.endsAt}, ${w.rrule}, ${w.cron}, ${w.durationMinutes},
-            ${w.timezone}, ${w.monitorIds}, ${w.tags}, ${w.pauseMonitors}, ${w.suppressAlerts})
+            ${w.timezone}, ${w.monitorIds}, ${w.tags}, ${w.pauseMonitors}, ${w.suppressAlerts}, ${w.configKey ?? null})
     returning ${cols(sql)}`;
   return row!;
 }
@@ -53,9 +56,15 @@ export async function updateWindow(sql: Sql, orgId: string, id: string, w: Maint
     update maintenance_windows set name = ${w.name}, description = ${w.description}, starts_at = ${w.startsAt}, ends_at = ${w.endsAt},
       rrule = ${w.rrule}, cron = ${w.cron}, duration_minutes = ${w.durationMinutes}, timezone = ${w.timezone},
       monitor_ids = ${w.monitorIds}, tags = ${w.tags}, pause_monitors = ${w.pauseMonitors}, suppress_alerts = ${w.suppressAlerts},
-      updated_at = now()
+      config_key = ${w.configKey ?? null}, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning ${cols(sql)}`;
   return row;
+}
+
+/** Whether another window of the organisation already has this config key. */
+export async function windowConfigKeyTaken(sql: Sql, orgId: string, key: string, exceptId: string | null): Promise<boolean> {
+  const rows = await sql`select 1 from maintenance_windows where org_id = ${orgId} and config_key = ${key} and id is distinct from ${exceptId} limit 1`;
+  return rows.length > 0;
 }
 
 export async function findWindow(sql: Sql, orgId: string, id: string): Promise<MaintenanceWindowRow | undefined> {

@@ -1,6 +1,6 @@
 import type { Actor } from "../access/actor.ts";
 import type { Sql } from "../../db/client.ts";
-import { notFound, validationError, type ValidationIssue } from "../../core/errors.ts";
+import { conflict, notFound, validationError, type ValidationIssue } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import {
   deleteWindow,
@@ -11,6 +11,7 @@ import {
   type MaintenanceWindowRow,
   type MaintenanceWindowWrite,
   updateWindow,
+  windowConfigKeyTaken,
 } from "../../db/queries/maintenance-windows.ts";
 import { parseCron, parseRrule, RecurrenceError } from "../../schemas/maintenance/recurrence.ts";
 import { windowStateAt } from "./window.ts";
@@ -29,6 +30,8 @@ export interface WindowInput {
   tags?: string[];
   pause_monitors?: boolean;
   suppress_alerts?: boolean;
+  /** A config file's stable key for the window (null clears it; unique in the organisation). */
+  key?: string | null;
 }
 
 export type WindowState = "active" | "upcoming" | "ended";
@@ -44,7 +47,8 @@ const uniq = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter(Boolea
 const toDate = (s: string | null | undefined) => (s ? new Date(s) : null);
 
 /** Checks one complete set of fields (after a PATCH is merged) and builds the row. */
-async function prepare(ctx: Ctx, input: Required<WindowInput>): Promise<MaintenanceWindowWrite> {
+async function prepare(ctx: Ctx, input: Required<WindowInput>, exceptId: string | null = null): Promise<MaintenanceWindowWrite> {
+  if (input.key && (await windowConfigKeyTaken(ctx.sql, ctx.actor.orgId, input.key, exceptId))) throw conflict(`Another maintenance window has the key "${input.key}"`, { key: input.key });
   const issues: ValidationIssue[] = [];
   const startsAt = toDate(input.starts_at);
   const endsAt = toDate(input.ends_at);
@@ -90,6 +94,7 @@ async function prepare(ctx: Ctx, input: Required<WindowInput>): Promise<Maintena
     tags: uniq(input.tags),
     pauseMonitors: input.pause_monitors,
     suppressAlerts: input.suppress_alerts,
+    configKey: input.key,
   };
 }
 
@@ -105,6 +110,7 @@ const DEFAULTS = {
   tags: [] as string[],
   pause_monitors: false,
   suppress_alerts: true,
+  key: null,
 } satisfies Omit<Required<WindowInput>, "name">;
 
 export async function createWindow(ctx: Ctx, input: WindowInput): Promise<MaintenanceWindowRow> {
@@ -134,9 +140,10 @@ export async function patchWindow(ctx: Ctx, id: string, patch: Partial<WindowInp
     tags: cur.tags,
     pause_monitors: cur.pause_monitors,
     suppress_alerts: cur.suppress_alerts,
+    key: cur.config_key ?? null,
   };
   const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  const row = await updateWindow(ctx.sql, ctx.actor.orgId, id, await prepare(ctx, { ...current, ...defined }));
+  const row = await updateWindow(ctx.sql, ctx.actor.orgId, id, await prepare(ctx, { ...current, ...defined, ...(patch.key === null ? { key: null } : {}) }, id));
   if (!row) throw notFound("Maintenance window");
   return row;
 }

@@ -106,4 +106,21 @@ describe("maintenance windows", () => {
     const later = await activeWindowsFor(api.sql, org_id, mon.body.id, ["db"], new Date(Date.now() + 70 * 60_000));
     expect(later.map((w) => w.name).sort()).toEqual(["by id, later", "everything"]);
   });
+
+  it("keeps a config key: unique per organisation (409), kept across other changes, cleared with null", async () => {
+    const a = await org();
+    const b = await org();
+    const body = { name: "DB upgrade", starts_at: inMinutes(60), ends_at: inMinutes(120) };
+    const created = await a.call("POST", PATH, { ...body, key: "db-upgrade" });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toBe("db-upgrade");
+    expect((await a.call("POST", PATH, { ...body, key: "db-upgrade" })).status).toBe(409);
+    const plain = await a.call("POST", PATH, body);
+    expect(plain.body.key).toBeNull();
+    expect((await a.call("PATCH", `${PATH}/${plain.body.id}`, { key: "db-upgrade" })).status).toBe(409);
+    expect((await a.call("POST", PATH, { ...body, key: "Bad Key" })).status).toBe(400);
+    expect((await a.call("PATCH", `${PATH}/${created.body.id}`, { name: "Renamed" })).body).toMatchObject({ name: "Renamed", key: "db-upgrade" });
+    expect((await a.call("PATCH", `${PATH}/${created.body.id}`, { key: null })).body.key).toBeNull();
+    expect((await b.call("POST", PATH, { ...body, key: "db-upgrade" })).status).toBe(201);
+  });
 });

@@ -171,4 +171,24 @@ describe("/alert-channels", () => {
     expect((await a.call("DELETE", `/api/v1/alert-channels/${created.id}`)).status).toBe(204);
     expect((await a.call("GET", `/api/v1/alert-channels/${created.id}`)).status).toBe(404);
   });
+
+  it("keeps a config key: unique per organisation (409), kept across a rename, cleared with null, free in another organisation", async () => {
+    const a = await org();
+    const b = await org();
+    const created = await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "ops-hook" });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toBe("ops-hook");
+    const plain = await a.call("POST", "/api/v1/alert-channels", webhook());
+    expect(plain.body.key).toBeNull();
+    const taken = await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "ops-hook" });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ code: "CONFLICT", details: { key: "ops-hook" } });
+    expect((await a.call("PATCH", `/api/v1/alert-channels/${plain.body.id}`, { key: "ops-hook" })).status).toBe(409);
+    expect((await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "Not A Key" })).status).toBe(400);
+    const renamed = await a.call("PATCH", `/api/v1/alert-channels/${created.body.id}`, { name: "Renamed" });
+    expect(renamed.body).toMatchObject({ name: "Renamed", key: "ops-hook" });
+    expect((await a.call("PATCH", `/api/v1/alert-channels/${created.body.id}`, { key: null })).body.key).toBeNull();
+    expect((await a.call("PATCH", `/api/v1/alert-channels/${plain.body.id}`, { key: "ops-hook" })).body.key).toBe("ops-hook");
+    expect((await b.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "ops-hook" })).status).toBe(201);
+  });
 });

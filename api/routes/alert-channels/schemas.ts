@@ -14,13 +14,16 @@ const Config = t.Record(t.String(), t.Unknown(), {
   "x-config-of": "channel",
 });
 
+const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it" });
+const KeyIn = t.Optional(t.Union([Key, t.Null()], { description: "A stable key for monitoring as code (the watchpost CLI's config file): lower-case letters, digits, '.', '_' and '-', at most 57; unique in the organisation (409 CONFLICT otherwise); null clears it" }));
+
 /** The same settings as answered: the document types them per type with secret fields masked (…ChannelConfigMasked). */
 const ConfigOut = t.Record(t.String(), t.Unknown(), { description: Config.description, "x-config-of": "masked_channel" });
 
 const TimeZone = t.String({ minLength: 1, maxLength: 64, description: "IANA time zone of the times in this channel's messages ({{time}}, {{started_at}}), e.g. Europe/Berlin; default UTC", examples: ["Europe/Berlin"] });
 const TemplateIn = t.Union([MessageTemplate, t.Null()], { description: "The channel's own message template (Mustache; variables in docs/channels.md); null or {} returns to Watchpost's layout" });
 
-export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()), template: t.Optional(TemplateIn), timezone: t.Optional(TimeZone) });
+export const ChannelCreateBody = Obj({ name: Name, type: ChannelTypeName, config: Config, enabled: t.Optional(t.Boolean()), template: t.Optional(TemplateIn), timezone: t.Optional(TimeZone), key: KeyIn });
 export const ChannelPatchBody = Obj({
   name: t.Optional(Name),
   type: t.Optional(ChannelTypeName),
@@ -28,6 +31,7 @@ export const ChannelPatchBody = Obj({
   enabled: t.Optional(t.Boolean()),
   template: t.Optional(TemplateIn),
   timezone: t.Optional(TimeZone),
+  key: KeyIn,
 });
 
 const Format = t.Union(messageFormats.map((f) => t.Literal(f)), { description: "How values were escaped: html, slack (mrkdwn), markdown, plain" }) as unknown as TUnion<[TLiteral<MessageFormat>]>;
@@ -52,6 +56,7 @@ export const ChannelView = t.Object({
   enabled: t.Boolean(),
   template: t.Union([MessageTemplate, t.Null()], { description: "The channel's own message template; null: Watchpost's layout" }),
   timezone: t.String({ description: "IANA time zone of the times in its messages" }),
+  key: t.Union([Key, t.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -139,6 +139,26 @@ describe("/alert-rules", () => {
   });
 });
 
+describe("/alert-rules config key", () => {
+  it("keeps a key: unique per organisation (409), kept across a rename and other changes, cleared with null", async () => {
+    const a = await setup();
+    const b = await setup();
+    const created = await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "shop-down" });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toBe("shop-down");
+    expect((await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "shop-down" })).status).toBe(409);
+    const plain = await a.call("POST", "/api/v1/alert-rules", downRule(a.channelId));
+    expect(plain.body.key).toBeNull();
+    expect((await a.call("PATCH", `/api/v1/alert-rules/${plain.body.id}`, { key: "shop-down" })).status).toBe(409);
+    expect((await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "Bad Key" })).status).toBe(400);
+    const renamed = await a.call("PATCH", `/api/v1/alert-rules/${created.body.id}`, { name: "Renamed", enabled: false });
+    expect(renamed.body).toMatchObject({ name: "Renamed", enabled: false, key: "shop-down" });
+    expect((await a.call("GET", `/api/v1/alert-rules/${created.body.id}`)).body.key).toBe("shop-down");
+    expect((await a.call("PATCH", `/api/v1/alert-rules/${created.body.id}`, { key: null })).body.key).toBeNull();
+    expect((await b.call("POST", "/api/v1/alert-rules", { ...downRule(b.channelId), key: "shop-down" })).status).toBe(201);
+  });
+});
+
 describe("/alert-rules active alerts and acknowledge", () => {
   const evaluate = (rs: ReturnType<typeof result>[]) =>
     evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "http://x" }, rs);

@@ -36,7 +36,10 @@ const Notifications = Obj({
 });
 const Binding = Obj({ channel_id: Id, delay_minutes: t.Optional(Int({ minimum: 0, maximum: 10_080, description: "Default 0 (immediately)" })) });
 
+const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it" });
+
 const fields = {
+  key: t.Optional(t.Union([Key, t.Null()], { description: "A stable key for monitoring as code (the watchpost CLI's config file): lower-case letters, digits, '.', '_' and '-', at most 57; unique in the organisation (409 CONFLICT otherwise); null clears it" })),
   name: Name,
   description: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
   enabled: t.Optional(t.Boolean()),
@@ -62,6 +65,7 @@ export const RuleView = t.Object({
   notifications: t.Object({ on_recovery: t.Boolean(), recurring: t.Boolean(), recurring_interval_minutes: t.Union([Int(), t.Null()]) }),
   channels: t.Array(t.Object({ channel_id: t.String(), delay_minutes: Int() })),
   escalation_policy_id: t.Union([t.String(), t.Null()]),
+  key: t.Union([Key, t.Null()]),
   disabled_reason: t.Union([t.String(), t.Null()], { description: "Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled`" }),
   created_at: Timestamp,
   updated_at: Timestamp,

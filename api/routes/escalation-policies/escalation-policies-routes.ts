@@ -11,7 +11,16 @@ const Step = Obj({
 });
 const Name = DisplayName(200);
 const Steps = t.Array(Step, { minItems: 1, maxItems: 10 });
-const PolicyView = t.Object({ id: t.String(), name: t.String(), steps: t.Array(t.Object({ delay_minutes: Int(), channel_ids: t.Array(t.String()) })), created_at: Timestamp, updated_at: Timestamp });
+const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it" });
+const KeyIn = t.Optional(t.Union([Key, t.Null()], { description: "The config file's stable key; null clears it" }));
+const PolicyView = t.Object({
+  id: t.String(),
+  name: t.String(),
+  steps: t.Array(t.Object({ delay_minutes: Int(), channel_ids: t.Array(t.String()) })),
+  key: t.Union([Key, t.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
 
 /** Escalation policies: named steps; a rule using one gets every step's channels with that step's delay. */
 export const escalationPolicyRoutes = (deps: ApiDeps) => {
@@ -38,11 +47,11 @@ export const escalationPolicyRoutes = (deps: ApiDeps) => {
             set.status = 201;
             return createPolicy(ctx(actor), body);
           },
-          { body: Obj({ name: Name, steps: Steps }), response: { 201: PolicyView }, detail: { summary: "Create an escalation policy" } },
+          { body: Obj({ name: Name, steps: Steps, key: KeyIn }), response: { 201: PolicyView }, detail: { summary: "Create an escalation policy" } },
         )
         .patch("/:id", ({ actor, params, body }) => patchPolicy(ctx(actor), params.id, body), {
           params: IdParams,
-          body: Obj({ name: t.Optional(Name), steps: t.Optional(Steps) }),
+          body: Obj({ name: t.Optional(Name), steps: t.Optional(Steps), key: KeyIn }),
           response: { 200: PolicyView },
           detail: { summary: "Change an escalation policy; rules using it follow from their next evaluation" },
         })

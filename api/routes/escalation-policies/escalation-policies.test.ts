@@ -58,4 +58,20 @@ describe("/escalation-policies", () => {
     expect(state!.next_due_at.getTime() - state!.fired_at.getTime()).toBe(15 * 60_000);
     expect((await s.call("DELETE", `/api/v1/escalation-policies/${policy.id}`)).status).toBe(409);
   });
+
+  it("keeps a config key: unique per organisation (409), kept across a rename, cleared with null", async () => {
+    const a = await setup();
+    const b = await setup();
+    const body = (s: { a: string }) => ({ name: "On call", steps: [{ delay_minutes: 0, channel_ids: [s.a] }] });
+    const created = await a.call("POST", "/api/v1/escalation-policies", { ...body(a), key: "on-call" });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toBe("on-call");
+    expect((await a.call("POST", "/api/v1/escalation-policies", { ...body(a), key: "on-call" })).status).toBe(409);
+    const plain = await a.call("POST", "/api/v1/escalation-policies", body(a));
+    expect(plain.body.key).toBeNull();
+    expect((await a.call("PATCH", `/api/v1/escalation-policies/${plain.body.id}`, { key: "on-call" })).status).toBe(409);
+    expect((await a.call("PATCH", `/api/v1/escalation-policies/${created.body.id}`, { name: "Night" })).body).toMatchObject({ name: "Night", key: "on-call" });
+    expect((await a.call("PATCH", `/api/v1/escalation-policies/${created.body.id}`, { key: null })).body.key).toBeNull();
+    expect((await b.call("POST", "/api/v1/escalation-policies", { ...body(b), key: "on-call" })).status).toBe(201);
+  });
 });

@@ -23,6 +23,7 @@ const fields = {
   tags: t.Array(Tag, { maxItems: 64, description: "Monitor groups covered" }),
   pause_monitors: t.Boolean({ description: "Stop scheduling the covered monitors during the window (no checks, no results)" }),
   suppress_alerts: t.Boolean({ description: "Do not notify about the covered monitors during the window" }),
+  key: Nullable(t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it" })),
 };
 
 export const WindowCreateBody = Obj(
@@ -39,6 +40,7 @@ export const WindowCreateBody = Obj(
     tags: t.Optional(fields.tags),
     pause_monitors: t.Optional(fields.pause_monitors),
     suppress_alerts: t.Optional(fields.suppress_alerts),
+    key: t.Optional(fields.key),
   },
   { description: "One-off: starts_at and ends_at. Recurring: rrule or cron with duration_minutes; starts_at/ends_at then bound the recurrence." },
 );
@@ -72,6 +74,7 @@ export const WindowView = t.Object(
     tags: t.Array(t.String()),
     pause_monitors: t.Boolean(),
     suppress_alerts: t.Boolean(),
+    key: t.Union([t.String(), t.Null()], { description: "The config file's stable key (watchpost CLI); null when none" }),
     state: t.Union([t.Literal("active"), t.Literal("upcoming"), t.Literal("ended")]),
     current_ends_at: Nullable(t.String({ description: "End of the occurrence in progress (active windows)" })),
     next_starts_at: Nullable(t.String({ description: "Start of the next occurrence (upcoming windows)" })),

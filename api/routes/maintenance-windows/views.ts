@@ -20,6 +20,7 @@ export function toWindowView(w: MaintenanceWindowRow, now = Date.now()) {
     tags: w.tags,
     pause_monitors: w.pause_monitors,
     suppress_alerts: w.suppress_alerts,
+    key: w.config_key ?? null,
     state: s.state,
     current_ends_at: iso(s.currentEndsAt),
     next_starts_at: iso(s.nextStartsAt),

@@ -5190,6 +5190,7 @@ export interface components {
                 delay_minutes: number;
             }[];
             escalation_policy_id: string | null;
+            key: string | null;
             /** @description Why Watchpost disabled the rule (its monitor was deleted); null when a person set `enabled` */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -5220,6 +5221,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5246,6 +5248,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5272,6 +5275,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5298,6 +5302,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5324,6 +5329,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5350,6 +5356,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5376,6 +5383,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5402,6 +5410,7 @@ export interface components {
             } | null;
             /** @description IANA time zone of the times in its messages */
             timezone: string;
+            key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -16331,6 +16340,8 @@ export interface operations {
                             tags: string[];
                             pause_monitors: boolean;
                             suppress_alerts: boolean;
+                            /** @description The config file's stable key (watchpost CLI); null when none */
+                            key: string | null;
                             /** @enum {string} */
                             state: "active" | "upcoming" | "ended";
                             /** @description End of the occurrence in progress (active windows) */
@@ -16442,6 +16453,8 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    key?: string | null;
                 };
             };
         };
@@ -16474,6 +16487,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
@@ -16607,6 +16622,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
@@ -16815,6 +16832,8 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    key?: string | null;
                 };
             };
         };
@@ -16847,6 +16866,8 @@ export interface operations {
                         tags: string[];
                         pause_monitors: boolean;
                         suppress_alerts: boolean;
+                        /** @description The config file's stable key (watchpost CLI); null when none */
+                        key: string | null;
                         /** @enum {string} */
                         state: "active" | "upcoming" | "ended";
                         /** @description End of the occurrence in progress (active windows) */
@@ -17370,6 +17391,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17389,6 +17412,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17408,6 +17433,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17427,6 +17454,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17446,6 +17475,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17465,6 +17496,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17484,6 +17517,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 } | {
                     name: string;
                     /** @constant */
@@ -17503,6 +17538,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -17961,6 +17998,8 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -18302,6 +18341,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                     name: string;
                     description?: string | null;
                     enabled?: boolean;
@@ -18374,6 +18415,7 @@ export interface operations {
                      *       },
                      *       "channels": [],
                      *       "escalation_policy_id": "esc_01jh2kb3c4d5e6f7g8h9j0k1m2",
+                     *       "key": null,
                      *       "disabled_reason": null,
                      *       "created_at": "2026-11-26T03:00:00.000Z",
                      *       "updated_at": "2026-11-26T03:00:00.000Z"
@@ -18777,6 +18819,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    key?: string | null;
                     name?: string;
                     description?: string | null;
                     enabled?: boolean;
@@ -19062,6 +19106,8 @@ export interface operations {
                                 delay_minutes: number;
                                 channel_ids: string[];
                             }[];
+                            /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                            key: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -19152,6 +19198,8 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -19175,6 +19223,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -19295,6 +19345,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -19483,6 +19535,8 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    key?: string | null;
                 };
             };
         };
@@ -19506,6 +19560,8 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        key: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

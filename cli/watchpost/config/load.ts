@@ -1,0 +1,188 @@
+import { existsSync, readFileSync } from "node:fs";
+import { extname, resolve } from "node:path";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import YAML from "yaml";
+import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
+import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
+import "../../../schemas/formats.ts";
+import { CliError, EXIT } from "../errors.ts";
+
+export interface DesiredMonitor {
+  key: string;
+  name: string;
+  type: CheckType;
+  config: Record<string, unknown>;
+  interval_seconds?: number;
+  timeout_ms?: number;
+  regions?: string[];
+  runner_ids?: string[];
+  tags?: string[];
+  paused?: boolean;
+}
+
+export interface DesiredChannel {
+  key: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  enabled?: boolean;
+}
+
+export interface DesiredRule {
+  key: string;
+  name: string;
+  description?: string | null;
+  enabled?: boolean;
+  scope: { monitor: string } | { tag: string } | { all_monitors: true };
+  condition: Record<string, unknown>;
+  confirmation?: { consecutive_failures?: number; confirmation_regions?: string[] | null };
+  notifications?: { on_recovery?: boolean; recurring?: boolean; recurring_interval_minutes?: number | null };
+  channels?: { channel: string; delay_minutes?: number }[];
+  escalation_policy?: string;
+}
+
+export interface DesiredPolicy {
+  key: string;
+  name: string;
+  steps: { delay_minutes: number; channels: string[] }[];
+}
+
+export type DesiredComponent = ({ monitor: string } | { tag: string }) & { display_name: string; description?: string };
+
+export interface DesiredStatusPage {
+  slug: string;
+  name: string;
+  description?: string;
+  theme_id?: string;
+  sections?: { name: string; components: DesiredComponent[] }[];
+}
+
+export interface DesiredWindow {
+  key: string;
+  name: string;
+  description?: string;
+  starts_at?: string;
+  ends_at?: string;
+  rrule?: string;
+  cron?: string;
+  duration_minutes?: number;
+  timezone?: string;
+  monitors?: string[];
+  tags?: string[];
+  pause_monitors?: boolean;
+  suppress_alerts?: boolean;
+}
+
+export interface DesiredState {
+  version: number;
+  monitors: DesiredMonitor[];
+  channels?: DesiredChannel[];
+  escalation_policies?: DesiredPolicy[];
+  rules?: DesiredRule[];
+  status_pages?: DesiredStatusPage[];
+  maintenance?: DesiredWindow[];
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The file names `plan`, `apply` and `validate` look for when no --file is given. */
+const DEFAULT_FILES = ["watchpost.yaml", "watchpost.yml", "watchpost.json", "watchpost.config.ts"];
+const CODE = [".ts", ".mts", ".js", ".mjs"];
+
+export function findConfigFile(file: string | undefined): string {
+  if (file) {
+    if (!existsSync(file)) throw new CliError(`${file}: no such file`, "USAGE", EXIT.usage);
+    return file;
+  }
+  const found = DEFAULT_FILES.find((f) => existsSync(f));
+  if (!found) throw new CliError(`No ${DEFAULT_FILES.join(", ")} here: give one with --file`, "USAGE", EXIT.usage);
+  return found;
+}
+
+/** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line. */
+function parseConfigText(text: string, path: string): unknown {
+  try {
+    if (extname(path) === ".json") return JSON.parse(text);
+    return YAML.parse(text, { prettyErrors: true });
+  } catch (err) {
+    throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
+  }
+}
+
+const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
+
+/** Each entry against its schema (by its type, or one schema for all), and keys unique within the list. */
+function validateEntries(list: string, entries: unknown[], types: readonly string[] | null, schemas: Record<string, TSchema> | TSchema, issues: Issue[], keyField = "key") {
+  const seen = new Map<string, number>();
+  entries.forEach((m, i) => {
+    const at = `${list}[${i}]`;
+    const entry = m as Record<string, unknown>;
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
+    if (types && !types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
+    const schema = types ? (schemas as Record<string, TSchema>)[entry.type as string]! : (schemas as TSchema);
+    for (const e of Value.Errors(schema, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
+    const key = entry[keyField];
+    if (typeof key === "string" && (keyField !== "key" || Value.Check(MonitorKey, key))) {
+      const first = seen.get(key);
+      if (first !== undefined) issues.push({ path: `${at}.${keyField}`, message: `"${key}" is also the ${keyField} of ${list}[${first}]` });
+      else seen.set(key, i);
+    }
+  });
+}
+
+/** Every problem of the file against the published schema, each with its path (`monitors[2].config.url`). */
+export function validateConfig(value: unknown): Issue[] {
+  const issues: Issue[] = [];
+  if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
+  const doc = value as Record<string, unknown>;
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "escalation_policies", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
+  if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
+  else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
+  if (doc.channels !== undefined) {
+    if (!Array.isArray(doc.channels)) issues.push({ path: "channels", message: "must be a list" });
+    else validateEntries("channels", doc.channels, channelTypes, channelEntrySchemas, issues);
+  }
+  if (doc.escalation_policies !== undefined) {
+    if (!Array.isArray(doc.escalation_policies)) issues.push({ path: "escalation_policies", message: "must be a list" });
+    else validateEntries("escalation_policies", doc.escalation_policies, null, EscalationEntrySchema, issues);
+  }
+  if (doc.rules !== undefined) {
+    if (!Array.isArray(doc.rules)) issues.push({ path: "rules", message: "must be a list" });
+    else validateEntries("rules", doc.rules, null, RuleEntrySchema, issues);
+  }
+  if (doc.status_pages !== undefined) {
+    if (!Array.isArray(doc.status_pages)) issues.push({ path: "status_pages", message: "must be a list" });
+    else validateEntries("status_pages", doc.status_pages, null, StatusPageEntrySchema, issues, "slug");
+  }
+  if (doc.maintenance !== undefined) {
+    if (!Array.isArray(doc.maintenance)) issues.push({ path: "maintenance", message: "must be a list" });
+    else validateEntries("maintenance", doc.maintenance, null, MaintenanceEntrySchema, issues);
+  }
+  return issues;
+}
+
+/** The file's value: YAML or JSON text, or the default export of a watchpost.config.ts (defineConfig). */
+export async function readConfigValue(path: string): Promise<unknown> {
+  if (!CODE.includes(extname(path))) return parseConfigText(readFileSync(path, "utf8"), path);
+  try {
+    const mod = (await import(resolve(path))) as { default?: unknown };
+    if (mod.default === undefined) throw new Error("it has no default export (export default defineConfig({...}))");
+    return mod.default;
+  } catch (err) {
+    throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
+  }
+}
+
+/** Reads, parses and validates a config file; invalid → CliError with details.issues. */
+export async function loadConfig(path: string): Promise<DesiredState> {
+  const value = await readConfigValue(path);
+  const issues = validateConfig(value);
+  if (issues.length) throw new CliError(`${path} is not a valid Watchpost config (${issues.length} problem${issues.length === 1 ? "" : "s"})`, "INVALID_CONFIG", EXIT.error, { issues });
+  return value as DesiredState;
+}
