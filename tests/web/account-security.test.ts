@@ -22,6 +22,13 @@ function expectOnly(status: number) {
   env.errors.length = 0;
 }
 
+/** The screen as it is, in the dashboard's dark theme, for the visual review. */
+async function darkShot(name: string) {
+  await env.page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+  await screenshot(env.page, name);
+  await env.page.evaluate(() => (document.documentElement.dataset.theme = "light"));
+}
+
 beforeAll(async () => {
   env = await startJourney("account-security");
   await phase("clipboard permission", 10_000, () => env.chromium.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.base }));
@@ -93,6 +100,7 @@ describe("account security", () => {
     const done = panel.getByRole("button", { name: "Done" });
     expect(await done.isDisabled()).toBe(true);
     await captureScreen(page, "ux-pages-2fa-recovery-codes");
+    await darkShot("ux-pages-2fa-recovery-codes-dark");
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, "ux-pages-2fa-recovery-codes-phone");
     await page.setViewportSize({ width: 1440, height: 900 });

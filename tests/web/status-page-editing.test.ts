@@ -20,6 +20,13 @@ async function openEditor() {
   await env.page.getByRole("form", { name: "Add several monitors" }).waitFor();
 }
 
+/** The screen as it is, in the dashboard's dark theme, for the visual review. */
+async function darkShot(name: string) {
+  await env.page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+  await screenshot(env.page, name);
+  await env.page.evaluate(() => (document.documentElement.dataset.theme = "light"));
+}
+
 beforeAll(async () => {
   env = await startJourney("status-page-editing");
   await signUpInBrowser(env, "Pat", `pat-${Date.now()}@example.test`);
@@ -68,6 +75,7 @@ describe("status page editing", () => {
     await page.locator('[data-section="Backend"] [data-component="Search API"]').waitFor();
     expect(await form.getByRole("button", { name: "Add monitors" }).isDisabled()).toBe(true);
     await captureScreen(page, "ux-pages-status-add-several");
+    await darkShot("ux-pages-status-add-several-dark");
     expect(await layoutNames()).toEqual(["Website: ", "Backend: "]);
     expect(env.errors).toEqual([]);
   }, 60_000);
