@@ -214,9 +214,10 @@ describe("account", () => {
     // The ten recovery codes are shown once, with copy and download, until the user says they are saved.
     const codes = await page.getByTestId("recovery-codes").locator("code").allTextContents();
     expect(codes).toHaveLength(10);
-    expect(await page.getByRole("button", { name: "Download" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Download .txt" }).isVisible()).toBe(true);
     await captureScreen(page, "p2-account-03-2fa-recovery-codes");
-    await page.getByRole("button", { name: "I have saved them" }).click();
+    await page.getByRole("checkbox", { name: /I have saved these codes/ }).check();
+    await page.getByRole("button", { name: "Done" }).click();
     await page.getByRole("button", { name: "Generate new recovery codes" }).waitFor();
     expect(await page.getByTestId("recovery-codes").count()).toBe(0);
     expect(env.errors).toEqual([]);
@@ -305,6 +306,8 @@ describe("a member", () => {
     await page.getByRole("button", { name: "Turn on" }).click();
     await page.getByTestId("2fa-state").filter({ hasText: "on" }).waitFor();
     await page.getByTestId("two-factor-banner").waitFor({ state: "detached" });
+    await page.getByRole("checkbox", { name: /I have saved these codes/ }).check();
+    await page.getByRole("button", { name: "Done" }).click();
     await nav(page, "Status pages");
     await page.getByRole("heading", { name: "Status pages" }).waitFor();
     expect(env.errors).toEqual([]);

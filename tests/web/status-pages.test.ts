@@ -8,6 +8,8 @@ const slug = `acme-${Date.now().toString(36)}`;
 
 /** A mouse drag in small steps, as dnd-kit's pointer sensor needs to see it. */
 async function drag(page: Page, source: Locator, target: Locator, below = false) {
+  // The mouse works in viewport coordinates: bring the handle on screen (a click further down the editor scrolls it away).
+  await source.scrollIntoViewIfNeeded();
   const s = (await source.boundingBox())!;
   const t = (await target.boundingBox())!;
   await page.mouse.move(s.x + s.width / 2, s.y + s.height / 2);

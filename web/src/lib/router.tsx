@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useState, type AnchorHTMLAttributes, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useRef, useState, type AnchorHTMLAttributes, type ReactNode } from "react";
 
 const RouterContext = createContext<{ path: string; search: URLSearchParams; navigate: (to: string) => void }>({
   path: "/",
@@ -6,18 +6,51 @@ const RouterContext = createContext<{ path: string; search: URLSearchParams; nav
   navigate: () => {},
 });
 
+/**
+ * Asked before every in-app navigation (links, `navigate`, the back and forward buttons). A guard
+ * that answers false keeps the user where they are; it may call `proceed` later to go after all.
+ */
+type LeaveGuard = (proceed: () => void) => boolean;
+const leaveGuards = new Set<LeaveGuard>();
+
+/** Registers a guard; returns the function that removes it. */
+export function addLeaveGuard(guard: LeaveGuard): () => void {
+  leaveGuards.add(guard);
+  return () => leaveGuards.delete(guard);
+}
+
+const mayLeave = (proceed: () => void) => [...leaveGuards].every((g) => g(proceed));
+
 /** A small history router: the API serves index.html for every non-API path. */
 export function Router({ children }: { children: ReactNode }) {
   const [loc, setLoc] = useState(() => location.pathname + location.search);
+  const shown = useRef(loc);
+  const show = (to: string) => {
+    shown.current = to;
+    setLoc(to);
+  };
   useEffect(() => {
-    const onPop = () => setLoc(location.pathname + location.search);
+    const onPop = () => {
+      const target = location.pathname + location.search;
+      const here = shown.current;
+      const go = () => {
+        history.pushState(null, "", target);
+        show(target);
+      };
+      if (mayLeave(go)) show(target);
+      // The address bar moved already: put it back while the guard asks.
+      else history.pushState(null, "", here);
+    };
     addEventListener("popstate", onPop);
     return () => removeEventListener("popstate", onPop);
   }, []);
-  const navigate = (to: string) => {
+  const go = (to: string) => {
     history.pushState(null, "", to);
-    setLoc(to);
+    show(to);
     scrollTo(0, 0);
+  };
+  const navigate = (to: string) => {
+    if (mayLeave(() => go(to))) go(to);
   };
   const url = new URL(loc, location.origin);
   return <RouterContext.Provider value={{ path: url.pathname, search: url.searchParams, navigate }}>{children}</RouterContext.Provider>;

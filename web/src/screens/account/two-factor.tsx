@@ -1,11 +1,52 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { QRCodeSVG } from "qrcode.react";
 import { useState } from "react";
-import { api, data } from "../../api/client";
+import { api, ApiError, data } from "../../api/client";
 import { CopyButton } from "../../components/widgets";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { AccountNav } from "./account-nav";
 import { RecoveryCodesOnce, RegenerateRecoveryCodes } from "./recovery-codes";
+
+/** Six digits (spaces allowed, as apps show "123 456"), or what is wrong in words. */
+export function checkTotpCode(raw: string): { code: string } | { problem: string } {
+  const code = raw.replace(/\s/g, "");
+  if (!code) return { problem: "Enter the 6-digit code your authenticator app shows now." };
+  if (!/^\d+$/.test(code)) return { problem: "The code is digits only: type the 6 digits your app shows, without letters." };
+  if (code.length !== 6) return { problem: `The code has 6 digits; this one has ${code.length}.` };
+  return { code };
+}
+
+/** A code the API refused, in words next to the field (a code is valid for about 30 seconds). */
+const refusedCode = (error: unknown) =>
+  error instanceof ApiError && error.issues["body.code"] ? "That code did not match. Codes change every 30 seconds: enter the one your app shows now, and check that your phone's clock is set automatically." : undefined;
+
+/** A one-time code field that checks itself before the form is sent and shows the API's refusal in words. */
+function CodeForm({ label, name, button, danger, pending, error, onCode }: { label: string; name: string; button: string; danger?: boolean; pending: boolean; error: unknown; onCode: (code: string) => void }) {
+  const [problem, setProblem] = useState("");
+  const fieldError = problem || refusedCode(error);
+  return (
+    <form
+      className="stack"
+      aria-label={label}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const checked = checkTotpCode(String(new FormData(e.currentTarget).get(name) ?? ""));
+        if ("problem" in checked) return setProblem(checked.problem);
+        setProblem("");
+        onCode(checked.code);
+      }}
+    >
+      <Field label="Code from your app" name={name} required inputMode="numeric" autoComplete="one-time-code" maxLength={8} error={fieldError} onChange={() => setProblem("")} />
+      {!fieldError && <ErrorMessage error={error} />}
+      <div className="row">
+        <button className={danger ? "danger" : "primary"} disabled={pending}>
+          {button}
+        </button>
+      </div>
+    </form>
+  );
+}
 
 /** TOTP two-factor authentication: a QR code for the authenticator app, then a code to confirm it. */
 export function TwoFactor() {
@@ -13,7 +54,7 @@ export function TwoFactor() {
   const me = useQuery({ queryKey: ["user"], queryFn: () => api.GET("/api/v1/user").then(data) });
   const [enrolment, setEnrolment] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [said, setSaid] = useState("");
-  const [codes, setCodes] = useState<string[] | null>(null);
+  const [codes, setCodes] = useState<{ list: string[]; renewed: boolean } | null>(null);
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: ["user"] });
     void qc.invalidateQueries({ queryKey: ["session"] });
@@ -25,7 +66,7 @@ export function TwoFactor() {
     onSuccess: ({ recovery_codes, ...u }) => {
       qc.setQueryData(["user"], u);
       setEnrolment(null);
-      setCodes(recovery_codes);
+      setCodes({ list: recovery_codes, renewed: false });
       setSaid("Two-factor authentication is on. Signing in now asks for a code from your app.");
       refresh();
     },
@@ -54,24 +95,16 @@ export function TwoFactor() {
         </span>
       </p>
       <p role="status">{said}</p>
-      {codes && <RecoveryCodesOnce codes={codes} onDone={() => setCodes(null)} />}
-      {on && !codes && <RegenerateRecoveryCodes onCodes={setCodes} />}
+      {codes && <RecoveryCodesOnce codes={codes.list} renewed={codes.renewed} account={me.data.email} onDone={() => setCodes(null)} />}
       {on ? (
-        <form
-          className="stack card"
-          aria-label="Turn off two-factor authentication"
-          onSubmit={(e) => {
-            e.preventDefault();
-            disable.mutate(String(new FormData(e.currentTarget).get("disable_code")).replace(/\s/g, ""));
-          }}
-        >
-          <p>To turn it off, enter a current code from your authenticator app.</p>
-          <Field label="Code from your app" name="disable_code" required inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,8}" />
-          <ErrorMessage error={disable.error} />
-          <button className="danger" disabled={disable.isPending}>
-            Turn off
-          </button>
-        </form>
+        <div className="grid-2">
+          {!codes && <RegenerateRecoveryCodes onCodes={(list) => setCodes({ list, renewed: true })} />}
+          <div className="card">
+            <h3>Turn off</h3>
+            <p>To turn it off, enter a current code from your authenticator app.</p>
+            <CodeForm label="Turn off two-factor authentication" name="disable_code" button="Turn off" danger pending={disable.isPending} error={disable.error} onCode={(c) => disable.mutate(c)} />
+          </div>
+        </div>
       ) : enrolment ? (
         <div className="card">
           <ol>
@@ -85,20 +118,8 @@ export function TwoFactor() {
               </p>
             </li>
             <li>
-              <form
-                className="stack"
-                aria-label="Confirm two-factor authentication"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  enable.mutate(String(new FormData(e.currentTarget).get("enable_code")).replace(/\s/g, ""));
-                }}
-              >
-                <Field label="Code from your app" name="enable_code" required inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,8}" />
-                <ErrorMessage error={enable.error} />
-                <button className="primary" disabled={enable.isPending}>
-                  Turn on
-                </button>
-              </form>
+              <p>Then enter the code the app shows for Watchpost.</p>
+              <CodeForm label="Confirm two-factor authentication" name="enable_code" button="Turn on" pending={enable.isPending} error={enable.error} onCode={(c) => enable.mutate(c)} />
             </li>
           </ol>
         </div>

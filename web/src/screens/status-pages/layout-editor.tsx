@@ -14,13 +14,15 @@ import {
 } from "@dnd-kit/core";
 import { SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useDeferredValue, useState, type ReactNode } from "react";
 import { api, data } from "../../api/client";
+import { useLeaveWarning } from "../../components/unsaved-changes";
 import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Select, StatusBadge } from "../../components/ui";
 import { type EditComponent, type EditSection, fromView, moveComponent, moveSection, newKey, sectionOf, toBody } from "./layout-model";
 import type { StatusPage } from "./status-page-api";
+import { ThemePreview } from "./theme-picker";
 
 type MonitorInfo = { id: string; name: string; status: string; paused: boolean; suspended: boolean };
 
@@ -64,6 +66,7 @@ export function LayoutEditor({ page }: { page: StatusPage }) {
     setSections(next);
     setDirty(true);
   };
+  const leaveWarning = useLeaveWarning(dirty);
   const monitors = useQuery({ queryKey: ["monitors", "all-for-pages"], queryFn: () => api.GET("/api/v1/monitors", { params: { query: { limit: 100 } } }).then(data) });
   const byId = new Map<string, MonitorInfo>((monitors.data?.data ?? []).map((m) => [m.id, m]));
   const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: keyboardCoordinates(sections) }));
@@ -107,8 +110,10 @@ export function LayoutEditor({ page }: { page: StatusPage }) {
   const setSection = (key: string, patch: Partial<EditSection>) => update(sections.map((s) => (s.key === key ? { ...s, ...patch } : s)));
   const removeComponent = (key: string) => update(sections.map((s) => ({ ...s, components: s.components.filter((c) => c.key !== key) })));
   const total = sections.reduce((n, s) => n + s.components.length, 0);
+  const addTo = (sectionKey: string, added: EditComponent[]) => update(sections.map((s) => (s.key === sectionKey ? { ...s, components: [...s.components, ...added] } : s)));
   return (
     <div>
+      {leaveWarning}
       <p className="muted">
         Drag sections and components by their handle (⠿) to reorder them or move a component to another section. With the keyboard: focus a handle, press Space, move with the arrow keys, press Space
         again to drop.
@@ -145,16 +150,14 @@ export function LayoutEditor({ page }: { page: StatusPage }) {
       <div className="grid-2">
         <AddSection onAdd={(name) => update([...sections, { key: newKey("s"), name, components: [] }])} />
         {sections.length > 0 && (
-          <AddComponent
-            sections={sections}
-            monitors={monitors.data?.data ?? []}
-            onAdd={(sectionKey, c) => update(sections.map((s) => (s.key === sectionKey ? { ...s, components: [...s.components, c] } : s)))}
-          />
+          <AddComponent sections={sections} monitors={monitors.data?.data ?? []} onAdd={(sectionKey, c) => addTo(sectionKey, [c])} />
         )}
+        {sections.length > 0 && <AddMonitors sections={sections} onAdd={addTo} />}
       </div>
       <p className="muted">
         {sections.length} section{sections.length === 1 ? "" : "s"}, {total} component{total === 1 ? "" : "s"}.
       </p>
+      <LayoutPreview page={page} sections={sections} />
     </div>
   );
 }
@@ -309,5 +312,134 @@ function AddComponent({ sections, monitors, onAdd }: { sections: EditSection[]; 
       <Field label="Description (optional)" name="component_description" maxLength={500} />
       <button>Add component</button>
     </form>
+  );
+}
+
+/**
+ * Several monitors at once, each its own component named after the monitor: narrowed by tag (a
+ * monitor group) and by name, ticked one by one or all that are shown.
+ */
+function AddMonitors({ sections, onAdd }: { sections: EditSection[]; onAdd: (sectionKey: string, added: EditComponent[]) => void }) {
+  const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data), staleTime: 0 });
+  const [tag, setTag] = useState("");
+  const [search, setSearch] = useState("");
+  const term = useDeferredValue(search.trim());
+  const list = useQuery({
+    queryKey: ["monitors", { search: term, tag, for: "pages-several" }],
+    queryFn: () => api.GET("/api/v1/monitors", { params: { query: { limit: 100, sort: "name", ...(term ? { search: term } : {}), ...(tag ? { tag } : {}) } } }).then(data),
+    placeholderData: keepPreviousData,
+  });
+  const [picked, setPicked] = useState<Map<string, string>>(new Map());
+  const onPage = new Set(sections.flatMap((s) => s.components.map((c) => c.monitor_id).filter(Boolean)));
+  const shown = list.data?.data ?? [];
+  const addable = shown.filter((m) => !onPage.has(m.id));
+  const toggle = (id: string, name: string, on: boolean) => {
+    const next = new Map(picked);
+    if (on) next.set(id, name);
+    else next.delete(id);
+    setPicked(next);
+  };
+  const count = picked.size;
+  return (
+    <form
+      className="card"
+      aria-label="Add several monitors"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const section = String(new FormData(e.currentTarget).get("several_section"));
+        onAdd(
+          section,
+          [...picked].map(([monitor_id, name]) => ({ key: newKey("c"), monitor_id, display_name: name, description: "" })),
+        );
+        setPicked(new Map());
+      }}
+    >
+      <h2>Add several monitors</h2>
+      <Select label="Into section" name="several_section" id="several-section">
+        {sections.map((s) => (
+          <option key={s.key} value={s.key}>
+            {s.name}
+          </option>
+        ))}
+      </Select>
+      <div className="grid-2 tight">
+        <Select label="Group (tag)" id="several-tag" value={tag} onChange={(e) => setTag(e.target.value)}>
+          <option value="">Every group</option>
+          {(groups.data?.data ?? []).map((g) => (
+            <option key={g.tag} value={g.tag}>
+              {g.tag}
+            </option>
+          ))}
+        </Select>
+        <Field label="Name contains" id="several-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
+      </div>
+      <fieldset className="pick-list">
+        <legend>Monitors</legend>
+        <div className="row">
+          <button type="button" disabled={addable.length === 0} onClick={() => setPicked(new Map([...picked, ...addable.map((m) => [m.id, m.name] as [string, string])]))}>
+            {addable.length > 0 ? `Select all ${addable.length} shown` : "Select all shown"}
+          </button>
+          <button type="button" disabled={count === 0} onClick={() => setPicked(new Map())}>
+            Clear
+          </button>
+        </div>
+        {list.isError && <ErrorMessage error={list.error} />}
+        {list.isSuccess && shown.length === 0 && <p className="muted">No monitor matches.</p>}
+        <ul data-testid="monitor-choices">
+          {shown.map((m) => {
+            const there = onPage.has(m.id);
+            return (
+              <li key={m.id}>
+                <label className="inline">
+                  <input type="checkbox" checked={picked.has(m.id)} disabled={there} onChange={(e) => toggle(m.id, m.name, e.target.checked)} /> {m.name}
+                  {there && <span className="muted"> (on the page)</span>}
+                  {m.tags.length > 0 && <span className="muted"> · {m.tags.join(", ")}</span>}
+                </label>
+              </li>
+            );
+          })}
+        </ul>
+      </fieldset>
+      <button className="primary" disabled={count === 0}>
+        {count === 0 ? "Add monitors" : `Add ${count} monitor${count === 1 ? "" : "s"}`}
+      </button>
+    </form>
+  );
+}
+
+/** The layout as it stands (saved or not), in the light and the dark built-in themes or the page's own. */
+function LayoutPreview({ page, sections }: { page: StatusPage; sections: EditSection[] }) {
+  const themes = useQuery({ queryKey: ["themes"], queryFn: () => api.GET("/api/v1/themes", { params: { query: { limit: 100 } } }).then(data) });
+  const [mode, setMode] = useState<string>("light");
+  const list = themes.data?.data ?? [];
+  const choices = [
+    ["light", "Light"],
+    ["dark", "Dark"],
+    ...(page.theme_id !== "light" && page.theme_id !== "dark" ? [[page.theme_id, `The page's theme (${list.find((t) => t.id === page.theme_id)?.name ?? "custom"})`]] : []),
+  ] as [string, string][];
+  const colors = list.find((t) => t.id === mode)?.colors;
+  return (
+    <section aria-labelledby="layout-preview-h" data-testid="layout-preview">
+      <div className="page-head">
+        <h2 id="layout-preview-h">Preview</h2>
+        <div className="segmented" role="radiogroup" aria-label="Show the page in">
+          {choices.map(([id, label]) => (
+            <label key={id}>
+              <input type="radio" name="preview_theme" value={id} checked={mode === id} onChange={() => setMode(id)} /> {label}
+            </label>
+          ))}
+        </div>
+      </div>
+      <p className="muted">The layout as it stands, saved or not, as visitors see it.</p>
+      {themes.isError && <ErrorMessage error={themes.error} />}
+      {colors && (
+        <ThemePreview
+          page={page}
+          colors={colors}
+          label={`Preview in ${choices.find(([id]) => id === mode)?.[1] ?? mode}`}
+          sections={sections.map((s) => ({ id: s.key, name: s.name, components: s.components.map((c) => ({ id: c.key, display_name: c.display_name })) }))}
+        />
+      )}
+    </section>
   );
 }

@@ -132,11 +132,23 @@ function Swatches({ colors }: { colors: Colors }) {
   );
 }
 
-/** The page's own sections and components in the chosen colours, updated as you pick. */
-function ThemePreview({ page, colors }: { page: StatusPage; colors: Colors }) {
+interface PreviewSection {
+  id: string;
+  name: string;
+  components: { id: string; display_name: string }[];
+}
+
+/**
+ * The page's sections and components (saved, or the layout editor's draft when given) in the chosen
+ * colours, updated as you pick.
+ */
+export function ThemePreview({ page, colors, sections: draft, label = "Live preview" }: { page: StatusPage; colors: Colors; sections?: PreviewSection[]; label?: string }) {
+  // Inside the layout editor the page's name is a picture of the page, not a heading of the screen.
+  const Title = draft ? "p" : "h2";
   const v = (k: string) => colors[k] ?? "inherit";
   const box: CSSProperties = { background: v("background"), color: v("text"), borderColor: v("border") };
-  const sections = page.layout.sections.length > 0 ? page.layout.sections : [{ id: "x", name: "Website", components: [{ id: "y", display_name: "Homepage" }] }];
+  const own = draft ?? page.layout.sections;
+  const sections = own.length > 0 ? own : [{ id: "x", name: "Website", components: [{ id: "y", display_name: "Homepage" }] }];
   const states = [
     ["Operational", "up"],
     ["Degraded performance", "degraded"],
@@ -145,9 +157,9 @@ function ThemePreview({ page, colors }: { page: StatusPage; colors: Colors }) {
   ] as const;
   let i = 0;
   return (
-    <section aria-label="Live preview" className="preview" style={box} data-testid="theme-preview">
+    <section aria-label={label} className="preview" style={box} data-testid="theme-preview">
       <p style={{ margin: 0, color: v("muted") }}>Preview</p>
-      <h2 style={{ marginTop: 0 }}>{page.name}</h2>
+      <Title style={{ marginTop: 0, fontSize: "1.5rem", fontWeight: 700 }}>{page.name}</Title>
       <p style={{ background: v("surface"), border: `1px solid ${v("border")}`, borderRadius: 6, padding: "0.5rem", color: v("up"), fontWeight: 700 }}>All systems operational</p>
       {sections.map((s) => (
         <div key={s.id} style={{ background: v("surface"), border: `1px solid ${v("border")}`, borderRadius: 6, padding: "0.5rem", marginBottom: "0.5rem" }}>
