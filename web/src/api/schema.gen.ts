@@ -1559,7 +1559,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor of any check type
-         * @description `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1604,6 +1604,28 @@ export interface paths {
         patch: operations["updateMonitor"];
         trace?: never;
     };
+    "/api/v1/monitors/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the check of a monitor before saving it, once, and return the result; nothing is stored
+         * @description Runs the check a monitor with this body would run, once, where it would run (its first online runner, else a worker of its first region) through the same run-now request, and answers the result; nothing is stored and no alert is evaluated. The body is validated as POST /monitors validates it (400 VALIDATION_ERROR naming body.config.*; 403 ENTITLEMENT_REQUIRED for the plan's minimum interval and regions) and the worker applies the private-address guard of scheduled checks (outside self-hosted installations a private target answers status down saying it was refused); the monitor quota is not checked. 409 for heartbeat monitors (nothing to run); 503 SERVICE_UNAVAILABLE, as for run-now, when no worker or runner can run it.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        post: operations["testMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors/bulk": {
         parameters: {
             query?: never;
@@ -1615,7 +1637,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 monitors at once, all or none
-         * @description Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent.
+         * @description Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent. Their first checks are not run in the request: the scheduler runs up to 20 new monitors a second at once and gives the rest their usual slot in the first interval (spread evenly by monitor id).
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1659,7 +1681,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused monitor
-         * @description Schedules checks again from now. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
+         * @description Schedules checks again from now, the first one at once. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -3065,13 +3087,17 @@ export interface paths {
         };
         /**
          * What a report's unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
-         * @description Who: anyone; no credentials.
+         * @description What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["getReportUnsubscribe"];
         put?: never;
         /**
          * Unsubscribes from a report: the confirmation page's button, and RFC 8058 one-click; idempotent
-         * @description Who: anyone; no credentials.
+         * @description Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["unsubscribeFromReport"];
         delete?: never;
@@ -3089,13 +3115,17 @@ export interface paths {
         };
         /**
          * List scheduled reports, oldest first
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description The organisation's scheduled report emails (weekly or monthly), oldest first, each with its scope, schedule, recipients (with an `unsubscribed` flag) and next send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listReports"];
         put?: never;
         /**
          * Schedule a weekly or monthly report email
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Schedules a weekly or monthly report email of uptime per monitor, incidents and the slowest monitors, for the organisation or one status page, sent in the report's time zone. 400 for an unknown time zone, a status page of another organisation, or a member who is not one of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["createReport"];
         delete?: never;
@@ -3113,21 +3143,27 @@ export interface paths {
         };
         /**
          * One scheduled report with its recipients and next send
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         /**
          * Delete a report
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         delete: operations["deleteReport"];
         options?: never;
         head?: never;
         /**
          * Change a report; the next send follows the new schedule
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         patch: operations["updateReport"];
         trace?: never;
@@ -3143,7 +3179,9 @@ export interface paths {
         put?: never;
         /**
          * Send now: the last complete period's report as a preview, to you (default) or to every recipient
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["sendReport"];
         delete?: never;
@@ -14750,6 +14788,284 @@ export interface operations {
             };
         };
     };
+    testMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @constant */
+                    type: "http";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HttpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "keyword";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["KeywordConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "ssl";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SslConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "tcp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["TcpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "dns";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DnsConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["PingConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "domain";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DomainConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "smtp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SmtpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "heartbeat";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HeartbeatConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "browser_lite";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserLiteConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "browser_flow";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserFlowConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "up" | "down" | "degraded" | "timeout";
+                        duration_ms: number;
+                        error?: string;
+                        /** @description The check type's result data, as a stored check carries it */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        checked_at: string;
+                        /** @description The region or runner id it ran on */
+                        location: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createMonitorsBulk: {
         parameters: {
             query?: never;
@@ -17256,30 +17572,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            enabled: boolean;
-                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                            template: {
-                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                                title?: string;
-                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                                body?: string;
-                            } | null;
-                            /** @description IANA time zone of the times in its messages */
-                            timezone: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AlertChannel"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -17526,30 +17819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17795,30 +18065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -18030,30 +18277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
