@@ -81,7 +81,7 @@ export interface SchedulerOptions {
 }
 
 /** See SchedulerOptions.firstChecksPerSecond. */
-export const FIRST_CHECKS_PER_SECOND = 20;
+const FIRST_CHECKS_PER_SECOND = 20;
 
 /** A grid slot this close is as good as at once: the first check keeps it instead of running twice. */
 const FIRST_CHECK_SOON_MS = 2000;

@@ -56,8 +56,8 @@ describe("the monitor form", () => {
     const alert = page.getByRole("alert");
     await alert.waitFor();
     const text = await alert.innerText();
-    expect(text).toContain("URL must be");
-    expect(text).toContain("Timeout (ms) must be");
+    expect(text).toContain("URL: must be");
+    expect(text).toContain("Timeout (ms): must be");
     expect(text).not.toMatch(/config\.|timeout_ms|body\./);
     await page.locator("small.field-error").filter({ hasText: "Timeout (ms) must be" }).waitFor();
     expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");

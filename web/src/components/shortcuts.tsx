@@ -13,7 +13,7 @@ const SHORTCUTS: [keys: string[], what: string][] = [
 ];
 
 /** Typing in a field, or holding a modifier, is never a shortcut. */
-export const isTyping = (e: KeyboardEvent) =>
+const isTyping = (e: KeyboardEvent) =>
   e.ctrlKey ||
   e.metaKey ||
   e.altKey ||

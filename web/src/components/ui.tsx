@@ -45,7 +45,10 @@ export function ErrorMessage({ error, labels }: { error: unknown; labels?: Recor
       {issues.length > 0 && (
         <ul>
           {issues.map(([path, msg]) => (
-            <li key={path}>{withLabel(issueLabel(path, labels), msg)}</li>
+            <li key={path}>
+              {/* "URL: must be …": the field's own line beside it reads "URL must be …". */}
+              <strong>{issueLabel(path, labels)}</strong>: {msg}
+            </li>
           ))}
         </ul>
       )}
