@@ -188,6 +188,45 @@ describe("scheduler", () => {
     expect(Math.max(...perSecond.values())).toBeLessThan(45);
   });
 
+  it("checks a monitor added to the running schedule at once, then on its grid", async () => {
+    const w = await world("memory");
+    w.scheduler.start(null);
+    await w.advance(5_000);
+    // An id whose grid slot is far from now, so the immediate check is not the grid's own.
+    let m = row();
+    while ((((phaseOf(m.id, 30_000) - (T0 + 5_000)) % 30_000) + 30_000) % 30_000 < 5_000) m = row();
+    w.scheduler.upsert(m);
+    await w.advance(0);
+    expect(w.sent.map((s) => [s.at, s.job!.due_at])).toEqual([[T0 + 5_000, T0 + 5_000]]);
+    await w.advance(60_000);
+    const later = w.sent.slice(1).map((s) => s.job!.due_at);
+    expect(later.length).toBe(2);
+    for (const due of later) expect((due - phaseOf(m.id, 30_000)) % 30_000).toBe(0);
+    // An edit of a scheduled monitor is not a new monitor: no extra check.
+    w.scheduler.upsert({ ...m, config: { url: "http://127.0.0.1:10/" }, version: 2 });
+    await w.advance(0);
+    expect(w.sent.length).toBe(3);
+  });
+
+  it("runs at most firstChecksPerSecond first checks at once; the rest of a bulk create keep their spread grid slots", async () => {
+    const w = await world("memory", { firstChecksPerSecond: 5 });
+    w.scheduler.start(null);
+    await w.advance(1_000);
+    const ids = Array.from({ length: 300 }, (_, i) => `mon_bulk_${i}`);
+    for (const id of ids) w.scheduler.upsert(row({ id }));
+    await w.advance(0);
+    // Five at once (a grid slot within two seconds may add one or two of its own).
+    const atOnce = w.sent.filter((s) => s.at === T0 + 1_000);
+    expect(atOnce.length).toBeGreaterThanOrEqual(5);
+    expect(atOnce.length).toBeLessThan(10);
+    await w.advance(30_000);
+    const firstInterval = w.sent.filter((s) => s.at < T0 + 31_000);
+    expect(new Set(firstInterval.map((s) => s.job!.monitor_id)).size).toBe(300);
+    const perSecond = new Map<number, number>();
+    for (const s of firstInterval) perSecond.set(Math.floor(s.at / 1000), (perSecond.get(Math.floor(s.at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThan(30);
+  });
+
   it("stops a removed monitor at once and applies a new interval from its next grid point", async () => {
     const w = await world("memory");
     const gone = row();

@@ -72,7 +72,19 @@ export interface SchedulerOptions {
   backfillMs: number;
   /** Publishes in flight at once. */
   publishConcurrency?: number;
+  /**
+   * New monitors (created, resumed, unsuspended) whose first check runs at once rather than at their
+   * grid slot, per second; the rest of a burst (a bulk create or resume) keeps its grid slot, which the
+   * id hash already spreads over the first interval. Default FIRST_CHECKS_PER_SECOND.
+   */
+  firstChecksPerSecond?: number;
 }
+
+/** See SchedulerOptions.firstChecksPerSecond. */
+const FIRST_CHECKS_PER_SECOND = 20;
+
+/** A grid slot this close is as good as at once: the first check keeps it instead of running twice. */
+const FIRST_CHECK_SOON_MS = 2000;
 
 /** The location of the unavailable results of a monitor with no region and no runner. */
 const NOWHERE = "none";
@@ -97,6 +109,9 @@ export class Scheduler {
   private senders = 0;
   /** Slot generations are unique across entries, so a removed-then-re-added monitor never matches an old slot. */
   private genSeq = 0;
+  /** The second (ms) the immediate first checks are counted in, and how many it has had. */
+  private firstWindow = 0;
+  private firstInWindow = 0;
 
   constructor(private readonly o: SchedulerOptions) {}
 
@@ -116,7 +131,11 @@ export class Scheduler {
     return this.entries.keys();
   }
 
-  /** Adds or updates a monitor; a new interval takes effect from the next grid point of that interval. */
+  /**
+   * Adds or updates a monitor; a new interval takes effect from the next grid point of that interval.
+   * A monitor new to a running schedule (created, resumed, unsuspended) is checked at once, within
+   * the firstChecksPerSecond budget, then on its grid.
+   */
   upsert(row: SchedulableRow): void {
     const intervalMs = row.interval_seconds * 1000;
     const existing = this.entries.get(row.id);
@@ -139,7 +158,22 @@ export class Scheduler {
     const entry: Entry = { id: row.id, ...fields, phase: phaseOf(row.id, intervalMs), gen: ++this.genSeq };
     this.entries.set(row.id, entry);
     this.o.metrics?.monitors.set(this.entries.size);
-    if (this.started) this.place(entry, dueAtOrAfter(this.o.clock.now(), entry.phase, intervalMs));
+    if (!this.started) return;
+    const now = this.o.clock.now();
+    const grid = dueAtOrAfter(now, entry.phase, intervalMs);
+    this.place(entry, !existing && grid - now > FIRST_CHECK_SOON_MS && this.takeFirstCheck(now) ? now : grid);
+  }
+
+  /** One immediate first check from this second's budget, if any is left. */
+  private takeFirstCheck(now: number): boolean {
+    const second = Math.floor(now / 1000);
+    if (second !== this.firstWindow) {
+      this.firstWindow = second;
+      this.firstInWindow = 0;
+    }
+    if (this.firstInWindow >= (this.o.firstChecksPerSecond ?? FIRST_CHECKS_PER_SECOND)) return false;
+    this.firstInWindow++;
+    return true;
   }
 
   /** Stops scheduling a monitor (deleted, paused, suspended). */
@@ -232,8 +266,8 @@ export class Scheduler {
       this.heap.pop();
       const e = this.entries.get(top.id)!;
       this.plan(e, top.due, now);
-      // After a long stall, skip what is older than the backfill window instead of replaying it.
-      const next = top.due + e.intervalMs;
+      // Back on the grid after an immediate first check; after a long stall, skip what is older than the backfill window.
+      const next = dueAfter(top.due, e.phase, e.intervalMs);
       this.place(e, next >= floor ? next : dueAtOrAfter(floor, e.phase, e.intervalMs), false);
     }
     this.pump();

@@ -91,13 +91,15 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
 
   // monitors
   listMonitors: "Every monitor of the organisation, filtered by type, status, tag, paused or a part of the name; `sort` orders by creation, name, status or last response time.",
-  createMonitor: "`config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.",
+  createMonitor: "The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.",
   getMonitor: "The monitor with its type's config (secrets masked), schedule, placement and current status; heartbeat monitors carry their ping URL.",
   updateMonitor:
     "Only the fields sent change. A new `type` needs a `config` of that type; a `config` is checked against the (new or current) type. The same plan limits as on create apply. Changes apply from the next scheduled check.",
   deleteMonitor: "Deletes the monitor and its stored results; alert rules scoped to it are disabled (disabled_reason says why) rather than deleted.",
   pauseMonitor: "Stops scheduling checks; results so far are kept. Answers the monitor.",
-  resumeMonitor: "Schedules checks again from now. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.",
+  testMonitor:
+    "Runs the check a monitor with this body would run, once, where it would run (its first online runner, else a worker of its first region) through the same run-now request, and answers the result; nothing is stored and no alert is evaluated. The body is validated as POST /monitors validates it (400 VALIDATION_ERROR naming body.config.*; 403 ENTITLEMENT_REQUIRED for the plan's minimum interval and regions) and the worker applies the private-address guard of scheduled checks (outside self-hosted installations a private target answers status down saying it was refused); the monitor quota is not checked. 409 for heartbeat monitors (nothing to run); 503 SERVICE_UNAVAILABLE, as for run-now, when no worker or runner can run it.",
+  resumeMonitor: "Schedules checks again from now, the first one at once. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.",
   pauseMonitorsBulk: "Pauses every monitor whose id is in `ids` and/or that carries `tag`; ids of other organisations simply do not match. Answers how many matched and changed, and their ids.",
   resumeMonitorsBulk: "Resumes every matching monitor; answers how many matched and changed, and their ids.",
   deleteMonitorsBulk: "Deletes every matching monitor with its results; answers the ids deleted.",

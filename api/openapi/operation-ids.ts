@@ -14,6 +14,7 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/billing/webhooks/paddle": "receivePaddleWebhook",
   "GET /api/v1/monitors/uptime": "listMonitorUptimes",
   "POST /api/v1/monitors/bulk": "createMonitorsBulk",
+  "POST /api/v1/monitors/test": "testMonitor",
   "GET /api/v1/metrics": "getMetrics",
   "POST /api/v1/status-pages/{id}/subscribers": "addStatusPageSubscriber",
   "POST /api/v1/org/invitations": "createInvitation",

@@ -207,6 +207,40 @@ async function insertChecked(ctx: Ctx, writes: MonitorWrite[], limits: OrgLimits
   });
 }
 
+/**
+ * The monitor a create would store, checked by the same rules (config schema, URL credentials, plan
+ * minimum interval and regions), but not stored: paused, so a run of it is answered and never recorded.
+ * For POST /monitors/test; the monitor quota is not checked (nothing is added).
+ */
+export async function draftMonitor(ctx: Ctx, input: Omit<MonitorInput, "name" | "tags" | "paused"> & { name?: string }): Promise<MonitorRow> {
+  refuseLocationsForHeartbeat(input.type, input);
+  const limits = await orgLimits(ctx.sql, ctx.actor.orgId);
+  const w = await prepare(ctx, withDefaults({ ...input, name: input.name ?? "Test", paused: true }), null, limits);
+  const now = new Date();
+  return {
+    id: newId("mon"),
+    org_id: ctx.actor.orgId,
+    name: w.name,
+    type: w.type,
+    config: w.config,
+    secrets_enc: w.secretsEnc,
+    interval_seconds: w.intervalSeconds,
+    timeout_ms: w.timeoutMs,
+    regions: w.regions,
+    runner_ids: w.runnerIds,
+    tags: [],
+    paused: true,
+    suspended: false,
+    status: "pending",
+    status_changed_at: null,
+    last_checked_at: null,
+    last_duration_ms: null,
+    heartbeat_token_enc: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export async function getMonitor({ sql, actor }: { sql: Sql; actor: Actor }, id: string): Promise<MonitorRow> {
   const row = await findMonitor(sql, actor.orgId, id);
   if (!row) throw notFound("Monitor");

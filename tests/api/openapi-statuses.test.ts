@@ -239,6 +239,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   await key("PATCH", "/api/v1/monitor-groups/left", { tag: "right" });
   const beat = (await key("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 3600 } })).body;
   await key("POST", `/api/v1/monitors/${beat.id}/run`);
+  await key("POST", "/api/v1/monitors/test", { type: "heartbeat", config: { period_seconds: 3600 } });
   const beatToken = new URL(beat.heartbeat_url).pathname.split("/").pop();
   await client(base)("GET", `/api/v1/heartbeat/${beatToken}`);
   await client(base)("POST", `/api/v1/heartbeat/${beatToken}`);

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { runMonitorNow } from "../../../domain/monitors/run-now.ts";
+import { testMonitorConfig } from "../../../domain/monitors/test-config.ts";
 import {
   BULK_CREATE_MAX,
   bulkMonitors,
@@ -14,7 +15,19 @@ import {
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { BulkBody, BulkCreateBody, BulkCreateResult, BulkResult, MonitorCreateBody, MonitorListQuery, MonitorPatchBody, MonitorView, RunNowResult } from "./schemas.ts";
+import {
+  BulkBody,
+  BulkCreateBody,
+  BulkCreateResult,
+  BulkResult,
+  MonitorCreateBody,
+  MonitorListQuery,
+  MonitorPatchBody,
+  MonitorTestBody,
+  MonitorTestResult,
+  MonitorView,
+  RunNowResult,
+} from "./schemas.ts";
 import { toMonitorView } from "./views.ts";
 
 const baseUrlOf = (deps: ApiDeps) => deps.publicBaseUrl;
@@ -54,6 +67,18 @@ export const monitorRoutes = (deps: ApiDeps) => {
           { body: MonitorCreateBody, response: { 201: MonitorView }, detail: { summary: "Create a monitor of any check type" } },
         )
         .post(
+          "/test",
+          async ({ actor, body }) => {
+            const r = await testMonitorConfig({ ...ctx(actor), bus: deps.bus }, body);
+            return { status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location };
+          },
+          {
+            body: MonitorTestBody,
+            response: { 200: MonitorTestResult },
+            detail: { summary: "Run the check of a monitor before saving it, once, and return the result; nothing is stored" },
+          },
+        )
+        .post(
           "/bulk",
           async ({ actor, body, set }) => {
             set.status = 201;
@@ -64,7 +89,7 @@ export const monitorRoutes = (deps: ApiDeps) => {
             response: { 201: BulkCreateResult },
             detail: {
               summary: `Create up to ${BULK_CREATE_MAX} monitors at once, all or none`,
-              description: `Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent.`,
+              description: `Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent. Their first checks are not run in the request: the scheduler runs up to 20 new monitors a second at once and gives the rest their usual slot in the first interval (spread evenly by monitor id).`,
             },
           },
         )

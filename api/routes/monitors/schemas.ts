@@ -110,6 +110,26 @@ export const RunNowResult = t.Object({
   recorded: t.Boolean({ description: "true when the result was stored like a scheduled check (false for a paused or suspended monitor)" }),
 });
 
+/** POST /monitors/test: what a create takes that decides how the check runs; nothing is stored. */
+export const MonitorTestBody = Obj({
+  name: t.Optional(common.name),
+  type: CheckTypeName,
+  config: ConfigField,
+  interval_seconds: t.Optional(common.interval_seconds),
+  timeout_ms: t.Optional(common.timeout_ms),
+  regions: t.Optional(common.regions),
+  runner_ids: t.Optional(common.runner_ids),
+});
+
+export const MonitorTestResult = t.Object({
+  status: t.Union([t.Literal("up"), t.Literal("down"), t.Literal("degraded"), t.Literal("timeout")]),
+  duration_ms: t.Number(),
+  error: t.Optional(t.String()),
+  data: t.Record(t.String(), t.Unknown(), { description: "The check type's result data, as a stored check carries it" }),
+  checked_at: Timestamp,
+  location: t.String({ description: "The region or runner id it ran on" }),
+});
+
 /** POST /monitors/bulk: the same monitor bodies as POST /monitors, 1 to 1,000 of them (BULK_CREATE_MAX). */
 export const BulkCreateBody = Obj({ monitors: t.Array(MonitorCreateBody, { minItems: 1, maxItems: 1000 }) });
 

@@ -1559,7 +1559,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor of any check type
-         * @description `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1604,6 +1604,28 @@ export interface paths {
         patch: operations["updateMonitor"];
         trace?: never;
     };
+    "/api/v1/monitors/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the check of a monitor before saving it, once, and return the result; nothing is stored
+         * @description Runs the check a monitor with this body would run, once, where it would run (its first online runner, else a worker of its first region) through the same run-now request, and answers the result; nothing is stored and no alert is evaluated. The body is validated as POST /monitors validates it (400 VALIDATION_ERROR naming body.config.*; 403 ENTITLEMENT_REQUIRED for the plan's minimum interval and regions) and the worker applies the private-address guard of scheduled checks (outside self-hosted installations a private target answers status down saying it was refused); the monitor quota is not checked. 409 for heartbeat monitors (nothing to run); 503 SERVICE_UNAVAILABLE, as for run-now, when no worker or runner can run it.
+         *
+         *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        post: operations["testMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors/bulk": {
         parameters: {
             query?: never;
@@ -1615,7 +1637,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 1000 monitors at once, all or none
-         * @description Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent.
+         * @description Every monitor is validated first; any problem refuses the whole request with 400 VALIDATION_ERROR listing each one under body.monitors[i]. Quotas are checked for the batch as a whole (403 ENTITLEMENT_REQUIRED when it does not fit). Answers the created monitors in the order sent. Their first checks are not run in the request: the scheduler runs up to 20 new monitors a second at once and gives the rest their usual slot in the first interval (spread evenly by monitor id).
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1659,7 +1681,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused monitor
-         * @description Schedules checks again from now. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
+         * @description Schedules checks again from now, the first one at once. A monitor suspended over the plan's quota stays suspended (kept, not scheduled) until the plan covers it. Answers the monitor.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -14690,6 +14712,284 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Monitor"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @constant */
+                    type: "http";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HttpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "keyword";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["KeywordConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "ssl";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SslConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "tcp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["TcpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "dns";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DnsConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["PingConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "domain";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["DomainConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "smtp";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["SmtpConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "heartbeat";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["HeartbeatConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "browser_lite";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserLiteConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                } | {
+                    name?: string;
+                    /** @constant */
+                    type: "browser_flow";
+                    /** @description The check type's settings; validated against the type's schema (components.schemas.<Type>Config, e.g. HttpConfig). */
+                    config: components["schemas"]["BrowserFlowConfig"];
+                    /** @description Seconds between checks; the plan sets the minimum */
+                    interval_seconds?: number;
+                    /** @description At most the interval */
+                    timeout_ms?: number;
+                    /** @description Cloud regions to check from */
+                    regions?: string[];
+                    /** @description Self-hosted runners to check from */
+                    runner_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "up" | "down" | "degraded" | "timeout";
+                        duration_ms: number;
+                        error?: string;
+                        /** @description The check type's result data, as a stored check carries it */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        checked_at: string;
+                        /** @description The region or runner id it ran on */
+                        location: string;
+                    };
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */

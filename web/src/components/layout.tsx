@@ -5,6 +5,7 @@ import { useSession } from "../lib/session";
 import { useMyRole } from "../screens/org/use-permissions";
 import { AppBanners } from "./billing-banner";
 import { NotificationBell } from "./notification-bell";
+import { KeyboardShortcuts } from "./shortcuts";
 
 const NAV = [
   ["/monitors", "Monitors"],
@@ -60,6 +61,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </div>
       </header>
       <AppBanners />
+      <KeyboardShortcuts />
       <main id="main" tabIndex={-1}>
         {children}
       </main>

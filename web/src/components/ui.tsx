@@ -1,6 +1,6 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 import { ApiError } from "../api/client";
-import { FormIssuesError } from "../lib/form-issues";
+import { FormIssuesError, issueLabel } from "../lib/form-issues";
 import { Link } from "../lib/router";
 
 /** Field issues of a failed save, from the API (VALIDATION_ERROR) or the form's own checks, keyed by path. */
@@ -32,7 +32,8 @@ export function nextStep(error: unknown): ReactNode {
 }
 
 /** The API's own message (and the field issues of a VALIDATION_ERROR), read out to screen readers. */
-export function ErrorMessage({ error }: { error: unknown }) {
+/** `labels`: the form's field labels by issue path (`body.config.url`), so each issue is named as the form names it. */
+export function ErrorMessage({ error, labels }: { error: unknown; labels?: Record<string, string> }) {
   if (!error) return null;
   const message = error instanceof TypeError ? "Network error" : error instanceof Error ? error.message : String(error);
   const issues = Object.entries(issuesOf(error));
@@ -45,7 +46,8 @@ export function ErrorMessage({ error }: { error: unknown }) {
         <ul>
           {issues.map(([path, msg]) => (
             <li key={path}>
-              <code>{path.replace(/^body\./, "")}</code>: {msg}
+              {/* "URL: must be …": the field's own line beside it reads "URL must be …". */}
+              <strong>{issueLabel(path, labels)}</strong>: {msg}
             </li>
           ))}
         </ul>

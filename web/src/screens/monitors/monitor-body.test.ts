@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { CHECK_TYPES as API_CHECK_TYPES } from "../../../../schemas/check-types.ts";
-import { CHECK_TYPES, configFields, readMonitorForm } from "./monitor-body";
+import { assumeScheme, CHECK_TYPES, configFields, hostOf, monitorFieldLabels, readMonitorForm } from "./monitor-body";
 
 const form = (entries: Record<string, string | string[]>) => {
   const f = new FormData();
@@ -8,7 +8,35 @@ const form = (entries: Record<string, string | string[]>) => {
   return f;
 };
 
+describe("the address helpers", () => {
+  it("assumes https for an address typed without a scheme and leaves other schemes alone", () => {
+    expect(assumeScheme("example.com")).toBe("https://example.com");
+    expect(assumeScheme(" shop.example.com/cart ")).toBe("https://shop.example.com/cart");
+    expect(assumeScheme("http://example.com")).toBe("http://example.com");
+    expect(assumeScheme("")).toBe("");
+  });
+  it("names a monitor after the host it watches", () => {
+    expect(hostOf("https://shop.example.com/cart?x=1")).toBe("shop.example.com");
+    expect(hostOf("example.com")).toBe("example.com");
+    expect(hostOf("db.internal")).toBe("db.internal");
+    expect(hostOf("not a url")).toBe("");
+  });
+  it("labels every config field by the API's issue path", () => {
+    const labels = monitorFieldLabels("http");
+    expect(labels["body.config.url"]).toBe("URL");
+    expect(labels["body.name"]).toBe("Name");
+    expect(Object.keys(labels).some((k) => k.startsWith("body.config.") && k.endsWith("expected_status"))).toBe(true);
+  });
+});
+
 describe("readMonitorForm", () => {
+  it("takes an address without a scheme as https and the host as the name when none is given", () => {
+    const { body, issues } = readMonitorForm("http", form({ name: "", "config.url": "example.com/health", interval_seconds: "300" }), 30);
+    expect(issues).toEqual([]);
+    expect(body).toMatchObject({ name: "example.com", config: { url: "https://example.com/health" } });
+    expect(readMonitorForm("tcp", form({ "config.host": "db.internal", "config.port": "5432" }), 30).body.name).toBe("db.internal");
+  });
+
   it("offers every check type the API knows, each with its schema's fields", () => {
     expect([...CHECK_TYPES].sort()).toEqual([...API_CHECK_TYPES].sort());
     for (const t of CHECK_TYPES) expect(configFields(t).length).toBeGreaterThan(0);

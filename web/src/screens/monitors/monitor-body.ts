@@ -17,6 +17,52 @@ export function configFields(type: CheckType): FormField[] {
   return f;
 }
 
+/** `example.com/shop` → `https://example.com/shop`: an address typed without a scheme is taken as HTTPS. */
+export function assumeScheme(value: string): string {
+  const v = value.trim();
+  if (!v || /^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return v;
+  return `https://${v.replace(/^\/+/, "")}`;
+}
+
+/** The host an address names (`https://shop.example.com/x` → `shop.example.com`), for a monitor's default name. */
+export function hostOf(value: string): string {
+  const v = value.trim();
+  if (!v) return "";
+  try {
+    return new URL(assumeScheme(v)).hostname;
+  } catch {
+    // Not an address: no name to offer.
+    return "";
+  }
+}
+
+/** The config field that names what a check type watches (url, host, domain, record name), if it has one. */
+export function targetFieldOf(type: CheckType): string | null {
+  return configFields(type).find((f) => f.required && ["url", "host", "domain", "name"].includes(f.key))?.key ?? null;
+}
+
+/** Labels of every field of the form by the API's issue path, so errors are named as the form names them. */
+export function monitorFieldLabels(type: CheckType): Record<string, string> {
+  const labels: Record<string, string> = {
+    "body.name": "Name",
+    "body.type": "Check type",
+    "body.interval_seconds": "Check every (seconds)",
+    "body.timeout_ms": "Timeout (ms)",
+    "body.tags": "Tags",
+    "body.regions": "Regions",
+    "body.runner_ids": "Runners",
+    "body.config": "Settings",
+  };
+  const walk = (fields: FormField[]) => {
+    for (const f of fields) {
+      labels[`body.config.${f.path}`] = f.label;
+      if (f.fields) walk(f.fields);
+    }
+  };
+  walk(configFields(type));
+  return labels;
+}
+
 export interface MonitorBody {
   name: string;
   type: CheckType;
@@ -35,6 +81,7 @@ export interface MonitorBody {
  */
 export function readMonitorForm(type: CheckType, form: FormData, minInterval: number): { body: MonitorBody; issues: Issue[] } {
   const issues: Issue[] = [];
+  if (typeof form.get("config.url") === "string") form.set("config.url", assumeScheme(String(form.get("config.url"))));
   const config = readFields(configFields(type), form, "config", issues);
   // readFields names parse problems by input name ("config.x"); the API says "body.config.x".
   for (const i of issues) i.path = `body.${i.path}`;
@@ -44,7 +91,9 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const validateMore = (checkTypes[type] as { validate?: (c: unknown) => Issue[] }).validate;
   if (shapeIssues.length === 0 && validateMore) issues.push(...validateMore(config).map((i) => ({ path: i.path ? `body.config.${i.path}` : "body.config", message: i.message })));
   const num = (k: string) => (form.get(k) == null || form.get(k) === "" ? undefined : Number(form.get(k)));
-  const name = String(form.get("name") ?? "").trim();
+  // Left empty, the name is the host the monitor watches.
+  const target = targetFieldOf(type);
+  const name = String(form.get("name") ?? "").trim() || (target ? hostOf(String(config[target] ?? "")) : "");
   if (!name) issues.push({ path: "body.name", message: "is required" });
   const interval = num("interval_seconds") ?? 300;
   if (!Number.isInteger(interval) || interval < minInterval || interval > 86_400) issues.push({ path: "body.interval_seconds", message: `must be a whole number from ${minInterval} to 86400` });

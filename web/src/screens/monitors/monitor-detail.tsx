@@ -3,6 +3,7 @@ import { useState } from "react";
 import { api, data } from "../../api/client";
 import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
+import { FirstCheckNotice } from "./check-outcome";
 import { ChecksTable } from "./detail/checks-table";
 import { DailyBars } from "./detail/daily-bars";
 import { ResponseCharts } from "./detail/response-charts";
@@ -12,7 +13,9 @@ const WINDOWS = ["24h", "7d", "30d", "90d"] as const;
 const LABEL: Record<(typeof WINDOWS)[number], string> = { "24h": "24 h", "7d": "7 days", "30d": "30 days", "90d": "90 days" };
 
 export function MonitorDetail({ id }: { id: string }) {
-  const { navigate } = useRouter();
+  const { navigate, search } = useRouter();
+  // Just created (?created=<time>) or resumed here: show its first check as it comes in.
+  const [firstSince, setFirstSince] = useState<{ since: string; what: "created" | "resumed" } | null>(() => (search.get("created") ? { since: search.get("created")!, what: "created" } : null));
   const qc = useQueryClient();
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
   const uptime = useQuery({
@@ -37,6 +40,7 @@ export function MonitorDetail({ id }: { id: string }) {
       }
       const res = await api.POST(`/api/v1/monitors/{id}/${what}`, { params: { path: { id } } });
       if (res.data) qc.setQueryData(["monitor", id], res.data);
+      if (res.data && what === "resume") setFirstSince({ since: res.data.updated_at, what: "resumed" });
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ["monitors"] }),
   });
@@ -68,6 +72,7 @@ export function MonitorDetail({ id }: { id: string }) {
           Suspended: this monitor is over your plan's quota, so it is kept but not checked. <Link to="/billing">Change plan</Link> or delete other monitors.
         </p>
       )}
+      {firstSince && m.type !== "heartbeat" && <FirstCheckNotice monitorId={m.id} since={firstSince.since} what={firstSince.what} paused={m.paused} onDismiss={() => setFirstSince(null)} />}
       {m.heartbeat_url && <HeartbeatUrl url={m.heartbeat_url} />}
       <div className="row" role="toolbar" aria-label="Monitor actions">
         {m.type !== "heartbeat" && (

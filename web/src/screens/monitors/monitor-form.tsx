@@ -1,19 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState, type FocusEvent, type FormEvent } from "react";
 import { api, data } from "../../api/client";
 import { SchemaFields } from "../../components/schema-fields";
 import { SuspendedBadge } from "../../components/widgets";
 import { ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
 import { FormIssuesError } from "../../lib/schema-form";
 import { useRouter } from "../../lib/router";
+import { CheckOutcome } from "./check-outcome";
 import { HeartbeatFields } from "./heartbeat-fields";
-import { CHECK_LABELS, CHECK_TYPES, configFields, readMonitorForm, type CheckType } from "./monitor-body";
+import { assumeScheme, CHECK_LABELS, CHECK_TYPES, configFields, hostOf, monitorFieldLabels, readMonitorForm, targetFieldOf, type CheckType } from "./monitor-body";
 import type { Monitor } from "./use-monitors";
 import type { paths } from "../../api/schema.gen";
 
 // The document types `config` per check type; readMonitorForm has checked it against the chosen type's schema.
 type CreateBody = paths["/api/v1/monitors"]["post"]["requestBody"]["content"]["application/json"];
 type PatchBody = paths["/api/v1/monitors/{id}"]["patch"]["requestBody"]["content"]["application/json"];
+type TestBody = paths["/api/v1/monitors/test"]["post"]["requestBody"]["content"]["application/json"];
 
 export function MonitorEdit({ id }: { id: string }) {
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
@@ -22,15 +24,24 @@ export function MonitorEdit({ id }: { id: string }) {
   return <MonitorForm monitor={q.data as Monitor} />;
 }
 
-/** Create (no monitor) or edit form for every check type; the settings come from the check type's schema. */
+/**
+ * Create (no monitor) or edit form for every check type; the settings come from the check type's schema.
+ * What the monitor watches comes first; the name follows from its host until typed; "Test" runs the
+ * check before saving; a created monitor's page then shows its first check (run at once by the scheduler).
+ */
 export function MonitorForm({ monitor }: { monitor?: Monitor }) {
   const { navigate, search } = useRouter();
   const qc = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
   const [type, setType] = useState<CheckType>(monitor?.type ?? ((search.get("type") as CheckType | null) ?? "http"));
+  const [name, setName] = useState(monitor?.name ?? "");
+  // The name follows the address until the person types one of their own.
+  const [nameTyped, setNameTyped] = useState(Boolean(monitor));
   const regions = useQuery({ queryKey: ["regions"], queryFn: () => api.GET("/api/v1/regions").then(data), staleTime: 300_000 });
   const runners = useQuery({ queryKey: ["runners"], queryFn: () => api.GET("/api/v1/runners", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000, retry: false });
   const entitlements = useQuery({ queryKey: ["entitlements"], queryFn: () => api.GET("/api/v1/entitlements").then(data), staleTime: 300_000 });
   const minInterval = Number(entitlements.data?.limits.min_interval_seconds ?? 10);
+  const target = targetFieldOf(type);
   const save = useMutation({
     mutationFn: async (form: FormData) => {
       const { body, issues } = readMonitorForm(type, form, minInterval);
@@ -41,10 +52,35 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
     onSuccess: (m) => {
       void qc.invalidateQueries({ queryKey: ["monitors"] });
       qc.setQueryData(["monitor", m.id], m);
-      navigate(`/monitors/${m.id}`);
+      // A new monitor's page shows its first check as it comes in (the success state); an edit goes back to it.
+      navigate(monitor || m.type === "heartbeat" ? `/monitors/${m.id}` : `/monitors/${m.id}?created=${encodeURIComponent(m.created_at)}`);
     },
   });
-  const issues = issuesOf(save.error);
+  const test = useMutation({
+    mutationFn: async (form: FormData) => {
+      const { body, issues } = readMonitorForm(type, form, minInterval);
+      // The name does not matter to a test.
+      const relevant = issues.filter((i) => i.path !== "body.name");
+      if (relevant.length) throw new FormIssuesError(relevant);
+      const { name: _n, tags: _t, paused: _p, ...rest } = body;
+      return api.POST("/api/v1/monitors/test", { body: rest as TestBody }).then(data);
+    },
+  });
+  const labels = monitorFieldLabels(type);
+  // Whichever ran last names the issues next to the fields.
+  const failed = test.error ?? save.error;
+  const onTargetChange = (e: FormEvent<HTMLFormElement>) => {
+    const input = e.target;
+    if (!(input instanceof HTMLInputElement)) return;
+    if (!nameTyped && target && input.name === `config.${target}`) setName(hostOf(input.value));
+  };
+  const onTargetBlur = (e: FocusEvent<HTMLFormElement>) => {
+    const input = e.target;
+    if (!(input instanceof HTMLInputElement)) return;
+    // `example.com` means https://example.com: shown as it will be checked.
+    if (input.name === "config.url" && input.value.trim()) input.value = assumeScheme(input.value);
+  };
+  const issues = issuesOf(failed);
   const config = (monitor?.config ?? {}) as Record<string, unknown>;
   const runnerList = (runners.data?.data ?? []).filter((r) => r.status !== "revoked");
   // The plan's minimum interval is the default, so a first monitor saves without an error.
@@ -54,10 +90,14 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
     <section aria-labelledby="form-h">
       <h1 id="form-h">{monitor ? `Edit ${monitor.name}` : "New monitor"}</h1>
       <form
+        ref={formRef}
         className="stack"
         noValidate
+        onChange={onTargetChange}
+        onBlur={onTargetBlur}
         onSubmit={(e) => {
           e.preventDefault();
+          test.reset();
           save.mutate(new FormData(e.currentTarget));
         }}
       >
@@ -76,12 +116,18 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
             </small>
           )}
         </div>
-        <Field label="Name" name="name" required maxLength={200} defaultValue={monitor?.name} placeholder="Homepage" error={issues["body.name"]} />
-        {/* Keyed by type: switching type starts from that type's defaults. */}
+        {/* What it watches first (keyed by type: switching type starts from that type's defaults), then its name, then the rest. */}
         {type === "heartbeat" ? (
-          <HeartbeatFields value={monitor?.type === type ? config : undefined} issues={issues} />
+          <>
+            <NameField name={name} setName={setName} setTyped={setNameTyped} error={issues["body.name"]} hint={undefined} />
+            <HeartbeatFields value={monitor?.type === type ? config : undefined} issues={issues} />
+          </>
         ) : (
-          <SchemaFields key={type} fields={configFields(type)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+          <>
+            <SchemaFields key={`${type}-required`} fields={configFields(type).filter((f) => f.required)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+            <NameField name={name} setName={setName} setTyped={setNameTyped} error={issues["body.name"]} hint={target && !monitor ? `Taken from the ${target === "url" ? "address's host" : target} until you type one` : undefined} />
+            <SchemaFields key={`${type}-optional`} fields={configFields(type).filter((f) => !f.required)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
+          </>
         )}
         <div className="row">
           <Field
@@ -132,16 +178,61 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
             <input type="checkbox" name="paused" /> Start paused (nothing is checked until you resume it)
           </label>
         )}
-        <ErrorMessage error={save.error} />
+        <ErrorMessage error={failed} labels={labels} />
+        {test.data && !test.isPending && (
+          <div role="status" aria-label="Test result">
+            <p className="muted">Tested now (nothing was saved):</p>
+            <CheckOutcome result={test.data} />
+          </div>
+        )}
+        {test.isPending && (
+          <p role="status" className="muted">
+            Running the check…
+          </p>
+        )}
         <div className="row">
           <button className="primary" disabled={save.isPending}>
             {save.isPending ? "Saving…" : monitor ? "Save changes" : "Create monitor"}
           </button>
+          {!inbound && !monitor && (
+            <button
+              type="button"
+              disabled={test.isPending}
+              onClick={() => {
+                save.reset();
+                if (formRef.current) test.mutate(new FormData(formRef.current));
+              }}
+            >
+              {test.isPending ? "Testing…" : "Test"}
+            </button>
+          )}
           <button type="button" onClick={() => history.back()}>
             Cancel
           </button>
         </div>
       </form>
     </section>
+  );
+}
+
+/** The monitor's name: filled from what it watches until the person types their own. */
+function NameField({ name, setName, setTyped, error, hint }: { name: string; setName: (v: string) => void; setTyped: (v: boolean) => void; error?: string; hint?: string }) {
+  return (
+    <Field
+      label="Name"
+      name="name"
+      // Optional where it follows the address (the hint says so).
+      required={!hint}
+      maxLength={200}
+      value={name}
+      onChange={(e) => {
+        setName(e.target.value);
+        // Cleared, it follows the address again.
+        setTyped(e.target.value.trim() !== "");
+      }}
+      placeholder="Homepage"
+      hint={hint}
+      error={error}
+    />
   );
 }

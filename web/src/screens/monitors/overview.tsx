@@ -35,6 +35,10 @@ function useUrlFilters() {
 
 export function MonitorsOverview() {
   const [f, set] = useUrlFilters();
+  const router = useRouter();
+  const { navigate } = router;
+  // "/" pressed on another screen lands here with ?focus=search (read once: the filters rewrite the URL).
+  const focusSearch = useRef(router.search.get("focus") === "search");
   const search = useDeferredValue(f.text.trim());
   const filters: MonitorFilters = {
     sort: f.sort,
@@ -73,8 +77,12 @@ export function MonitorsOverview() {
       }
     };
     addEventListener("keydown", onKey);
+    if (focusSearch.current && searchRef.current) {
+      focusSearch.current = false;
+      searchRef.current.focus();
+    }
     return () => removeEventListener("keydown", onKey);
-  }, []);
+  }, [q.isPending]);
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
   const items = virtual.getVirtualItems();
   const lastIndex = items[items.length - 1]?.index ?? 0;
@@ -89,11 +97,31 @@ export function MonitorsOverview() {
     scrollRef.current?.querySelector<HTMLAnchorElement>(`[data-index="${focusAt}"] a`)?.focus();
   }, [focusAt, items]);
   const onRowKey = (e: KeyboardEvent, index: number) => {
+    if (e.key === "ArrowUp" && index === 0 && !(e.target instanceof HTMLInputElement)) {
+      // Back up into the search box the results came from.
+      e.preventDefault();
+      searchRef.current?.focus();
+      return;
+    }
     const to = e.key === "ArrowDown" ? index + 1 : e.key === "ArrowUp" ? index - 1 : e.key === "Home" ? 0 : e.key === "End" ? rows.length - 1 : null;
     if (to == null || to < 0 || to >= rows.length || e.target instanceof HTMLInputElement) return;
     e.preventDefault();
     virtual.scrollToIndex(to);
     setFocusAt(to);
+  };
+
+  /** From the search box: ↓ moves into the results, Enter opens the first one. */
+  const onSearchKey = (e: KeyboardEvent) => {
+    if (rows.length === 0) return;
+    if (e.key === "ArrowDown") {
+      e.preventDefault();
+      virtual.scrollToIndex(0);
+      setFocusAt(null);
+      queueMicrotask(() => setFocusAt(0));
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      navigate(`/monitors/${rows[0]!.id}`);
+    }
   };
 
   const filtered = Boolean(search || f.status || f.type || f.tag);
@@ -114,7 +142,16 @@ export function MonitorsOverview() {
         </Link>
       </header>
       <div className="toolbar" role="search">
-        <input ref={searchRef} type="search" aria-label="Search monitors by name" placeholder="Search by name (press /)" value={f.text} onChange={(e) => set({ text: e.target.value })} />
+        <input
+          ref={searchRef}
+          type="search"
+          aria-label="Search monitors by name"
+          aria-describedby="search-keys"
+          placeholder="Search by name (press /)"
+          value={f.text}
+          onChange={(e) => set({ text: e.target.value })}
+          onKeyDown={onSearchKey}
+        />
         <select aria-label="Filter by status" value={f.status} onChange={(e) => set({ status: e.target.value })}>
           <option value="">All statuses</option>
           {STATUSES.map((s) => (
@@ -239,7 +276,9 @@ export function MonitorsOverview() {
           )}
         </div>
       )}
-      <p className="muted hint">Tip: press / to search, ↑ ↓ to move between monitors, Enter to open one.</p>
+      <p className="muted hint" id="search-keys">
+        Tip: press / to search, ↑ ↓ to move between monitors, Enter to open one, n for a new monitor, ? for every shortcut.
+      </p>
     </section>
   );
 }
