@@ -17,6 +17,14 @@ describe("applyLiveEvent", () => {
     expect(qc.getQueryData<ReturnType<typeof page>>(["monitors", { search: "a" }])!.pages[0]!.data[0]).toMatchObject({ status: "down" });
   });
 
+  it("leaves a cached list without the monitor stale (created after the list was fetched): refetched, never shown as empty", async () => {
+    const qc = new QueryClient();
+    qc.setQueryData(["monitors", {}], { pages: [{ data: [], pagination: { total: 0 } }], pageParams: [1] });
+    await qc.invalidateQueries({ queryKey: ["monitors"] }); // the form's create
+    applyLiveEvent(qc, { id: "9", type: "check.result", at: "x", data: { monitor_id: "mon_new", status: "up", duration_ms: 5, checked_at: "2026-01-01T00:00:01Z" } });
+    expect(qc.getQueryState(["monitors", {}])!.isInvalidated).toBe(true);
+  });
+
   it("records the last response time of a check result on the monitor", () => {
     const qc = new QueryClient();
     qc.setQueryData(["monitor", "mon_a"], { id: "mon_a", last_duration_ms: 10 });

@@ -75,9 +75,18 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
         : { status: e.data.to, status_changed_at: e.data.at };
     // Unavailable results never change a monitor's state (docs/results-and-uptime.md).
     if (e.type === "monitor.status_changed" || e.data.status !== "unavailable") {
-      qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) =>
-        old?.pages ? { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) } : old,
-      );
+      // A list that holds the monitor is patched in place; one that does not (it was cached before the monitor was
+      // created) is left alone — patching would mark it fresh and hide the new monitor — and refetched instead.
+      let unknown = false;
+      qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) => {
+        if (!old?.pages) return undefined;
+        if (!old.pages.some((p) => p.data.some((m) => m.id === monitorId))) {
+          unknown = true;
+          return undefined;
+        }
+        return { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) };
+      });
+      if (unknown) void qc.invalidateQueries({ queryKey: ["monitors"] });
       if (monitorId) qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
     }
     if (monitorId && e.type === "check.result") addLiveResult(qc, monitorId, e);
