@@ -71,7 +71,7 @@ describe("heartbeat schedule screens", () => {
   it("shows a run's duration and its ping body, as text, on the detail page", async () => {
     const url = (await page.getByTestId("ping-url-success").textContent())!;
     // The ping URLs come with copy buttons and a crontab line in the monitor's own schedule and zone.
-    expect(await page.getByTestId("ping-url-fail").textContent()).toBe(`${url}/fail`);
+    expect(await page.getByTestId("ping-url-failure").textContent()).toBe(`${url}/fail`);
     await page.getByRole("button", { name: "Copy start URL" }).waitFor();
     expect(await page.getByTestId("ping-crontab").textContent()).toBe(`CRON_TZ=Europe/Berlin\n30 3 * * 1-5 /usr/local/bin/my-job && curl -fsS -m 10 --retry 3 ${url} > /dev/null`);
     await fetch(`${url}/start`, { method: "POST" });
