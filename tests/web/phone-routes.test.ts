@@ -48,6 +48,17 @@ describe("the dashboard on a phone (390×844)", () => {
     }
   }, 30_000);
 
+  it("folds the audit log's filters so its entries, in words, start on the first screen", async () => {
+    const { page } = env;
+    await openScreen(page, env.base, "/org/audit-log");
+    expect(await page.getByLabel("Action").isVisible()).toBe(false);
+    const first = page.getByTestId("audit-log").locator("li").first();
+    expect(await first.boundingBox().then((b) => b!.y)).toBeLessThan(844);
+    expect(await first.locator("summary").textContent()).toMatch(/^alice-\d+@example\.com created incident Checkout is slow/);
+    await page.getByText("Filters", { exact: true }).click();
+    expect(await page.getByLabel("Action").isVisible()).toBe(true);
+  }, 30_000);
+
   it("fits every route of the router without sideways scrolling", async () => {
     const urls = dashboardUrls(seeded);
     expect(urls).toContain(`/monitors/${seeded.monitorId}/checks/${seeded.checkId}`);

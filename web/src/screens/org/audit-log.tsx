@@ -14,6 +14,8 @@ export function AuditLog() {
   const [filters, setFilters] = useState<Filters>({});
   const [page, setPage] = useState(1);
   const admin = can("org:admin");
+  // On a phone the five filters would fill the first screen: they start folded there.
+  const [filtersOpen, setFiltersOpen] = useState(() => !matchMedia("(max-width: 640px)").matches);
   const q = useQuery({
     queryKey: ["audit-log", filters, page],
     enabled: admin,
@@ -31,35 +33,42 @@ export function AuditLog() {
         <p>Only administrators can read the audit log.</p>
       ) : (
         <>
-          <form
-            className="toolbar"
-            role="search"
-            aria-label="Filter the audit log"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const f = new FormData(e.currentTarget);
-              const pick = (k: string) => String(f.get(k) ?? "").trim() || undefined;
-              const when = (k: string) => (pick(k) ? new Date(pick(k)!).toISOString() : undefined);
-              setPage(1);
-              setFilters(Object.fromEntries(Object.entries({ actor: pick("actor"), action: pick("action"), target: pick("target"), from: when("from"), to: when("to") }).filter(([, v]) => v)));
-            }}
-          >
-            <Field label="Actor" name="actor" placeholder="email, user or key id" />
-            <Field label="Action" name="action" placeholder="api_keys or api_keys.create" />
-            <Field label="Target" name="target" placeholder="id or type" />
-            <Field label="From" name="from" type="datetime-local" />
-            <Field label="To" name="to" type="datetime-local" />
-            <button className="primary">Filter</button>
-            <button
-              type="reset"
-              onClick={() => {
+          <details className="more audit-filters" open={filtersOpen} onToggle={(e) => setFiltersOpen(e.currentTarget.open)}>
+            <summary>Filters{Object.keys(filters).length ? ` (${Object.keys(filters).length} on)` : ""}</summary>
+            <form
+              className="toolbar"
+              role="search"
+              aria-label="Filter the audit log"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const f = new FormData(e.currentTarget);
+                const pick = (k: string) => String(f.get(k) ?? "").trim() || undefined;
+                const when = (k: string) => (pick(k) ? new Date(pick(k)!).toISOString() : undefined);
                 setPage(1);
-                setFilters({});
+                setFilters(
+                  Object.fromEntries(
+                    Object.entries({ actor: pick("actor"), action: pick("action"), target: pick("target"), from: when("from"), to: when("to") }).filter(([, v]) => v),
+                  ),
+                );
               }}
             >
-              Clear
-            </button>
-          </form>
+              <Field label="Actor" name="actor" placeholder="email, user or key id" />
+              <Field label="Action" name="action" placeholder="api_keys or api_keys.create" />
+              <Field label="Target" name="target" placeholder="id or type" />
+              <Field label="From" name="from" type="datetime-local" />
+              <Field label="To" name="to" type="datetime-local" />
+              <button className="primary">Filter</button>
+              <button
+                type="reset"
+                onClick={() => {
+                  setPage(1);
+                  setFilters({});
+                }}
+              >
+                Clear
+              </button>
+            </form>
+          </details>
           {q.isPending ? (
             <Loading what="the audit log" />
           ) : q.isError ? (
