@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { screenshot } from "./browser.ts";
-import { phase, SETUP_TIMEOUT_MS, signUpInBrowser, startJourney, type JourneyEnv } from "./journey-support.ts";
+import { checkA11y, phase, SETUP_TIMEOUT_MS, signUpInBrowser, startJourney, type JourneyEnv } from "./journey-support.ts";
 import { dashboardUrls, horizontalOverflow, openScreen, seedEverything, VISIT_ENV, type Seeded } from "./route-visits.ts";
 
 // Every route of the dashboard's router at a phone's size (390×844): nothing may make the page scroll sideways.
@@ -31,6 +31,7 @@ describe("the dashboard on a phone (390×844)", () => {
     await toggle.click();
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     await screenshot(page, "phone-menu-open");
+    await checkA11y(page, "phone menu open");
     await nav.getByRole("link", { name: "Status pages", exact: true }).click();
     await page.getByRole("heading", { name: "Status pages", level: 1 }).waitFor();
     expect(await nav.isVisible()).toBe(false);
