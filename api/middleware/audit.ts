@@ -28,7 +28,10 @@ export const auditPlugin = (sql: Sql, log: Logger) =>
     const { action, targetType } = auditAction(request.method, route);
     const p = (params ?? {}) as Record<string, string>;
     const paramIds = Object.values(p);
-    const bodyId = (responseValue as { id?: unknown } | null)?.id;
+    const body = (responseValue ?? null) as { id?: unknown; name?: unknown; title?: unknown } | null;
+    const bodyId = body?.id;
+    // The target's name as it was then, so the log reads "created monitor Shop API" after a rename or delete.
+    const named = typeof body?.name === "string" ? body.name : typeof body?.title === "string" ? body.title : undefined;
     const targetId = paramIds[paramIds.length - 1] ?? (typeof bodyId === "string" ? bodyId : null);
     await insertAudit(sql, {
       orgId: identity.orgId,
@@ -39,6 +42,6 @@ export const auditPlugin = (sql: Sql, log: Logger) =>
       targetType,
       targetId,
       ip: requestMeta.get(request)?.ip ?? null,
-      details: { method: request.method, path: new URL(request.url).pathname },
+      details: { method: request.method, path: new URL(request.url).pathname, ...(named ? { name: named.slice(0, 200) } : {}) },
     }).catch((err) => log.error({ op: "audit.insert", err, action }, "audit write failed"));
   });

@@ -423,6 +423,10 @@ describe("audit log", () => {
     expect(created).toMatchObject({ actor_type: "api_key", actor_id: keyId, actor: `api_key:${keyId}`, target_type: "api_keys", target_id: made.body.id });
     expect(deleted).toMatchObject({ action: "api_keys.delete", target_id: made.body.id, ip: "127.0.0.1" });
     expect(JSON.stringify(all)).not.toContain(made.body.key);
+    // The target's name at the time is kept, so the dashboard can say "created API key audited".
+    expect(created.details).toMatchObject({ method: "POST", name: "audited" });
+    expect(renamed.details).toMatchObject({ method: "PATCH", name: "Audited" });
+    expect(deleted.details.name).toBeUndefined();
 
     const q = async (query: string) => (await key("GET", `/api/v1/audit-log?${query}`)).body.data.map((e: { action: string }) => e.action);
     expect(await q(`actor=${org.user_id}`)).toEqual(["org.update"]);

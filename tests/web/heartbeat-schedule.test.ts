@@ -69,7 +69,11 @@ describe("heartbeat schedule screens", () => {
   }, 90_000);
 
   it("shows a run's duration and its ping body, as text, on the detail page", async () => {
-    const url = (await page.locator("code.copyable").textContent())!;
+    const url = (await page.getByTestId("ping-url-success").textContent())!;
+    // The ping URLs come with copy buttons and a crontab line in the monitor's own schedule and zone.
+    expect(await page.getByTestId("ping-url-failure").textContent()).toBe(`${url}/fail`);
+    await page.getByRole("button", { name: "Copy start URL" }).waitFor();
+    expect(await page.getByTestId("ping-crontab").textContent()).toBe(`CRON_TZ=Europe/Berlin\n30 3 * * 1-5 /usr/local/bin/my-job && curl -fsS -m 10 --retry 3 ${url} > /dev/null`);
     await fetch(`${url}/start`, { method: "POST" });
     await Bun.sleep(400);
     await fetch(url, { method: "POST", body: "<b>copied 42 files</b>\nsize 1.2 GB" });

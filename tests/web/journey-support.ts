@@ -187,7 +187,12 @@ export async function captureScreen(page: Page, name: string): Promise<void> {
   }
 }
 
-export const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
+/** Follows a link of the main navigation, opening the menu it folds into on a narrow screen first. */
+export async function nav(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole("button", { name: "Menu" });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
+}
 
 /** Waits for `locator`; on a timeout, saves a screenshot and reports what the page logged. */
 export async function waitOrShoot(env: JourneyEnv, locator: ReturnType<Page["locator"]>, name: string, timeout = 10_000): Promise<void> {

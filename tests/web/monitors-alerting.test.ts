@@ -99,7 +99,7 @@ describe("monitors and alerting screens", () => {
     await newMonitor("ping", "Ping", async () => page.getByLabel("Host").fill("127.0.0.1"));
     await newMonitor("domain", "Domain", async () => page.getByLabel("Domain").fill("example.test"));
     await newMonitor("heartbeat", "Nightly backup", async () => page.getByLabel("Expected every (seconds)").fill("86400"));
-    await page.locator("code.copyable").getByText(/\/api\/v1\/heartbeat\/hb_/).waitFor();
+    await page.getByTestId("ping-url-success").getByText(/\/api\/v1\/heartbeat\/hb_/).waitFor();
     await newMonitor("browser_lite", "Browser page", async () => page.getByLabel("URL").fill(url));
     await newMonitor("browser_flow", "Checkout flow", async () => {
       await page.getByLabel("URL").fill(url);
@@ -379,8 +379,8 @@ describe("monitors and alerting screens", () => {
   }, 60_000);
 
   it("fits a phone screen in the dark theme", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${env.base}/monitors/${ids.Web}`);
     await page.getByRole("heading", { name: "Web", exact: true }).waitFor();
     await page.getByRole("img", { name: /Response time of the last/ }).locator("canvas").waitFor();

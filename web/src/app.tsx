@@ -3,7 +3,7 @@ import { Suspense, type ReactNode } from "react";
 import { api, data } from "./api/client";
 import { Layout } from "./components/layout";
 import { Loading } from "./components/ui";
-import { match, useRouter } from "./lib/router";
+import { Link, match, useRouter } from "./lib/router";
 import { useSession } from "./lib/session";
 import { alertScreens } from "./screens/alerts/routes";
 import { PasswordReset, SignIn, SignUp, SsoComplete } from "./screens/auth/auth-forms";
@@ -32,6 +32,9 @@ const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
   ...orgScreens,
   ...accountScreens,
 ];
+
+/** Every signed-in route pattern, in match order: the phone-width test and `scripts/screens.ts` visit each one. */
+export const SCREEN_PATTERNS = SCREENS.map(([pattern]) => pattern);
 
 export function App() {
   const session = useSession();
@@ -77,8 +80,22 @@ export function App() {
   }
   return (
     <Layout>
-      <h1>Not found</h1>
-      <p>There is no page at {path}.</p>
+      <section className="not-found" aria-labelledby="not-found-h">
+        <h1 id="not-found-h">Page not found</h1>
+        <p>
+          There is no page at <code>{path}</code>. It may have been moved or deleted, or the link may be mistyped.
+        </p>
+        <p className="row">
+          <Link to="/monitors" className="button primary">
+            Back to monitors
+          </Link>
+          {history.length > 1 && (
+            <button type="button" onClick={() => history.back()}>
+              Go back
+            </button>
+          )}
+        </p>
+      </section>
     </Layout>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { fmtAgo, fmtMoney } from "./format";
+import { fmtAgo, fmtMoney, fmtTime } from "./format";
 
 describe("fmtAgo", () => {
   const now = Date.parse("2026-01-10T12:00:00Z");
@@ -18,5 +18,21 @@ describe("fmtMoney", () => {
   it("prints cents as dollars", () => {
     expect(fmtMoney(699)).toBe("$6.99");
     expect(fmtMoney(264000)).toBe("$2,640.00");
+  });
+});
+
+describe("fmtTime", () => {
+  it("shows the moment in the given zone with the zone named", () => {
+    const s = fmtTime("2026-01-10T12:00:05Z", "Asia/Tokyo");
+    expect(s).toMatch(/(21|09):00:05/);
+    expect(s).toMatch(/GMT\+9|JST/);
+    expect(fmtTime("2026-07-01T12:00:00Z", "UTC")).toMatch(/12:00:00.*UTC/);
+  });
+  it("names the viewer's own zone when none is given", () => {
+    expect(fmtTime(Date.parse("2026-01-10T12:00:00Z"))).toMatch(/[A-Z]{2,}|GMT/);
+  });
+  it("prints a dash for no time or a bad one", () => {
+    expect(fmtTime(null)).toBe("—");
+    expect(fmtTime("not a time")).toBe("—");
   });
 });

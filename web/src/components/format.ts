@@ -20,3 +20,20 @@ export function fmtAgo(iso: string | null | undefined, now = Date.now()): string
 export const fmtMoney = (cents: number | string, currency = "USD") => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(Number(cents) / 100);
 
 export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" }) : "—");
+
+const TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" };
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * "26 Nov 2026, 07:12:05 CET": a moment in the viewer's time zone (or `zone`), always with the zone
+ * named, so a time read off the screen is never ambiguous. Every screen formats times with this.
+ */
+export function fmtTime(v: string | number | Date | null | undefined, zone?: string): string {
+  if (v == null || v === "") return "—";
+  const t = new Date(v);
+  if (Number.isNaN(t.getTime())) return "—";
+  const key = zone ?? "";
+  let f = timeFormats.get(key);
+  if (!f) timeFormats.set(key, (f = new Intl.DateTimeFormat(undefined, { ...TIME_OPTIONS, ...(zone ? { timeZone: zone } : {}) })));
+  return f.format(t);
+}

@@ -29,6 +29,9 @@ export function Layout({ children }: { children: ReactNode }) {
   const { can, loading } = useMyRole();
   const watches = !loading && can("monitors:read");
   const live = useLiveEvents(watches, session.orgId);
+  // On narrow screens the navigation and the account links fold into a menu, closed on every navigation.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -38,26 +41,36 @@ export function Layout({ children }: { children: ReactNode }) {
         <Link to="/monitors" className="brand">
           Watchpost
         </Link>
-        <nav aria-label="Main">
-          {NAV.map(([to, label]) => (
-            <Link key={to} to={to} aria-current={path.startsWith(to) && (to !== "/alerts" || !path.startsWith("/alert-")) ? "page" : undefined}>
-              {label}
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="main-menu" onClick={() => setMenuOpen(!menuOpen)}>
+          <span aria-hidden="true">☰</span> Menu
+        </button>
+        <div id="main-menu" className={`menu ${menuOpen ? "open" : ""}`}>
+          <nav aria-label="Main">
+            {NAV.map(([to, label]) => (
+              <Link key={to} to={to} aria-current={path.startsWith(to) && (to !== "/alerts" || !path.startsWith("/alert-")) ? "page" : undefined}>
+                {label}
+              </Link>
+            ))}
+          </nav>
+          <div className="topbar-end">
+            {watches && (
+              <span
+                className={`live ${live ? "on" : ""}`}
+                role="status"
+                aria-label={live ? "Live updates connected" : "Live updates reconnecting"}
+                title={live ? "Live" : "Reconnecting"}
+              />
+            )}
+            <OrgSwitcher />
+            <NotificationBell />
+            <ThemeToggle />
+            {/* A server page (api/web/docs.ts), not a dashboard route: a full navigation. */}
+            <a href="/docs">API reference</a>
+            <Link to="/account" aria-current={path.startsWith("/account") ? "page" : undefined}>
+              Account
             </Link>
-          ))}
-        </nav>
-        <div className="topbar-end">
-          {watches && <span className={`live ${live ? "on" : ""}`} role="status" aria-label={live ? "Live updates connected" : "Live updates reconnecting"} title={live ? "Live" : "Reconnecting"} />}
-          <OrgSwitcher />
-          <NotificationBell />
-          <ThemeToggle />
-          {/* A server page (api/web/docs.ts), not a dashboard route: a full navigation. */}
-          <a href="/docs">
-            API reference
-          </a>
-          <Link to="/account" aria-current={path.startsWith("/account") ? "page" : undefined}>
-            Account
-          </Link>
-          <button onClick={() => void session.signOut()}>Sign out</button>
+            <button onClick={() => void session.signOut()}>Sign out</button>
+          </div>
         </div>
       </header>
       <AppBanners />

@@ -188,7 +188,7 @@ function WindowFormFields({ window: w, onDone, onSaved }: { window?: Window; onD
         )}
         {preview && preview.length > 0 && (
           <p className="muted" role="status">
-            Next starts (your local time): {preview.map((t) => new Date(t).toLocaleString()).join(" · ")}
+            Next starts (your local time): {preview.map((t) => fmtTime(t)).join(" · ")}
           </p>
         )}
       </fieldset>

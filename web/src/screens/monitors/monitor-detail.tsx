@@ -6,6 +6,7 @@ import { Link, useRouter } from "../../lib/router";
 import { FirstCheckNotice } from "./check-outcome";
 import { ChecksTable } from "./detail/checks-table";
 import { DailyBars } from "./detail/daily-bars";
+import { HeartbeatPing } from "./heartbeat-ping";
 import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
 
@@ -73,7 +74,7 @@ export function MonitorDetail({ id }: { id: string }) {
         </p>
       )}
       {firstSince && m.type !== "heartbeat" && <FirstCheckNotice monitorId={m.id} since={firstSince.since} what={firstSince.what} paused={m.paused} onDismiss={() => setFirstSince(null)} />}
-      {m.heartbeat_url && <HeartbeatUrl url={m.heartbeat_url} />}
+      {m.heartbeat_url && <HeartbeatPing url={m.heartbeat_url} config={cfg} />}
       <div className="row" role="toolbar" aria-label="Monitor actions">
         {m.type !== "heartbeat" && (
           <button onClick={() => action.mutate("run")} disabled={action.isPending}>
@@ -144,30 +145,4 @@ function heartbeatTiming(cfg: Record<string, unknown>): string {
   const grace = `${String(cfg.grace_seconds ?? 0)} s grace`;
   if (cfg.schedule) return `expected on schedule ${String(cfg.schedule)} (${String(cfg.timezone ?? "UTC")}), ${grace}`;
   return `expected every ${String(cfg.period_seconds)} s, ${grace}`;
-}
-
-function HeartbeatUrl({ url }: { url: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="card">
-      <strong>Ping this URL from your job</strong> (GET or POST) when it succeeds:
-      <div className="row">
-        <code className="copyable">{url}</code>
-        <button
-          onClick={() =>
-            void navigator.clipboard?.writeText(url).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-      </div>
-      <small className="muted">
-        For example: <code>curl -fsS {url}</code>. Add <code>/start</code> when the job begins (the run time is measured) and call <code>/fail</code> when it fails (down at once).
-        A POST body (first 10 KB, e.g. the job's output) is kept with the result: <code>my-job 2&gt;&amp;1 | curl -fsS --data-binary @- {url}</code>
-      </small>
-    </div>
-  );
 }

@@ -1,0 +1,38 @@
+import { useId } from "react";
+import { CopyButton, Snippet } from "../../components/widgets";
+import { heartbeatSnippets } from "./heartbeat-snippets";
+
+/** A heartbeat monitor's ping URLs with copy buttons, and the crontab line, wrapper and output-sending line for its job. */
+export function HeartbeatPing({ url, config }: { url: string; config: Record<string, unknown> }) {
+  const id = useId();
+  const s = heartbeatSnippets(url, config);
+  return (
+    <section className="card heartbeat-ping" aria-labelledby={id}>
+      <h2 id={id}>Ping this URL from your job</h2>
+      <p>GET or POST the success URL when the job succeeds. Ping the start URL when it begins (the run time is measured) and the failure URL when it fails (down at once).</p>
+      <dl className="ping-urls">
+        {s.urls.map((u) => (
+          <div key={u.label} className="pair">
+            <dt>{u.label[0]!.toUpperCase() + u.label.slice(1)}</dt>
+            <dd>
+              <code className="copyable" data-testid={`ping-url-${u.label}`}>
+                {u.url}
+              </code>
+              <CopyButton text={u.url} what={`${u.label} URL`} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <h3>Crontab line</h3>
+      <Snippet code={s.crontab} what="crontab line" testId="ping-crontab" />
+      <details className="more">
+        <summary>More ways to ping</summary>
+        <h3>Start, success or failure from a script</h3>
+        <Snippet code={s.wrapper} what="wrapper script" testId="ping-wrapper" />
+        <h3>Send the job's output with the ping</h3>
+        <p className="muted">The first 10 KB of a POST body is kept with the result.</p>
+        <Snippet code={s.withOutput} what="output-sending line" testId="ping-output" />
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+/** The ping URLs of a heartbeat monitor and the shell lines a job uses to call them. */
+
+export interface HeartbeatSnippets {
+  urls: { label: string; url: string }[];
+  /** One line to paste into a crontab (a schedule as configured, or one derived from the period). */
+  crontab: string;
+  /** A shell wrapper: start, run, success or failure. */
+  wrapper: string;
+  /** The job's output sent as the ping's body (kept with the result). */
+  withOutput: string;
+}
+
+const CURL = "curl -fsS -m 10 --retry 3";
+
+/** `*​/5 * * * *` for 300 s; hourly and daily periods at minute 0; null when cron cannot say it. */
+export function cronForPeriod(seconds: number): string | null {
+  if (!Number.isInteger(seconds) || seconds < 60 || seconds % 60 !== 0) return null;
+  const min = seconds / 60;
+  if (min === 1) return "* * * * *";
+  if (min < 60 && 60 % min === 0) return `*/${min} * * * *`;
+  if (min === 60) return "0 * * * *";
+  const hours = min / 60;
+  if (Number.isInteger(hours) && hours < 24 && 24 % hours === 0) return `0 */${hours} * * *`;
+  if (hours === 24) return "0 0 * * *";
+  if (hours === 168) return "0 0 * * 1";
+  return null;
+}
+
+export function heartbeatSnippets(url: string, cfg: Record<string, unknown>, job = "/usr/local/bin/my-job"): HeartbeatSnippets {
+  const schedule = typeof cfg.schedule === "string" && cfg.schedule.trim() ? cfg.schedule.trim() : null;
+  const zone = typeof cfg.timezone === "string" && cfg.timezone ? cfg.timezone : "UTC";
+  const when = schedule ?? cronForPeriod(Number(cfg.period_seconds));
+  const ping = `${CURL} ${url}`;
+  const line = `${job} && ${ping} > /dev/null`;
+  // Vixie cron and cronie read CRON_TZ; without it the schedule runs in the machine's own zone.
+  const crontab = when
+    ? `${schedule && zone !== "UTC" ? `CRON_TZ=${zone}\n` : ""}${when} ${line}`
+    : `# every ${String(cfg.period_seconds)} s: no single cron line says that; run the job from its own loop or timer\n${line}`;
+  return {
+    urls: [
+      { label: "success", url },
+      { label: "start", url: `${url}/start` },
+      { label: "failure", url: `${url}/fail` },
+    ],
+    crontab,
+    wrapper: `${CURL} ${url}/start > /dev/null\nif ${job}; then\n  ${ping} > /dev/null\nelse\n  ${CURL} ${url}/fail > /dev/null\nfi`,
+    withOutput: `${job} 2>&1 | ${CURL} --data-binary @- ${url}`,
+  };
+}
