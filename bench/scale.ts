@@ -8,9 +8,10 @@
  * /proc/<pid>/smaps_rollup (not RSS).
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 40] [--window 60]
- *          [--cpu-prof DIR] (Bun's sampling profiler; the markdown profile lands in DIR at shutdown)
+ *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
+ *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
- *          [--keep] (keep the data directory)
+ *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     "pg-stats": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    smol: { type: "boolean", default: false },
   },
 });
 const SIZES = values.monitors.split(",").map((s) => Number(s.trim()));
@@ -108,8 +110,8 @@ interface Started {
 
 async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string): Promise<Started> {
   const port = freePort();
-  const prof = profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
-  const proc = Bun.spawn(["bun", ...prof, "scripts/start.ts"], {
+  const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
+  const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, "scripts/start.ts"], {
     cwd: root,
     env: {
       ...process.env,
@@ -249,6 +251,8 @@ async function run(n: number) {
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)})`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
+        // The machine may be shared: a load average above the core count means every figure above was starved.
+        `load average ${readText("/proc/loadavg")?.split(" ")[0]}`,
       ].join(" | "),
     );
     if (values["pg-stats"]) {
@@ -260,6 +264,10 @@ async function run(n: number) {
       for (const r of top) console.log(`  ${String(r.ms).padStart(7)} ms  ${String(r.calls).padStart(7)} calls  ${String(r.per).padStart(8)} ms/call  ${r.query}`);
     }
     await sql.end();
+    if (values["cpu-prof"]) {
+      await stop(s);
+      console.log(`  checks during the profiled run: ${arrivals.reduce((sum, a) => sum + (a?.length ?? 0), 0)}`);
+    }
   } finally {
     await stop(s);
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });

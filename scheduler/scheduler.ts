@@ -75,6 +75,9 @@ export interface SchedulerOptions {
   publishConcurrency?: number;
 }
 
+/** Thrown inside the retry loop once stopped; one instance (an Error per publish cost a stack capture per check). */
+const STOPPED = new Error("scheduler stopped");
+
 /** The location of the unavailable results of a monitor with no region and no runner. */
 const NOWHERE = "none";
 
@@ -319,7 +322,7 @@ export class Scheduler {
 
   /** Publishes with retries (core/retry) until the job would have expired anyway. */
   private async deliver(item: Outgoing): Promise<void> {
-    const stopped = new Error("scheduler stopped");
+    const stopped = STOPPED;
     const expired = () => this.o.clock.now() >= item.expiresAt;
     try {
       await retry(
