@@ -269,7 +269,10 @@ async function run(n: number) {
       console.log(`  checks during the profiled run: ${arrivals.reduce((sum, a) => sum + (a?.length ?? 0), 0)}`);
     }
   } finally {
+    const postmaster = postmasterOf(dataDir);
     await stop(s);
+    // The all-in-one stops its embedded PostgreSQL; if it had to be killed, stop that one too (fast shutdown).
+    if (postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir)) process.kill(postmaster, "SIGINT");
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
