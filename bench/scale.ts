@@ -7,7 +7,7 @@
  * PostgreSQL process (the postmaster's own ticks plus its reaped children's, plus its live backends), and PSS from
  * /proc/<pid>/smaps_rollup (not RSS).
  *
- * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 40] [--window 60]
+ * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
  *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
  *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
@@ -24,8 +24,8 @@ const { values } = parseArgs({
   options: {
     monitors: { type: "string", default: "0,2000" },
     interval: { type: "string", default: "20" },
-    warmup: { type: "string", default: "40" },
-    window: { type: "string", default: "60" },
+    warmup: { type: "string", default: "30" },
+    window: { type: "string", default: "50" },
     "cpu-prof": { type: "string" },
     "pg-stats": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
