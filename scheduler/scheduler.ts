@@ -17,6 +17,7 @@ import { buildCheckJob } from "../domain/monitors/job.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
+import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
 import { retry } from "../core/retry.ts";
@@ -26,13 +27,13 @@ interface Entry {
   id: string;
   orgId: string;
   type: string;
-  config: Record<string, unknown>;
+  config: Readonly<Record<string, unknown>>;
   secretsEnc: string | null;
   intervalMs: number;
   timeoutMs: number;
-  regions: string[];
-  runnerIds: string[];
-  tags: string[];
+  regions: readonly string[];
+  runnerIds: readonly string[];
+  tags: readonly string[];
   version: number;
   phase: number;
   /** Bumped whenever the entry's heap slot is replaced; older slots are skipped (lazy deletion). */
@@ -86,6 +87,9 @@ const FIRST_CHECKS_PER_SECOND = 20;
 /** A grid slot this close is as good as at once: the first check keeps it instead of running twice. */
 const FIRST_CHECK_SOON_MS = 2000;
 
+/** Thrown inside the retry loop once stopped; one instance (an Error per publish cost a stack capture per check). */
+const STOPPED = new Error("scheduler stopped");
+
 /** The location of the unavailable results of a monitor with no region and no runner. */
 const NOWHERE = "none";
 
@@ -96,6 +100,7 @@ const NOWHERE = "none";
  */
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
+  private readonly interned = new Interner();
   private readonly heap = new MinHeap<Slot>((s) => s.due);
   private readonly queue: Outgoing[] = [];
   /** Due time → messages not yet confirmed by the bus; holds the watermark back. */
@@ -139,16 +144,17 @@ export class Scheduler {
   upsert(row: SchedulableRow): void {
     const intervalMs = row.interval_seconds * 1000;
     const existing = this.entries.get(row.id);
+    // Held for every monitor until it changes: values many monitors repeat are kept once (see intern.ts).
     const fields = {
-      orgId: row.org_id,
-      type: row.type,
-      config: row.config,
+      orgId: this.interned.text(row.org_id),
+      type: this.interned.text(row.type),
+      config: this.interned.config(row.config),
       secretsEnc: row.secrets_enc,
       intervalMs,
       timeoutMs: row.timeout_ms,
-      regions: row.regions,
-      runnerIds: row.runner_ids,
-      tags: row.tags,
+      regions: this.interned.list(row.regions),
+      runnerIds: this.interned.list(row.runner_ids),
+      tags: this.interned.list(row.tags),
       version: row.version,
     };
     if (existing && existing.intervalMs === intervalMs) {
@@ -350,7 +356,7 @@ export class Scheduler {
 
   /** Publishes with retries (core/retry) until the job would have expired anyway. */
   private async deliver(item: Outgoing): Promise<void> {
-    const stopped = new Error("scheduler stopped");
+    const stopped = STOPPED;
     const expired = () => this.o.clock.now() >= item.expiresAt;
     try {
       await retry(

@@ -1,0 +1,93 @@
+/**
+ * Where a Bun CPU profile's time goes, by area of the check path (#24 item 2). Reads a `.cpuprofile` written by
+ * `bun --cpu-prof` (bench/scale.ts --cpu-prof DIR) and attributes every sample to the first frame, from the leaf up,
+ * that lies in a file of ours or of a library (runtime frames such as node:net are skipped, so a socket write lands
+ * on undici or postgres.js, whichever called it). Samples with no such frame are "runtime, unattributed": socket and
+ * timer callbacks whose asynchronous caller the profiler cannot see.
+ * Usage: bun bench/profile-breakdown.ts FILE.cpuprofile [--checks N] (N checks in the profile: adds CPU-ms per check)
+ *          [--interval-us 1000] (the profiler's sampling interval, Bun's default)
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Area by file; the first rule that matches a frame's file wins. */
+const AREAS: [string, RegExp][] = [
+  ["scheduling (scheduler/)", /\/scheduler\//],
+  ["dispatch (worker loop, runner/cloud/)", /\/runner\/cloud\//],
+  ["the request (checks, undici, net guard)", /\/runner\/checks\/|\/node_modules\/undici\/|\/core\/net-guard\/|\/node_modules\/ipaddr\.js\//],
+  ["result building (schemas, messages)", /\/schemas\//],
+  ["bus (core/bus/)", /\/core\/bus\//],
+  ["ingest and rollups (alerting/ingest, domain/results, db/queries)", /\/alerting\/ingest\/|\/domain\/results\/|\/db\/queries\/results|\/db\/queries\/rollup/],
+  ["alert evaluation (alerting/)", /\/alerting\//],
+  ["SSE fan-out and API (api/, elysia)", /\/api\/|\/node_modules\/elysia\//],
+  ["logging (pino, core/log)", /\/node_modules\/pino|\/core\/log/],
+  ["metrics (prom-client)", /\/node_modules\/prom-client\//],
+  ["postgres.js driver (every query)", /\/node_modules\/postgres\//],
+  ["other code of ours", /\/work\/|\/(core|db|domain)\//],
+  ["other libraries", /\/node_modules\//],
+];
+const GC = "GC";
+const IDLE = new Set(["(idle)", "(program)"]);
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { checks: { type: "string" }, "interval-us": { type: "string", default: "1000" } } });
+const file = positionals[0];
+if (!file) throw new Error("usage: bun bench/profile-breakdown.ts FILE.cpuprofile [--checks N]");
+const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+const areaOf = new Map<number, string | null>();
+function classify(id: number): string | null {
+  const known = areaOf.get(id);
+  if (known !== undefined) return known;
+  let area: string | null = "runtime, unattributed (socket/timer callbacks, natives)";
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const { functionName, url } = byId.get(at)!.callFrame;
+    if (at === id && IDLE.has(functionName)) {
+      area = null;
+      break;
+    }
+    if (/garbage collector/i.test(functionName)) {
+      area = GC;
+      break;
+    }
+    if (!url || url.startsWith("node:") || url.startsWith("internal:") || url === "[native code]") continue;
+    const hit = AREAS.find(([, re]) => re.test(url));
+    if (hit) {
+      area = hit[0];
+      break;
+    }
+  }
+  areaOf.set(id, area);
+  return area;
+}
+
+const micros = new Map<string, number>();
+let total = 0;
+// Each sample stands for one sampling interval of CPU (the profiler samples only a running thread, so the time
+// deltas between samples include idle gaps and are not used as weights).
+const interval = Number(values["interval-us"]);
+for (const id of profile.samples) {
+  const area = classify(id);
+  if (area === null) continue;
+  micros.set(area, (micros.get(area) ?? 0) + interval);
+  total += interval;
+}
+const checks = values.checks ? Number(values.checks) : 0;
+console.log(`${(total / 1e6).toFixed(2)} s of CPU samples${checks ? ` over ${checks} checks: ${(total / 1000 / checks).toFixed(3)} CPU-ms per check` : ""}`);
+for (const [area, us] of [...micros].sort((a, b) => b[1] - a[1])) {
+  const perCheck = checks ? `  ${((us / 1000 / checks) * 1000).toFixed(0).padStart(5)} µs/check` : "";
+  console.log(`${((us / total) * 100).toFixed(1).padStart(5)} %${perCheck}  ${area}`);
+}

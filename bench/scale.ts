@@ -1,0 +1,285 @@
+/**
+ * The all-in-one at scale (#24 item 2): for each N, a fresh all-in-one (`bun scripts/start.ts`, embedded PostgreSQL in a
+ * temporary DATA_DIR) with N HTTP monitors created through `POST /api/v1/monitors/bulk` against a loopback target that
+ * records every arrival per monitor; after the warm-up, one measured window. Prints one line per N: checks/s achieved
+ * (arrivals at the target) against expected, the interval between consecutive arrivals of each monitor (deviation
+ * percentiles from the configured interval), stored results by status, CPU per check of the Bun process and of every
+ * PostgreSQL process (the postmaster's own ticks plus its reaped children's, plus its live backends), and PSS from
+ * /proc/<pid>/smaps_rollup (not RSS).
+ *
+ * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
+ *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
+ *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
+ *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
+ *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
+ * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import postgres from "postgres";
+
+const { values } = parseArgs({
+  options: {
+    monitors: { type: "string", default: "0,2000" },
+    interval: { type: "string", default: "20" },
+    warmup: { type: "string", default: "30" },
+    window: { type: "string", default: "50" },
+    "cpu-prof": { type: "string" },
+    "pg-stats": { type: "boolean", default: false },
+    keep: { type: "boolean", default: false },
+    smol: { type: "boolean", default: false },
+  },
+});
+const SIZES = values.monitors.split(",").map((s) => Number(s.trim()));
+const INTERVAL_S = Number(values.interval);
+const WARMUP_S = Number(values.warmup);
+const WINDOW_S = Number(values.window);
+const root = `${import.meta.dir}/..`;
+const TICK = 100; // USER_HZ: /proc reports CPU in 1/100 s on Linux
+
+// ---------------------------------------------------------------- the loopback target
+
+/** Arrival times (ms, performance clock) per monitor index, taken as the request reaches the target. */
+let arrivals: number[][] = [];
+const target = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(req) {
+    const at = performance.now();
+    const path = new URL(req.url).pathname;
+    const i = Number(path.slice(3)); // /m/<index>
+    if (path.startsWith("/m/") && Number.isInteger(i)) (arrivals[i] ??= []).push(at);
+    return new Response("ok");
+  },
+});
+
+// ---------------------------------------------------------------- /proc
+
+const readText = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+};
+/** [ppid, utime+stime, cutime+cstime] in ticks, or null when the process is gone. */
+function stat(pid: number): [number, number, number] | null {
+  const text = readText(`/proc/${pid}/stat`);
+  if (!text) return null;
+  const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // Fields after the command: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17), 1-based from pid.
+  return [Number(f[1]), Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])];
+}
+const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
+function childrenOf(parent: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (pid > 0 && stat(pid)?.[0] === parent) out.push(pid);
+  }
+  return out;
+}
+/** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
+function pgTicks(postmaster: number): number {
+  const s = stat(postmaster);
+  if (!s) return 0;
+  let ticks = s[1] + s[2];
+  for (const child of childrenOf(postmaster)) ticks += stat(child)?.[1] ?? 0;
+  return ticks;
+}
+const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + pssKb(pid), 0);
+
+// ---------------------------------------------------------------- one run
+
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!);
+const freePort = () => {
+  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+};
+
+interface Started {
+  proc: ReturnType<typeof Bun.spawn>;
+  url: string;
+  pgUrl: string;
+  dataDir: string;
+}
+
+async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string): Promise<Started> {
+  const port = freePort();
+  const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
+  const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, "scripts/start.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: "warn",
+      SECRET_KEY: "bench-scale-secret-key-0123456789abcdef",
+      RATE_LIMIT_PER_ORG: "100000000",
+      NATS_URL: "",
+      DATABASE_URL: "",
+    },
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false)) break;
+    if (proc.exitCode !== null || i > 600) throw new Error(`the all-in-one did not become ready (exit ${proc.exitCode})`);
+    await Bun.sleep(100);
+  }
+  return { proc, url, pgUrl: `postgres://postgres:watchpost@127.0.0.1:${pgPort}/watchpost`, dataDir };
+}
+
+async function stop(s: Started) {
+  s.proc.kill("SIGTERM");
+  const timeout = setTimeout(() => s.proc.kill("SIGKILL"), 60_000);
+  await s.proc.exited;
+  clearTimeout(timeout);
+}
+
+/** The first owner (POST /setup) and its session: cookie plus CSRF header for the writes. */
+async function signIn(url: string): Promise<Record<string, string>> {
+  const res = await fetch(`${url}/api/v1/setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: url },
+    body: JSON.stringify({ email: "bench@example.test", password: "bench password 1", name: "Bench", org_name: "Bench" }),
+  });
+  if (res.status !== 201) throw new Error(`setup: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { csrf_token: string };
+  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return { cookie, "x-csrf-token": body.csrf_token, "content-type": "application/json", origin: url };
+}
+
+async function createMonitors(url: string, headers: Record<string, string>, n: number): Promise<number> {
+  const t0 = performance.now();
+  for (let done = 0; done < n; done += 1000) {
+    const monitors = Array.from({ length: Math.min(1000, n - done) }, (_, k) => ({
+      name: `m${done + k}`,
+      type: "http",
+      config: { url: `http://127.0.0.1:${target.port}/m/${done + k}` },
+      interval_seconds: INTERVAL_S,
+      timeout_ms: 5000,
+    }));
+    const res = await fetch(`${url}/api/v1/monitors/bulk`, { method: "POST", headers, body: JSON.stringify({ monitors }) });
+    if (res.status !== 201) throw new Error(`bulk create: ${res.status} ${(await res.text()).slice(0, 500)}`);
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+function postmasterOf(dataDir: string): number {
+  return Number((readText(join(dataDir, "postgres", "postmaster.pid")) ?? "").split("\n")[0]);
+}
+
+async function enablePgStatStatements(s: Started): Promise<Started> {
+  const sql = postgres(s.pgUrl, { max: 1, onnotice: () => {} });
+  await sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
+  await sql`alter system set pg_stat_statements.track = 'all'`;
+  await sql.end();
+  await stop(s);
+  const pgPort = Number(new URL(s.pgUrl).port);
+  const again = await startAllInOne(s.dataDir, pgPort, values["cpu-prof"]);
+  const sql2 = postgres(again.pgUrl, { max: 1, onnotice: () => {} });
+  await sql2`create extension if not exists pg_stat_statements`;
+  await sql2.end();
+  return again;
+}
+
+async function run(n: number) {
+  arrivals = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
+  let s = await startAllInOne(dataDir, freePort(), values["pg-stats"] ? undefined : values["cpu-prof"]);
+  try {
+    if (values["pg-stats"]) s = await enablePgStatStatements(s);
+    const headers = await signIn(s.url);
+    const createS = await createMonitors(s.url, headers, n);
+    await Bun.sleep(WARMUP_S * 1000);
+
+    const sql = postgres(s.pgUrl, { max: 1, onnotice: () => {} });
+    if (values["pg-stats"]) await sql`select pg_stat_statements_reset()`;
+    const postmaster = postmasterOf(dataDir);
+    const bunPid = s.proc.pid;
+    const from = performance.now();
+    const fromWall = new Date();
+    const bun0 = stat(bunPid)!;
+    const pg0 = pgTicks(postmaster);
+    const pssSamples: { bun: number; pg: number }[] = [];
+    const sampler = setInterval(() => pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) }), 5000);
+    await Bun.sleep(WINDOW_S * 1000);
+    clearInterval(sampler);
+    const to = performance.now();
+    const bun1 = stat(bunPid)!;
+    const pg1 = pgTicks(postmaster);
+    pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
+
+    // Arrivals inside the window, and the interval between consecutive arrivals of each monitor.
+    let inWindow = 0;
+    const deviations: number[] = [];
+    let silent = 0;
+    for (let i = 0; i < n; i++) {
+      const times = (arrivals[i] ?? []).filter((t) => t >= from && t < to);
+      inWindow += times.length;
+      if (times.length === 0) silent++;
+      for (let k = 1; k < times.length; k++) deviations.push(Math.abs(times[k]! - times[k - 1]! - INTERVAL_S * 1000));
+    }
+    deviations.sort((a, b) => a - b);
+    const windowS = (to - from) / 1000;
+    const achieved = inWindow / windowS;
+    const expected = n / INTERVAL_S;
+    const stored = await sql<{ status: string; n: number }[]>`
+      select status, count(*)::int as n from check_results where checked_at >= ${fromWall} and checked_at < ${new Date(fromWall.getTime() + windowS * 1000)} group by status order by status`;
+    const bunMs = ((bun1[1] - bun0[1]) / TICK) * 1000;
+    const pgMs = ((pg1 - pg0) / TICK) * 1000;
+    const perCheck = (ms: number) => (inWindow > 0 ? (ms / inWindow).toFixed(3) : "-");
+    const last = pssSamples.at(-1)!;
+    const firstPss = pssSamples[0] ?? last;
+    const mb = (kb: number) => (kb / 1024).toFixed(0);
+    console.log(
+      [
+        `monitors ${n}`,
+        `created in ${createS.toFixed(1)} s`,
+        `checks/s ${achieved.toFixed(1)} of ${expected.toFixed(1)}`,
+        `silent monitors ${silent}`,
+        `stored ${stored.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`,
+        `interval deviation p50 ${pct(deviations, 0.5)?.toFixed(0)} ms p99 ${pct(deviations, 0.99)?.toFixed(0)} ms max ${deviations.at(-1)?.toFixed(0) ?? "-"} ms`,
+        `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
+        `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)})`,
+        `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
+        // The machine may be shared: a load average above the core count means every figure above was starved.
+        `load average ${readText("/proc/loadavg")?.split(" ")[0]}`,
+      ].join(" | "),
+    );
+    if (values["pg-stats"]) {
+      const top = await sql<{ calls: number; ms: number; per: number; query: string }[]>`
+        select calls::int, round(total_exec_time::numeric, 0)::float as ms, round((total_exec_time / nullif(calls, 0))::numeric, 3)::float as per,
+               regexp_replace(left(query, 110), '\\s+', ' ', 'g') as query
+        from pg_stat_statements order by total_exec_time desc limit 15`;
+      console.log(`pg_stat_statements over the window (${windowS.toFixed(0)} s), by total execution time:`);
+      for (const r of top) console.log(`  ${String(r.ms).padStart(7)} ms  ${String(r.calls).padStart(7)} calls  ${String(r.per).padStart(8)} ms/call  ${r.query}`);
+    }
+    await sql.end();
+    if (values["cpu-prof"]) {
+      await stop(s);
+      console.log(`  checks during the profiled run: ${arrivals.reduce((sum, a) => sum + (a?.length ?? 0), 0)}`);
+    }
+  } finally {
+    const postmaster = postmasterOf(dataDir);
+    await stop(s);
+    // The all-in-one stops its embedded PostgreSQL; if it had to be killed, stop that one too (fast shutdown).
+    if (postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir)) process.kill(postmaster, "SIGINT");
+    if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`bench/scale: interval ${INTERVAL_S} s, warm-up ${WARMUP_S} s, window ${WINDOW_S} s, ${navigator.hardwareConcurrency} cores, load average ${readText("/proc/loadavg")?.split(" ").slice(0, 3).join(" ")}`);
+try {
+  for (const n of SIZES) await run(n);
+} finally {
+  target.stop(true);
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "bun:test";
+import { Interner } from "./intern.ts";
+
+describe("Interner", () => {
+  it("gives one shared, frozen copy of equal lists and short config values, and keeps each config its own object", () => {
+    const i = new Interner();
+    const a = i.config(JSON.parse('{"url":"http://a.example/1","method":"GET","expected_status":["200-399"],"headers":{"x":"1"}}'));
+    const b = i.config(JSON.parse('{"url":"http://a.example/2","method":"GET","expected_status":["200-399"],"headers":{"x":"1"}}'));
+    expect(a).not.toBe(b);
+    expect(a.url).toBe("http://a.example/1");
+    expect(b.expected_status).toBe(a.expected_status);
+    expect(b.headers).toBe(a.headers);
+    expect(Object.isFrozen(a.headers)).toBe(true);
+    expect(() => (a.expected_status as string[]).push("500")).toThrow();
+    expect(i.list(["eu", "us"])).toBe(i.list(["eu", "us"]));
+    expect(i.list(["eu", "us"])).not.toBe(i.list(["us", "eu"]));
+    expect(i.list([])).toBe(i.list([]));
+    expect(i.list([])).toEqual([]);
+  });
+
+  it("leaves long values unshared and never changes what a value says", () => {
+    const i = new Interner();
+    const long = "x".repeat(40);
+    expect(i.text(long)).toBe(long);
+    const big = { body: "y".repeat(300) };
+    const c = i.config({ assertions: big, n: 3, on: true, none: null });
+    expect(c).toEqual({ assertions: big, n: 3, on: true, none: null });
+    expect(Object.isFrozen(big)).toBe(false);
+  });
+
+  it("starts its table over past its bound instead of growing with every distinct value", () => {
+    const i = new Interner();
+    const first = i.list(["r0"]);
+    for (let k = 1; k <= 20_000; k++) i.list([`r${k}`]);
+    const again = i.list(["r0"]);
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+  });
+});

@@ -1,0 +1,55 @@
+/** Values longer than this are kept as they are: long ones rarely repeat (URLs, hostnames). */
+const MAX_TEXT = 32;
+const MAX_JSON = 256;
+/** Past this many distinct values the table starts over, so monitors that come and go cannot grow it without end. */
+const MAX_ENTRIES = 20_000;
+const EMPTY: readonly string[] = Object.freeze([]);
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * One copy of the values many monitors of a schedule repeat: organisation ids, check types, region lists, empty
+ * tag lists, and a config's short strings and small nested values (method, expected status ranges, headers).
+ * The database driver gives every row its own copies; held for 100,000 monitors they are most of the schedule.
+ * Shared values are frozen: nothing may change one monitor's copy under another.
+ */
+export class Interner {
+  private readonly texts = new Map<string, string>();
+  private readonly values = new Map<string, unknown>();
+
+  text(s: string): string {
+    if (s.length > MAX_TEXT) return s;
+    const hit = this.texts.get(s);
+    if (hit !== undefined) return hit;
+    if (this.texts.size >= MAX_ENTRIES) this.texts.clear();
+    this.texts.set(s, s);
+    return s;
+  }
+
+  list(items: readonly string[]): readonly string[] {
+    return items.length === 0 ? EMPTY : (this.value(items) as readonly string[]);
+  }
+
+  /** A copy of a check config whose own object stays per monitor and whose repeated values are shared. */
+  config(config: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(config)) out[k] = typeof v === "string" ? this.text(v) : v !== null && typeof v === "object" ? this.value(v) : v;
+    return out;
+  }
+
+  private value(v: object): unknown {
+    const key = JSON.stringify(v);
+    if (key.length > MAX_JSON) return v;
+    const hit = this.values.get(key);
+    if (hit !== undefined) return hit;
+    if (this.values.size >= MAX_ENTRIES) this.values.clear();
+    this.values.set(key, deepFreeze(v));
+    return v;
+  }
+}
