@@ -2260,6 +2260,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One alert from start to recovery: failing results, notifications with their delivery status, acknowledgements
+         * @description The story of one alert (one firing period of a rule × monitor × region): when it started, each failing result from that region with its id, every notification decided for it (channel, kind, delivery status, attempts, last error), who acknowledged it, and the result that cleared it. The id is the `alert_id` that active alerts and alert history rows carry; an unknown or malformed id is 404.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getAlertTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alert-capabilities": {
         parameters: {
             query?: never;
@@ -3065,13 +3087,17 @@ export interface paths {
         };
         /**
          * What a report's unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
-         * @description Who: anyone; no credentials.
+         * @description What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["getReportUnsubscribe"];
         put?: never;
         /**
          * Unsubscribes from a report: the confirmation page's button, and RFC 8058 one-click; idempotent
-         * @description Who: anyone; no credentials.
+         * @description Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["unsubscribeFromReport"];
         delete?: never;
@@ -3089,13 +3115,17 @@ export interface paths {
         };
         /**
          * List scheduled reports, oldest first
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description The organisation's scheduled report emails (weekly or monthly), oldest first, each with its scope, schedule, recipients (with an `unsubscribed` flag) and next send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listReports"];
         put?: never;
         /**
          * Schedule a weekly or monthly report email
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Schedules a weekly or monthly report email of uptime per monitor, incidents and the slowest monitors, for the organisation or one status page, sent in the report's time zone. 400 for an unknown time zone, a status page of another organisation, or a member who is not one of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["createReport"];
         delete?: never;
@@ -3113,21 +3143,27 @@ export interface paths {
         };
         /**
          * One scheduled report with its recipients and next send
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         /**
          * Delete a report
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         delete: operations["deleteReport"];
         options?: never;
         head?: never;
         /**
          * Change a report; the next send follows the new schedule
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         patch: operations["updateReport"];
         trace?: never;
@@ -3143,7 +3179,9 @@ export interface paths {
         put?: never;
         /**
          * Send now: the last complete period's report as a preview, to you (default) or to every recipient
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["sendReport"];
         delete?: never;
@@ -5413,6 +5451,63 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One alert (rule × monitor × region, one firing period) from start to recovery */
+        AlertTimeline: {
+            id: string;
+            rule: {
+                id: string;
+                name: string;
+            };
+            monitor: {
+                id: string;
+                name: string;
+                type: string;
+            };
+            /** @description A cloud region or a runner id */
+            region: string;
+            /** @description Which firing period of this rule × monitor × region */
+            incarnation: number;
+            status: "firing" | "acknowledged" | "recovered";
+            /** Format: date-time */
+            started_at: string;
+            recovered_at: string | null;
+            /** @description The failing results from the region, from the run that led to the alert (at most 24 h back) to recovery, at most 500, oldest first; then the passing result that cleared it */
+            checks: {
+                /** @description The result: GET /monitors/{id}/checks/{checkId} */
+                id: string;
+                /** Format: date-time */
+                checked_at: string;
+                /** @description down, degraded, timeout or unavailable; the last one is `up` when it is the result that cleared the alert */
+                status: string;
+                duration_ms: number;
+                error: string | null;
+            }[];
+            /** @description Every notification decided for this alert, in decision order */
+            notifications: {
+                /** @description The delivery; its attempts: GET /alerts/history?delivery_id= */
+                id: string;
+                channel_id: string;
+                channel_name: string | null;
+                channel_type: string | null;
+                /** @description alert, escalation, reminder, recovery or acknowledgement */
+                kind: string;
+                /** @description Which escalation step or reminder */
+                seq: number;
+                status: "pending" | "sent" | "failed";
+                attempts: number;
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
+            }[];
+            acknowledgements: {
+                /** @description The member's email or the API key's name */
+                by: string;
+                actor_type: "user" | "api_key";
+                /** Format: date-time */
+                at: string;
+            }[];
         };
         /** Status-page subscriber webhook */
         SubscriberWebhookPayload: {
@@ -17256,30 +17351,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            enabled: boolean;
-                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                            template: {
-                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                                title?: string;
-                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                                body?: string;
-                            } | null;
-                            /** @description IANA time zone of the times in its messages */
-                            timezone: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AlertChannel"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -17526,30 +17598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17795,30 +17844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -18030,30 +18056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -18570,6 +18573,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Its timeline: GET /alerts/{id}/timeline */
+                            alert_id: string;
                             rule_id: string;
                             rule_name: string;
                             monitor_id: string;
@@ -19708,6 +19713,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
+                            /** @description The alert this attempt belongs to: GET /alerts/{id}/timeline (null for a test send) */
+                            alert_id: string | null;
                             /** @description Every attempt of one delivery shares it */
                             delivery_id: string;
                             rule_id: string;
@@ -19728,6 +19735,97 @@ export interface operations {
                         }[];
                         pagination: components["schemas"]["Pagination"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAlertTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One alert (rule × monitor × region, one firing period) from start to recovery */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTimeline"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
