@@ -5,6 +5,7 @@ import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../.
 import { Link, useRouter } from "../../lib/router";
 import { ChecksTable } from "./detail/checks-table";
 import { DailyBars } from "./detail/daily-bars";
+import { RecentAlerts } from "./detail/recent-alerts";
 import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
 
@@ -129,6 +130,7 @@ export function MonitorDetail({ id }: { id: string }) {
       )}
       <DailyBars id={id} />
       <ResponseCharts monitor={m} />
+      <RecentAlerts id={id} />
       <ChecksTable monitor={m} />
     </section>
   );
