@@ -1484,7 +1484,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
+         * Hourly or daily buckets: check count, uptime %, average, p50, p95, p99 and maximum response time
          * @description At most 10,000 buckets per request.
          *
          *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
@@ -1896,6 +1896,28 @@ export interface paths {
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         patch: operations["updateMaintenanceWindow"];
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/maintenance-spans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Occurrences of the maintenance windows covering the monitor that overlap [from, to)
+         * @description Each occurrence of the maintenance windows that cover the monitor (by id, by tag, or all monitors) overlapping [from, to), with whether it pauses checks or silences alerts; recurring windows are expanded. A range of more than 400 days or `to` not after `from` is 400.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["listMonitorMaintenanceSpans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/regions": {
@@ -13740,6 +13762,8 @@ export interface operations {
                             p50_ms: number | null;
                             /** @description 95th percentile duration, ms, from the same histogram */
                             p95_ms: number | null;
+                            /** @description 99th percentile duration, ms, from the same histogram */
+                            p99_ms: number | null;
                             max_ms: number | null;
                         }[];
                     };
@@ -16984,6 +17008,112 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: body over the size limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMonitorMaintenanceSpans: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Oldest first, at most 1,000 */
+                        data: {
+                            window_id: string;
+                            name: string;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            pause_monitors: boolean;
+                            suppress_alerts: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
