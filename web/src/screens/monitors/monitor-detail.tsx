@@ -4,7 +4,7 @@ import { api, data } from "../../api/client";
 import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { ChecksTable } from "./detail/checks-table";
-import { DailyBars } from "./detail/daily-bars";
+import { UptimeCalendar } from "./detail/uptime-calendar";
 import { RecentAlerts } from "./detail/recent-alerts";
 import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
@@ -128,7 +128,7 @@ export function MonitorDetail({ id }: { id: string }) {
           </tbody>
         </table>
       )}
-      <DailyBars id={id} />
+      <UptimeCalendar id={id} />
       <ResponseCharts monitor={m} />
       <RecentAlerts id={id} />
       <ChecksTable monitor={m} />
