@@ -7,7 +7,7 @@ import { parseAlertId } from "../../schemas/alerting/alert-id.ts";
 /** How far before the alert fired the failing run that led to it is looked for. */
 const LOOKBACK_MS = 24 * 3_600_000;
 /** Failing results listed at most (a long outage shows its first ones; the monitor page has all). */
-export const TIMELINE_CHECKS = 500;
+const TIMELINE_CHECKS = 500;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const checkId = (uuid: string) => `chk_${uuid.replaceAll("-", "")}`;

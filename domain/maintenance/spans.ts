@@ -6,7 +6,7 @@ import { getMonitor } from "../monitors/service.ts";
 import { recurrenceOf } from "./window.ts";
 
 /** Occurrences listed at most (a minutely rule over 90 days would be many more). */
-export const MAX_SPANS = 1000;
+const MAX_SPANS = 1000;
 
 export interface MaintenanceSpan {
   window_id: string;

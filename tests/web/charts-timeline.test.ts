@@ -92,8 +92,10 @@ const xRangeOf = async (name: RegExp) => {
 describe("charts that tell the story, and the incident timeline", () => {
   it("shows failures, maintenance and the monitoring gap, percentiles, custom ranges and the uptime calendar", async () => {
     const url = `http://127.0.0.1:${target.port}/`;
-    const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Shop API", type: "http", config: { url }, paused: true });
+    const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Shop API", type: "http", config: { url }, interval_seconds: 600, paused: true });
     const now = Date.now();
+    // As if it had been created four days ago: the time before a monitor existed is no gap.
+    await env.db.sql`update monitors set created_at = now() - interval '4 days' where id = ${mon.id}`;
     await storeResults(env.db.sql, history(mon.id, mon.regions[0], now));
     await apiCall(env, "POST", "/api/v1/maintenance-windows", {
       name: "Database upgrade",
@@ -119,7 +121,7 @@ describe("charts that tell the story, and the incident timeline", () => {
 
     // 7 days: the hours nobody checked are a gap (not a line drawn across them).
     await page.getByRole("button", { name: "7 days" }).click();
-    await page.getByRole("img", { name: /over 7 days.*gap in monitoring/ }).locator("canvas").waitFor();
+    await page.getByRole("img", { name: /over 7 days.*gaps? in monitoring/ }).locator("canvas").waitFor();
 
     // Percentiles of every region together.
     await page.getByLabel("Lines to show").selectOption("percentiles");
@@ -130,14 +132,15 @@ describe("charts that tell the story, and the incident timeline", () => {
     await page.getByRole("button", { name: "1 hour" }).click();
     await page.getByRole("img", { name: /Response time of every check over 1 hour/ }).locator("canvas").waitFor();
     await page.getByRole("button", { name: "Custom" }).click();
+    const customForm = page.getByRole("form", { name: "Custom range" });
     const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * MIN).toISOString().slice(0, 16);
-    await page.getByLabel("From").fill(local(now - 2 * HOUR));
-    await page.getByLabel("To").fill(local(now - 3 * HOUR));
-    await page.getByRole("button", { name: "Show", exact: true }).click();
+    await customForm.getByLabel("From").fill(local(now - 2 * HOUR));
+    await customForm.getByLabel("To").fill(local(now - 3 * HOUR));
+    await customForm.getByRole("button", { name: "Show", exact: true }).click();
     await page.getByRole("alert").filter({ hasText: "The end must be after the start." }).waitFor();
-    await page.getByLabel("From").fill(local(now - 3 * HOUR));
-    await page.getByLabel("To").fill(local(now - HOUR));
-    await page.getByRole("button", { name: "Show", exact: true }).click();
+    await customForm.getByLabel("From").fill(local(now - 3 * HOUR));
+    await customForm.getByLabel("To").fill(local(now - HOUR));
+    await customForm.getByRole("button", { name: "Show", exact: true }).click();
     await page.getByRole("img", { name: /every check over Custom.*1 stretch of failing checks/ }).locator("canvas").waitFor();
     const [cMin, cMax] = await xRangeOf(/every check over Custom/);
     expect(cMax - cMin).toBe(2 * 3600);
@@ -220,9 +223,11 @@ describe("charts that tell the story, and the incident timeline", () => {
     await page.getByRole("link", { name: /Timeline of the alert of this alert/ }).first().click();
     await page.getByRole("heading", { name: /Checkout down: Checkout/ }).waitFor();
 
+    expect(env.errors).toEqual([]);
     // An alert that never happened is a clear 404 on the page.
     await page.goto(`${env.base}/alerts/${rule.id}~${mon.id}~${region}~9`);
     await page.getByText(/Alert not found/).waitFor();
-    expect(env.errors.filter((e) => !e.includes("/timeline"))).toEqual([]);
+    expect(env.errors.every((e) => e.includes("404"))).toBe(true);
+    env.errors.length = 0;
   });
 });

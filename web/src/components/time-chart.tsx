@@ -20,7 +20,7 @@ const BAND_FILL: Record<ChartBand["kind"], string> = {
   maintenance: "rgba(100, 116, 139, 0.28)",
   gap: "rgba(100, 116, 139, 0.12)",
 };
-export const BAND_LABEL: Record<ChartBand["kind"], string> = { failure: "failing checks", degraded: "degraded", maintenance: "maintenance", gap: "not monitored" };
+const BAND_LABEL: Record<ChartBand["kind"], string> = { failure: "failing checks", degraded: "degraded", maintenance: "maintenance", gap: "not monitored" };
 
 /** Bands behind the lines; a gap is hatched so it reads as "no data", not as a colour. */
 function bandsPlugin(bands: { current: ChartBand[] }): uPlot.Plugin {

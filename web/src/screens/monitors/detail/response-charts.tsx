@@ -83,6 +83,7 @@ export function ResponseCharts({ monitor }: { monitor: Monitor }) {
       {range === "custom" && (
         <form
           className="row custom-range"
+          aria-label="Custom range"
           onSubmit={(e) => {
             e.preventDefault();
             applyCustom();

@@ -44,7 +44,9 @@ export function UptimeCalendar({ id }: { id: string }) {
                 ))}
               </div>
               {weeks.map((week, i) => {
-                const first = week.find((d) => d && d.day.endsWith("-01")) ?? (i === 0 ? week.find((d) => d) : undefined);
+                // A column names the month that begins in it; the first names its own unless one begins within two weeks.
+                const starts = (w: (typeof weeks)[number] | undefined) => w?.find((d) => d && d.day.endsWith("-01"));
+                const first = starts(week) ?? (i === 0 && !starts(weeks[1]) && !starts(weeks[2]) ? week.find((d) => d) : undefined);
                 return (
                   <div key={i} className="calendar-col">
                     <span className="calendar-month" aria-hidden="true">
