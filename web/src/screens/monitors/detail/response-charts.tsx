@@ -162,7 +162,8 @@ function RecentCharts({ monitor }: { monitor: Monitor }) {
   const phases = useMemo(() => (location ? phaseSeries(rows, location, phasesOf(monitor.type)) : null), [rows, location, monitor.type]);
   const allX = useMemo(() => rows.map((r) => Date.parse(r.checked_at) / 1000), [rows]);
   const xRange = useMemo(() => xRangeOf(allX), [allX]);
-  const spanWindow: [number, number] | null = allX.length ? [Math.floor(xRange[0] / 60) * 60, Math.ceil(xRange[1] / 60) * 60] : null;
+  // Whole hours, so live results ask again for maintenance once an hour at most.
+  const spanWindow: [number, number] | null = allX.length ? [Math.floor(xRange[0] / 3600) * 3600, Math.ceil((xRange[1] + 1) / 3600) * 3600] : null;
   const maintenance = useMaintenance(monitor.id, spanWindow);
   const bands = useMemo(() => mergeBands([...checkBands(rows, monitor.interval_seconds), ...maintenance]), [rows, monitor.interval_seconds, maintenance]);
   if (q.isPending) return <Loading what="recent checks" />;
