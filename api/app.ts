@@ -38,6 +38,7 @@ import { heartbeatRoutes } from "./routes/heartbeat/heartbeat-routes.ts";
 import { runnerRoutes } from "./routes/runners/runners-routes.ts";
 import { runnerProtocolRoutes } from "./routes/runner-protocol/runner-protocol-routes.ts";
 import { maintenanceWindowRoutes } from "./routes/maintenance-windows/maintenance-windows-routes.ts";
+import { monitorMaintenanceRoutes } from "./routes/maintenance-windows/monitor-spans-routes.ts";
 import { regionRoutes } from "./routes/regions/regions-routes.ts";
 import { locationRoutes } from "./routes/locations/locations-routes.ts";
 import { statusPageRoutes } from "./routes/status-pages/status-pages-routes.ts";
@@ -69,6 +70,7 @@ const resources = [
   retentionRoutes,
   monitorGroupRoutes,
   maintenanceWindowRoutes,
+  monitorMaintenanceRoutes,
   regionRoutes,
   locationRoutes,
   eventRoutes,

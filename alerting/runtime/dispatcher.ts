@@ -162,7 +162,8 @@ async function recordOutcome(
           type: "delivery.failed",
           title: `Could not deliver ${d.kind} to ${row?.name ?? d.channel_id}`,
           body: outcome.error.message,
-          data: { delivery_id: d.id, channel_id: d.channel_id, rule_id: d.rule_id, monitor_id: d.monitor_id, region: d.region, kind: d.kind },
+          // The incarnation (from the key `<rule>:<monitor>:<region>:<incarnation>:…`) links the feed to the alert's timeline.
+          data: { delivery_id: d.id, channel_id: d.channel_id, rule_id: d.rule_id, monitor_id: d.monitor_id, region: d.region, kind: d.kind, incarnation: Number(d.idempotency_key.split(":")[3]) },
         },
       ]);
     }

@@ -3,6 +3,7 @@ import type { Bus } from "../../core/bus/index.ts";
 import { type Sql, withTx } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
 import { insertDeliveries } from "../../db/queries/alert-deliveries.ts";
+import { type AckWrite, insertAcknowledgements } from "../../db/queries/alert-timeline.ts";
 import { orgEscalationPolicies } from "../../db/queries/alert-escalation-policies.ts";
 import { findAlertRule } from "../../db/queries/alert-rules.ts";
 import { listActiveAlerts, lockFiringStates, saveStates } from "../../db/queries/alert-states.ts";
@@ -10,6 +11,7 @@ import { findOrg } from "../../db/queries/orgs.ts";
 import { loadMonitors } from "../../db/queries/alert-monitors.ts";
 import { type ChannelInfo, compileRule } from "../engine/compile.ts";
 import { type AlertBusEvent, decide } from "../engine/decide.ts";
+import { alertId } from "../../schemas/alerting/alert-id.ts";
 import { publishAlertEvents } from "./alert-events.ts";
 import { suppressingSpans } from "./quiet-spans.ts";
 
@@ -39,13 +41,16 @@ export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monito
     findOrg(ctx.sql, orgId),
   ]);
   const rule = compileRule(ruleRow, new Map(policies.map((p) => [p.id, p])), new Map(channels.map((c) => [c.id, c])));
+  const who = await acknowledger(ctx.sql, ctx.actor);
   const busEvents: AlertBusEvent[] = [];
   const acknowledged = await withTx(ctx.sql, async (tx) => {
     const rows = await lockFiringStates(tx, orgId, ruleId, monitor.id, input.region ?? null);
     const out: { region: string; already: boolean }[] = [];
     const writes = [];
     const deliveries = [];
+    const acks: AckWrite[] = [];
     for (const row of rows) {
+      if (!row.acknowledged) acks.push({ org_id: orgId, rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region, incarnation: row.incarnation, ...who });
       const d = await decide(
         { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, quietSpans: (m, from, to) => suppressingSpans(tx, m, from, to) },
         rule,
@@ -60,10 +65,19 @@ export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monito
     }
     await saveStates(tx, writes);
     await insertDeliveries(tx, deliveries);
+    await insertAcknowledgements(tx, acks);
     return out;
   });
   publishAlertEvents(ctx.bus, busEvents);
   return { acknowledged };
+}
+
+/** Who the incident timeline names: the member's email, or the API key's name. */
+async function acknowledger(sql: Sql, actor: Actor): Promise<Pick<AckWrite, "actor_type" | "actor_id" | "actor_label">> {
+  const id = actor.identity;
+  if (id.kind === "session") return { actor_type: "user", actor_id: id.userId, actor_label: id.email };
+  const [key] = await sql<{ name: string }[]>`select name from api_keys where id = ${id.keyId}`;
+  return { actor_type: "api_key", actor_id: id.keyId, actor_label: `API key “${key?.name ?? id.keyId}”` };
 }
 
 export async function listActive(ctx: { sql: Sql; actor: Actor }, f: { rule_id?: string; monitor_id?: string; acknowledged?: boolean }, limit: number, offset: number) {
@@ -71,6 +85,7 @@ export async function listActive(ctx: { sql: Sql; actor: Actor }, f: { rule_id?:
   return {
     total,
     rows: rows.map((r) => ({
+      alert_id: alertId({ ...r, incarnation: r.incarnation }),
       rule_id: r.rule_id,
       rule_name: r.rule_name,
       monitor_id: r.monitor_id,

@@ -15,6 +15,7 @@ import { RuleView } from "../routes/alert-rules/schemas.ts";
 import { SsoConfigView } from "../routes/org/sso-schemas.ts";
 import { PaginationMeta } from "../schemas/common.ts";
 import { ChannelView } from "../routes/alert-channels/schemas.ts";
+import { AlertTimelineView } from "../routes/alerts/schemas.ts";
 import { pascal } from "./typed-config.ts";
 
 /** Which event names each live-event schema carries (the discriminator of LiveEvent). */
@@ -96,6 +97,7 @@ export const openApiComponents: Record<string, unknown> = {
   AlertChannel: ChannelView,
   Pagination: PaginationMeta,
   SsoConfig: SsoConfigView,
+  AlertTimeline: AlertTimelineView,
 };
 
 /** metric_threshold names a metric its monitor's type reports: the document enumerates them (schemas/checks/metric-names.ts). */

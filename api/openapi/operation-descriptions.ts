@@ -140,6 +140,10 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getEscalationPolicy: "One policy with its steps.",
   updateEscalationPolicy: "Replaces the name or steps.",
   deleteEscalationPolicy: "Deletes the policy; 409 while an alert rule refers to it (details.rule_ids).",
+  listMonitorMaintenanceSpans:
+    "Each occurrence of the maintenance windows that cover the monitor (by id, by tag, or all monitors) overlapping [from, to), with whether it pauses checks or silences alerts; recurring windows are expanded. A range of more than 400 days or `to` not after `from` is 400.",
+  getAlertTimeline:
+    "The story of one alert (one firing period of a rule × monitor × region): when it started, each failing result from that region with its id, every notification decided for it (channel, kind, delivery status, attempts, last error), who acknowledged it, and the result that cleared it. The id is the `alert_id` that active alerts and alert history rows carry; an unknown or malformed id is 404.",
   getAlertsHistory: "One row per delivery attempt (alert, escalation, reminder, recovery, acknowledgement, test), failed or not, with its outcome: status, the receiver's HTTP status, error and duration.",
   listAlertCapabilities: "What the alerting screens offer: the channel and condition types and the alerting features the plan includes, with its alerting quotas.",
   listNotifications: "In-app notifications: alerts fired and recovered, deliveries given up on, runners going offline or online, billing events; newest first, with read state.",

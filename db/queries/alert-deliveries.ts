@@ -89,6 +89,8 @@ export async function insertHistory(tx: Sql, h: HistoryWrite): Promise<void> {
 
 export interface HistoryRow extends HistoryWrite {
   created_at: Date;
+  /** The firing period of the alert the delivery belongs to (from its idempotency key); null for a test send. */
+  incarnation: number | null;
 }
 
 export interface HistoryFilter {
@@ -105,7 +107,10 @@ export interface HistoryFilter {
 
 export async function listHistory(sql: Sql, orgId: string, f: HistoryFilter, limit: number, offset: number): Promise<{ rows: HistoryRow[]; total: number }> {
   const rows = await sql<(HistoryRow & { total: number })[]>`
-    select *, count(*) over () as total from alert_history
+    select h.*, count(*) over () as total,
+      (select case when split_part(d.idempotency_key, ':', 4) ~ '^[0-9]{1,9}$' then split_part(d.idempotency_key, ':', 4)::int end
+       from alert_deliveries d where d.id = h.delivery_id) as incarnation
+    from alert_history h
     where org_id = ${orgId}
       ${f.rule_id === undefined ? sql`` : sql`and rule_id = ${f.rule_id}`}
       ${f.monitor_id === undefined ? sql`` : sql`and monitor_id = ${f.monitor_id}`}

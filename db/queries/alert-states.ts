@@ -102,6 +102,7 @@ export interface ActiveAlertRow {
   fired_at: Date;
   last_notified_at: Date | null;
   consecutive: number;
+  incarnation: number;
 }
 
 export async function listActiveAlerts(
@@ -112,7 +113,7 @@ export async function listActiveAlerts(
   offset: number,
 ): Promise<{ rows: ActiveAlertRow[]; total: number }> {
   const rows = await sql<(ActiveAlertRow & { total: number })[]>`
-    select s.rule_id, r.name as rule_name, s.monitor_id, m.name as monitor_name, s.region, s.acknowledged, s.fired_at, s.last_notified_at, s.consecutive,
+    select s.rule_id, r.name as rule_name, s.monitor_id, m.name as monitor_name, s.region, s.acknowledged, s.fired_at, s.last_notified_at, s.consecutive, s.incarnation,
            count(*) over () as total
     from alert_states s join alert_rules r on r.id = s.rule_id join monitors m on m.id = s.monitor_id
     where s.org_id = ${orgId} and s.firing

@@ -103,9 +103,9 @@ describe("aggregates", () => {
     const b = await aggregates(db.sql, orgId, mon, { bucket: "hour", from: d("2026-11-10T10:00:00Z"), to: d("2026-11-10T13:00:00Z") });
     expect(b).toEqual([
       // 100, 200, 300, 400, 1000 ms: the median falls in [300, 400); the top rank is the maximum.
-      { start: d("2026-11-10T10:00:00Z"), checks: 5, unavailable: 0, uptime_pct: 80, avg_ms: 400, p50_ms: 350, p95_ms: 1000, max_ms: 1000 },
-      { start: d("2026-11-10T11:00:00Z"), checks: 1, unavailable: 1, uptime_pct: 0, avg_ms: 30000, p50_ms: 30000, p95_ms: 30000, max_ms: 30000 },
-      { start: d("2026-11-10T12:00:00Z"), checks: 0, unavailable: 0, uptime_pct: null, avg_ms: null, p50_ms: null, p95_ms: null, max_ms: null },
+      { start: d("2026-11-10T10:00:00Z"), checks: 5, unavailable: 0, uptime_pct: 80, avg_ms: 400, p50_ms: 350, p95_ms: 1000, p99_ms: 1000, max_ms: 1000 },
+      { start: d("2026-11-10T11:00:00Z"), checks: 1, unavailable: 1, uptime_pct: 0, avg_ms: 30000, p50_ms: 30000, p95_ms: 30000, p99_ms: 30000, max_ms: 30000 },
+      { start: d("2026-11-10T12:00:00Z"), checks: 0, unavailable: 0, uptime_pct: null, avg_ms: null, p50_ms: null, p95_ms: null, p99_ms: null, max_ms: null },
     ]);
   });
 

@@ -45,6 +45,7 @@ export interface AggregateBucket {
   avg_ms: number | null;
   p50_ms: number | null;
   p95_ms: number | null;
+  p99_ms: number | null;
   max_ms: number | null;
 }
 
@@ -174,7 +175,7 @@ export async function uptimeForMonitors(
 
 /**
  * Hour or day buckets (UTC) covering [from, to), every bucket present; a bucket cut by `from` or
- * `to` counts only the results inside the range. p50/p95 come from the duration histogram.
+ * `to` counts only the results inside the range. p50/p95/p99 come from the duration histogram.
  */
 export async function aggregates(
   sql: Sql,
@@ -212,6 +213,7 @@ export async function aggregates(
       avg_ms: checks === 0 ? null : Math.round((c.duration_sum / checks) * 10) / 10,
       p50_ms: histogramQuantile(c.hist, 0.5, c.duration_max),
       p95_ms: histogramQuantile(c.hist, 0.95, c.duration_max),
+      p99_ms: histogramQuantile(c.hist, 0.99, c.duration_max),
       max_ms: c.duration_max,
     });
   }

@@ -201,7 +201,7 @@ it(
  */
 const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Comparing fields: from before to, ends after starts, a timeout within the interval, exactly one of two fields.
-  [/^GET \/api\/v1\/monitors\/\{id\}\/(checks|uptime|aggregates)/, /from must be before to|from is required when to is given|at most \d+ buckets per request/],
+  [/^GET \/api\/v1\/monitors\/\{id\}\/(checks|uptime|aggregates|maintenance-spans)/, /from must be before to|from is required when to is given|at most \d+ buckets per request|The range is at most \d+ days/],
   // Two ways to give the second factor at sign-in: one at a time.
   [/^POST \/api\/v1\/auth\/signin$/, /Send either totp_code or recovery_code, not both/],
   // Theme CSS is parsed for what could end the style element or load other styles.

@@ -67,6 +67,7 @@ const MARKED: Record<string, string> = {
   ),
   "GET /api/v1/monitors/{id}/checks/{checkId}/screenshot 200": "needs a failed browser check (Chromium): tests/api/browser-checks.test.ts",
   "POST /api/v1/alert-rules/{id}/acknowledge 200": "needs a firing alert from the alerting role: tests/web/monitors-alerting.test.ts acknowledges one",
+  "GET /api/v1/alerts/{id}/timeline 200": "needs an alert that fired (results evaluated by the alerting engine): api/routes/alerts/timeline.test.ts and tests/web/charts-timeline.test.ts",
   "POST /api/v1/status-pages/{id}/domain/verify 200": "needs a DNS server holding the TXT record: tests/status-pages/management.test.ts",
   "POST /api/v1/setup 201": "needs an installation without any organisation: tests/api/setup.test.ts, on its own database",
   "POST /api/v1/auth/sso/start 200": "needs a reachable identity provider (on loopback, with ALLOW_PRIVATE_IPS): tests/api/sso.test.ts and tests/web/sso.test.ts run one",

@@ -350,7 +350,7 @@ describe("monitors and alerting screens", () => {
     noErrors();
   }, 40_000);
 
-  it("fires an alert on the bell, opens its monitor from there, and records the deliveries", async () => {
+  it("fires an alert on the bell, opens its timeline and monitor from there, and records the deliveries", async () => {
     failing = true;
     await page.goto(`${env.base}/monitors/${ids.Web}`);
     await page.getByRole("button", { name: "Run now" }).click();
@@ -364,7 +364,10 @@ describe("monitors and alerting screens", () => {
     const feed = page.getByRole("dialog", { name: "Notifications" });
     await feed.getByRole("button", { name: /Web down/ }).first().waitFor();
     await screenshot(page, "p1-13-bell");
+    // An alert notice opens the alert's timeline, which links to its monitor.
     await feed.getByRole("button", { name: /Web down/ }).first().click();
+    await page.getByRole("heading", { name: /^Web down: Web/ }).waitFor();
+    await page.getByRole("link", { name: "Monitor Web" }).click();
     await page.getByRole("heading", { name: "Web", exact: true }).waitFor();
 
     await nav(page, "Alerts");

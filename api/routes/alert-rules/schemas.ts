@@ -85,6 +85,7 @@ export const AckResult = t.Object({
 });
 
 export const ActiveAlertRow = t.Object({
+  alert_id: t.String({ description: "Its timeline: GET /alerts/{id}/timeline" }),
   rule_id: t.String(),
   rule_name: t.String(),
   monitor_id: t.String(),

@@ -1,11 +1,15 @@
 import { Elysia, t } from "elysia";
 import { type HistoryRow, listHistory } from "../../../db/queries/alert-deliveries.ts";
+import { getAlertTimeline } from "../../../alerting/service/timeline.ts";
+import { alertId } from "../../../schemas/alerting/alert-id.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { Id, Obj, PaginationQuery, paginated, Timestamp, toPage, Int } from "../../schemas/common.ts";
+import { AlertIdParams, AlertTimelineView } from "./schemas.ts";
 
 const HistoryView = t.Object({
   id: t.String(),
+  alert_id: t.Union([t.String(), t.Null()], { description: "The alert this attempt belongs to: GET /alerts/{id}/timeline (null for a test send)" }),
   delivery_id: t.String({ description: "Every attempt of one delivery shares it" }),
   rule_id: t.String(),
   monitor_id: t.String(),
@@ -20,9 +24,13 @@ const HistoryView = t.Object({
   duration_ms: t.Union([Int(), t.Null()]),
   created_at: Timestamp,
 });
-const view = (r: HistoryRow) => ({ ...r, created_at: r.created_at.toISOString() });
+const view = ({ incarnation, ...r }: HistoryRow) => ({
+  ...r,
+  alert_id: incarnation === null ? null : alertId({ ...r, incarnation }),
+  created_at: r.created_at.toISOString(),
+});
 
-/** Alert history: every delivery attempt, failed or not. */
+/** Alert history (every delivery attempt, failed or not) and the timeline of one alert. */
 export const alertHistoryRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/alerts", detail: { tags: ["alerting"] } })
     .use(authPlugin)
@@ -58,5 +66,9 @@ export const alertHistoryRoutes = (deps: ApiDeps) =>
           response: { 200: paginated(HistoryView) },
           detail: { summary: "Every notification attempt, newest first; filters rule_id, monitor_id, channel_id, region, delivery_id, kind, status, from (inclusive), to (exclusive)" },
         },
-      ),
+      ).get("/:id/timeline", ({ actor, params }) => getAlertTimeline({ sql: deps.sql, actor }, params.id), {
+        params: AlertIdParams,
+        response: { 200: AlertTimelineView },
+        detail: { summary: "One alert from start to recovery: failing results, notifications with their delivery status, acknowledgements" },
+      }),
     );

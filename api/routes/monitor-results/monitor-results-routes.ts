@@ -151,7 +151,7 @@ export const monitorResultRoutes = (deps: ApiDeps) =>
           params: MonitorParams,
           query: AggregatesQuery,
           response: { 200: AggregatesView },
-          detail: { summary: "Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time", description: "At most 10,000 buckets per request." },
+          detail: { summary: "Hourly or daily buckets: check count, uptime %, average, p50, p95, p99 and maximum response time", description: "At most 10,000 buckets per request." },
         },
       ),
   );

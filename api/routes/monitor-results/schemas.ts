@@ -99,6 +99,7 @@ const AggregateBucketView = t.Object({
   avg_ms: nullable(t.Number({ description: "Mean duration of the checks that ran, ms" })),
   p50_ms: nullable(t.Number({ description: "Median duration, ms, from a duration histogram (docs/results-and-uptime.md gives the error bound)" })),
   p95_ms: nullable(t.Number({ description: "95th percentile duration, ms, from the same histogram" })),
+  p99_ms: nullable(t.Number({ description: "99th percentile duration, ms, from the same histogram" })),
   max_ms: nullable(t.Number()),
 });
 

@@ -1484,7 +1484,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Hourly or daily buckets: check count, uptime %, average, p50, p95 and maximum response time
+         * Hourly or daily buckets: check count, uptime %, average, p50, p95, p99 and maximum response time
          * @description At most 10,000 buckets per request.
          *
          *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
@@ -1920,6 +1920,28 @@ export interface paths {
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
+    "/api/v1/monitors/{id}/maintenance-spans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Occurrences of the maintenance windows covering the monitor that overlap [from, to)
+         * @description Each occurrence of the maintenance windows that cover the monitor (by id, by tag, or all monitors) overlapping [from, to), with whether it pauses checks or silences alerts; recurring windows are expanded. A range of more than 400 days or `to` not after `from` is 400.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["listMonitorMaintenanceSpans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/regions": {
         parameters: {
             query?: never;
@@ -2274,6 +2296,28 @@ export interface paths {
          *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getAlertsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One alert from start to recovery: failing results, notifications with their delivery status, acknowledgements
+         * @description The story of one alert (one firing period of a rule × monitor × region): when it started, each failing result from that region with its id, every notification decided for it (channel, kind, delivery status, attempts, last error), who acknowledged it, and the result that cleared it. The id is the `alert_id` that active alerts and alert history rows carry; an unknown or malformed id is 404.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getAlertTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5460,6 +5504,63 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One alert (rule × monitor × region, one firing period) from start to recovery */
+        AlertTimeline: {
+            id: string;
+            rule: {
+                id: string;
+                name: string;
+            };
+            monitor: {
+                id: string;
+                name: string;
+                type: string;
+            };
+            /** @description A cloud region or a runner id */
+            region: string;
+            /** @description Which firing period of this rule × monitor × region */
+            incarnation: number;
+            status: "firing" | "acknowledged" | "recovered";
+            /** Format: date-time */
+            started_at: string;
+            recovered_at: string | null;
+            /** @description The failing results from the region, from the run that led to the alert (at most 24 h back) to recovery, at most 500, oldest first; then the passing result that cleared it */
+            checks: {
+                /** @description The result: GET /monitors/{id}/checks/{checkId} */
+                id: string;
+                /** Format: date-time */
+                checked_at: string;
+                /** @description down, degraded, timeout or unavailable; the last one is `up` when it is the result that cleared the alert */
+                status: string;
+                duration_ms: number;
+                error: string | null;
+            }[];
+            /** @description Every notification decided for this alert, in decision order */
+            notifications: {
+                /** @description The delivery; its attempts: GET /alerts/history?delivery_id= */
+                id: string;
+                channel_id: string;
+                channel_name: string | null;
+                channel_type: string | null;
+                /** @description alert, escalation, reminder, recovery or acknowledgement */
+                kind: string;
+                /** @description Which escalation step or reminder */
+                seq: number;
+                status: "pending" | "sent" | "failed";
+                attempts: number;
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
+            }[];
+            acknowledgements: {
+                /** @description The member's email or the API key's name */
+                by: string;
+                actor_type: "user" | "api_key";
+                /** Format: date-time */
+                at: string;
+            }[];
         };
         /** Status-page subscriber webhook */
         SubscriberWebhookPayload: {
@@ -13692,6 +13793,8 @@ export interface operations {
                             p50_ms: number | null;
                             /** @description 95th percentile duration, ms, from the same histogram */
                             p95_ms: number | null;
+                            /** @description 99th percentile duration, ms, from the same histogram */
+                            p99_ms: number | null;
                             max_ms: number | null;
                         }[];
                     };
@@ -17262,6 +17365,112 @@ export interface operations {
             };
         };
     };
+    listMonitorMaintenanceSpans: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Oldest first, at most 1,000 */
+                        data: {
+                            window_id: string;
+                            name: string;
+                            /** Format: date-time */
+                            starts_at: string;
+                            /** Format: date-time */
+                            ends_at: string;
+                            pause_monitors: boolean;
+                            suppress_alerts: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listRegions: {
         parameters: {
             query?: {
@@ -18836,6 +19045,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description Its timeline: GET /alerts/{id}/timeline */
+                            alert_id: string;
                             rule_id: string;
                             rule_name: string;
                             monitor_id: string;
@@ -19988,6 +20199,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
+                            /** @description The alert this attempt belongs to: GET /alerts/{id}/timeline (null for a test send) */
+                            alert_id: string | null;
                             /** @description Every attempt of one delivery shares it */
                             delivery_id: string;
                             rule_id: string;
@@ -20008,6 +20221,97 @@ export interface operations {
                         }[];
                         pagination: components["schemas"]["Pagination"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAlertTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One alert (rule × monitor × region, one firing period) from start to recovery */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTimeline"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */

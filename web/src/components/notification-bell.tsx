@@ -1,12 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
+import { alertId } from "../../../schemas/alerting/alert-id.ts";
 import { api, data } from "../api/client";
 import { useRouter } from "../lib/router";
 import { fmtTime } from "./ui";
 
-/** Where a notification leads: its monitor when it has one, else the alert list. */
-const notificationTarget = (n: { type: string; data: Record<string, unknown> }) =>
-  typeof n.data.monitor_id === "string" ? `/monitors/${n.data.monitor_id}` : n.type.startsWith("delivery") ? "/alerts/history" : "/alerts";
+/** Where a notification leads: an alert's notices its timeline, others about a monitor the monitor, else the alert list. */
+const notificationTarget = (n: { type: string; data: Record<string, unknown> }) => {
+  const { rule_id, monitor_id, region, incarnation } = n.data;
+  if (typeof rule_id === "string" && typeof monitor_id === "string" && typeof region === "string" && typeof incarnation === "number" && incarnation > 0)
+    return `/alerts/${encodeURIComponent(alertId({ rule_id, monitor_id, region, incarnation }))}`;
+  return typeof monitor_id === "string" ? `/monitors/${monitor_id}` : n.type.startsWith("delivery") ? "/alerts/history" : "/alerts";
+};
 
 /**
  * The in-app feed: unread count on the bell (refreshed by live alert events, polled as a fallback,

@@ -71,7 +71,9 @@ export function ActiveAlerts() {
                   <td>
                     <Link to={`/monitors/${a.monitor_id}`}>{a.monitor_name}</Link>
                   </td>
-                  <td>{a.rule_name}</td>
+                  <td>
+                    <Link to={`/alerts/${encodeURIComponent(a.alert_id)}`}>{a.rule_name}</Link>
+                  </td>
                   <td>{a.region}</td>
                   <td title={fmtTime(a.since)}>
                     {ago(a.since)} <small className="muted">({String(a.consecutive)} checks)</small>
@@ -163,6 +165,7 @@ export function AlertHistory() {
                 <th scope="col">Region</th>
                 <th scope="col">Channel</th>
                 <th scope="col">Delivery</th>
+                <th scope="col">Alert</th>
               </tr>
             </thead>
             <tbody>
@@ -185,6 +188,7 @@ export function AlertHistory() {
                     {Number(r.attempt) > 1 && <small className="muted"> attempt {String(r.attempt)}</small>}
                     {r.error && <div className="muted small">{r.error}</div>}
                   </td>
+                  <td>{r.alert_id && <Link to={`/alerts/${encodeURIComponent(r.alert_id)}`} aria-label={`Timeline of the alert of this ${r.kind} (${fmtTime(r.created_at)})`}>Timeline</Link>}</td>
                 </tr>
               ))}
             </tbody>

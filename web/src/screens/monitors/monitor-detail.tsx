@@ -5,7 +5,8 @@ import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../.
 import { Link, useRouter } from "../../lib/router";
 import { FirstCheckNotice } from "./check-outcome";
 import { ChecksTable } from "./detail/checks-table";
-import { DailyBars } from "./detail/daily-bars";
+import { UptimeCalendar } from "./detail/uptime-calendar";
+import { RecentAlerts } from "./detail/recent-alerts";
 import { HeartbeatPing } from "./heartbeat-ping";
 import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
@@ -133,8 +134,9 @@ export function MonitorDetail({ id }: { id: string }) {
           </tbody>
         </table>
       )}
-      <DailyBars id={id} />
+      <UptimeCalendar id={id} />
       <ResponseCharts monitor={m} />
+      <RecentAlerts id={id} />
       <ChecksTable monitor={m} />
     </section>
   );
