@@ -53,8 +53,9 @@ class ModelRegion {
       }
       const every = this.rule.recurringIntervalMinutes! * MIN;
       let due = next.due;
-      // Missed reminders collapse into one, numbered for the latest.
-      while (isDue({ due: due + every })) due += every;
+      // Missed reminders collapse into one, numbered for the latest due by now (one due at this very moment
+      // included: the dispatcher is sending at now anyway, so the reminder it sends is that one).
+      while (due + every <= now) due += every;
       this.reminderNo = Math.round((due - this.startedAt) / every);
       this.agenda.push({ due: due + every, what: "reminder" });
       for (const c of this.everyChannel()) if (!byChannel.has(c)) byChannel.set(c, ["reminder", this.reminderNo]);
