@@ -129,7 +129,7 @@ try {
     ALLOW_PRIVATE_IPS: "true",
     LOG_LEVEL: "warn",
     DATA_DIR: `/tmp/wp-bench-dashboard-${port}`,
-    RATE_LIMIT_PER_ORG: "100000",
+    RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000",
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_SIGNIN_PER_IP: "100000",
   });

@@ -1366,6 +1366,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitors/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The monitors overview: counts by state, and a page of monitors (worst first) with 24 h uptime and their latest results
+         * @description What the dashboard's first screen needs in one call (four set-based queries whatever the page size): `counts` of every monitor by state (up, down, degraded, paused, not_monitored) as filters, and a page of monitors — worst first by default, filtered by `state`, type, tag or name — each with its 24 h uptime and `bar`, its latest 30 to 90 results (time, status, response time, location) oldest first.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getMonitorsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/metrics": {
         parameters: {
             query?: never;
@@ -3065,13 +3087,17 @@ export interface paths {
         };
         /**
          * What a report's unsubscribe link would do; changes nothing (HTML page with an Unsubscribe button for browsers, JSON otherwise)
-         * @description Who: anyone; no credentials.
+         * @description What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         get: operations["getReportUnsubscribe"];
         put?: never;
         /**
          * Unsubscribes from a report: the confirmation page's button, and RFC 8058 one-click; idempotent
-         * @description Who: anyone; no credentials.
+         * @description Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.
+         *
+         *     Who: anyone; no credentials.
          */
         post: operations["unsubscribeFromReport"];
         delete?: never;
@@ -3089,13 +3115,17 @@ export interface paths {
         };
         /**
          * List scheduled reports, oldest first
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description The organisation's scheduled report emails (weekly or monthly), oldest first, each with its scope, schedule, recipients (with an `unsubscribed` flag) and next send.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["listReports"];
         put?: never;
         /**
          * Schedule a weekly or monthly report email
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Schedules a weekly or monthly report email of uptime per monitor, incidents and the slowest monitors, for the organisation or one status page, sent in the report's time zone. 400 for an unknown time zone, a status page of another organisation, or a member who is not one of this organisation.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["createReport"];
         delete?: never;
@@ -3113,21 +3143,27 @@ export interface paths {
         };
         /**
          * One scheduled report with its recipients and next send
-         * @description Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         get: operations["getReport"];
         put?: never;
         post?: never;
         /**
          * Delete a report
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         delete: operations["deleteReport"];
         options?: never;
         head?: never;
         /**
          * Change a report; the next send follows the new schedule
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         patch: operations["updateReport"];
         trace?: never;
@@ -3143,7 +3179,9 @@ export interface paths {
         put?: never;
         /**
          * Send now: the last complete period's report as a preview, to you (default) or to every recipient
-         * @description Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         * @description Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
+         *
+         *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
         post: operations["sendReport"];
         delete?: never;
@@ -12882,6 +12920,133 @@ export interface operations {
             };
         };
     };
+    getMonitorsOverview: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
+                tag?: string;
+                search?: string;
+                state?: "up" | "down" | "degraded" | "paused" | "not_monitored";
+                sort?: "status" | "name" | "response_time" | "created";
+                bars?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * MonitorStateCounts
+                         * @description Every monitor of the organisation in exactly one bucket (whatever the filters): paused; not_monitored (suspended by the plan, nowhere to run, or no result yet); down (down or timeout); degraded; up.
+                         */
+                        counts: {
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            paused: number;
+                            not_monitored: number;
+                            total: number;
+                        };
+                        data: {
+                            monitor: components["schemas"]["Monitor"];
+                            /** @description Uptime over the last 24 hours; null without results */
+                            uptime_24h_pct: number | null;
+                            /** @description The latest results (at most `bars`, from the last 7 days, every location), oldest first */
+                            bar: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                                duration_ms: number | null;
+                                /** @description Region or runner id the check ran from */
+                                location: string;
+                            }[];
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -17256,30 +17421,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            /** @enum {string} */
-                            type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                            /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                            config: {
-                                [key: string]: unknown;
-                            };
-                            enabled: boolean;
-                            /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                            template: {
-                                /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                                title?: string;
-                                /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                                body?: string;
-                            } | null;
-                            /** @description IANA time zone of the times in its messages */
-                            timezone: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["AlertChannel"][];
                         pagination: components["schemas"]["Pagination"];
                     };
                 };
@@ -17526,30 +17668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -17795,30 +17914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
@@ -18030,30 +18126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        type: "email" | "slack" | "discord" | "teams" | "telegram" | "webhook" | "pagerduty" | "opsgenie";
-                        /** @description The channel type's settings (see docs/channels.md); secret fields are returned masked (••••1234): send the masked value back to keep them */
-                        config: {
-                            [key: string]: unknown;
-                        };
-                        enabled: boolean;
-                        /** @description Message template: {{variable}} placeholders from the documented list (docs/channels.md), sections {{#error}}…{{/error}} for optional values */
-                        template: {
-                            /** @description Mustache template of the message title (email subject, card heading); unset keeps Watchpost's title */
-                            title?: string;
-                            /** @description Mustache template of the message body; unset keeps Watchpost's layout */
-                            body?: string;
-                        } | null;
-                        /** @description IANA time zone of the times in its messages */
-                        timezone: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertChannel"];
                 };
             };
             /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
