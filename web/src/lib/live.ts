@@ -80,6 +80,7 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
       );
       if (monitorId) qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
     }
+    if (monitorId) patchOverview(qc, monitorId, e);
     if (monitorId && e.type === "check.result") addLiveResult(qc, monitorId, e);
     if (monitorId && e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-data", monitorId] });
   }
@@ -87,6 +88,42 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
     void qc.invalidateQueries({ queryKey: ["alerts"] });
     void qc.invalidateQueries({ queryKey: ["notifications"] });
   }
+}
+
+type Bar = { at: string; status: string; duration_ms: number | null; location: string };
+type OverviewRow = { monitor: Record<string, unknown> & { id: string }; bar: Bar[] } & Record<string, unknown>;
+type OverviewPage = { counts: Record<string, number>; data: OverviewRow[] };
+/** How many results each bar of the monitors overview holds (it asks the API for this many). */
+export const OVERVIEW_BARS = 60;
+
+/** The overview bucket a status falls in (paused monitors produce no events). */
+export const stateOfStatus = (status: string) => (status === "pending" ? "not_monitored" : status === "down" || status === "timeout" ? "down" : status === "degraded" ? "degraded" : "up");
+
+/**
+ * Live overview (queries ["monitors", "overview", …]): a result joins its monitor's bar and sets its
+ * response time; a status change moves the monitor between the counts.
+ */
+function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent) {
+  qc.setQueriesData<{ pages: OverviewPage[] }>({ queryKey: ["monitors", "overview"] }, (old) => {
+    if (!old?.pages) return old;
+    const pages = old.pages.map((p) => {
+      let counts = p.counts;
+      if (e.type === "monitor.status_changed") {
+        const from = stateOfStatus(String(e.data.from)), to = stateOfStatus(String(e.data.to));
+        if (from !== to) counts = { ...counts, [from]: Math.max(0, (counts[from] ?? 0) - 1), [to]: (counts[to] ?? 0) + 1 };
+      }
+      const data = p.data.map((row) => {
+        if (row.monitor.id !== monitorId) return row;
+        if (e.type === "monitor.status_changed") return { ...row, monitor: { ...row.monitor, status: e.data.to, status_changed_at: e.data.at } };
+        const bar: Bar = { at: String(e.data.scheduled_at ?? e.data.checked_at), status: String(e.data.status), duration_ms: (e.data.duration_ms as number | null) ?? null, location: String(e.data.location ?? "") };
+        if (row.bar.some((b) => b.at === bar.at && b.location === bar.location)) return row;
+        const monitor = bar.status === "unavailable" ? row.monitor : { ...row.monitor, last_duration_ms: bar.duration_ms, last_checked_at: e.data.checked_at };
+        return { ...row, monitor, bar: [...row.bar, bar].slice(-OVERVIEW_BARS) };
+      });
+      return { ...p, counts, data };
+    });
+    return { ...old, pages };
+  });
 }
 
 /** Puts a live result at the top of each cached first page of that monitor's results it belongs on. */
