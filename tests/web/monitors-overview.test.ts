@@ -64,7 +64,7 @@ describe("monitors overview", () => {
     const names = await page.locator("[data-monitor-id] .name a").allTextContents();
     expect(names).toEqual(["Checkout", "Search", "New thing", "Blog", "Docs", "Staging"]);
     // 60 slots: 20 empty, then 40 results oldest first; the last ten of Checkout failed.
-    const ticks = await row("Checkout").locator(".tick").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status ?? "none"));
+    const ticks = await row("Checkout").locator(".tick").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.result ?? "none"));
     expect(ticks).toHaveLength(60);
     expect(ticks.slice(0, 20).every((s) => s === "none")).toBe(true);
     expect(ticks.slice(-10)).toEqual(Array(10).fill("down"));
@@ -114,9 +114,9 @@ describe("monitors overview", () => {
     publishLiveEvent(api.bus, orgId, "check.result", { id: "chk_live1", monitor_id: ids.Blog, location: "us-east", location_type: "region", scheduled_at: at, status: "down", duration_ms: 987, error: "refused", checked_at: at, data: {} });
     await count("down").getByText("2").waitFor({ timeout: 5000 });
     expect(await count("up").textContent()).toBe("1");
-    await row("Blog").locator("[data-status=down]").first().waitFor();
+    await row("Blog").locator(".badge[data-status=down]").waitFor();
     await row("Blog").getByText("987 ms").waitFor();
-    const ticks = await row("Blog").locator(".tick").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status ?? "none"));
+    const ticks = await row("Blog").locator(".tick").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.result ?? "none"));
     expect(ticks).toHaveLength(60);
     expect(ticks.at(-1)).toBe("down");
     expect(ticks.filter((s) => s === "none")).toHaveLength(19);

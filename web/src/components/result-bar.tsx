@@ -45,7 +45,7 @@ export function ResultBar({ results, slots, name }: { results: BarResult[]; slot
         <span key={`e${i}`} className="tick tick-none" />
       ))}
       {shown.map((r, i) => (
-        <span key={`${r.at}-${r.location}`} className={`tick tick-${r.status}${i === active ? " active" : ""}`} data-status={r.status} onMouseEnter={() => setActive(i)} />
+        <span key={`${r.at}-${r.location}`} className={`tick tick-${r.status}${i === active ? " active" : ""}`} data-result={r.status} onMouseEnter={() => setActive(i)} />
       ))}
       {tip && ref.current && createPortal(<Tip id={tipId} result={tip} anchor={ref.current.children[empty + active!] as HTMLElement | undefined} />, document.body)}
     </div>

@@ -17,6 +17,34 @@ describe("applyLiveEvent", () => {
     expect(qc.getQueryData<ReturnType<typeof page>>(["monitors", { search: "a" }])!.pages[0]!.data[0]).toMatchObject({ status: "down" });
   });
 
+  it("moves a monitor between the overview's counts and adds each result to its bar, keeping the newest 60", () => {
+    const qc = new QueryClient();
+    const bar = Array.from({ length: 60 }, (_, i) => ({ at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), status: "up", duration_ms: i, location: "eu" }));
+    const counts = { up: 2, down: 0, degraded: 0, paused: 1, not_monitored: 1, total: 4 };
+    const rows: { monitor: Record<string, unknown>; uptime_24h_pct: number | null; bar: typeof bar }[] = [
+      { monitor: { id: "mon_a", status: "up", last_duration_ms: 59 }, uptime_24h_pct: 100, bar },
+      { monitor: { id: "mon_b", status: "pending" }, uptime_24h_pct: null, bar: [] },
+    ];
+    qc.setQueryData(["monitors", "overview", {}], { pages: [{ counts, data: rows, pagination: {} }], pageParams: [1] });
+    const at = "2026-01-01T01:00:00.000Z";
+    applyLiveEvent(qc, { id: "1", type: "monitor.status_changed", at, data: { monitor_id: "mon_a", from: "up", to: "timeout", at } });
+    applyLiveEvent(qc, { id: "2", type: "check.result", at, data: { monitor_id: "mon_a", scheduled_at: at, checked_at: at, status: "timeout", duration_ms: 5000, location: "us" } });
+    applyLiveEvent(qc, { id: "3", type: "check.result", at, data: { monitor_id: "mon_b", scheduled_at: at, checked_at: at, status: "unavailable", duration_ms: 0, location: "us" } });
+    applyLiveEvent(qc, { id: "4", type: "monitor.status_changed", at, data: { monitor_id: "mon_b", from: "pending", to: "up", at } });
+    // The same result delivered twice (a reconnect) is drawn once.
+    applyLiveEvent(qc, { id: "2", type: "check.result", at, data: { monitor_id: "mon_a", scheduled_at: at, checked_at: at, status: "timeout", duration_ms: 5000, location: "us" } });
+    const p = qc.getQueryData<{ pages: { counts: typeof counts; data: typeof rows }[] }>(["monitors", "overview", {}])!.pages[0]!;
+    expect(p.counts).toEqual({ up: 2, down: 1, degraded: 0, paused: 1, not_monitored: 0, total: 4 });
+    const a = p.data[0]!;
+    expect(a.monitor).toMatchObject({ status: "timeout", last_duration_ms: 5000 });
+    expect(a.bar).toHaveLength(60);
+    expect(a.bar[0]!.duration_ms).toBe(1);
+    expect(a.bar.at(-1)).toEqual({ at, status: "timeout", duration_ms: 5000, location: "us" });
+    // An unavailable result is drawn but never changes the monitor's response time.
+    expect(p.data[1]!.bar).toEqual([{ at, status: "unavailable", duration_ms: 0, location: "us" }]);
+    expect(p.data[1]!.monitor).toEqual({ id: "mon_b", status: "up", status_changed_at: at });
+  });
+
   it("records the last response time of a check result on the monitor", () => {
     const qc = new QueryClient();
     qc.setQueryData(["monitor", "mon_a"], { id: "mon_a", last_duration_ms: 10 });

@@ -97,7 +97,7 @@ type OverviewPage = { counts: Record<string, number>; data: OverviewRow[] };
 export const OVERVIEW_BARS = 60;
 
 /** The overview bucket a status falls in (paused monitors produce no events). */
-export const stateOfStatus = (status: string) => (status === "pending" ? "not_monitored" : status === "down" || status === "timeout" ? "down" : status === "degraded" ? "degraded" : "up");
+const stateOfStatus = (status: string) => (status === "pending" ? "not_monitored" : status === "down" || status === "timeout" ? "down" : status === "degraded" ? "degraded" : "up");
 
 /**
  * Live overview (queries ["monitors", "overview", …]): a result joins its monitor's bar and sets its
