@@ -5,7 +5,7 @@ import { listMonitors, type MonitorFilter, type MonitorRow } from "../../db/quer
 import { uptimeForMonitors } from "../results/uptime.ts";
 
 /** Results older than this are not drawn in a monitor's bar (keeps the scan to the newest partitions). */
-export const BAR_LOOKBACK_MS = 7 * 24 * 3600_000;
+const BAR_LOOKBACK_MS = 7 * 24 * 3600_000;
 
 export interface MonitorOverview {
   counts: StateCounts;

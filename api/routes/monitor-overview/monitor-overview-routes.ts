@@ -30,7 +30,7 @@ const BarEntry = t.Object(
   { title: "MonitorBarEntry" },
 );
 
-export const StateCounts = t.Object(
+const StateCounts = t.Object(
   { up: Int(), down: Int(), degraded: Int(), paused: Int(), not_monitored: Int(), total: Int() },
   { title: "MonitorStateCounts", description: "Every monitor of the organisation in exactly one bucket (whatever the filters): paused; not_monitored (suspended by the plan, nowhere to run, or no result yet); down (down or timeout); degraded; up." },
 );

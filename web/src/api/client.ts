@@ -60,7 +60,7 @@ export const rateLimitWait = (() => {
 })();
 
 /** Seconds a 429 asks to wait: Retry-After, else the body's details.retryAfterSeconds, else 5; at most a minute. */
-export async function retryAfterOf(response: Response): Promise<number> {
+async function retryAfterOf(response: Response): Promise<number> {
   const header = Number(response.headers.get("retry-after"));
   if (Number.isFinite(header) && header > 0) return Math.min(MAX_WAIT_S, header);
   const body = (await response.clone().json().catch(() => null)) as { details?: { retryAfterSeconds?: number } } | null;

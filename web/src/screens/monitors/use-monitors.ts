@@ -5,7 +5,6 @@ import { OVERVIEW_BARS } from "../../lib/live";
 
 export type Monitor = paths["/api/v1/monitors"]["get"]["responses"]["200"]["content"]["application/json"]["data"][number];
 type Overview = paths["/api/v1/monitors/overview"]["get"]["responses"]["200"]["content"]["application/json"];
-export type OverviewItem = Overview["data"][number];
 export type MonitorState = keyof Omit<Overview["counts"], "total">;
 export type MonitorSort = "status" | "name" | "response_time" | "created";
 export type MonitorFilters = { search?: string; state?: MonitorState; type?: string; tag?: string; sort?: MonitorSort };
