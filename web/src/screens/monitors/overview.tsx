@@ -104,7 +104,6 @@ export function MonitorsOverview() {
     setFocusAt(to);
   };
 
-  const filtered = Boolean(search || f.state || f.type || f.tag);
   if (q.isPending) return <Loading what="monitors" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   if (!counts?.total) return <FirstMonitor />;
