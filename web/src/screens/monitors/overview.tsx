@@ -26,7 +26,8 @@ function useUrlFilters() {
   const { search } = useRouter();
   const [state, setState] = useState(() => ({
     text: search.get("search") ?? "",
-    state: (search.get("state") ?? "") as MonitorState | "",
+    // An unknown state in a hand-edited link shows everything rather than an error.
+    state: (STATES.some(([s]) => s === search.get("state")) ? search.get("state") : "") as MonitorState | "",
     type: search.get("type") ?? "",
     tag: search.get("tag") ?? "",
     sort: ((search.get("sort") as MonitorSort | null) ?? "status") as MonitorSort,
