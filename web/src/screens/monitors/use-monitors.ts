@@ -10,7 +10,7 @@ export type MonitorSort = "status" | "name" | "response_time" | "created";
 export type MonitorFilters = { search?: string; state?: MonitorState; type?: string; tag?: string; sort?: MonitorSort };
 type Query = NonNullable<paths["/api/v1/monitors/overview"]["get"]["parameters"]["query"]>;
 
-const PAGE_SIZE = 100;
+const PAGE_SIZE = 50;
 
 /**
  * The overview a page of 100 at a time from GET /monitors/overview (counts, monitors, 24 h uptime and
