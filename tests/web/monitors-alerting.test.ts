@@ -415,7 +415,7 @@ describe("monitors and alerting screens", () => {
     await screenshot(page, "p1-17-password-changed");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("a brand new passphrase");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("heading", { name: "Monitors" }).waitFor();
     noErrors();
     // Screens ask for pages and ids they show, never one call per monitor: the whole journey stays bounded.
