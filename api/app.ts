@@ -23,6 +23,7 @@ import { monitorRoutes } from "./routes/monitors/monitors-routes.ts";
 import { monitorGroupRoutes } from "./routes/monitor-groups/monitor-groups-routes.ts";
 import { metricsRoutes } from "./routes/metrics/metrics-routes.ts";
 import { monitorUptimeRoutes } from "./routes/monitor-uptime/monitor-uptime-routes.ts";
+import { monitorOverviewRoutes } from "./routes/monitor-overview/monitor-overview-routes.ts";
 import { monitorResultRoutes } from "./routes/monitor-results/monitor-results-routes.ts";
 import { retentionRoutes } from "./routes/retention/retention-routes.ts";
 import { checkScreenshotRoutes } from "./routes/check-screenshots/check-screenshots-routes.ts";
@@ -62,6 +63,7 @@ const resources = [
   entitlementRoutes,
   billingRoutes,
   monitorUptimeRoutes,
+  monitorOverviewRoutes,
   metricsRoutes,
   monitorResultRoutes,
   checkScreenshotRoutes,

@@ -13,6 +13,11 @@ export const apiEnv = Type.Object({
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "external URL of the API, e.g. https://watchpost.example.com" })),
   TRUST_PROXY: EnvBool(false, "take the client address from X-Forwarded-For"),
   RATE_LIMIT_PER_ORG: Type.Integer({ minimum: 1, default: 300, description: "authenticated requests per organisation per minute, at least 1" }),
+  RATE_LIMIT_PER_SESSION: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: "dashboard requests per signed-in user per minute (session cookie), a budget of its own apart from the organisation's API keys, at least 1",
+  }),
   RATE_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10, description: "unauthenticated requests per IP per minute, at least 1" }),
   RATE_LIMIT_SIGNIN_PER_IP: Type.Integer({ minimum: 1, default: 5, description: "sign-in attempts per IP per minute, at least 1" }),
   RATE_LIMIT_SIGNUP_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "sign-ups per IP per minute, at least 1" }),

@@ -5,8 +5,10 @@
  * every monitor also checked live every --interval seconds against a loopback target.
  *
  * Prints
- * - the time from navigation to the first rows with their 24 h uptime on screen (target < 1 s),
+ * - the time from navigation to the first rows with their state counts, 24 h uptime and bars of the
+ *   latest 60 results on screen (GET /monitors/overview), cold and warm (target < 1 s),
  * - the API calls the overview makes (target: a constant, not one per monitor), and when scrolling to the end,
+ * - the API calls each signed-in screen makes on first load (the dashboard's share of its rate-limit budget),
  * - whether the checks' schedule held while the page loaded: how many checks were due in the page-load
  *   windows, how many ran, and their start lag (checked_at − due time) next to a quiet baseline window.
  *
@@ -129,7 +131,7 @@ try {
     ALLOW_PRIVATE_IPS: "true",
     LOG_LEVEL: "warn",
     DATA_DIR: `/tmp/wp-bench-dashboard-${port}`,
-    RATE_LIMIT_PER_ORG: "100000",
+    RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000",
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_SIGNIN_PER_IP: "100000",
   });
@@ -165,7 +167,12 @@ try {
       await page.goto(`${base}/monitors`);
       await page.locator("[data-monitor-id]").first().waitFor();
       const rowsAt = performance.now() - t;
-      await page.waitForFunction(() => [...document.querySelectorAll("[data-monitor-id] [role=cell]:nth-child(4)")].some((c) => c.textContent?.includes("%")));
+      await page.waitForFunction(
+        () =>
+          document.querySelector("[data-testid=state-counts]") &&
+          [...document.querySelectorAll("[data-monitor-id] [data-testid=uptime-24h]")].some((c) => c.textContent?.includes("%")) &&
+          document.querySelector("[data-monitor-id] .tick[data-result]"),
+      );
       const uptimeAt = performance.now() - t;
       loads.push([from, Date.now()]);
       return { rowsAt, uptimeAt, calls: [...calls] };
@@ -176,8 +183,9 @@ try {
     warm.sort((a, b) => a - b);
     const med = warm[Math.floor(warm.length / 2)]!;
     const rendered = await page.locator("[data-monitor-id]").count();
-    console.log(`first load (cold cache): rows ${cold.rowsAt.toFixed(0)} ms, rows with 24 h uptime ${cold.uptimeAt.toFixed(0)} ms`);
-    console.log(`reload, median of ${RUNS}: rows with 24 h uptime ${med.toFixed(0)} ms (min ${warm[0]!.toFixed(0)}, max ${warm.at(-1)!.toFixed(0)}; target < 1000 ms) ${med < 1000 ? "OK" : "SLOW"}`);
+    const ticks = await page.locator("[data-monitor-id] .tick[data-result]").count();
+    console.log(`first load (cold cache): rows ${cold.rowsAt.toFixed(0)} ms, rows with counts, 24 h uptime and bars ${cold.uptimeAt.toFixed(0)} ms (${ticks} result ticks drawn)`);
+    console.log(`reload, median of ${RUNS}: rows with counts, 24 h uptime and bars ${med.toFixed(0)} ms (min ${warm[0]!.toFixed(0)}, max ${warm.at(-1)!.toFixed(0)}; target < 1000 ms) ${med < 1000 ? "OK" : "SLOW"}`);
     console.log(`API calls for the first screen: ${cold.calls.length} (${[...new Set(cold.calls)].join(", ")}) for ${MONITORS} monitors; ${rendered} rows in the DOM (virtualised)`);
 
     // Scroll through the whole list: pages of 100 load as it nears the end; count calls and slow frames.
@@ -204,6 +212,20 @@ try {
     });
     loads.push([scrollFrom, Date.now()]);
     console.log(`scrolled to the end of ${MONITORS}: ${calls.length} more API calls (${countCalls(calls)}), frame time p50 ${scroll.p50.toFixed(1)} ms, p95 ${scroll.p95.toFixed(1)} ms over ${scroll.frames} frames; ${scroll.rows} rows in the DOM`);
+
+    // Requests per screen: each signed-in route from a fresh page load, until the network is quiet.
+    const perScreen: string[] = [];
+    for (const route of ["/monitors", `/monitors/${ids[0]}`, "/alerts", "/alert-rules", "/alert-channels", "/status-pages", "/incidents", "/org"]) {
+      calls.length = 0;
+      await page.goto(`${base}${route}`);
+      // The live stream keeps a connection open, so "network idle" never comes: wait until no call for 1.5 s.
+      for (let seen = -1; seen !== calls.length; ) {
+        seen = calls.length;
+        await Bun.sleep(1500);
+      }
+      perScreen.push(`${route.replace(ids[0]!, ":id")} ${calls.length}`);
+    }
+    console.log(`API requests per screen (first load, session check included; the SSE stream not counted): ${perScreen.join(", ")}`);
   } finally {
     await chromium.close();
   }

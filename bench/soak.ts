@@ -122,7 +122,7 @@ async function startAllInOne(databaseUrl: string, region: string): Promise<Topol
     ALLOW_PRIVATE_IPS: "true",
     BILLING: "false",
     BILLING_SIMULATOR: "false",
-    RATE_LIMIT_PER_ORG: "1000000",
+    RATE_LIMIT_PER_ORG: "1000000", RATE_LIMIT_PER_SESSION: "1000000",
     CONCURRENCY: "200",
     LOG_LEVEL: "info",
   });

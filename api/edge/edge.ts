@@ -78,9 +78,12 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
         refused = err;
       }
       const id = meta.identity;
-      decision = id
-        ? await deps.limiter.take(id.orgId ? `org:${id.orgId}` : `user:${id.userId}`, deps.config.RATE_LIMIT_PER_ORG)
-        : await deps.limiter.take(`ip:${ip}`, deps.config.RATE_LIMIT_PER_IP);
+      // A signed-in user's dashboard has a budget of its own, so an organisation's busy API keys never sign its people out.
+      decision = !id
+        ? await deps.limiter.take(`ip:${ip}`, deps.config.RATE_LIMIT_PER_IP)
+        : id.kind === "session"
+          ? await deps.limiter.take(`session:${id.userId}`, deps.config.RATE_LIMIT_PER_SESSION)
+          : await deps.limiter.take(id.orgId ? `org:${id.orgId}` : `user:${id.userId}`, deps.config.RATE_LIMIT_PER_ORG);
       const credential = credentialLimit(request.method, path, deps);
       if (decision.allowed && credential) {
         const tight = await deps.limiter.take(`${credential.key}:${ip}`, credential.limit);

@@ -90,6 +90,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getMonitorCheck: "One stored result by its chk_ id or by the job id that produced it, with every field of its type's `data`.",
 
   // monitors
+  getMonitorsOverview:
+    "What the dashboard's first screen needs in one call (four set-based queries whatever the page size): `counts` of every monitor by state (up, down, degraded, paused, not_monitored) as filters, and a page of monitors — worst first by default, filtered by `state`, type, tag or name — each with its 24 h uptime and `bar`, its latest 30 to 90 results (time, status, response time, location) oldest first.",
   listMonitors: "Every monitor of the organisation, filtered by type, status, tag, paused or a part of the name; `sort` orders by creation, name, status or last response time.",
   createMonitor: "The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.",
   getMonitor: "The monitor with its type's config (secrets masked), schedule, placement and current status; heartbeat monitors carry their ping URL.",

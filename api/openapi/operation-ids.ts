@@ -13,6 +13,7 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "POST /api/v1/status-pages/{id}/domain": "setStatusPageDomain",
   "POST /api/v1/billing/webhooks/paddle": "receivePaddleWebhook",
   "GET /api/v1/monitors/uptime": "listMonitorUptimes",
+  "GET /api/v1/monitors/overview": "getMonitorsOverview",
   "POST /api/v1/monitors/bulk": "createMonitorsBulk",
   "POST /api/v1/monitors/test": "testMonitor",
   "GET /api/v1/metrics": "getMetrics",

@@ -140,7 +140,20 @@ export interface MonitorFilter {
   paused?: boolean;
   search?: string;
   sort?: MonitorSort;
+  /** An overview bucket (monitorStateSql): up, down, degraded, paused or not_monitored. */
+  state?: MonitorState;
 }
+
+export type MonitorState = "up" | "down" | "degraded" | "paused" | "not_monitored";
+
+/**
+ * The overview's buckets, each monitor in exactly one: paused first; then not monitored (suspended
+ * by the plan, nowhere to run — no region and no runner, heartbeats aside — or no result yet);
+ * down takes timeouts too.
+ */
+export const MONITOR_STATE_SQL = `case when paused then 'paused'
+  when suspended or status = 'pending' or (type <> 'heartbeat' and cardinality(regions) = 0 and cardinality(runner_ids) = 0) then 'not_monitored'
+  when status in ('down', 'timeout') then 'down' when status = 'degraded' then 'degraded' else 'up' end`;
 
 /** List orders; each ends on id so pages never overlap. */
 type MonitorSort = "created" | "name" | "status" | "response_time";
@@ -159,6 +172,7 @@ export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, li
     and (${f.status ?? null}::text is null or status = ${f.status ?? null})
     and (${f.tag ?? null}::text is null or ${f.tag ?? null} = any(tags))
     and (${f.paused ?? null}::boolean is null or paused = ${f.paused ?? null})
+    and (${f.state ?? null}::text is null or ${sql.unsafe(MONITOR_STATE_SQL)} = ${f.state ?? null})
     and (${f.search ?? null}::text is null or name ilike ${"%" + (f.search ?? "").replace(/[\\%_]/g, (c) => "\\" + c) + "%"})`;
   const rows = await sql<MonitorRow[]>`select ${cols(sql)} from monitors where ${where} order by ${sql.unsafe(ORDER[f.sort ?? "created"])} limit ${limit} offset ${offset}`;
   const [c] = await sql<{ n: number }[]>`select count(*)::int as n from monitors where ${where}`;

@@ -49,6 +49,7 @@ describe("one API process", () => {
   let api: TestApi;
   const PER_ORG = 6;
   const PER_IP = 4;
+  const PER_SESSION = 5;
   const SIGNIN = 2;
   const SIGNUP = 2;
   const RESET = 2;
@@ -59,6 +60,7 @@ describe("one API process", () => {
       MAX_BODY_BYTES: "2048",
       RATE_LIMIT_PER_ORG: String(PER_ORG),
       RATE_LIMIT_PER_IP: String(PER_IP),
+      RATE_LIMIT_PER_SESSION: String(PER_SESSION),
       RATE_LIMIT_SIGNIN_PER_IP: String(SIGNIN),
       RATE_LIMIT_SIGNUP_PER_IP: String(SIGNUP),
       RATE_LIMIT_RESET_PER_IP: String(RESET),
@@ -101,6 +103,26 @@ describe("one API process", () => {
     expect(statuses).toEqual(Array(PER_ORG - 1).fill(200));
     expect429(await first("GET", "/api/v1/org"), PER_ORG);
     expect429(await second("GET", "/api/v1/api-keys"), PER_ORG);
+  }, MAY_WAIT);
+
+  it("gives a signed-in session a budget of its own, apart from the organisation's API keys", async () => {
+    await freshWindowRoom();
+    const org = await makeOrg(api.sql);
+    const signin = await client(api.url, { headers: fromIp(nextIp()) })("POST", "/api/v1/auth/signin", { email: org.email, password: org.password });
+    expect(signin.status).toBe(200);
+    const cookie = signin.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const dashboard = client(api.url, { cookie });
+    const ci = client(api.url, { key: org.api_key });
+    // The organisation's keys spend their whole budget: the signed-in user is not signed out by it.
+    for (let i = 0; i < PER_ORG; i++) expect((await ci("GET", "/api/v1/org")).status).toBe(200);
+    expect429(await ci("GET", "/api/v1/org"), PER_ORG);
+    const first = await dashboard("GET", "/api/v1/user");
+    expect(first.status).toBe(200);
+    expect(rateHeaders(first)).toMatchObject({ limit: PER_SESSION, remaining: PER_SESSION - 1 });
+    for (let i = 1; i < PER_SESSION; i++) expect((await dashboard("GET", "/api/v1/user")).status).toBe(200);
+    // Its own budget is finite too, and spending it leaves the keys' budget as it was.
+    expect429(await dashboard("GET", "/api/v1/user"), PER_SESSION);
+    expect429(await ci("GET", "/api/v1/org"), PER_ORG);
   }, MAY_WAIT);
 
   it("keeps one organisation's limit away from another's", async () => {

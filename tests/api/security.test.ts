@@ -39,7 +39,7 @@ beforeAll(async () => {
       done();
     },
   });
-  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "1000000", RATE_LIMIT_PER_IP: "1000000", RATE_LIMIT_SIGNIN_PER_IP: "1000000", LOG_LEVEL: "trace" });
+  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "1000000", RATE_LIMIT_PER_SESSION: "1000000", RATE_LIMIT_PER_IP: "1000000", RATE_LIMIT_SIGNIN_PER_IP: "1000000", LOG_LEVEL: "trace" });
   const log = createLogger({ level: "trace", format: "json", destination: sink });
   const deps = buildApiDeps({ sql: db.sql, config, log, secretKey: TEST_SECRET_KEY });
   await deps.bus.ensureTopology();

@@ -104,7 +104,7 @@ function api(i: number) {
     REGION_LOCATIONS: `${REGION}=Loopback`,
     BILLING: "false",
     ALLOW_PRIVATE_IPS: "true",
-    RATE_LIMIT_PER_ORG: "1000000",
+    RATE_LIMIT_PER_ORG: "1000000", RATE_LIMIT_PER_SESSION: "1000000",
     RATE_LIMIT_PER_IP: "1000000",
   });
 }

@@ -22,7 +22,7 @@ export interface ReportStack {
 export async function startReportStack(): Promise<ReportStack> {
   const db = await createTestDatabase();
   const smtp = await startSmtpReceiver();
-  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_IP: "100000", RATE_LIMIT_PER_ORG: "100000", LOG_LEVEL: "silent" });
+  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_IP: "100000", RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000", LOG_LEVEL: "silent" });
   const server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: createMemoryBus() }));
   const outboxes = await startOutboxes(server, createSmtpMailer(smtp.settings));
   const api = { url: server.url, sql: db.sql, db, server } as unknown as TestApi;

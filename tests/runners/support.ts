@@ -36,7 +36,7 @@ export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<st
   const db = await createTestDatabase();
   const bus = createMemoryBus({ jobs: { ackWaitMs: opts.jobAckWaitMs ?? 60_000 } });
   await bus.ensureTopology();
-  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_IP: "100000", LOG_LEVEL: "silent", ...opts.env });
+  const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000", RATE_LIMIT_PER_IP: "100000", LOG_LEVEL: "silent", ...opts.env });
   const server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }), opts.tls === false ? {} : { tls: leaf });
   return {
     url: server.url,

@@ -28,7 +28,7 @@ beforeAll(async () => {
     PORT: "0",
     HOST: "127.0.0.1",
     RATE_LIMIT_PER_IP: "100000",
-    RATE_LIMIT_PER_ORG: "100000",
+    RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000",
     LOG_LEVEL: "silent",
     ALLOW_PRIVATE_IPS: "true",
     SMTP_HOST: smtp.settings.host,

@@ -80,7 +80,7 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
     DATABASE_URL: database.url,
     PORT: "0",
     HOST: "127.0.0.1",
-    RATE_LIMIT_PER_ORG: "100000",
+    RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000",
     RATE_LIMIT_PER_IP: "100000",
     RATE_LIMIT_SIGNIN_PER_IP: "100000",
     RATE_LIMIT_SIGNUP_PER_IP: "100000",

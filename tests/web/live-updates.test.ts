@@ -22,7 +22,7 @@ beforeAll(async () => {
   page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
   consoleErrors = watchConsole(page);
   page.on("request", (r) => {
-    if (new URL(r.url()).pathname === "/api/v1/monitors") monitorListCalls.push(r.url());
+    if (new URL(r.url()).pathname === "/api/v1/monitors/overview") monitorListCalls.push(r.url());
   });
   const signin = await chromium.context.request.post(`${api.url}/api/v1/auth/signin`, { data: { email: org.email, password: org.password } });
   expect(signin.status()).toBe(200);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   // This journey packs several minutes of clicking into one: a per-organisation limit of 300 calls a
   // minute (the default) is too tight for it; the last test bounds the calls the screens make instead.
-  env = await startJourney("p1", { RATE_LIMIT_PER_ORG: "1000" });
+  env = await startJourney("p1", { RATE_LIMIT_PER_ORG: "1000", RATE_LIMIT_PER_SESSION: "1000" });
   page = env.page;
   page.on("request", (r) => {
     const u = new URL(r.url());

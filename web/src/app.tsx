@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Suspense, type ReactNode } from "react";
 import { api, data } from "./api/client";
 import { Layout } from "./components/layout";
-import { Loading } from "./components/ui";
+import { ErrorMessage, Loading } from "./components/ui";
 import { Link, match, useRouter } from "./lib/router";
 import { useSession } from "./lib/session";
 import { alertScreens } from "./screens/alerts/routes";
@@ -36,6 +36,19 @@ const SCREENS: [string, (p: Record<string, string>) => ReactNode][] = [
 /** Every signed-in route pattern, in match order: the phone-width test and `scripts/screens.ts` visit each one. */
 export const SCREEN_PATTERNS = SCREENS.map(([pattern]) => pattern);
 
+function SessionUnknown({ error, retry }: { error: Error; retry(): void }) {
+  return (
+    <main id="main" className="auth">
+      <h1>Watchpost cannot be reached</h1>
+      <ErrorMessage error={error} />
+      <p>You are still signed in; this page checks again when you ask.</p>
+      <button className="primary" onClick={retry}>
+        Try again
+      </button>
+    </main>
+  );
+}
+
 export function App() {
   const session = useSession();
   const { path, navigate } = useRouter();
@@ -48,7 +61,9 @@ export function App() {
     retry: false,
     staleTime: Infinity,
   });
-  if (session.loading || (signedOut && setup.isPending)) return <Loading what="Watchpost" />;
+  if (session.loading || (signedOut && !session.error && setup.isPending)) return <Loading what="Watchpost" />;
+  // The session could not be checked (the server is down or refuses for a while): say so, never sign out.
+  if (session.error && !EITHER[path] && !PUBLIC[path]) return <SessionUnknown error={session.error} retry={session.retry} />;
   const Either = EITHER[path];
   if (Either) return <Either />;
   const Public = PUBLIC[path];

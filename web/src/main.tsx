@@ -4,6 +4,7 @@ import { createRoot } from "react-dom/client";
 import "uplot/dist/uPlot.min.css";
 import { ApiError } from "./api/client";
 import { App } from "./app";
+import { RateLimitBanner } from "./components/rate-limit-banner";
 import { Router } from "./lib/router";
 import { SessionProvider } from "./lib/session";
 
@@ -23,6 +24,7 @@ createRoot(document.getElementById("root")!).render(
   <QueryClientProvider client={queryClient}>
     <Router>
       <SessionProvider>
+        <RateLimitBanner />
         <App />
       </SessionProvider>
     </Router>

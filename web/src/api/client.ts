@@ -34,12 +34,54 @@ export function authHeaders(method = "GET"): Record<string, string> {
   return h;
 }
 
+/** Reads (GET) refused with 429 wait out Retry-After and go again, this many times at most. */
+const RATE_LIMIT_RETRIES = 4;
+const MAX_WAIT_S = 60;
+
+/**
+ * When the API last refused a read for the rate limit and until when the dashboard waits (ms since
+ * the epoch; 0 when it is not waiting): the banner reads it (useSyncExternalStore).
+ */
+export const rateLimitWait = (() => {
+  let until = 0;
+  const listeners = new Set<() => void>();
+  const set = (v: number) => {
+    until = v;
+    for (const l of listeners) l();
+  };
+  return {
+    until: () => until,
+    set,
+    subscribe(l: () => void) {
+      listeners.add(l);
+      return () => void listeners.delete(l);
+    },
+  };
+})();
+
+/** Seconds a 429 asks to wait: Retry-After, else the body's details.retryAfterSeconds, else 5; at most a minute. */
+async function retryAfterOf(response: Response): Promise<number> {
+  const header = Number(response.headers.get("retry-after"));
+  if (Number.isFinite(header) && header > 0) return Math.min(MAX_WAIT_S, header);
+  const body = (await response.clone().json().catch(() => null)) as { details?: { retryAfterSeconds?: number } } | null;
+  const fromBody = Number(body?.details?.retryAfterSeconds);
+  return Math.min(MAX_WAIT_S, Number.isFinite(fromBody) && fromBody > 0 ? fromBody : 5);
+}
+
 const session: Middleware = {
   onRequest({ request }) {
     for (const [k, v] of Object.entries(authHeaders(request.method))) request.headers.set(k, v);
     return request;
   },
-  async onResponse({ response }) {
+  async onResponse({ request, response }) {
+    // A read refused by the rate limit is tried again after Retry-After (a banner says so); never a sign-out.
+    for (let i = 0; response.status === 429 && (request.method === "GET" || request.method === "HEAD") && i < RATE_LIMIT_RETRIES; i++) {
+      const wait = await retryAfterOf(response);
+      rateLimitWait.set(Date.now() + wait * 1000);
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      response = await fetch(request.clone());
+    }
+    if (response.status !== 429 && rateLimitWait.until()) rateLimitWait.set(0);
     if (response.ok) return response;
     throw await apiErrorOf(response);
   },

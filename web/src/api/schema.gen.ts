@@ -1366,6 +1366,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/monitors/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The monitors overview: counts by state, and a page of monitors (worst first) with 24 h uptime and their latest results
+         * @description What the dashboard's first screen needs in one call (four set-based queries whatever the page size): `counts` of every monitor by state (up, down, degraded, paused, not_monitored) as filters, and a page of monitors — worst first by default, filtered by `state`, type, tag or name — each with its 24 h uptime and `bar`, its latest 30 to 90 results (time, status, response time, location) oldest first.
+         *
+         *     Who: a role with `monitors:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
+         */
+        get: operations["getMonitorsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/metrics": {
         parameters: {
             query?: never;
@@ -12962,6 +12984,133 @@ export interface operations {
                             unavailable: number;
                             downtime_seconds_estimate: number | null;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMonitorsOverview: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                type?: "http" | "keyword" | "ssl" | "tcp" | "dns" | "ping" | "domain" | "smtp" | "heartbeat" | "browser_lite" | "browser_flow";
+                tag?: string;
+                search?: string;
+                state?: "up" | "down" | "degraded" | "paused" | "not_monitored";
+                sort?: "status" | "name" | "response_time" | "created";
+                bars?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * MonitorStateCounts
+                         * @description Every monitor of the organisation in exactly one bucket (whatever the filters): paused; not_monitored (suspended by the plan, nowhere to run, or no result yet); down (down or timeout); degraded; up.
+                         */
+                        counts: {
+                            up: number;
+                            down: number;
+                            degraded: number;
+                            paused: number;
+                            not_monitored: number;
+                            total: number;
+                        };
+                        data: {
+                            monitor: components["schemas"]["Monitor"];
+                            /** @description Uptime over the last 24 hours; null without results */
+                            uptime_24h_pct: number | null;
+                            /** @description The latest results (at most `bars`, from the last 7 days, every location), oldest first */
+                            bar: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                status: "up" | "down" | "degraded" | "timeout" | "unavailable";
+                                duration_ms: number | null;
+                                /** @description Region or runner id the check ran from */
+                                location: string;
+                            }[];
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };

@@ -23,7 +23,7 @@ export function NotificationBell() {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
-  const count = useQuery({ queryKey: ["notifications", "count"], queryFn: () => api.GET("/api/v1/notifications/unread-count").then(data), refetchInterval: 60_000 });
+  const count = useQuery({ queryKey: ["notifications", "count"], queryFn: () => api.GET("/api/v1/notifications/unread-count").then(data), refetchInterval: 300_000 });
   const list = useQuery({ queryKey: ["notifications", "list"], enabled: open, queryFn: () => api.GET("/api/v1/notifications", { params: { query: { limit: 20 } } }).then(data) });
   const refresh = () => qc.invalidateQueries({ queryKey: ["notifications"] });
   const readAll = useMutation({ mutationFn: () => api.POST("/api/v1/notifications/read-all"), onSettled: refresh });

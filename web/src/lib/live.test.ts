@@ -17,12 +17,44 @@ describe("applyLiveEvent", () => {
     expect(qc.getQueryData<ReturnType<typeof page>>(["monitors", { search: "a" }])!.pages[0]!.data[0]).toMatchObject({ status: "down" });
   });
 
+  it("moves a monitor between the overview's counts and adds each result to its bar, keeping the newest 60", () => {
+    const qc = new QueryClient();
+    const bar = Array.from({ length: 60 }, (_, i) => ({ at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), status: "up", duration_ms: i, location: "eu" }));
+    const counts = { up: 2, down: 0, degraded: 0, paused: 1, not_monitored: 1, total: 4 };
+    const rows: { monitor: Record<string, unknown>; uptime_24h_pct: number | null; bar: typeof bar }[] = [
+      { monitor: { id: "mon_a", status: "up", last_duration_ms: 59 }, uptime_24h_pct: 100, bar },
+      { monitor: { id: "mon_b", status: "pending" }, uptime_24h_pct: null, bar: [] },
+    ];
+    qc.setQueryData(["monitors", "overview", {}], { pages: [{ counts, data: rows, pagination: {} }], pageParams: [1] });
+    const at = "2026-01-01T01:00:00.000Z";
+    applyLiveEvent(qc, { id: "1", type: "monitor.status_changed", at, data: { monitor_id: "mon_a", from: "up", to: "timeout", at } });
+    applyLiveEvent(qc, { id: "2", type: "check.result", at, data: { monitor_id: "mon_a", scheduled_at: at, checked_at: at, status: "timeout", duration_ms: 5000, location: "us" } });
+    applyLiveEvent(qc, { id: "3", type: "check.result", at, data: { monitor_id: "mon_b", scheduled_at: at, checked_at: at, status: "unavailable", duration_ms: 0, location: "us" } });
+    applyLiveEvent(qc, { id: "4", type: "monitor.status_changed", at, data: { monitor_id: "mon_b", from: "pending", to: "up", at } });
+    // The same result delivered twice (a reconnect) is drawn once.
+    applyLiveEvent(qc, { id: "2", type: "check.result", at, data: { monitor_id: "mon_a", scheduled_at: at, checked_at: at, status: "timeout", duration_ms: 5000, location: "us" } });
+    const p = qc.getQueryData<{ pages: { counts: typeof counts; data: typeof rows }[] }>(["monitors", "overview", {}])!.pages[0]!;
+    expect(p.counts).toEqual({ up: 2, down: 1, degraded: 0, paused: 1, not_monitored: 0, total: 4 });
+    const a = p.data[0]!;
+    expect(a.monitor).toMatchObject({ status: "timeout", last_duration_ms: 5000 });
+    expect(a.bar).toHaveLength(60);
+    expect(a.bar[0]!.duration_ms).toBe(1);
+    expect(a.bar.at(-1)).toEqual({ at, status: "timeout", duration_ms: 5000, location: "us" });
+    // An unavailable result is drawn but never changes the monitor's response time.
+    expect(p.data[1]!.bar).toEqual([{ at, status: "unavailable", duration_ms: 0, location: "us" }]);
+    expect(p.data[1]!.monitor).toEqual({ id: "mon_b", status: "up", status_changed_at: at });
+  });
+
   it("leaves a cached list without the monitor stale (created after the list was fetched): refetched, never shown as empty", async () => {
     const qc = new QueryClient();
-    qc.setQueryData(["monitors", {}], { pages: [{ data: [], pagination: { total: 0 } }], pageParams: [1] });
+    qc.setQueryData(["monitors", {}], { pages: [{ data: [], pagination: { total: 0, hasMore: false } }], pageParams: [1] });
     await qc.invalidateQueries({ queryKey: ["monitors"] }); // the form's create
     applyLiveEvent(qc, { id: "9", type: "check.result", at: "x", data: { monitor_id: "mon_new", status: "up", duration_ms: 5, checked_at: "2026-01-01T00:00:01Z" } });
     expect(qc.getQueryState(["monitors", {}])!.isInvalidated).toBe(true);
+    // The overview likewise: its counts never included the new monitor, so it is refetched rather than patched.
+    qc.setQueryData(["monitors", "overview", {}], { pages: [{ counts: { up: 0, down: 0, degraded: 0, paused: 0, not_monitored: 0, total: 0 }, data: [], pagination: {} }], pageParams: [1] });
+    applyLiveEvent(qc, { id: "10", type: "monitor.status_changed", at: "x", data: { monitor_id: "mon_new", from: "pending", to: "up", at: "2026-01-01T00:00:01Z" } });
+    expect(qc.getQueryState(["monitors", "overview", {}])!.isInvalidated).toBe(true);
   });
 
   it("records the last response time of a check result on the monitor", () => {

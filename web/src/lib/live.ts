@@ -60,7 +60,7 @@ function subscribeLive(onEvent: (e: LiveEvent) => void, onState: (live: boolean)
   };
 }
 
-type MonitorPage = { data: Record<string, unknown>[] };
+type MonitorPage = { data: Record<string, unknown>[]; pagination?: { hasMore?: boolean } };
 /** The query key of a page of a monitor's check results: ["monitor-checks", id, filters]. */
 export type ChecksFilters = { status?: string; location?: string; from?: string; to?: string; page: number };
 type ChecksPage = { data: { id: string }[]; pagination: { total: number | string; limit: number | string } & Record<string, unknown> };
@@ -75,20 +75,22 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
         : { status: e.data.to, status_changed_at: e.data.at };
     // Unavailable results never change a monitor's state (docs/results-and-uptime.md).
     if (e.type === "monitor.status_changed" || e.data.status !== "unavailable") {
-      // A list that holds the monitor is patched in place; one that does not (it was cached before the monitor was
-      // created) is left alone — patching would mark it fresh and hide the new monitor — and refetched instead.
+      // A list that holds the monitor is patched in place. A complete list that lacks it was cached before the
+      // monitor was created: patching would mark it fresh and hide the new monitor, so it is refetched instead.
       let unknown = false;
-      qc.setQueriesData<{ pages: MonitorPage[] }>({ queryKey: ["monitors"] }, (old) => {
+      const lists = { queryKey: ["monitors"], predicate: (q: { queryKey: readonly unknown[] }) => q.queryKey[1] !== "overview" };
+      qc.setQueriesData<{ pages: MonitorPage[] }>(lists, (old) => {
         if (!old?.pages) return undefined;
         if (!old.pages.some((p) => p.data.some((m) => m.id === monitorId))) {
-          unknown = true;
+          if (old.pages.at(-1)?.pagination?.hasMore !== true) unknown = true;
           return undefined;
         }
         return { ...old, pages: old.pages.map((p) => ({ ...p, data: p.data.map((m) => (m.id === monitorId ? { ...m, ...patch } : m)) })) };
       });
-      if (unknown) void qc.invalidateQueries({ queryKey: ["monitors"] });
+      if (unknown) void qc.invalidateQueries(lists);
       if (monitorId) qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
     }
+    if (monitorId) patchOverview(qc, monitorId, e);
     if (monitorId && e.type === "check.result") addLiveResult(qc, monitorId, e);
     if (monitorId && e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-data", monitorId] });
   }
@@ -96,6 +98,51 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
     void qc.invalidateQueries({ queryKey: ["alerts"] });
     void qc.invalidateQueries({ queryKey: ["notifications"] });
   }
+}
+
+type Bar = { at: string; status: string; duration_ms: number | null; location: string };
+type OverviewRow = { monitor: Record<string, unknown> & { id: string }; bar: Bar[] } & Record<string, unknown>;
+type OverviewPage = { counts: Record<string, number>; data: OverviewRow[] };
+/** How many results each bar of the monitors overview holds (it asks the API for this many). */
+export const OVERVIEW_BARS = 60;
+
+/** The overview bucket a status falls in (paused monitors produce no events). */
+const stateOfStatus = (status: string) => (status === "pending" ? "not_monitored" : status === "down" || status === "timeout" ? "down" : status === "degraded" ? "degraded" : "up");
+
+/**
+ * Live overview (queries ["monitors", "overview", …]): a result joins its monitor's bar and sets its
+ * response time; a status change moves the monitor between the counts.
+ */
+function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent) {
+  let unknown = false;
+  qc.setQueriesData<{ pages: OverviewPage[] }>({ queryKey: ["monitors", "overview"] }, (old) => {
+    if (!old?.pages) return undefined;
+    // Every monitor loaded and this one not among them: it is new since the overview was fetched (its counts
+    // and its row come from a refetch, not from patching counts that never included it).
+    const loaded = old.pages.reduce((n, p) => n + p.data.length, 0);
+    if (loaded >= (old.pages[0]?.counts.total ?? 0) && !old.pages.some((p) => p.data.some((r) => r.monitor.id === monitorId))) {
+      unknown = true;
+      return undefined;
+    }
+    const pages = old.pages.map((p) => {
+      let counts = p.counts;
+      if (e.type === "monitor.status_changed") {
+        const from = stateOfStatus(String(e.data.from)), to = stateOfStatus(String(e.data.to));
+        if (from !== to) counts = { ...counts, [from]: Math.max(0, (counts[from] ?? 0) - 1), [to]: (counts[to] ?? 0) + 1 };
+      }
+      const data = p.data.map((row) => {
+        if (row.monitor.id !== monitorId) return row;
+        if (e.type === "monitor.status_changed") return { ...row, monitor: { ...row.monitor, status: e.data.to, status_changed_at: e.data.at } };
+        const bar: Bar = { at: String(e.data.scheduled_at ?? e.data.checked_at), status: String(e.data.status), duration_ms: (e.data.duration_ms as number | null) ?? null, location: String(e.data.location ?? "") };
+        if (row.bar.some((b) => b.at === bar.at && b.location === bar.location)) return row;
+        const monitor = bar.status === "unavailable" ? row.monitor : { ...row.monitor, last_duration_ms: bar.duration_ms, last_checked_at: e.data.checked_at };
+        return { ...row, monitor, bar: [...row.bar, bar].slice(-OVERVIEW_BARS) };
+      });
+      return { ...p, counts, data };
+    });
+    return { ...old, pages };
+  });
+  if (unknown) void qc.invalidateQueries({ queryKey: ["monitors", "overview"] });
 }
 
 /** Puts a live result at the top of each cached first page of that monitor's results it belongs on. */

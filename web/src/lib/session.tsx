@@ -10,6 +10,9 @@ interface Session {
   orgs: Org[];
   orgId: string | null;
   loading: boolean;
+  /** Why the session could not be checked (anything but a 401, which means signed out): the app says so instead of signing out. */
+  error: Error | null;
+  retry(): void;
   switchOrg(id: string): void;
   signedIn(orgId: string | null): Promise<void>;
   signOut(): Promise<void>;
@@ -34,7 +37,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         throw err;
       }
     },
-    retry: false,
+    // Only a 401 means signed out (handled above); a 5xx or a dropped connection is tried again (429s wait in the client).
+    retry: (n, err) => n < 3 && !(err instanceof ApiError && err.status < 500 && err.status !== 429),
+    retryDelay: (n) => Math.min(8000, 1000 * 2 ** n),
     staleTime: 60_000,
   });
   const orgs = me.data?.orgs ?? [];
@@ -46,6 +51,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     orgs,
     orgId,
     loading: me.isPending,
+    error: me.data ? null : me.error,
+    retry: () => void me.refetch(),
     switchOrg(id) {
       localStorage.setItem(ORG_KEY, id);
       qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });

@@ -16,7 +16,6 @@ export function ActiveAlerts() {
   const q = useQuery({
     queryKey: ["alerts", "active", show],
     queryFn: () => api.GET("/api/v1/alert-rules/active", { params: { query: { limit: 100, ...(show ? { acknowledged: show === "acked" } : {}) } } }).then(data),
-    refetchInterval: 30_000,
   });
   const ack = useMutation({
     mutationFn: (a: { rule_id: string; monitor_id: string; region?: string }) =>

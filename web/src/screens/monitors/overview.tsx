@@ -2,14 +2,23 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api, data } from "../../api/client";
+import { ResultBar } from "../../components/result-bar";
 import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { CHECK_TYPES } from "./monitor-body";
-import { useMonitorPages, useUptimeFor, type MonitorFilters, type MonitorSort } from "./use-monitors";
+import { OVERVIEW_BARS } from "../../lib/live";
+import { useMonitorOverview, type MonitorFilters, type MonitorSort, type MonitorState } from "./use-monitors";
 
 const ROW_HEIGHT = 52;
-const STATUSES = ["up", "down", "degraded", "timeout", "pending", "paused"];
+/** The counts at the top, each a filter: worst first. */
+const STATES: [MonitorState, string][] = [
+  ["down", "Down"],
+  ["degraded", "Degraded"],
+  ["up", "Up"],
+  ["paused", "Paused"],
+  ["not_monitored", "Not monitored"],
+];
 const SORTS: Record<MonitorSort, string> = { status: "Worst status first", name: "Name", response_time: "Slowest first", created: "Newest first" };
 
 /** Filters live in the URL too, so a link (a tag, a shared view) opens the same list. */
@@ -17,7 +26,8 @@ function useUrlFilters() {
   const { search } = useRouter();
   const [state, setState] = useState(() => ({
     text: search.get("search") ?? "",
-    status: search.get("status") ?? "",
+    // An unknown state in a hand-edited link shows everything rather than an error.
+    state: (STATES.some(([s]) => s === search.get("state")) ? search.get("state") : "") as MonitorState | "",
     type: search.get("type") ?? "",
     tag: search.get("tag") ?? "",
     sort: ((search.get("sort") as MonitorSort | null) ?? "status") as MonitorSort,
@@ -25,7 +35,7 @@ function useUrlFilters() {
   useEffect(() => {
     const q = new URLSearchParams();
     if (state.text.trim()) q.set("search", state.text.trim());
-    for (const k of ["status", "type", "tag"] as const) if (state[k]) q.set(k, state[k]);
+    for (const k of ["state", "type", "tag"] as const) if (state[k]) q.set(k, state[k]);
     if (state.sort !== "status") q.set("sort", state.sort);
     const url = `${location.pathname}${q.size ? `?${q}` : ""}`;
     if (url !== location.pathname + location.search) history.replaceState(null, "", url);
@@ -43,15 +53,14 @@ export function MonitorsOverview() {
   const filters: MonitorFilters = {
     sort: f.sort,
     ...(search ? { search } : {}),
-    ...(f.status === "paused" ? { paused: true } : f.status ? { status: f.status } : {}),
+    ...(f.state ? { state: f.state } : {}),
     ...(f.type ? { type: f.type } : {}),
     ...(f.tag ? { tag: f.tag } : {}),
   };
-  const q = useMonitorPages(filters);
-  const pages = useMemo(() => (q.data?.pages ?? []).map((p) => p.data), [q.data]);
-  const uptime = useUptimeFor(pages);
+  const q = useMonitorOverview(filters);
   const total = Number(q.data?.pages[0]?.pagination.total ?? 0);
-  const rows = useMemo(() => pages.flat(), [pages]);
+  const counts = q.data?.pages[0]?.counts;
+  const rows = useMemo(() => (q.data?.pages ?? []).flatMap((p) => p.data), [q.data]);
   const groups = useQuery({ queryKey: ["monitor-groups"], queryFn: () => api.GET("/api/v1/monitor-groups", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const qc = useQueryClient();
@@ -120,14 +129,13 @@ export function MonitorsOverview() {
       queueMicrotask(() => setFocusAt(0));
     } else if (e.key === "Enter") {
       e.preventDefault();
-      navigate(`/monitors/${rows[0]!.id}`);
+      navigate(`/monitors/${rows[0]!.monitor.id}`);
     }
   };
 
-  const filtered = Boolean(search || f.status || f.type || f.tag);
   if (q.isPending) return <Loading what="monitors" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
-  if (total === 0 && !filtered) return <FirstMonitor />;
+  if (!counts?.total) return <FirstMonitor />;
 
   const toggle = (id: string) => setSelected((s) => (s.has(id) ? (s.delete(id), new Set(s)) : new Set(s.add(id))));
   return (
@@ -141,6 +149,16 @@ export function MonitorsOverview() {
           New monitor
         </Link>
       </header>
+      <ul className="state-counts" aria-label="Monitors by state (each one filters the list)" data-testid="state-counts">
+        {STATES.map(([state, label]) => (
+          <li key={state}>
+            <button className={`state-count state-${state}`} aria-pressed={f.state === state} data-state={state} onClick={() => set({ state: f.state === state ? "" : state })}>
+              <strong>{counts[state]}</strong>
+              <span>{label}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
       <div className="toolbar" role="search">
         <input
           ref={searchRef}
@@ -152,12 +170,6 @@ export function MonitorsOverview() {
           onChange={(e) => set({ text: e.target.value })}
           onKeyDown={onSearchKey}
         />
-        <select aria-label="Filter by status" value={f.status} onChange={(e) => set({ status: e.target.value })}>
-          <option value="">All statuses</option>
-          {STATUSES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
         <select aria-label="Filter by type" value={f.type} onChange={(e) => set({ type: e.target.value })}>
           <option value="">All types</option>
           {CHECK_TYPES.map((t) => (
@@ -197,7 +209,7 @@ export function MonitorsOverview() {
       {rows.length === 0 ? (
         <p className="muted">
           No monitor matches these filters.{" "}
-          <button className="link" onClick={() => set({ text: "", status: "", type: "", tag: "" })}>
+          <button className="link" onClick={() => set({ text: "", state: "", type: "", tag: "" })}>
             Clear filters
           </button>
         </p>
@@ -209,12 +221,15 @@ export function MonitorsOverview() {
                 type="checkbox"
                 aria-label="Select all loaded monitors"
                 checked={selected.size > 0 && selected.size === rows.length}
-                onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((r) => r.id)) : new Set())}
+                onChange={(e) => setSelected(e.target.checked ? new Set(rows.map((r) => r.monitor.id)) : new Set())}
               />
             </span>
             <span role="columnheader">Status</span>
             <span role="columnheader">Name</span>
-            <span role="columnheader">Uptime 24 h</span>
+            <span role="columnheader">Latest checks</span>
+            <span role="columnheader" className="hide-phone">
+              Uptime 24 h
+            </span>
             <span role="columnheader" className="hide-phone">
               Response
             </span>
@@ -225,7 +240,8 @@ export function MonitorsOverview() {
           <div ref={scrollRef} className="monitor-scroll" data-testid="monitor-scroll">
             <div style={{ height: virtual.getTotalSize(), position: "relative" }} role="rowgroup">
               {items.map((item) => {
-                const m = rows[item.index]!;
+                const row = rows[item.index]!;
+                const m = row.monitor;
                 return (
                   <div
                     key={m.id}
@@ -253,7 +269,12 @@ export function MonitorsOverview() {
                         </>
                       )}
                     </span>
-                    <span role="cell">{fmtPct(uptime.get(m.id))}</span>
+                    <span role="cell">
+                      <ResultBar results={row.bar} slots={OVERVIEW_BARS} name={m.name} />
+                    </span>
+                    <span role="cell" className="hide-phone" data-testid="uptime-24h">
+                      {fmtPct(row.uptime_24h_pct)}
+                    </span>
                     <span role="cell" className="hide-phone">
                       {fmtMs(m.last_duration_ms)}
                     </span>
