@@ -15,6 +15,7 @@ export interface Seeded {
   heartbeatId: string;
   statusPageId: string;
   incidentId: string;
+  alertId: string;
 }
 
 /** `<first path segment>:<param>` → the seeded id it takes. A new route with a new parameter fails here by name. */
@@ -23,6 +24,7 @@ const PARAMS: Record<string, (s: Seeded) => string> = {
   "monitors:checkId": (s) => s.checkId,
   "status-pages:id": (s) => s.statusPageId,
   "incidents:id": (s) => s.incidentId,
+  "alerts:id": (s) => s.alertId,
 };
 
 /** Every signed-in route of the dashboard's router with real ids filled in, plus the heartbeat detail and the 404 page. */
@@ -46,7 +48,11 @@ export function dashboardUrls(s: Seeded, patterns: readonly string[] = SCREEN_PA
 export async function seedEverything(env: JourneyEnv, targetUrl: string): Promise<Seeded> {
   const post = <T = any>(path: string, body: unknown) => apiCall<T>(env, "POST", `/api/v1${path}`, body);
   const web = await post("/monitors", { name: "Shop API", type: "http", config: { url: targetUrl }, interval_seconds: 300, tags: ["shop", "production"] });
-  await post("/monitors", { name: "Mail relay with a rather long name to test wrapping", type: "tcp", config: { host: "127.0.0.1", port: 9 }, interval_seconds: 300, tags: ["mail"] });
+  const relay = await post("/monitors", { name: "Mail relay with a rather long name to test wrapping", type: "tcp", config: { host: "127.0.0.1", port: 9 }, interval_seconds: 300, tags: ["mail"] });
+  // An alert that fires on the relay (nothing listens on port 9), so the alert timeline has a real incident.
+  const hook = await post("/alert-channels", { name: "Ops hook", type: "webhook", config: { url: `${targetUrl.replace(/\/$/, "")}/hook` } });
+  const rule = await post("/alert-rules", { name: "Relay down", scope: { type: "monitor", monitor_id: relay.id }, condition: { type: "status_change", to: ["down"] }, confirmation: { consecutive_failures: 1 }, channels: [{ channel_id: hook.id }] });
+  await post(`/monitors/${relay.id}/run`, {});
   await post("/monitors", { name: "Legacy blog", type: "http", config: { url: targetUrl }, interval_seconds: 300, paused: true });
   const hb = await post("/monitors", { name: "Nightly backup", type: "heartbeat", config: { schedule: "30 3 * * *", timezone: "Europe/Berlin", grace_seconds: 1200 } });
   await post(`/monitors/${web.id}/run`, {});
@@ -59,7 +65,14 @@ export async function seedEverything(env: JourneyEnv, targetUrl: string): Promis
   if (!checkId) throw new Error("seed: the HTTP monitor produced no result within 20 s");
   const page = await post("/status-pages", { name: "Acme status", slug: `acme-${Date.now().toString(36)}`, description: "Service health for Acme customers" });
   const incident = await post("/incidents", { title: "Checkout is slow", status: "investigating", impact: "minor", message: "We are looking into slow checkouts.", component_ids: [], page_ids: [page.id] });
-  return { monitorId: web.id, checkId, heartbeatId: hb.id, statusPageId: page.id, incidentId: incident.id };
+  let alertId = "";
+  for (let i = 0; i < 100 && !alertId; i++) {
+    const active = await apiCall<{ data: { alert_id: string | null }[] }>(env, "GET", "/api/v1/alert-rules/active?limit=5");
+    alertId = active.data.find((a) => a.alert_id)?.alert_id ?? "";
+    if (!alertId) await Bun.sleep(200);
+  }
+  if (!alertId) throw new Error(`seed: the rule ${rule.id} fired no alert within 20 s`);
+  return { monitorId: web.id, checkId, heartbeatId: hb.id, statusPageId: page.id, incidentId: incident.id, alertId };
 }
 
 /** Opens `url` and waits until the screen has its heading and nothing in it is still loading. */
