@@ -64,10 +64,16 @@ export async function orgRetentionDays(sql: Sql, orgId: string): Promise<number 
   return row ? (row.days ?? undefined) : undefined;
 }
 
-/** Deletes up to `limit` raw results of these organisations due before `cutoff`; returns how many. */
+/**
+ * Deletes up to `limit` raw results of these organisations due before `cutoff`; returns how many.
+ * The outer statement repeats the filter so TimescaleDB decompresses only the compressed batches that
+ * can match (without it every compressed batch is decompressed and the delete fails at
+ * timescaledb.max_tuples_decompressed_per_dml_transaction), and plain PostgreSQL prunes partitions.
+ */
 export async function deleteResultsBatch(sql: Sql, orgIds: string[], cutoff: Date, limit: number): Promise<number> {
   const rows = await sql`
-    delete from check_results where (job_id, scheduled_at) in (
+    delete from check_results
+    where org_id = any(${sql.array(orgIds)}::text[]) and scheduled_at < ${cutoff} and (job_id, scheduled_at) in (
       select job_id, scheduled_at from check_results
       where org_id = any(${sql.array(orgIds)}::text[]) and scheduled_at < ${cutoff} limit ${limit})`;
   return rows.count;

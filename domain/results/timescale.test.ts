@@ -130,4 +130,24 @@ describe("TimescaleDB storage", () => {
       expect(schedulers).toBe(1);
     }
   });
+
+  it("enforces retention next to compressed chunks by decompressing only the batches it deletes from", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql, { planId: "free" });
+    const kept = Array.from({ length: 120 }, (_, i) => makeResult(orgId, mon!, new Date(Date.parse("2026-06-20T00:00:00Z") + i * 60_000), "up"));
+    const expired = [1, 2, 3].map((i) => makeResult(orgId, mon!, new Date(Date.parse("2026-06-01T00:00:00Z") + i * 60_000), "down"));
+    await storeResults(ts.sql, [...kept, ...expired]);
+    await ts.sql`select compress_chunk(c, if_not_compressed => true) from show_chunks('check_results', older_than => ${d("2026-07-01T00:00:00Z")}::timestamptz) c`;
+    // A delete that decompressed every compressed batch would pass this limit (120 kept rows alone).
+    const conn = await ts.sql.reserve();
+    try {
+      await conn`set timescaledb.max_tuples_decompressed_per_dml_transaction = 50`;
+      const out = await enforceRetention(conn as unknown as typeof ts.sql, d("2026-07-10T12:00:00Z"));
+      expect(out.deletedResults).toBeGreaterThanOrEqual(3);
+      await conn`reset timescaledb.max_tuples_decompressed_per_dml_transaction`;
+    } finally {
+      conn.release();
+    }
+    const left = await ts.sql`select status, count(*)::int as n from check_results where monitor_id = ${mon!} group by status`;
+    expect(left.map((r) => ({ ...r }))).toEqual([{ status: "up", n: 120 }]);
+  });
 });
