@@ -12,9 +12,13 @@ const cell = (v: unknown) => (v === null || v === undefined ? "—" : typeof v =
 /** A row that did not pass: an assertion with passed false, a flow step with status failed. */
 const failed = (r: Row) => r.passed === false || r.status === "failed";
 
+const COLUMN_ORDER = ["index", "step", "name", "action", "source", "property", "operator", "target", "actual", "passed", "status", "severity", "duration_ms", "error"];
+const rank = (column: string) => (COLUMN_ORDER.includes(column) ? COLUMN_ORDER.indexOf(column) : COLUMN_ORDER.length);
+
 /** A list of records (assertion outcomes, flow steps) as a table, failed rows marked. */
 function RecordTable({ name, rows }: { name: string; rows: Row[] }) {
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  // Stored result data comes back from jsonb with its keys reordered: known columns keep a reading order.
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].sort((a, b) => rank(a) - rank(b));
   return (
     <div className="table-scroll">
       <table className="records" aria-label={name}>
