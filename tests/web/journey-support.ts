@@ -65,9 +65,12 @@ export async function startJourney(tag: string, env: Record<string, string> = {}
       BILLING_SIM_PORT: String(simPort),
       STATUS_PAGE_DNS_SERVERS: dns.address,
       RUNNER_IMAGE_REGISTRY: "ghcr.io/acme/watchpost",
-      // The journeys sign several people up and in from one address.
+      // The journeys sign several people up and in from one address, and their signed-out screens (session check,
+      // setup probe, invitation lookups) all count against that address's anonymous budget (10 a minute by default:
+      // a slow run packed enough of them into one minute to get a sign-up refused with 429).
       RATE_LIMIT_SIGNUP_PER_IP: "100",
       RATE_LIMIT_SIGNIN_PER_IP: "100",
+      RATE_LIMIT_PER_IP: "1000",
       ...env,
     });
     started.push({ stop: () => server.stop(5000) });
