@@ -78,6 +78,7 @@ const NOT_COLLECTIONS: Record<string, string> = {
   "GET /api/v1/api-keys/scopes": "the fixed set of scope names a key may carry, beside `all`",
   "GET /api/v1/monitors/uptime": "one figure per monitor id the caller named in `ids` (at most 100)",
   "GET /api/v1/monitors/{id}/aggregates": "time buckets of the requested window and resolution",
+  "GET /api/v1/monitors/{id}/maintenance-spans": "the maintenance occurrences inside the requested range (at most 400 days, at most 1,000 spans)",
 };
 
 describe("the OpenAPI document's collections", () => {

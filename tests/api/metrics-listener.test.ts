@@ -25,11 +25,15 @@ describe("the API's metrics listener", () => {
   it("does not serve /metrics on the public listener", async () => {
     for (const api of [plain, scraped]) {
       await fetch(`${api.url}/healthz`);
-      for (const path of ["/metrics", "/metrics/", "/api/v1/metrics"]) {
+      for (const path of ["/metrics", "/metrics/"]) {
         const res = await fetch(`${api.url}${path}`, { headers: { accept: "text/plain" } });
         expect({ path, status: res.status }).toEqual({ path, status: 404 });
         expect(await res.text()).not.toContain("watchpost_");
       }
+      // /api/v1/metrics is the organisation's own per-monitor scrape (docs/metrics.md): never without a credential.
+      const org = await fetch(`${api.url}/api/v1/metrics`, { headers: { accept: "text/plain" } });
+      expect(org.status).toBe(401);
+      expect(await org.text()).not.toContain("watchpost_");
     }
   });
 

@@ -124,11 +124,11 @@ describe("GET /monitors/:id/checks/export", () => {
     expect(res.headers.get("content-disposition")).toMatch(new RegExp(`^attachment; filename="${monitorId}-checks-\\d{8}T\\d{6}Z-\\d{8}T\\d{6}Z\\.csv"$`));
     const lines = (await res.text()).trimEnd().split("\n");
     expect(lines[0]).toBe(
-      "id,scheduled_at,checked_at,status,duration_ms,location,location_type,error,job_id,data.status_code,data.dns_ms,data.connect_ms,data.tls_ms,data.ttfb_ms,data.response_time,data.body_bytes,data.final_url,data.redirects,data.ip,data",
+      "id,scheduled_at,checked_at,status,duration_ms,location,location_type,error,job_id,data.status_code,data.dns_ms,data.connect_ms,data.tls_ms,data.ttfb_ms,data.response_time,data.body_bytes,data.final_url,data.redirects,data.ip,data.assertions,data.assertions_failed,data",
     );
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,${iso(base)},${iso(base + 1000)},up,12,eu,region,,`);
-    expect(lines[1]).toContain(',200,,,,4,,,,,,"{""ttfb_ms"":4,""status_code"":200}"'); // jsonb orders keys
+    expect(lines[1]).toContain(',200,,,,4,,,,,,,,"{""ttfb_ms"":4,""status_code"":200}"'); // jsonb orders keys
     expect(lines[2]).toContain(`,down,100,eu,region,"'=HYPERLINK(""http://evil"")",`);
     expect(lines[2]).toContain(',500,,,,,,,"http://x/a,b",,,');
   });
@@ -251,7 +251,8 @@ describe("GET /monitors/:id/aggregates", () => {
     expect(first.p50_ms).toBeLessThan(40);
     expect(first.p95_ms).toBeGreaterThan(800);
     expect(first.p95_ms).toBeLessThanOrEqual(1000);
-    expect(empty).toEqual({ start: iso(hour + HOUR), checks: 0, unavailable: 0, uptime_pct: null, avg_ms: null, p50_ms: null, p95_ms: null, max_ms: null });
+    expect(first.p99_ms).toBeGreaterThanOrEqual(first.p95_ms);
+    expect(empty).toEqual({ start: iso(hour + HOUR), checks: 0, unavailable: 0, uptime_pct: null, avg_ms: null, p50_ms: null, p95_ms: null, p99_ms: null, max_ms: null });
     expect(third).toMatchObject({ checks: 1, uptime_pct: 0, max_ms: 7 });
     const eu = await call("GET", `/api/v1/monitors/${monitorId}/aggregates?bucket=hour&from=${iso(hour)}&to=${iso(hour + 3 * HOUR)}&location=eu`);
     expect(eu.body.location).toBe("eu");

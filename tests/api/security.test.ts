@@ -127,6 +127,8 @@ describe("scopes and roles", () => {
     "POST /api/v1/orgs",
     "POST /api/v1/notifications/{id}/read",
     "POST /api/v1/notifications/read-all",
+    // A read sent by POST (its body is a template to render with a sample alert): nothing is stored or sent.
+    "POST /api/v1/alert-channels/preview",
   ]);
   const writes = () =>
     apiOps().filter((e) => e.method !== "GET" && !NOT_ORG_RESOURCES.test(e.path) && !USER_ROUTES.test(e.path) && !SELF_SERVICE.has(`${e.method} ${e.path}`));

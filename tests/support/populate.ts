@@ -76,6 +76,8 @@ export async function populateOrg(api: TestApi, org: Org, tag = "pop"): Promise<
     "/api/v1/monitor-groups": `${tag}-group`,
     "/api/v1/alert-channels": channel.id,
     "/api/v1/alert-rules": rule.id,
+    // An alert is a firing period of rule × monitor × region (GET /alerts/{id}/timeline).
+    "/api/v1/alerts": `${rule.id}~${monitor.id}~local~1`,
     "/api/v1/escalation-policies": policy.id,
     "/api/v1/maintenance-windows": window.id,
     "/api/v1/reports": report.id,
