@@ -62,8 +62,14 @@ export async function alertingOrg(sql: Sql, plan = "business") {
 }
 
 let seq = 0;
+let lastAt = 0;
+/**
+ * A result checked now: times strictly increase from call to call but stay at the clock (one process runs every
+ * test file, and `now + calls so far` drifted minutes into the future, ahead of times the database stamps).
+ */
 export function result(orgId: string, monitorId: string, status: ResultStatus, over: Partial<CheckResultMessage> = {}): CheckResultMessage {
-  const at = Date.now() + seq++;
+  seq++;
+  const at = (lastAt = Math.max(Date.now(), lastAt + 1));
   return {
     id: `${monitorId}.eu-west.${at}.${seq}`,
     org_id: orgId,
