@@ -13,8 +13,8 @@ describe("prometheusScrapeConfig", () => {
   });
 
   it("keeps the scheme and port of a self-hosted server", () => {
-    const config = prometheusScrapeConfig(new URL("http://10.0.0.5:3000/api/v1/metrics"));
+    const config = prometheusScrapeConfig(new URL("http://watchpost.example.test:3000/api/v1/metrics"));
     expect(config).toContain("    scheme: http\n");
-    expect(config).toContain('      - targets: ["10.0.0.5:3000"]');
+    expect(config).toContain('      - targets: ["watchpost.example.test:3000"]');
   });
 });
