@@ -160,7 +160,8 @@ describe("GET /monitors/:id/checks/export", () => {
   it("ends the database cursor when the client goes away mid-export", async () => {
     const { org_id, monitorId, api_key } = await orgWithMonitor();
     const base = Date.now() - 5 * DAY;
-    await storeResults(api.sql, Array.from({ length: 3000 }, (_, i) => result(org_id, monitorId, base + i * MIN, "up")));
+    // Enough rows that the export cannot be done (all in socket buffers) before the first read: it must hold its cursor.
+    await storeResults(api.sql, Array.from({ length: 12_000 }, (_, i) => result(org_id, monitorId, base + i * 30_000, "up")));
     const cursors = async () =>
       (await api.sql`
         select state from pg_stat_activity
