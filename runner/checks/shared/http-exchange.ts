@@ -44,50 +44,72 @@ export function exchangeOnSocket(socket: Socket, x: Exchange): Promise<Exchanged
     headersTimeout: 0,
     bodyTimeout: 0,
   });
-
   return new Promise<Exchanged>((resolve, reject) => {
-    let statusCode = 0;
-    let headers: Exchanged["headers"] = {};
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    let settled = false;
-
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      x.signal.removeEventListener("abort", onAbort);
-      socket.destroy();
-      if (err) {
-        client.destroy(err).catch(ignore);
-        reject(err);
-      } else {
-        resolve({ statusCode, headers, body: x.keepBody ? Buffer.concat(chunks, bytes) : null, bodyBytes: bytes });
-      }
-    };
-    const onAbort = () => finish(x.signal.reason instanceof Error ? x.signal.reason : new Error("aborted"));
-    if (x.signal.aborted) return onAbort();
-    x.signal.addEventListener("abort", onAbort, { once: true });
-
-    const sent = performance.now();
+    const handler = new ExchangeHandler(socket, client, x, resolve, reject);
+    if (x.signal.aborted) return handler.handleEvent();
+    // The signal is this check's own and is dropped with it, so the listener is never removed.
+    x.signal.addEventListener("abort", handler, { once: true });
     // reset: the request says `connection: close`; the socket is never used for a second request.
-    client.dispatch(
-      { path: x.path, method: x.method, headers: x.headers, body: x.body, reset: true },
-      {
-        onRequestStart: ignore,
-        onResponseStart(_controller, status, responseHeaders) {
-          x.onHeaders(status, performance.now() - sent);
-          statusCode = status;
-          headers = responseHeaders;
-        },
-        onResponseData(_controller, chunk) {
-          const take = Math.min(chunk.length, x.bodyLimit - bytes);
-          if (x.keepBody) chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
-          bytes += take;
-          if (bytes >= x.bodyLimit) finish(null);
-        },
-        onResponseEnd: () => finish(null),
-        onResponseError: (_controller, err) => finish(err),
-      },
-    );
+    client.dispatch({ path: x.path, method: x.method, headers: x.headers, body: x.body, reset: true }, handler);
   });
+}
+
+/** The dispatch handler of one exchange, also its abort listener: one object per request, no closures. */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private headers: Exchanged["headers"] = {};
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private settled = false;
+  private readonly sent = performance.now();
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly client: Client,
+    private readonly x: Exchange,
+    private readonly resolve: (value: Exchanged) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+
+  onRequestStart(): void {}
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Exchanged["headers"]): void {
+    this.x.onHeaders(statusCode, performance.now() - this.sent);
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    const take = Math.min(chunk.length, this.x.bodyLimit - this.bytes);
+    if (this.x.keepBody) this.chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+    this.bytes += take;
+    if (this.bytes >= this.x.bodyLimit) this.finish(null);
+  }
+
+  onResponseEnd(): void {
+    this.finish(null);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.finish(err);
+  }
+
+  /** The check's signal fired (its deadline or its caller). */
+  handleEvent(): void {
+    const reason: unknown = this.x.signal.reason;
+    this.finish(reason instanceof Error ? reason : new Error("aborted"));
+  }
+
+  private finish(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.socket.destroy();
+    if (err) {
+      this.client.destroy(err).catch(ignore);
+      this.reject(err);
+    } else {
+      const body = this.x.keepBody ? Buffer.concat(this.chunks, this.bytes) : null;
+      this.resolve({ statusCode: this.statusCode, headers: this.headers, body, bodyBytes: this.bytes });
+    }
+  }
 }
