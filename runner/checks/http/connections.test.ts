@@ -33,6 +33,7 @@ function startCountingServer(): Wire {
           socket.data.pending = socket.data.pending.slice(end + 4);
           wire.requestsPerConnection[socket.data.index]++;
           const path = head.split(" ")[1];
+          if (path === "/never") continue;
           socket.write(
             path === "/hop"
               ? "HTTP/1.1 302 Found\r\nlocation: /\r\ncontent-length: 0\r\nconnection: keep-alive\r\n\r\n"
@@ -84,6 +85,16 @@ describe("http check connections", () => {
     expect(result.data).toMatchObject({ redirects: 1, status_code: 200 });
     expect(wire.requestsPerConnection.slice(opened)).toEqual([1, 1]);
     await allClosed();
+  });
+
+  it("closes the connection of a check that timed out waiting for the answer", async () => {
+    const opened = wire.requestsPerConnection.length;
+    const closed = wire.closed;
+    const result = await httpCheck.run({ url: `http://127.0.0.1:${wire.port}/never` }, { ...ctx(), timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(wire.requestsPerConnection.slice(opened)).toEqual([1]);
+    await allClosed();
+    expect(wire.closed - closed).toBe(1);
   });
 
   it("sends connection: close, so a target never holds the connection open for another request", async () => {
