@@ -92,7 +92,6 @@ const elapsedS = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 clearInterval(rssTimer);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
-
 target.kill();
 
 const total = durations.length;
