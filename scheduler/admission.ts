@@ -44,8 +44,10 @@ export interface AdmissionOptions {
   sampleMs?: number;
 }
 
-/** Waiting jobs a queue may always hold, whatever its measured drain (start-up, slow checks). */
+/** Waiting jobs a queue may hold before its drain is measured (start-up). */
 const FLOOR = 20;
+/** ...and once it is: a slow region (long checks, few workers) must not queue more than its jobs' expiry allows. */
+const MIN_WAITING = 5;
 /** Results a watched durable may always hold. */
 const RESULTS_FLOOR = 2000;
 /** A region idle this long is forgotten (its gauges go back to 0). */
@@ -215,7 +217,7 @@ export class Admission {
       g.drain = g.drain === 0 ? drained : g.drain * (1 - ALPHA) + drained * ALPHA;
     }
     g.queued = queued;
-    g.limit = this.o.concurrencyOf(g.region) + Math.max(FLOOR, Math.ceil(g.drain * this.o.queueSeconds));
+    g.limit = this.o.concurrencyOf(g.region) + (g.drain > 0 ? Math.max(MIN_WAITING, Math.ceil(g.drain * this.o.queueSeconds)) : FLOOR);
     // Jobs taken while the depth was being read are already on their way into the queue.
     g.credit = Math.max(0, g.limit - queued - g.taken);
   }
