@@ -1,9 +1,9 @@
 import type { Logger } from "../core/log.ts";
 
 /** A region is overloaded once its oldest kept-back due check has waited this long... */
-export const OVERLOAD_ENTER_LAG_MS = 2000;
+const OVERLOAD_ENTER_LAG_MS = 2000;
 /** ...and keeps up again once nothing has waited in line for this long (no flapping at the edge). */
-export const OVERLOAD_EXIT_CALM_MS = 10_000;
+const OVERLOAD_EXIT_CALM_MS = 10_000;
 
 /**
  * One region's overload state with hysteresis: one warn line when it starts, one info line when it
