@@ -98,7 +98,7 @@ export class Admission {
   stop(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    for (const g of this.gates.values()) this.forget(g);
+    for (const g of this.gates.values()) this.forget(g, true);
     this.gates.clear();
   }
 
@@ -222,8 +222,8 @@ export class Admission {
     g.credit = Math.max(0, g.limit - queued - g.taken);
   }
 
-  private forget(g: Gate): void {
-    g.watch.end(this.o.clock.now());
+  private forget(g: Gate, stopping = false): void {
+    g.watch.end(this.o.clock.now(), stopping);
     for (const gauge of [this.o.metrics?.overloaded, this.o.metrics?.scheduleLag, this.o.metrics?.waiting, this.o.metrics?.queued]) gauge?.remove({ region: g.region });
   }
 }

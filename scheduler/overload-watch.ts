@@ -37,12 +37,12 @@ export class OverloadWatch {
     if (this.calmSince !== null && now - this.calmSince >= OVERLOAD_EXIT_CALM_MS) this.end(now);
   }
 
-  /** Ends an episode (also when the schedule stops). */
-  end(now: number): void {
+  /** Ends an episode: the region keeps up again, or (`stopping`) this leader stops scheduling. */
+  end(now: number, stopping = false): void {
     if (this.since === null) return;
     this.log.info(
-      { op: "scheduler.overload", region: this.region, seconds: Math.round((now - this.since) / 1000), slipped: this.slipped },
-      `region ${this.region} keeps up again: checks are back on their schedule`,
+      { op: "scheduler.overload", region: this.region, seconds: Math.round((now - this.since) / 1000), slipped: this.slipped, stopping },
+      stopping ? `region ${this.region} was still over capacity when this scheduler stopped leading` : `region ${this.region} keeps up again: checks are back on their schedule`,
     );
     this.since = null;
     this.calmSince = null;
