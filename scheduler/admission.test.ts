@@ -4,7 +4,7 @@ import { ManualClock } from "../core/clock.ts";
 import { silentLogger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { type CheckJobMessage, regionSubject } from "../schemas/messages/check-messages.ts";
-import { dropNatsStreams, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
+import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../tests/support/scheduling.ts";
 import { Admission } from "./admission.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
@@ -118,3 +118,24 @@ for (const kind of ["memory", "nats"] as const) {
     });
   });
 }
+
+describe("backpressure from the in-process result backlog", () => {
+  it("publishes nothing while a watched durable holds more than its allowance of results, and resumes once it drains", async () => {
+    const bus = createMemoryBus();
+    await bus.ensureTopology({ resultDurables: [{ name: "slow-ingest" }] });
+    open.push({ stop: () => void bus.close() });
+    const admission = new Admission({ bus, clock: new ManualClock(T0), log: silentLogger, queueSeconds: 5, concurrencyOf: () => 10, resultDurables: ["slow-ingest"] });
+    open.push(admission);
+    expect(admission.offer("eu-west", "mon_a", T0)).toBe(true);
+    for (let i = 0; i < 2100; i++) await bus.publishResult("results.org_a.mon_x", { id: `r${i}` });
+    await admission.sample();
+    expect(admission.offer("eu-west", "mon_b", T0)).toBe(false);
+    expect([...admission.releasable()]).toEqual([]);
+
+    const drained = await bus.consumeResults("slow-ingest", { batchSize: 500, maxWaitMs: 10 }, () => {});
+    await until(async () => (await bus.pendingResults("slow-ingest")) === 0, 10_000, "the durable to drain");
+    await drained.stop();
+    await admission.sample();
+    expect([...admission.releasable()].map((w) => w.monitorId)).toEqual(["mon_b"]);
+  });
+});

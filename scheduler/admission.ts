@@ -168,7 +168,8 @@ export class Admission {
     this.sampling = true;
     try {
       let results = 0;
-      for (const d of this.o.resultDurables ?? []) results += await this.o.bus.pendingResults(d).catch(() => 0);
+      // The durable furthest behind: the in-process bus keeps a result until every durable has settled it.
+      for (const d of this.o.resultDurables ?? []) results = Math.max(results, await this.o.bus.pendingResults(d).catch(() => 0));
       let totalDrain = 0;
       for (const g of [...this.gates.values()]) {
         if (g.waiting.size === 0 && g.queued === 0 && Date.now() - g.usedAt > IDLE_MS) {
