@@ -12,6 +12,9 @@
  *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
+ *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
+ *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
+ *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -30,10 +33,20 @@ const { values } = parseArgs({
     "pg-stats": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     smol: { type: "boolean", default: false },
+    concurrency: { type: "string" },
+    "target-delay": { type: "string", default: "0" },
   },
 });
-const SIZES = values.monitors.split(",").map((s) => Number(s.trim()));
 const INTERVAL_S = Number(values.interval);
+const TARGET_DELAY_MS = Number(values["target-delay"]);
+/** Checks/s the worker can run when every check waits TARGET_DELAY_MS at the target: the capacity `1.5x` refers to. */
+const NOMINAL_CAPACITY = values.concurrency && TARGET_DELAY_MS > 0 ? (Number(values.concurrency) * 1000) / TARGET_DELAY_MS : null;
+const SIZES = values.monitors.split(",").map((s) => {
+  const text = s.trim();
+  if (!text.endsWith("x")) return Number(text);
+  if (NOMINAL_CAPACITY === null) throw new Error(`--monitors ${text} needs --concurrency and --target-delay (the capacity it multiplies)`);
+  return Math.round(Number(text.slice(0, -1)) * NOMINAL_CAPACITY * INTERVAL_S);
+});
 const WARMUP_S = Number(values.warmup);
 const WINDOW_S = Number(values.window);
 const root = `${import.meta.dir}/..`;
@@ -46,11 +59,12 @@ let arrivals: number[][] = [];
 const target = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
-  fetch(req) {
+  async fetch(req) {
     const at = performance.now();
     const path = new URL(req.url).pathname;
     const i = Number(path.slice(3)); // /m/<index>
     if (path.startsWith("/m/") && Number.isInteger(i)) (arrivals[i] ??= []).push(at);
+    if (TARGET_DELAY_MS > 0) await Bun.sleep(TARGET_DELAY_MS);
     return new Response("ok");
   },
 });
@@ -124,6 +138,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       RATE_LIMIT_PER_ORG: "100000000",
       NATS_URL: "",
       DATABASE_URL: "",
+      ...(values.concurrency ? { CONCURRENCY: values.concurrency } : {}),
     },
     stdout: "inherit",
     stderr: "inherit",
@@ -210,7 +225,15 @@ async function run(n: number) {
     const bun0 = stat(bunPid)!;
     const pg0 = pgTicks(postmaster);
     const pssSamples: { bun: number; pg: number }[] = [];
-    const sampler = setInterval(() => pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) }), 5000);
+    // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
+    let maxBacklog = 0;
+    const sampler = setInterval(() => {
+      pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
+      void fetch(`${s.url}/api/v1/regions`, { headers })
+        .then((r) => r.json() as Promise<{ data: { backlog: number | null }[] }>)
+        .then((r) => (maxBacklog = Math.max(maxBacklog, ...r.data.map((x) => x.backlog ?? 0))))
+        .catch(() => {});
+    }, 5000);
     await Bun.sleep(WINDOW_S * 1000);
     clearInterval(sampler);
     const to = performance.now();
@@ -246,6 +269,7 @@ async function run(n: number) {
         `created in ${createS.toFixed(1)} s`,
         `checks/s ${achieved.toFixed(1)} of ${expected.toFixed(1)}`,
         `silent monitors ${silent}`,
+        `job queue max ${maxBacklog}`,
         `stored ${stored.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`,
         `interval deviation p50 ${pct(deviations, 0.5)?.toFixed(0)} ms p99 ${pct(deviations, 0.99)?.toFixed(0)} ms max ${deviations.at(-1)?.toFixed(0) ?? "-"} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
@@ -277,7 +301,8 @@ async function run(n: number) {
   }
 }
 
-console.log(`bench/scale: interval ${INTERVAL_S} s, warm-up ${WARMUP_S} s, window ${WINDOW_S} s, ${navigator.hardwareConcurrency} cores, load average ${readText("/proc/loadavg")?.split(" ").slice(0, 3).join(" ")}`);
+const capacity = NOMINAL_CAPACITY === null ? "" : `, capacity ${NOMINAL_CAPACITY} checks/s (concurrency ${values.concurrency}, target delay ${TARGET_DELAY_MS} ms)`;
+console.log(`bench/scale${capacity}: interval ${INTERVAL_S} s, warm-up ${WARMUP_S} s, window ${WINDOW_S} s, ${navigator.hardwareConcurrency} cores, load average ${readText("/proc/loadavg")?.split(" ").slice(0, 3).join(" ")}`);
 try {
   for (const n of SIZES) await run(n);
 } finally {

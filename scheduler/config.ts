@@ -10,6 +10,12 @@ export const schedulerEnv = Type.Object({
     default: 60,
     description: "how far back a new leader publishes due checks the previous one missed, 0-600 seconds",
   }),
+  SCHEDULER_QUEUE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 30,
+    default: 5,
+    description: "backpressure: seconds of work a region's job queue may hold beyond the checks its workers run at once (past it due checks wait and the schedule slips), 1-30; keep it below the shortest interval",
+  }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
   // The leader runs the billing jobs (grace periods, period ends): it talks to the payment provider.
   BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting; set the same value as on the API)"),

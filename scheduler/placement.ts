@@ -2,7 +2,7 @@ import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
-import { onlineRegions, onlineRunners } from "../db/queries/scheduler.ts";
+import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
 
 const NONE: ReadonlySet<string> = new Set();
 
@@ -26,12 +26,17 @@ export interface PlacementOptions {
 }
 
 /** Placement plus what the scheduled loop needs to keep it fresh. */
-export type LivePlacement = Required<Placement> & { refresh(): Promise<void>; stop(): void };
+export type LivePlacement = Required<Placement> & {
+  /** Checks the region's online workers run at once (0 when none is online). */
+  regionConcurrency(region: string): number;
+  refresh(): Promise<void>;
+  stop(): void;
+};
 
 /** Region and runner liveness from the database, refreshed in the background. */
 export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptions = {}): Promise<LivePlacement> {
   const refreshMs = opts.refreshMs ?? 2000;
-  let regions = new Set<string>();
+  let regions = new Map<string, number>();
   let runners = new Set<string>();
   let regionBrowsers = new Map<string, Set<string>>();
   let runnerBrowsers = new Map<string, Set<string>>();
@@ -39,7 +44,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
 
   const refresh = async () => {
     try {
-      regions = await onlineRegions(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      regions = await onlineRegionConcurrency(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
       regionBrowsers = await onlineRegionEngines(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
       if (!opts.isRunnerOnline) runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Set();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
@@ -58,6 +63,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
     runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
     regionEngines: (region) => regionBrowsers.get(region) ?? NONE,
     runnerEngines: (id) => runnerBrowsers.get(id) ?? NONE,
+    regionConcurrency: (region) => regions.get(region) ?? 0,
     refresh,
     stop: () => clearInterval(timer),
   };

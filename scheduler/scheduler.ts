@@ -21,6 +21,7 @@ import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
 import { retry } from "../core/retry.ts";
+import type { Admission } from "./admission.ts";
 
 /** One monitor as the schedule holds it. */
 interface Entry {
@@ -67,6 +68,11 @@ export interface SchedulerOptions {
   placement: Placement;
   maintenance: MaintenanceGate;
   metrics?: SchedulerMetrics;
+  /**
+   * Backpressure per region (scheduler/admission.ts): when given, a region's standard jobs are published only
+   * while its queue has room; the rest wait in line and the schedule slips evenly.
+   */
+  admission?: Admission;
   /** Checked before every round of publishing; false pauses publishing until it is true again. */
   isLeader(): boolean;
   /** Due times older than this are not published (after a pause or at takeover). */
@@ -118,7 +124,9 @@ export class Scheduler {
   private firstWindow = 0;
   private firstInWindow = 0;
 
-  constructor(private readonly o: SchedulerOptions) {}
+  constructor(private readonly o: SchedulerOptions) {
+    if (o.admission) o.admission.onSample = () => this.releaseWaiting();
+  }
 
   get size(): number {
     return this.entries.size;
@@ -286,42 +294,67 @@ export class Scheduler {
       this.o.metrics?.skipped.inc();
       return;
     }
-    const expiresAt = expiryOf(due, e.intervalMs);
-    const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
-    const targets: [LocationType, string][] = [...e.regions.map((r) => ["region", r] as [LocationType, string]), ...e.runnerIds.map((r) => ["runner", r] as [LocationType, string])];
-    if (targets.length === 0 && e.type !== "heartbeat") {
+    if (e.regions.length + e.runnerIds.length === 0 && e.type !== "heartbeat") {
       // Nowhere to run (its runners were revoked): a gap in monitoring to record, not a silence.
+      const expiresAt = expiryOf(due, e.intervalMs);
+      const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
       const result = unavailableResult({ ...base, id: jobId(e.id, NOWHERE, due), location: NOWHERE, location_type: "region" }, "no region or runner to run on (its runners were revoked)", now);
       this.enqueue({ due, expiresAt, locationType: "region", jobId: result.id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: "no_location", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
       return;
     }
+    for (const region of e.regions) this.planAt(e, due, now, "region", region, false);
+    for (const runner of e.runnerIds) this.planAt(e, due, now, "runner", runner, false);
+  }
+
+  /**
+   * One location of one due check: its job, an `unavailable` result when the location cannot run it, or
+   * nothing yet when the region's queue is full (admission keeps it in line). `admitted`: it waited in
+   * that line, so it expires a full expiry after now rather than after its due time.
+   */
+  private planAt(e: Entry, due: number, now: number, locationType: LocationType, location: string, admitted: boolean): void {
     const engine = browserEngineOf(e.type, e.config);
-    for (const [locationType, location] of targets) {
-      const id = jobId(e.id, location, due);
-      const online = locationType === "region" ? this.o.placement.regionOnline(location) : this.o.placement.runnerOnline(location);
-      // A browser check needs a location offering its engine; without one it is a gap (monitoring_unavailable), not downtime.
-      const engines = engine === null || !online ? null : locationType === "region" ? this.o.placement.regionEngines?.(location) : this.o.placement.runnerEngines?.(location);
-      const browserless = engine !== null && online && !engines?.has(engine);
-      if (!online || browserless) {
-        const reason = browserless
-          ? locationType === "region"
-            ? `no worker with a ${engine} browser online in region ${location}`
-            : `runner has no ${engine} browser (its BROWSERS setting)`
-          : locationType === "region"
-            ? `no worker online in region ${location}`
-            : "runner offline";
-        const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
-        const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-        this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
-        continue;
-      }
-      const job = buildCheckJob(
-        { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
-        { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
-      );
-      const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
-      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+    const id = jobId(e.id, location, due);
+    const expiresAt = admitted ? Math.max(expiryOf(due, e.intervalMs), expiryOf(now, e.intervalMs)) : expiryOf(due, e.intervalMs);
+    const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
+    const online = locationType === "region" ? this.o.placement.regionOnline(location) : this.o.placement.runnerOnline(location);
+    // A browser check needs a location offering its engine; without one it is a gap (monitoring_unavailable), not downtime.
+    const engines = engine === null || !online ? null : locationType === "region" ? this.o.placement.regionEngines?.(location) : this.o.placement.runnerEngines?.(location);
+    const browserless = engine !== null && online && !engines?.has(engine);
+    if (!online || browserless) {
+      const reason = browserless
+        ? locationType === "region"
+          ? `no worker with a ${engine} browser online in region ${location}`
+          : `runner has no ${engine} browser (its BROWSERS setting)`
+        : locationType === "region"
+          ? `no worker online in region ${location}`
+          : "runner offline";
+      const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
+      const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
+      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      return;
     }
+    // Standard checks of a region go through its backpressure; browser queues and runners do not (docs/scheduling.md).
+    if (!admitted && locationType === "region" && engine === null && this.o.admission && !this.o.admission.offer(location, e.id, due)) return;
+    const job = buildCheckJob(
+      { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
+      { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
+    );
+    const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
+    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+  }
+
+  /** Publishes the due checks kept back that their regions' queues have room for now (after each admission sample). */
+  private releaseWaiting(): void {
+    const admission = this.o.admission;
+    if (!admission || !this.running || !this.o.isLeader()) return;
+    const now = this.o.clock.now();
+    for (const w of admission.releasable()) {
+      const e = this.entries.get(w.monitorId);
+      // Removed, moved to other regions or paused by a maintenance window while it waited: nothing to publish.
+      if (!e || !e.regions.includes(w.region) || this.o.maintenance.isPaused(e, w.due)) continue;
+      this.planAt(e, w.due, now, "region", w.region, true);
+    }
+    this.pump();
   }
 
   private enqueue(item: Outgoing): void {

@@ -7,6 +7,8 @@ import { newId } from "../core/ids.ts";
 import type { Logger } from "../core/log.ts";
 import { pruneWorkers } from "../db/queries/region-workers.ts";
 import { readWatermark, writeWatermark } from "../db/queries/scheduler.ts";
+import { writeRegionLoads } from "../db/queries/region-load.ts";
+import { Admission } from "./admission.ts";
 import { type LeaderBillingOptions, startLeaderBillingJobs } from "./billing-jobs.ts";
 import { type HousekeepingOptions, startHousekeeping } from "./housekeeping.ts";
 import { startLeaderElection } from "./leader.ts";
@@ -37,6 +39,10 @@ export interface SchedulerDeps {
   housekeeping?: HousekeepingOptions;
   /** The leader's billing jobs; none when unset (tests). */
   billing?: LeaderBillingOptions;
+  /** Backpressure: seconds of work a region's queue may hold beyond what its workers run at once; default 5. */
+  queueSeconds?: number;
+  /** Result durables whose backlog holds publishing back (the all-in-one's in-process ingest); none by default. */
+  resultDurables?: readonly string[];
 }
 
 export interface SchedulerHandle {
@@ -78,7 +84,17 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
   async function beginTerm() {
     const gate = new MaintenanceGate((err, windowId) => log.error({ op: "scheduler.maintenance", err, windowId }, "maintenance window cannot be evaluated; ignored"));
     const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline });
+    const admission = new Admission({
+      bus: deps.bus,
+      clock,
+      log,
+      metrics,
+      queueSeconds: deps.queueSeconds ?? 5,
+      concurrencyOf: (region) => placement.regionConcurrency(region),
+      resultDurables: deps.resultDurables,
+    });
     const scheduler = new Scheduler({
+      admission,
       bus: deps.bus,
       clock,
       log,
@@ -93,9 +109,11 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       sync = await startSync({ sql, scheduler, gate, log, reconcileMs: deps.reconcileMs });
       const watermark = await readWatermark(sql);
       scheduler.start(watermark);
+      admission.start();
       log.info({ op: "scheduler.start", monitors: scheduler.size, watermark: watermark && new Date(watermark).toISOString() }, "schedule running");
     } catch (err) {
       scheduler.stop();
+      admission.stop();
       placement.stop();
       await sync?.stop();
       throw err;
@@ -107,6 +125,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       if (through === null || through <= lastWritten || !election.isLeader()) return;
       await writeWatermark(sql, through, instanceId);
       lastWritten = through;
+      // Each region's load for GET /regions and the dashboard's banner (a row per region, no tenant data).
+      await writeRegionLoads(sql, admission.loads());
     };
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
@@ -119,6 +139,9 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
         const through = scheduler.handledThrough();
         // Stop publishing first (synchronously), then the rest.
         scheduler.stop();
+        const regions = admission.loads().map((l) => ({ region: l.region, overloadedSince: null, lagSeconds: 0, waiting: 0 }));
+        admission.stop();
+        await writeRegionLoads(sql, regions).catch(() => {});
         if (handOver && through !== null) await writeWatermark(sql, through, instanceId).catch(() => {});
         clearInterval(watermarkTimer);
         clearInterval(pruneTimer);

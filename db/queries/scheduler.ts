@@ -66,6 +66,14 @@ export async function onlineRegions(sql: Sql, ttlSeconds: number): Promise<Set<s
   return new Set(rows.map((r) => r.region));
 }
 
+/** Checks the online workers of each region run at once (the sum of their CONCURRENCY): the scheduler's backpressure. */
+export async function onlineRegionConcurrency(sql: Sql, ttlSeconds: number): Promise<Map<string, number>> {
+  const rows = await sql<{ region: string; concurrency: number }[]>`
+    select region, sum(concurrency)::int as concurrency from region_workers
+    where last_seen_at > now() - make_interval(secs => ${ttlSeconds}) group by region`;
+  return new Map(rows.map((r) => [r.region, r.concurrency]));
+}
+
 /** Every region a monitor is assigned to or a worker has served: the region queues that may hold jobs. */
 export async function regionsInUse(sql: Sql): Promise<string[]> {
   const rows = await sql<{ region: string }[]>`

@@ -32,6 +32,24 @@ describe("regions and locations", () => {
     expect(byId.local).toMatchObject({ city: "Local", status: "offline", last_seen_at: null });
   });
 
+  it("flags a region over capacity while a scheduler leader says so, and forgets a state no leader refreshes", async () => {
+    const o = await makeOrg(api.sql, "free");
+    const call = client(api.url, { key: o.api_key });
+    await api.sql`
+      insert into region_schedule_state (region, overloaded_since, lag_seconds, waiting, updated_at) values
+        ('eu-west', now() - interval '2 minutes', 12.34, 500, now()),
+        ('us-east', now() - interval '2 hours', 40, 900, now() - interval '10 minutes')
+      on conflict (region) do update set overloaded_since = excluded.overloaded_since, lag_seconds = excluded.lag_seconds, updated_at = excluded.updated_at`;
+    const res = await call("GET", "/api/v1/regions");
+    expect(res.status).toBe(200);
+    const byId = Object.fromEntries(res.body.data.map((r: { id: string }) => [r.id, r]));
+    expect(byId["eu-west"]).toMatchObject({ overloaded: true, schedule_lag_seconds: 12.3 });
+    expect(typeof byId["eu-west"].overloaded_since).toBe("string");
+    expect(byId["us-east"]).toMatchObject({ overloaded: false, overloaded_since: null, schedule_lag_seconds: 0 });
+    expect(byId.local).toMatchObject({ overloaded: false, schedule_lag_seconds: 0 });
+    await api.sql`delete from region_schedule_state`;
+  });
+
   it("lists the locations the plan can check from", async () => {
     const o = await makeOrg(api.sql, "free");
     const res = await client(api.url, { key: o.api_key })("GET", "/api/v1/locations");

@@ -15,6 +15,11 @@ const RegionView = t.Object(
     in_flight: Int({ description: "Checks running now" }),
     backlog: t.Union([Int(), t.Null()], { description: "Jobs queued for the region; null when the queue could not be read" }),
     p50_latency_ms: t.Union([t.Number(), t.Null()], { description: "Median duration of the region's recent checks" }),
+    overloaded: t.Boolean({
+      description: "The region is over capacity: due checks wait for its queue to drain, so every monitor is still checked, less often (docs/scheduling.md, Backpressure)",
+    }),
+    overloaded_since: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "When the current overload began; null while the region keeps up" }),
+    schedule_lag_seconds: t.Number({ minimum: 0, description: "How long the oldest due check kept back has waited; 0 while the region keeps up" }),
   },
   { title: "Region" },
 );

@@ -17659,6 +17659,15 @@ export interface operations {
                             backlog: number | null;
                             /** @description Median duration of the region's recent checks */
                             p50_latency_ms: number | null;
+                            /** @description The region is over capacity: due checks wait for its queue to drain, so every monitor is still checked, less often (docs/scheduling.md, Backpressure) */
+                            overloaded: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the current overload began; null while the region keeps up
+                             */
+                            overloaded_since: string | null;
+                            /** @description How long the oldest due check kept back has waited; 0 while the region keeps up */
+                            schedule_lag_seconds: number;
                         }[];
                         pagination: components["schemas"]["Pagination"];
                     };

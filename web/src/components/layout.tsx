@@ -4,6 +4,7 @@ import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
 import { useMyRole } from "../screens/org/use-permissions";
 import { AppBanners } from "./billing-banner";
+import { OverloadBanner } from "./overload-banner";
 import { NotificationBell } from "./notification-bell";
 import { KeyboardShortcuts } from "./shortcuts";
 
@@ -74,6 +75,7 @@ export function Layout({ children }: { children: ReactNode }) {
         </div>
       </header>
       <AppBanners />
+      <OverloadBanner />
       <KeyboardShortcuts />
       <main id="main" tabIndex={-1}>
         {children}

@@ -1,0 +1,141 @@
+import { afterAll, afterEach, describe, expect, it } from "bun:test";
+import { connectNatsBus, createMemoryBus, type Bus, type Delivery } from "../core/bus/index.ts";
+import { ManualClock } from "../core/clock.ts";
+import { silentLogger } from "../core/log.ts";
+import type { SchedulableRow } from "../db/queries/scheduler.ts";
+import { type CheckJobMessage, regionSubject } from "../schemas/messages/check-messages.ts";
+import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../tests/support/scheduling.ts";
+import { Admission } from "./admission.ts";
+import { MaintenanceGate } from "./maintenance-gate.ts";
+import { createSchedulerMetrics } from "./metrics.ts";
+import { Scheduler } from "./scheduler.ts";
+
+const T0 = Date.parse("2026-11-26T12:00:00Z");
+const prefixes: string[] = [];
+const open: { stop(): void }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0)) o.stop();
+});
+afterAll(async () => {
+  if (prefixes.length) await dropNatsStreams(prefixes);
+});
+
+const makers: Record<string, () => Promise<Bus>> = {
+  memory: async () => createMemoryBus(),
+  nats: async () => {
+    const prefix = natsPrefix("adm");
+    prefixes.push(prefix);
+    return connectNatsBus({ url: NATS_URL, prefix });
+  },
+};
+
+let n = 0;
+const row = (): SchedulableRow => ({
+  id: `mon_adm${n++}`,
+  org_id: "org_a",
+  type: "http",
+  config: { url: "http://127.0.0.1:9/" },
+  secrets_enc: null,
+  interval_seconds: 30,
+  timeout_ms: 5000,
+  regions: ["eu-west"],
+  runner_ids: [],
+  tags: [],
+  version: 1,
+});
+
+for (const kind of ["memory", "nats"] as const) {
+  describe(`backpressure on the ${kind} bus`, () => {
+    it("keeps due checks back while the region's queue is full, merges a monitor's later ones, and publishes the oldest first as it drains", async () => {
+      const bus = await makers[kind]!();
+      await bus.ensureTopology();
+      open.push({ stop: () => void bus.close() });
+      const clock = new ManualClock(T0);
+      const metrics = createSchedulerMetrics();
+      // No worker concurrency known: the queue may hold 20 jobs (the floor) until a drain is measured.
+      const admission = new Admission({ bus, clock, log: silentLogger, metrics, queueSeconds: 1, concurrencyOf: () => 0 });
+      const scheduler = new Scheduler({
+        bus,
+        clock,
+        log: silentLogger,
+        admission,
+        placement: { regionOnline: () => true, runnerOnline: () => false },
+        maintenance: new MaintenanceGate(),
+        isLeader: () => true,
+        backfillMs: 60_000,
+      });
+      open.push(scheduler, admission);
+      const rows = Array.from({ length: 50 }, row);
+      for (const r of rows) scheduler.upsert(r);
+      scheduler.start(null);
+      const subject = regionSubject("eu-west");
+      const queued = () => bus.pendingJobs(subject);
+      /** Up to `max` ready jobs (a NATS fetch answers with the first that are ready). */
+      const take = async (max: number) => {
+        const out: Delivery<CheckJobMessage>[] = [];
+        while (out.length < max) {
+          const got = await bus.fetchJobs<CheckJobMessage>(subject, max - out.length, 1000);
+          if (got.length === 0) break;
+          out.push(...got);
+        }
+        return out;
+      };
+
+      await clock.advance(30_000);
+      await scheduler.idle();
+      expect(await queued()).toBe(20);
+      expect(admission.loads()[0]).toMatchObject({ region: "eu-west", waiting: 30 });
+      const peek = await take(20);
+      const first = new Set(peek.map((d) => d.data.monitor_id));
+      for (const d of peek) d.nak();
+      expect(first.size).toBe(20);
+
+      // A second interval: the 30 still waiting are merged, the 20 published are due again and wait too.
+      await clock.advance(30_000);
+      await scheduler.idle();
+      await admission.sample();
+      await scheduler.idle();
+      expect(await queued()).toBe(20);
+      expect(admission.loads()[0]!.waiting).toBe(50);
+      expect((await metrics.slipped.get()).values[0]?.value).toBe(30);
+
+      // A worker takes 10 jobs: the next sample measures the drain and hands the waiting checks out, oldest first.
+      const taken = await take(10);
+      expect(taken.length).toBe(10);
+      for (const d of taken) d.ack();
+      await Bun.sleep(50);
+      await admission.sample();
+      await scheduler.idle();
+      const jobs = (await take(100)).map((d) => d.data);
+      const released = jobs.filter((j) => j.due_at >= T0 + 30_000);
+      expect(released.length).toBeGreaterThanOrEqual(30);
+      // Each monitor once, at its latest due time; a job that waited in line expires a full expiry after its release.
+      expect(new Set(released.map((j) => j.monitor_id)).size).toBe(released.length);
+      for (const j of released) expect(j.expires_at).toBeGreaterThanOrEqual(clock.now() + 30_000);
+      // The 30 that waited longest (never checked yet) come first.
+      const never = rows.filter((r) => !first.has(r.id)).map((r) => r.id);
+      expect(never.every((id) => released.some((j) => j.monitor_id === id))).toBe(true);
+    });
+  });
+}
+
+describe("backpressure from the in-process result backlog", () => {
+  it("publishes nothing while a watched durable holds more than its allowance of results, and resumes once it drains", async () => {
+    const bus = createMemoryBus();
+    await bus.ensureTopology({ resultDurables: [{ name: "slow-ingest" }] });
+    open.push({ stop: () => void bus.close() });
+    const admission = new Admission({ bus, clock: new ManualClock(T0), log: silentLogger, queueSeconds: 5, concurrencyOf: () => 10, resultDurables: ["slow-ingest"] });
+    open.push(admission);
+    expect(admission.offer("eu-west", "mon_a", T0)).toBe(true);
+    for (let i = 0; i < 2100; i++) await bus.publishResult("results.org_a.mon_x", { id: `r${i}` });
+    await admission.sample();
+    expect(admission.offer("eu-west", "mon_b", T0)).toBe(false);
+    expect([...admission.releasable()]).toEqual([]);
+
+    const drained = await bus.consumeResults("slow-ingest", { batchSize: 500, maxWaitMs: 10 }, () => {});
+    await until(async () => (await bus.pendingResults("slow-ingest")) === 0, 10_000, "the durable to drain");
+    await drained.stop();
+    await admission.sample();
+    expect([...admission.releasable()].map((w) => w.monitorId)).toEqual(["mon_b"]);
+  });
+});
