@@ -36,9 +36,13 @@ export interface MonitorWrite {
   paused: boolean;
 }
 
+/** The latest check's time and duration live in the narrow monitor_state row ingest writes (null before the first). */
 const cols = (sql: Sql) => sql`
   id, org_id, name, type, config, secrets_enc, interval_seconds, timeout_ms, regions, runner_ids, tags, paused, suspended,
-  status, status_changed_at, last_checked_at, last_duration_ms, heartbeat_token_enc, created_at, updated_at`;
+  status, status_changed_at,
+  (select s.last_checked_at from monitor_state s where s.monitor_id = monitors.id) as last_checked_at,
+  (select s.last_duration_ms from monitor_state s where s.monitor_id = monitors.id) as last_duration_ms,
+  heartbeat_token_enc, created_at, updated_at`;
 
 export async function insertMonitor(
   sql: Sql,
