@@ -125,6 +125,11 @@ export interface MonitorStateChange {
  */
 export async function updateMonitorStates(sql: Sql, updates: MonitorStateUpdate[]): Promise<MonitorStateChange[]> {
   if (updates.length === 0) return [];
+  return monitorStateStatement(sql, updates);
+}
+
+/** updateMonitorStates' statement for a non-empty batch, not yet run (bench/monitor-state.ts explains it). */
+export function monitorStateStatement(sql: Sql, updates: MonitorStateUpdate[]) {
   const sorted = [...updates].sort((a, b) => (a.monitor_id < b.monitor_id ? -1 : a.monitor_id > b.monitor_id ? 1 : 0));
   const col = <K extends keyof MonitorStateUpdate>(k: K) => sorted.map((u) => u[k]);
   return sql<MonitorStateChange[]>`
