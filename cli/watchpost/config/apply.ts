@@ -112,31 +112,24 @@ export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.Proce
   return report;
 }
 
-async function applyPolicy(client: ApiClient, c: PolicyChange, refs: RefMaps): Promise<Applied> {
+/** The collections whose resources the CLI writes alike: POST to create, PATCH and DELETE on `{id}`. */
+type Collection = "/api/v1/escalation-policies" | "/api/v1/maintenance-windows" | "/api/v1/alert-rules" | "/api/v1/alert-channels";
+
+/** Creates, updates or deletes one resource of a collection; `body` is built only for a write. */
+async function writeResource(client: ApiClient, c: PolicyChange | WindowChange | RuleChange | ChannelChange, collection: Collection, body: () => unknown): Promise<Applied> {
+  const item = `${collection}/{id}`;
   if (c.action === "delete") {
-    await client.DELETE("/api/v1/escalation-policies/{id}", { params: { path: { id: c.id } } });
-    return { kind: "escalation_policy", action: "delete", key: c.key, id: c.id, name: c.name };
+    await client.DELETE(item as never, { params: { path: { id: c.id } } } as never);
+    return { kind: c.kind, action: "delete", key: c.key, id: c.id, name: c.name };
   }
-  const body = policyBody(c.desired, refs);
-  const res =
-    c.action === "create"
-      ? await client.POST("/api/v1/escalation-policies", { body: body as never })
-      : await client.PATCH("/api/v1/escalation-policies/{id}", { params: { path: { id: c.id } }, body: body as never });
-  return { kind: "escalation_policy", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
+  const res = c.action === "create" ? await client.POST(collection as never, { body: body() } as never) : await client.PATCH(item as never, { params: { path: { id: c.id } }, body: body() } as never);
+  const { id, name } = (res as { data?: { id: string; name: string } }).data!;
+  return { kind: c.kind, action: c.action, key: c.key, id, name };
 }
 
-async function applyWindow(client: ApiClient, c: WindowChange, refs: RefMaps): Promise<Applied> {
-  if (c.action === "delete") {
-    await client.DELETE("/api/v1/maintenance-windows/{id}", { params: { path: { id: c.id } } });
-    return { kind: "maintenance", action: "delete", key: c.key, id: c.id, name: c.name };
-  }
-  const body = windowBody(c.desired, refs);
-  const res =
-    c.action === "create"
-      ? await client.POST("/api/v1/maintenance-windows", { body: body as never })
-      : await client.PATCH("/api/v1/maintenance-windows/{id}", { params: { path: { id: c.id } }, body: body as never });
-  return { kind: "maintenance", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
-}
+const applyPolicy = (client: ApiClient, c: PolicyChange, refs: RefMaps) => writeResource(client, c, "/api/v1/escalation-policies", () => policyBody((c as Exclude<PolicyChange, { action: "delete" }>).desired, refs));
+const applyWindow = (client: ApiClient, c: WindowChange, refs: RefMaps) => writeResource(client, c, "/api/v1/maintenance-windows", () => windowBody((c as Exclude<WindowChange, { action: "delete" }>).desired, refs));
+const applyRule = (client: ApiClient, c: RuleChange, refs: RefMaps) => writeResource(client, c, "/api/v1/alert-rules", () => ruleBody((c as Exclude<RuleChange, { action: "delete" }>).desired, refs));
 
 async function applyPage(client: ApiClient, c: PageChange, refs: RefMaps): Promise<Applied> {
   const d = c.desired;
@@ -155,31 +148,13 @@ async function applyPage(client: ApiClient, c: PageChange, refs: RefMaps): Promi
   return { kind: "status_page", action: c.action, key: d.slug, id, name: d.name };
 }
 
-async function applyRule(client: ApiClient, c: RuleChange, refs: RefMaps): Promise<Applied> {
-  if (c.action === "delete") {
-    await client.DELETE("/api/v1/alert-rules/{id}", { params: { path: { id: c.id } } });
-    return { kind: "rule", action: "delete", key: c.key, id: c.id, name: c.name };
-  }
-  const body = ruleBody(c.desired, refs);
-  const res =
-    c.action === "create"
-      ? await client.POST("/api/v1/alert-rules", { body: body as never })
-      : await client.PATCH("/api/v1/alert-rules/{id}", { params: { path: { id: c.id } }, body: body as never });
-  return { kind: "rule", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
-}
-
-async function applyChannel(client: ApiClient, c: ChannelChange, env: NodeJS.ProcessEnv): Promise<Applied> {
-  if (c.action === "delete") {
-    await client.DELETE("/api/v1/alert-channels/{id}", { params: { path: { id: c.id } } });
-    return { kind: "channel", action: "delete", key: c.key, id: c.id, name: c.name };
-  }
-  const missing = new Set<string>();
-  const current = c.action === "update" ? c.current : null;
-  const body = channelBody(c.desired, current, env, missing);
-  if (missing.size && !current) throw new CliError(`Channel ${c.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
-  const res =
-    c.action === "create"
-      ? await client.POST("/api/v1/alert-channels", { body: body as never })
-      : await client.PATCH("/api/v1/alert-channels/{id}", { params: { path: { id: c.id } }, body: body as never });
-  return { kind: "channel", action: c.action, key: c.key, id: res.data!.id, name: res.data!.name };
+function applyChannel(client: ApiClient, c: ChannelChange, env: NodeJS.ProcessEnv): Promise<Applied> {
+  return writeResource(client, c, "/api/v1/alert-channels", () => {
+    const w = c as Exclude<ChannelChange, { action: "delete" }>;
+    const missing = new Set<string>();
+    const current = w.action === "update" ? w.current : null;
+    const body = channelBody(w.desired, current, env, missing);
+    if (missing.size && !current) throw new CliError(`Channel ${c.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
+    return body;
+  });
 }

@@ -231,7 +231,6 @@ function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
   if (issues.length) throw new CliError(`The file's rules and status pages name ${issues.length} unknown monitor or channel key${issues.length === 1 ? "" : "s"}`, "INVALID_CONFIG", 1, { issues });
 }
 
-/** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
 function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChange[] {
   const out: FieldChange[] = [];
   if (d.name !== p.page.name) out.push({ path: "name", before: p.page.name, after: d.name });
@@ -252,6 +251,56 @@ function diffWindow(d: DesiredWindow, w: Window, refs: RefMaps): FieldChange[] {
     .map((k) => ({ path: k, before: have[k], after: want[k] }));
 }
 
+/** One resource kind of the plan: its file entries, the organisation's by key, and how to compare them. */
+interface KindPlan<D extends { name: string }, C> {
+  kind: Change["kind"];
+  desired: D[];
+  /** A file entry's key; default its `key` field. */
+  keyOf?: (d: D) => string;
+  byKey: Map<string, C>;
+  id: (c: C) => string;
+  name: (c: C) => string;
+  type: (d: D) => string;
+  diff: (d: D, c: C) => FieldChange[];
+  /**
+   * Whether `--prune` may delete a stored resource the file no longer names: only those whose key was stored (set
+   * by the CLI or a user), never one known by a derived key. Omitted: this kind is never deleted nor counted unmanaged.
+   */
+  owned?: (c: C, key: string) => boolean;
+}
+
+/** Create what the file has and the organisation lacks, update what differs, delete (--prune) what the file no longer has. */
+function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, o: PlanOptions): { writes: Change[]; deletes: Change[] } {
+  const writes: Change[] = [];
+  const deletes: Change[] = [];
+  const named = new Set<C>();
+  for (const d of k.desired) {
+    const key = k.keyOf ? k.keyOf(d) : (d as unknown as { key: string }).key;
+    const c = k.byKey.get(key);
+    if (c === undefined) {
+      writes.push({ kind: k.kind, action: "create", key, name: d.name, type: k.type(d), desired: d } as unknown as Change);
+      continue;
+    }
+    named.add(c);
+    const changes = k.diff(d, c);
+    if (changes.length) writes.push({ kind: k.kind, action: "update", key, id: k.id(c), name: k.name(c), changes, desired: d, current: c } as unknown as Change);
+    else plan.unchanged.push({ kind: k.kind, key, id: k.id(c), name: k.name(c) });
+  }
+  if (k.owned) {
+    for (const [key, c] of k.byKey) {
+      if (named.has(c)) continue;
+      if (o.prune && k.owned(c, key)) deletes.push({ kind: k.kind, action: "delete", key, id: k.id(c), name: k.name(c), current: c } as unknown as Change);
+      else plan.unmanaged++;
+    }
+  }
+  return { writes, deletes };
+}
+
+const byId = <C extends { id: string }>(c: C) => c.id;
+const byName = <C extends { name: string }>(c: C) => c.name;
+const none = { writes: [] as Change[], deletes: [] as Change[] };
+
+/** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
 export function computePlan(
   desired: DesiredState,
   monitors: Monitor[],
@@ -265,132 +314,73 @@ export function computePlan(
   const refs = refMaps(monitors, channels, policies);
   checkRuleReferences(desired, refs);
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
-  const deletions: Change[] = [];
-  if (desired.channels) {
-    const byKey = channelKeys(channels);
-    const named = new Set<string>();
-    for (const d of desired.channels) {
-      const c = byKey.get(d.key);
-      if (!c) {
-        plan.changes.push({ kind: "channel", action: "create", key: d.key, name: d.name, type: d.type, desired: d });
-        continue;
-      }
-      named.add(c.id);
-      const changes = diffChannel(d, c, o);
-      if (changes.length) plan.changes.push({ kind: "channel", action: "update", key: d.key, id: c.id, name: c.name, changes, desired: d, current: c });
-      else plan.unchanged.push({ kind: "channel", key: d.key, id: c.id, name: c.name });
-    }
-    for (const [key, c] of byKey) {
-      if (named.has(c.id)) continue;
-      if (o.prune && c.key === key) deletions.push({ kind: "channel", action: "delete", key, id: c.id, name: c.name, current: c });
-      else plan.unmanaged++;
-    }
-  }
-  const policyDeletes: Change[] = [];
-  if (desired.escalation_policies) {
-    const byPolicyKey = keyed(policies, (p) => p.key);
-    const namedPolicies = new Set<string>();
-    for (const d of desired.escalation_policies) {
-      const p = byPolicyKey.get(d.key);
-      if (!p) {
-        plan.changes.push({ kind: "escalation_policy", action: "create", key: d.key, name: d.name, type: `${d.steps.length} steps`, desired: d });
-        continue;
-      }
-      namedPolicies.add(p.id);
-      const want = { name: d.name, steps: d.steps };
-      const have = policyAsFile(p, refs);
-      const changes = (["name", "steps"] as const).filter((k) => !same(want[k], have[k])).map((k) => ({ path: k, before: have[k], after: want[k] }));
-      if (changes.length) plan.changes.push({ kind: "escalation_policy", action: "update", key: d.key, id: p.id, name: p.name, changes, desired: d, current: p });
-      else plan.unchanged.push({ kind: "escalation_policy", key: d.key, id: p.id, name: p.name });
-    }
-    for (const [key, p] of byPolicyKey) {
-      if (namedPolicies.has(p.id)) continue;
-      if (o.prune && p.key === key) policyDeletes.push({ kind: "escalation_policy", action: "delete", key, id: p.id, name: p.name, current: p });
-      else plan.unmanaged++;
-    }
-  }
-  const byKey = monitorKeys(monitors);
-  const named = new Set<string>();
-  for (const d of desired.monitors) {
-    const m = byKey.get(d.key);
-    if (!m) {
-      plan.changes.push({ kind: "monitor", action: "create", key: d.key, name: d.name, type: d.type, desired: d });
-      continue;
-    }
-    named.add(m.id);
-    const changes = diffMonitor(d, m, o);
-    if (changes.length) plan.changes.push({ kind: "monitor", action: "update", key: d.key, id: m.id, name: m.name, changes, desired: d, current: m });
-    else plan.unchanged.push({ kind: "monitor", key: d.key, id: m.id, name: m.name });
-  }
-  for (const [key, m] of byKey) {
-    if (named.has(m.id)) continue;
-    // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
-    if (o.prune && keyOf(m) === key) plan.changes.push({ kind: "monitor", action: "delete", key, id: m.id, name: m.name, current: m });
-    else plan.unmanaged++;
-  }
-  if (desired.rules) {
-    const byRuleKey = ruleKeys(rules);
-    const namedRules = new Set<string>();
-    const ruleDeletions: Change[] = [];
-    for (const d of desired.rules) {
-      const r = byRuleKey.get(d.key);
-      if (!r) {
-        plan.changes.push({ kind: "rule", action: "create", key: d.key, name: d.name, type: String(d.condition.type), desired: d });
-        continue;
-      }
-      namedRules.add(r.id);
-      const changes = diffRule(d, r, refs);
-      if (changes.length) plan.changes.push({ kind: "rule", action: "update", key: d.key, id: r.id, name: r.name, changes, desired: d, current: r });
-      else plan.unchanged.push({ kind: "rule", key: d.key, id: r.id, name: r.name });
-    }
-    for (const [key, r] of byRuleKey) {
-      if (namedRules.has(r.id)) continue;
-      if (o.prune && r.key === key) ruleDeletions.push({ kind: "rule", action: "delete", key, id: r.id, name: r.name, current: r });
-      else plan.unmanaged++;
-    }
-    // Rules go before the monitors and channels they name.
-    const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
-    plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...ruleDeletions);
-  }
-  // Status pages show monitors, so they come after them; they are never deleted (--prune leaves them).
-  const bySlug = new Map(pages.map((p) => [p.page.slug, p]));
-  const pageWrites: Change[] = [];
-  for (const d of desired.status_pages ?? []) {
-    const p = bySlug.get(d.slug);
-    if (!p) {
-      pageWrites.push({ kind: "status_page", action: "create", key: d.slug, name: d.name, type: "status page", desired: d });
-      continue;
-    }
-    const changes = diffPage(d, p, refs);
-    if (changes.length) pageWrites.push({ kind: "status_page", action: "update", key: d.slug, id: p.page.id, name: p.page.name, changes, desired: d, current: p });
-    else plan.unchanged.push({ kind: "status_page", key: d.slug, id: p.page.id, name: p.page.name });
-  }
-  // Maintenance windows name monitors too: written after them, deleted (--prune, keyed ones) before them.
-  const windowWrites: Change[] = [];
-  const windowDeletes: Change[] = [];
-  if (desired.maintenance) {
-    const byWindowKey = keyed(windows, (w) => w.key);
-    const named = new Set<string>();
-    for (const d of desired.maintenance) {
-      const w = byWindowKey.get(d.key);
-      if (!w) {
-        windowWrites.push({ kind: "maintenance", action: "create", key: d.key, name: d.name, type: d.rrule ? "rrule" : d.cron ? "cron" : "once", desired: d });
-        continue;
-      }
-      named.add(w.id);
-      const changes = diffWindow(d, w, refs);
-      if (changes.length) windowWrites.push({ kind: "maintenance", action: "update", key: d.key, id: w.id, name: w.name, changes, desired: d, current: w });
-      else plan.unchanged.push({ kind: "maintenance", key: d.key, id: w.id, name: w.name });
-    }
-    for (const [key, w] of byWindowKey) {
-      if (named.has(w.id)) continue;
-      if (o.prune && w.key === key) windowDeletes.push({ kind: "maintenance", action: "delete", key, id: w.id, name: w.name, current: w });
-      else plan.unmanaged++;
-    }
-  }
-  const firstDelete = plan.changes.findIndex((c) => c.action === "delete");
-  plan.changes.splice(firstDelete < 0 ? plan.changes.length : firstDelete, 0, ...pageWrites, ...windowWrites, ...windowDeletes);
-  // Policies, then channels go last: rules and policies may send to them until they are gone.
-  plan.changes.push(...policyDeletes, ...deletions);
+  const storedKey = (c: { key: string | null }, key: string) => c.key === key;
+  const channelPlan = desired.channels
+    ? planKind({ kind: "channel", desired: desired.channels, byKey: channelKeys(channels), id: byId, name: byName, type: (d) => d.type, diff: (d, c) => diffChannel(d, c, o), owned: storedKey }, plan, o)
+    : none;
+  const policyPlan = desired.escalation_policies
+    ? planKind(
+        {
+          kind: "escalation_policy",
+          desired: desired.escalation_policies,
+          byKey: keyed(policies, (p) => p.key),
+          id: byId,
+          name: byName,
+          type: (d) => `${d.steps.length} steps`,
+          diff: (d, p) => {
+            const want = { name: d.name, steps: d.steps };
+            const have = policyAsFile(p, refs);
+            return (["name", "steps"] as const).filter((f) => !same(want[f], have[f])).map((f) => ({ path: f, before: have[f], after: want[f] }));
+          },
+          owned: storedKey,
+        },
+        plan,
+        o,
+      )
+    : none;
+  // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
+  const monitorPlan = planKind({ kind: "monitor", desired: desired.monitors, byKey: monitorKeys(monitors), id: byId, name: byName, type: (d) => d.type, diff: (d, m) => diffMonitor(d, m, o), owned: (m, key) => keyOf(m) === key }, plan, o);
+  const rulePlan = desired.rules
+    ? planKind({ kind: "rule", desired: desired.rules, byKey: ruleKeys(rules), id: byId, name: byName, type: (d) => String(d.condition.type), diff: (d, r) => diffRule(d, r, refs), owned: storedKey }, plan, o)
+    : none;
+  // Status pages are keyed by slug and never deleted (--prune leaves them).
+  const pagePlan = planKind(
+    {
+      kind: "status_page",
+      desired: desired.status_pages ?? [],
+      keyOf: (d) => d.slug,
+      byKey: new Map(pages.map((p) => [p.page.slug, p])),
+      id: (p) => p.page.id,
+      name: (p) => p.page.name,
+      type: () => "status page",
+      diff: (d, p) => diffPage(d, p, refs),
+    },
+    plan,
+    o,
+  );
+  const windowPlan = desired.maintenance
+    ? planKind(
+        { kind: "maintenance", desired: desired.maintenance, byKey: keyed(windows, (w) => w.key), id: byId, name: byName, type: (d) => (d.rrule ? "rrule" : d.cron ? "cron" : "once"), diff: (d, w) => diffWindow(d, w, refs), owned: storedKey },
+        plan,
+        o,
+      )
+    : none;
+  // In the order apply runs them: channel and policy writes, monitor and rule writes; status pages and maintenance
+  // windows name monitors, so they are written after them and windows deleted before them; rules go before the
+  // monitors they name; then monitor deletions; policies, then channels last: rules and policies may send to them
+  // until they are gone.
+  plan.changes.push(
+    ...channelPlan.writes,
+    ...policyPlan.writes,
+    ...monitorPlan.writes,
+    ...rulePlan.writes,
+    ...pagePlan.writes,
+    ...windowPlan.writes,
+    ...windowPlan.deletes,
+    ...rulePlan.deletes,
+    ...monitorPlan.deletes,
+    ...policyPlan.deletes,
+    ...channelPlan.deletes,
+  );
   return plan;
 }

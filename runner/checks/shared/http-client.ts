@@ -1,6 +1,6 @@
-import { Client } from "undici/index.js";
 import type { GuardOptions } from "../../../core/net-guard/index.ts";
 import type { CheckDataValue } from "../types.ts";
+import { exchangeOnSocket } from "./http-exchange.ts";
 import { openConnection } from "./open-connection.ts";
 import { ms } from "./timing.ts";
 
@@ -109,39 +109,22 @@ async function exchange(
   m.connect_ms = add(m.connect_ms, conn.connect_ms);
   if (conn.tls_ms !== null) m.tls_ms = add(m.tls_ms, conn.tls_ms);
 
-  let handedOver = false;
-  const client = new Client(url.origin, {
-    // The connection was opened (and guarded) above; undici gets exactly that one socket.
-    connect: (_opts, callback) => {
-      if (handedOver) return callback(new Error("the checked connection was closed"), null);
-      handedOver = true;
-      // undici expects the callback after connect() has returned, as with a real connector.
-      queueMicrotask(() => callback(null, conn.socket));
+  const hop = await exchangeOnSocket(conn.socket, {
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method,
+    headers,
+    body,
+    keepBody: o.keepBody,
+    bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    signal: o.guard.signal,
+    onHeaders(statusCode, ttfbMs) {
+      m.ttfb_ms = add(m.ttfb_ms, ms(ttfbMs));
+      m.status_code = statusCode;
     },
-    pipelining: 1,
-    headersTimeout: 0,
-    bodyTimeout: 0,
   });
-  try {
-    const sent = performance.now();
-    const res = await client.request({ path: url.pathname + url.search, method, headers, body, signal: o.guard.signal, reset: true });
-    m.ttfb_ms = add(m.ttfb_ms, ms(performance.now() - sent));
-    m.status_code = res.statusCode;
-    const limit = o.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      const take = Math.min(chunk.length, limit - bytes);
-      if (o.keepBody) chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
-      bytes += take;
-      if (bytes >= limit) break;
-    }
-    m.body_bytes = bytes;
-    return { statusCode: res.statusCode, headers: res.headers, body: o.keepBody ? Buffer.concat(chunks, bytes) : null, bodyBytes: bytes };
-  } finally {
-    client.destroy().catch(() => {});
-    conn.socket.destroy();
-  }
+  m.body_bytes = hop.bodyBytes;
+  return hop;
 }
 
 function add(previous: CheckDataValue | undefined, value: number): number {
