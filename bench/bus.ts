@@ -38,7 +38,8 @@ const result = (i: number): Result => ({
 async function measure(label: string, open: (opts: BusOptions & { prefix: string }) => Promise<Bus>): Promise<void> {
   const prefix = `bench${Math.floor(Math.random() * 1e6)}_`;
   const [producer, consumer] = [await open({ prefix }), await open({ prefix })];
-  await producer.ensureTopology({ resultDurables: [{ name: "ingest" }] });
+  // Both durables exist from the start: the in-process bus drops a result every existing durable has settled.
+  await producer.ensureTopology({ resultDurables: [{ name: "ingest" }, { name: "replay" }] });
   const rows = Array.from({ length: count }, (_, i) => result(i));
   const bytes = JSON.stringify(rows[0]).length;
 

@@ -66,10 +66,15 @@ async function insertMonitors(sql: Sql, orgId: string): Promise<string[]> {
   for (let i = 0; i < ids.length; i += 500) {
     const slice = ids.slice(i, i + 500);
     await sql`
-      insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, regions, tags, status, last_duration_ms, last_checked_at)
-      select id, ${orgId}, name, 'http', ${sql.json({ url: `http://127.0.0.1:${targetPort}/` })}, ${INTERVAL_S}, 5000, array['local'], array[tag], status, ms, now()
-      from unnest(${slice}::text[], ${slice.map((_, j) => `Service ${i + j + 1}`)}::text[], ${slice.map(() => ["api", "web", "db", "edge"][Math.floor(rand() * 4)]!)}::text[],
-                  ${slice.map(() => (rand() < 0.97 ? "up" : "down"))}::text[], ${slice.map(() => Math.floor(20 + rand() * 800))}::int[]) as t(id, name, tag, status, ms)`;
+      with t as (
+        select * from unnest(${slice}::text[], ${slice.map((_, j) => `Service ${i + j + 1}`)}::text[], ${slice.map(() => ["api", "web", "db", "edge"][Math.floor(rand() * 4)]!)}::text[],
+                             ${slice.map(() => (rand() < 0.97 ? "up" : "down"))}::text[], ${slice.map(() => Math.floor(20 + rand() * 800))}::int[]) as t(id, name, tag, status, ms)
+      ), m as (
+        insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms, regions, tags, status)
+        select id, ${orgId}, name, 'http', ${sql.json({ url: `http://127.0.0.1:${targetPort}/` })}, ${INTERVAL_S}, 5000, array['local'], array[tag], status from t
+        returning id
+      )
+      insert into monitor_state (monitor_id, status, last_checked_at, last_duration_ms) select t.id, t.status, now(), t.ms from t join m using (id)`;
   }
   return ids;
 }

@@ -70,7 +70,7 @@ describe("ingest", () => {
     await bus.publishResult(resultSubject(orgId, monitorId), { ...r, id: r.id });
     await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
     await until(async () => events.length >= 2);
-    const [m] = await db.sql`select status, last_duration_ms from monitors where id = ${monitorId}`;
+    const [m] = await db.sql`select m.status, s.last_duration_ms from monitors m join monitor_state s on s.monitor_id = m.id where m.id = ${monitorId}`;
     expect(m).toEqual({ status: "down", last_duration_ms: 12 });
     expect(events.map((e) => e.type).sort()).toEqual(["check.result", "monitor.status_changed"]);
     expect(events.find((e) => e.type === "monitor.status_changed")!.data).toMatchObject({ monitor_id: monitorId, from: "pending", to: "down" });

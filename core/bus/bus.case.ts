@@ -218,6 +218,56 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       expect(got.b.length).toBeGreaterThan(0);
     });
 
+    it("delivers results and events as JSON carries them, and neither the publisher nor a consumer changes what another sees", async () => {
+      const [bus] = await world();
+      interface Sent {
+        id: string;
+        at: unknown;
+        gone?: unknown;
+        data: { list: number[] };
+      }
+      const sent = (): Sent => ({ id: "m1", at: new Date("2026-11-26T10:00:00Z"), gone: undefined, data: { list: [1, 2] } });
+      const expected = { id: "m1", at: "2026-11-26T10:00:00.000Z", data: { list: [1, 2] } };
+      /** What a careless consumer does: changes what it was handed (a frozen copy refuses, a parsed one is its own). */
+      const meddle = (m: Sent) => {
+        for (const change of [() => m.data.list.push(3), () => (m.id = "changed"), () => (m.data = { list: [] })]) {
+          try {
+            change();
+          } catch {}
+        }
+      };
+      const snapshot = (m: Sent) => JSON.parse(JSON.stringify(m));
+
+      await bus.ensureTopology({ resultDurables: [{ name: "ingest" }, { name: "alerting" }] });
+      const result = sent();
+      await bus.publishResult("results.org1.mon1", result);
+      result.data.list.push(99);
+      result.id = "changed by the publisher";
+      const seen: Record<string, unknown[]> = { ingest: [], alerting: [] };
+      const consume = (durable: string) =>
+        bus.consumeResults<Sent>(durable, { batchSize: 10, maxWaitMs: 10 }, (batch) => {
+          for (const d of batch) {
+            seen[durable]!.push(snapshot(d.data));
+            meddle(d.data);
+          }
+        });
+      await consume("ingest");
+      await until(() => seen.ingest!.length === 1);
+      await consume("alerting");
+      await until(() => seen.alerting!.length === 1);
+      expect(seen).toEqual({ ingest: [expected], alerting: [expected] });
+
+      const events: unknown[] = [];
+      bus.subscribeEvents<Sent>("events.org1", (e) => meddle(e));
+      bus.subscribeEvents<Sent>("events.org1", (e) => events.push(snapshot(e)));
+      await sleep(50);
+      const event = sent();
+      bus.publishEvent("events.org1", event);
+      event.data.list.push(99);
+      await until(() => events.length === 1);
+      expect(events).toEqual([expected]);
+    });
+
     it("hands over full batches at once and partial ones after maxWaitMs", async () => {
       const [bus] = await world();
       for (let i = 0; i < 7; i++) await bus.publishResult("results.org1.mon1", { id: `r${i}` });

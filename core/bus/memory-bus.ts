@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from "../log.ts";
 import { TrackedDelivery } from "./delivery.ts";
+import { frozenJsonCopy } from "./frozen-copy.ts";
 import { startBatchLoop, startJobLoop, type Puller } from "./loops.ts";
 import { MemoryConsumer, MemoryStream, type Claim, type ConsumerSettings } from "./memory-stream.ts";
 import { assertName, assertSubject, jobConsumerName, matchSubject, subjectsOverlap } from "./subjects.ts";
@@ -33,7 +34,7 @@ import type {
 
 interface EventSubscription {
   pattern: string;
-  deliver(subject: string, payload: string): void;
+  deliver(subject: string, event: unknown): void;
 }
 
 interface RpcServer {
@@ -83,7 +84,10 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
 
 const POLL_MS = 5000;
 
-/** Same semantics as the NATS bus (see types.ts); payloads go through JSON like on the wire. */
+/**
+ * Same semantics as the NATS bus (see types.ts). Stream messages and events are copied once at publish as
+ * JSON would carry them, frozen, and that one copy goes to every consumer; requests and replies go through JSON.
+ */
 class MemoryBus implements Bus, ResultSpill {
   readonly kind = "memory";
   private readonly topo: Topology;
@@ -127,7 +131,7 @@ class MemoryBus implements Bus, ResultSpill {
       .sort((a, b) => a - b)
       .map((seq) => {
         const m = stream.messages.get(seq)!;
-        return { subject: m.subject.slice(this.topo.prefix.length) as ResultSubject, payload: m.payload, durables: durablesOf.get(seq)! };
+        return { subject: m.subject.slice(this.topo.prefix.length) as ResultSubject, payload: JSON.stringify(m.data), durables: durablesOf.get(seq)! };
       });
   }
 
@@ -137,7 +141,7 @@ class MemoryBus implements Bus, ResultSpill {
     const stream = this.stream(this.topo.resultsStream);
     for (const r of results) {
       assertSubject(r.subject, { wildcards: false });
-      stream.restore(this.topo.prefix + r.subject, r.payload, r.durables);
+      stream.restore(this.topo.prefix + r.subject, frozenJsonCopy(JSON.parse(r.payload)), r.durables);
     }
   }
 
@@ -230,8 +234,8 @@ class MemoryBus implements Bus, ResultSpill {
     this.assertOpen();
     assertSubject(subject, { wildcards: false });
     const actual = this.topo.prefix + subject;
-    const payload = JSON.stringify(event);
-    for (const sub of this.broker.eventSubs) if (matchSubject(sub.pattern, actual)) sub.deliver(actual, payload);
+    const copy = frozenJsonCopy(event);
+    for (const sub of this.broker.eventSubs) if (matchSubject(sub.pattern, actual)) sub.deliver(actual, copy);
   }
 
   subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void {
@@ -240,10 +244,10 @@ class MemoryBus implements Bus, ResultSpill {
     const prefix = this.topo.prefix;
     const sub: EventSubscription = {
       pattern: prefix + subject,
-      deliver: (actual, payload) =>
+      deliver: (actual, event) =>
         queueMicrotask(() => {
           try {
-            handler(JSON.parse(payload) as T, actual.slice(prefix.length));
+            handler(event as T, actual.slice(prefix.length));
           } catch (err) {
             this.log.error({ op: "bus.events", err, subject: actual }, "event handler failed");
           }
@@ -330,7 +334,7 @@ class MemoryBus implements Bus, ResultSpill {
     assertSubject(subject, { wildcards: false });
     assertMessageId(message);
     if (!subject.startsWith(root)) throw new Error(`subject "${subject}" is not under ${root}`);
-    return this.stream(streamName).publish(this.topo.prefix + subject, JSON.stringify(message), message.id);
+    return this.stream(streamName).publish(this.topo.prefix + subject, frozenJsonCopy(message), message.id);
   }
 
   private stream(name: string): MemoryStream {
@@ -399,7 +403,7 @@ class MemoryBus implements Bus, ResultSpill {
   private wrap<T>(claim: Claim): TrackedDelivery<T> {
     const { message: m, consumer, deliveryCount } = claim;
     const token = `mem.${consumer.stream.name}.${consumer.name}.${m.seq}`;
-    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), JSON.parse(m.payload) as T, deliveryCount, m.publishedAt, token, {
+    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), m.data as T, deliveryCount, m.publishedAt, token, {
       ack: () => consumer.ack(m.seq),
       nak: (delayMs) => consumer.nak(m.seq, delayMs),
       working: () => consumer.working(m.seq),

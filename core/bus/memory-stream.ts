@@ -6,7 +6,8 @@ import type { QueueSettings } from "./types.ts";
 export interface StoredMessage {
   seq: number;
   subject: string;
-  payload: string;
+  /** The message as JSON would carry it, frozen (frozen-copy.ts): every consumer is handed this one object. */
+  data: unknown;
   publishedAt: number;
 }
 
@@ -47,13 +48,13 @@ export class MemoryStream {
     public settings: QueueSettings,
   ) {}
 
-  publish(subject: string, payload: string, msgId: string): { seq: number; duplicate: boolean } {
+  publish(subject: string, data: unknown, msgId: string): { seq: number; duplicate: boolean } {
     const now = Date.now();
     this.prune(now);
     const seen = this.recentIds.get(msgId);
     if (seen) return { seq: seen.seq, duplicate: true };
     const seq = ++this.lastSeq;
-    this.messages.set(seq, { seq, subject, payload, publishedAt: now });
+    this.messages.set(seq, { seq, subject, data, publishedAt: now });
     this.recentIds.set(msgId, { seq, at: now });
     for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
     return { seq, duplicate: false };
@@ -63,9 +64,9 @@ export class MemoryStream {
    * Stores a message left unsettled at the last shutdown (all-in-one spill file): only the durables named in
    * `pendingFor` receive it; for every other consumer it counts as settled already.
    */
-  restore(subject: string, payload: string, pendingFor: readonly string[]): number {
+  restore(subject: string, data: unknown, pendingFor: readonly string[]): number {
     const seq = ++this.lastSeq;
-    this.messages.set(seq, { seq, subject, payload, publishedAt: Date.now() });
+    this.messages.set(seq, { seq, subject, data, publishedAt: Date.now() });
     this.restoredFor.set(seq, new Set(pendingFor));
     for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
     return seq;

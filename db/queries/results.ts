@@ -113,33 +113,46 @@ export interface MonitorStateChange {
   monitor_id: string;
   old_status: string;
   new_status: string;
-  status_changed_at: Date | null;
-  last_checked_at: Date;
+  status_changed_at: Date;
 }
 
 /**
  * Moves each monitor to the state of its latest result when that result is newer than the one
- * stored, locking the monitors in id order first; returns the updated monitors with their old status.
+ * stored: the narrow monitor_state row is written for every result (locked in monitor id order),
+ * the wide monitors row only when its status changes. Returns the monitors whose status changed,
+ * with the status before (as of the previous state write, under its row lock; a monitor's first
+ * result compares with the monitors row).
  */
 export async function updateMonitorStates(sql: Sql, updates: MonitorStateUpdate[]): Promise<MonitorStateChange[]> {
   if (updates.length === 0) return [];
-  const payload = updates.map((u) => ({ ...u, checked_at: u.checked_at.toISOString() }));
+  return monitorStateStatement(sql, updates);
+}
+
+/** updateMonitorStates' statement for a non-empty batch, not yet run (bench/monitor-state.ts explains it). */
+export function monitorStateStatement(sql: Sql, updates: MonitorStateUpdate[]) {
+  const sorted = [...updates].sort((a, b) => (a.monitor_id < b.monitor_id ? -1 : a.monitor_id > b.monitor_id ? 1 : 0));
+  const col = <K extends keyof MonitorStateUpdate>(k: K) => sorted.map((u) => u[k]);
   return sql<MonitorStateChange[]>`
     with latest as (
-      select * from json_to_recordset(${JSON.stringify(payload)}::text::json)
-        as l(org_id text, monitor_id text, status text, checked_at timestamptz, duration_ms integer)
-    ), locked as (
-      select m.id, m.status as old_status from monitors m join latest l on l.monitor_id = m.id and l.org_id = m.org_id
-      order by m.id for update of m
+      select * from unnest(
+        ${col("monitor_id")}::text[], ${col("org_id")}::text[], ${col("status")}::text[],
+        ${sorted.map((u) => u.checked_at.toISOString())}::timestamptz[], ${col("duration_ms")}::integer[]
+      ) with ordinality as l(monitor_id, org_id, status, checked_at, duration_ms, n)
+    ), moved as (
+      insert into monitor_state as s (monitor_id, status, prev_status, last_checked_at, last_duration_ms)
+      select l.monitor_id, l.status, m.status, l.checked_at, l.duration_ms
+      from latest l join monitors m on m.id = l.monitor_id and m.org_id = l.org_id
+      order by l.n
+      on conflict (monitor_id) do update set
+        prev_status = s.status, status = excluded.status,
+        last_checked_at = excluded.last_checked_at, last_duration_ms = excluded.last_duration_ms
+      where excluded.last_checked_at > s.last_checked_at
+      returning s.monitor_id, s.status, s.prev_status, s.last_checked_at
     )
-    update monitors m set
-      status = l.status,
-      status_changed_at = case when m.status <> l.status then l.checked_at else m.status_changed_at end,
-      last_checked_at = l.checked_at,
-      last_duration_ms = l.duration_ms
-    from latest l join locked k on k.id = l.monitor_id
-    where m.id = l.monitor_id and m.org_id = l.org_id and (m.last_checked_at is null or l.checked_at > m.last_checked_at)
-    returning m.org_id, m.id as monitor_id, k.old_status, m.status as new_status, m.status_changed_at, m.last_checked_at`;
+    update monitors m set status = v.status, status_changed_at = v.last_checked_at
+    from moved v
+    where m.id = v.monitor_id and m.status <> v.status
+    returning m.org_id, m.id as monitor_id, v.prev_status as old_status, m.status as new_status, m.status_changed_at`;
 }
 
 const resultColumns = (sql: Sql) =>

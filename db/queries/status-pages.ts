@@ -156,7 +156,8 @@ export interface PageMonitorRow {
 /** Monitors of the organisation that the page's components name (by id or by tag). */
 export async function monitorsForComponents(sql: Sql, orgId: string, monitorIds: string[], tags: string[]): Promise<PageMonitorRow[]> {
   return sql<PageMonitorRow[]>`
-    select id, name, status, tags, paused, status_changed_at, last_duration_ms from monitors
+    select id, name, status, tags, paused, status_changed_at, (select s.last_duration_ms from monitor_state s where s.monitor_id = monitors.id) as last_duration_ms
+    from monitors
     where org_id = ${orgId} and not suspended and (id = any(${monitorIds}) or tags && ${tags}::text[])`;
 }
 

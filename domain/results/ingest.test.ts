@@ -13,7 +13,9 @@ afterAll(async () => {
 }, 30_000);
 
 const monitorState = async (id: string) => {
-  const [m] = await db.sql`select status, status_changed_at, last_checked_at, last_duration_ms from monitors where id = ${id}`;
+  const [m] = await db.sql`
+    select m.status, m.status_changed_at, s.last_checked_at, s.last_duration_ms
+    from monitors m left join monitor_state s on s.monitor_id = m.id where m.id = ${id}`;
   return m!;
 };
 
@@ -92,6 +94,44 @@ describe("storeResults", () => {
     expect(late.inserted).toHaveLength(1);
     expect(late.statusChanges).toEqual([]);
     expect(await monitorState(mon!)).toMatchObject({ status: "degraded", last_checked_at: new Date("2026-11-20T10:05:01Z") });
+  });
+
+  it("rewrites the wide monitors row only when the status changes, while the latest check moves on every result", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(db.sql);
+    const version = async () => (await db.sql`select xmin::text as v from monitors where id = ${mon!}`)[0]!.v as string;
+    await storeResults(db.sql, [makeResult(orgId, mon!, "2026-11-20T10:00:00Z", "up", { duration_ms: 100 })]);
+    const afterFirst = await version();
+    for (const [i, ms] of [110, 120, 130].entries()) {
+      const out = await storeResults(db.sql, [makeResult(orgId, mon!, `2026-11-20T10:0${i + 1}:00Z`, "up", { duration_ms: ms })]);
+      expect(out.statusChanges).toEqual([]);
+    }
+    expect(await version()).toBe(afterFirst);
+    expect(await monitorState(mon!)).toEqual({
+      status: "up",
+      status_changed_at: new Date("2026-11-20T10:00:01Z"),
+      last_checked_at: new Date("2026-11-20T10:03:01Z"),
+      last_duration_ms: 130,
+    });
+    const down = await storeResults(db.sql, [makeResult(orgId, mon!, "2026-11-20T10:04:00Z", "down", { duration_ms: 140 })]);
+    expect(down.statusChanges.map((c) => [c.from, c.to, c.at])).toEqual([["up", "down", new Date("2026-11-20T10:04:01Z")]]);
+    expect(await version()).not.toBe(afterFirst);
+  });
+
+  it("reports one chain of status changes when batches of one monitor are stored concurrently", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(db.sql);
+    const statuses = ["down", "up", "degraded", "up", "timeout", "down", "up", "up", "down", "degraded"] as const;
+    const changes = (
+      await Promise.all(
+        statuses.map((status, i) => storeResults(db.sql, [makeResult(orgId, mon!, new Date(Date.parse("2026-11-20T10:00:00Z") + i * 60_000), status)])),
+      )
+    ).flatMap((o) => o.statusChanges);
+    // Whatever order the transactions committed in, the reported changes link up from 'pending' to the
+    // status of the newest result, and the monitor shows that newest result.
+    changes.sort((a, b) => a.at.getTime() - b.at.getTime());
+    expect(changes[0]!.from).toBe("pending");
+    for (let i = 1; i < changes.length; i++) expect(changes[i]!.from).toBe(changes[i - 1]!.to);
+    expect(changes.at(-1)!.to).toBe("degraded");
+    expect(await monitorState(mon!)).toMatchObject({ status: "degraded", last_checked_at: new Date("2026-11-20T10:09:01Z") });
   });
 
   it("keeps results of another organisation's monitor away from that monitor", async () => {

@@ -79,7 +79,7 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
         const statusChanges = moved
           .filter((m) => m.old_status !== m.new_status)
-          .map((m) => ({ org_id: m.org_id, monitor_id: m.monitor_id, from: m.old_status, to: m.new_status, at: m.status_changed_at ?? m.last_checked_at }));
+          .map((m) => ({ org_id: m.org_id, monitor_id: m.monitor_id, from: m.old_status, to: m.new_status, at: m.status_changed_at }));
         return { inserted, statusChanges };
       });
     } catch (err) {

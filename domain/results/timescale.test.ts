@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { findMonitor } from "../../db/queries/monitors.ts";
 import { getResult, listResults } from "./checks.ts";
 import { storeResults } from "./ingest.ts";
 import { enforceRetention, maintainPartitions } from "./retention.ts";
@@ -51,6 +52,22 @@ describe("TimescaleDB storage", () => {
     expect(await hourly(mon!)).toEqual(expected);
     await ts.refreshAggregates(d("2026-10-01T00:00:00Z"), d("2026-10-02T00:00:00Z"));
     expect(await hourly(mon!)).toEqual(expected);
+  });
+
+  it("moves the monitor's status on a change and its latest check on every result, as the API reads them", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(ts.sql);
+    const shown = async () => {
+      const m = (await findMonitor(ts.sql, orgId, mon!))!;
+      return { status: m.status, status_changed_at: m.status_changed_at, last_checked_at: m.last_checked_at, last_duration_ms: m.last_duration_ms };
+    };
+    expect(await shown()).toEqual({ status: "pending", status_changed_at: null, last_checked_at: null, last_duration_ms: null });
+    await storeResults(ts.sql, [makeResult(orgId, mon!, "2026-10-02T10:00:00Z", "up", { duration_ms: 80 })]);
+    const same = await storeResults(ts.sql, [makeResult(orgId, mon!, "2026-10-02T10:01:00Z", "up", { duration_ms: 90 })]);
+    expect(same.statusChanges).toEqual([]);
+    expect(await shown()).toEqual({ status: "up", status_changed_at: d("2026-10-02T10:00:01Z"), last_checked_at: d("2026-10-02T10:01:01Z"), last_duration_ms: 90 });
+    const down = await storeResults(ts.sql, [makeResult(orgId, mon!, "2026-10-02T10:02:00Z", "down", { duration_ms: 700 })]);
+    expect(down.statusChanges.map((c) => [c.from, c.to])).toEqual([["up", "down"]]);
+    expect(await shown()).toEqual({ status: "down", status_changed_at: d("2026-10-02T10:02:01Z"), last_checked_at: d("2026-10-02T10:02:01Z"), last_duration_ms: 700 });
   });
 
   it("keeps rows idempotent and deletable once their chunk is compressed", async () => {

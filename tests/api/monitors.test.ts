@@ -113,8 +113,12 @@ describe("monitors", () => {
     const { call } = await org();
     const ids: Record<string, string> = {};
     for (const name of ["delta", "Alpha", "charlie", "bravo", "echo"]) ids[name] = (await call("POST", "/api/v1/monitors", { name, type: "http", config: http() })).body.id;
-    const set = (name: string, status: string, ms: number | null, paused = false) =>
-      api.sql`update monitors set status = ${status}, last_duration_ms = ${ms}, paused = ${paused} where id = ${ids[name]!}`;
+    const set = async (name: string, status: string, ms: number | null, paused = false) => {
+      await api.sql`update monitors set status = ${status}, paused = ${paused} where id = ${ids[name]!}`;
+      if (ms !== null) {
+        await api.sql`insert into monitor_state (monitor_id, status, last_checked_at, last_duration_ms) values (${ids[name]!}, ${status}, now(), ${ms})`;
+      }
+    };
     await set("delta", "up", 120);
     await set("Alpha", "down", null);
     await set("charlie", "degraded", 900);
