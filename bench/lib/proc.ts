@@ -26,7 +26,7 @@ export function stat(pid: number): [number, number, number] | null {
 
 export const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
 
-export function childrenOf(parent: number): number[] {
+function childrenOf(parent: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync("/proc")) {
     const pid = Number(name);
