@@ -59,7 +59,7 @@ interface Outgoing {
   kind: "job" | "unavailable";
   reason?: string;
   /**
-   * A job still runnable when planned: given up if it expires while queued here (publishing behind). A due time
+   * A job still runnable when enqueued: given up if it expires while queued here (publishing behind). A due time
    * replayed already expired (a new leader's backfill) is published anyway, so its worker records the gap.
    */
   shedIfExpired?: boolean;
@@ -330,11 +330,13 @@ export class Scheduler {
         { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
       );
       const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
-      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", shedIfExpired: expiresAt > now, send: () => this.o.bus.publishJob(subject, job) });
+      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
     }
   }
 
   private enqueue(item: Outgoing): void {
+    // Planned now: a job that can still run now is given up if it expires before its turn to be published.
+    if (item.kind === "job") item.shedIfExpired = item.expiresAt > this.o.clock.now();
     this.queue.push(item);
     this.inflight.set(item.due, (this.inflight.get(item.due) ?? 0) + 1);
   }
