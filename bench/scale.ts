@@ -14,12 +14,11 @@
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { pct, pgPssKb, pgTicks, pssKb, readText, stat, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +37,7 @@ const INTERVAL_S = Number(values.interval);
 const WARMUP_S = Number(values.warmup);
 const WINDOW_S = Number(values.window);
 const root = `${import.meta.dir}/..`;
+const TICK = 100; // USER_HZ: /proc reports CPU in 1/100 s on Linux
 
 // ---------------------------------------------------------------- the loopback target
 
@@ -55,8 +55,45 @@ const target = Bun.serve({
   },
 });
 
+// ---------------------------------------------------------------- /proc
+
+const readText = (path: string) => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+};
+/** [ppid, utime+stime, cutime+cstime] in ticks, or null when the process is gone. */
+function stat(pid: number): [number, number, number] | null {
+  const text = readText(`/proc/${pid}/stat`);
+  if (!text) return null;
+  const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // Fields after the command: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17), 1-based from pid.
+  return [Number(f[1]), Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])];
+}
+const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
+function childrenOf(parent: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (pid > 0 && stat(pid)?.[0] === parent) out.push(pid);
+  }
+  return out;
+}
+/** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
+function pgTicks(postmaster: number): number {
+  const s = stat(postmaster);
+  if (!s) return 0;
+  let ticks = s[1] + s[2];
+  for (const child of childrenOf(postmaster)) ticks += stat(child)?.[1] ?? 0;
+  return ticks;
+}
+const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + pssKb(pid), 0);
+
 // ---------------------------------------------------------------- one run
 
+const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!);
 const freePort = () => {
   const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = s.port!;

@@ -1,13 +1,13 @@
 /**
  * What the benches read from Linux's /proc: CPU ticks of a process (its own and its reaped children's), PSS from
- * smaps_rollup (not RSS), the children of a process, a PostgreSQL postmaster with its backends, the load average.
+ * smaps_rollup (not RSS), processes by command line, the load average.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
 /** USER_HZ: /proc reports CPU in 1/100 s on Linux. */
 export const TICK = 100;
 
-export const readText = (path: string) => {
+const readText = (path: string) => {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -26,15 +26,6 @@ export function stat(pid: number): [number, number, number] | null {
 
 export const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
 
-function childrenOf(parent: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const pid = Number(name);
-    if (pid > 0 && stat(pid)?.[0] === parent) out.push(pid);
-  }
-  return out;
-}
-
 /** Processes whose command line contains every one of `parts` (e.g. ["nats-server", "4222"]). */
 export function pidsByCommand(...parts: string[]): number[] {
   const out: number[] = [];
@@ -46,17 +37,6 @@ export function pidsByCommand(...parts: string[]): number[] {
   }
   return out;
 }
-
-/** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
-export function pgTicks(postmaster: number): number {
-  const s = stat(postmaster);
-  if (!s) return 0;
-  let ticks = s[1] + s[2];
-  for (const child of childrenOf(postmaster)) ticks += stat(child)?.[1] ?? 0;
-  return ticks;
-}
-
-export const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + pssKb(pid), 0);
 
 /** The 1-minute load average (or the first `n` figures joined). */
 export const loadAverage = (n = 1) => readText("/proc/loadavg")?.split(" ").slice(0, n).join(" ") ?? "?";
