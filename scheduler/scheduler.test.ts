@@ -8,6 +8,7 @@ import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix } from "../tests/support/scheduling.ts";
 import { phaseOf } from "./grid.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
+import { createSchedulerMetrics } from "./metrics.ts";
 import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
 
 const T0 = Date.parse("2026-11-22T12:00:00Z");
@@ -313,6 +314,49 @@ describe("scheduler", () => {
     w.setLeader(true);
     await w.advance(300, 100);
     expect(w.sent.length).toBe(1);
+  });
+
+  it("does not publish a job that expired while it waited its turn to be published, counts it dropped and warns once", async () => {
+    const clock = new ManualClock(T0);
+    const real = createMemoryBus();
+    await real.ensureTopology();
+    const { bus: recorded, sent } = recording(real, clock);
+    // The bus stalls on the first job for 25 s: the due checks queued behind it expire (due + 10 s) meanwhile.
+    let stalled: string | null = null;
+    const slow: Bus = Object.create(recorded);
+    slow.publishJob = async (subject: JobSubject, job) => {
+      if (!stalled) {
+        stalled = job.id;
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, 25_000));
+      }
+      return recorded.publishJob(subject, job);
+    };
+    const warnings: unknown[] = [];
+    const log = Object.assign(Object.create(silentLogger), { warn: (...args: unknown[]) => warnings.push(args) });
+    const metrics = createSchedulerMetrics();
+    const scheduler = new Scheduler({
+      bus: slow,
+      clock,
+      log,
+      metrics,
+      placement: { regionOnline: () => true, runnerOnline: () => false },
+      maintenance: new MaintenanceGate(),
+      isLeader: () => true,
+      backfillMs: 60_000,
+      publishConcurrency: 1,
+    });
+    for (let i = 0; i < 5; i++) scheduler.upsert(row({ interval_seconds: 10 }));
+    scheduler.start(null);
+    for (let i = 0; i < 120; i++) await clock.advance(500);
+    scheduler.stop();
+    const jobs = sent.filter((s) => s.job);
+    // Every job a worker receives can still run; the stalled one (its publish began in time) and the later grid points go out.
+    expect(jobs.length).toBeGreaterThan(5);
+    expect(jobs.filter((s) => s.job!.id !== stalled && s.at >= s.job!.expires_at).map((s) => s.job!.id)).toEqual([]);
+    const dropped = (await metrics.dropped.get()).values[0]?.value ?? 0;
+    expect(dropped).toBeGreaterThanOrEqual(4);
+    // One warning for the whole stall, not one per check.
+    expect(warnings.length).toBe(1);
   });
 
   it("retries a failed publish and gives up once the job would have expired", async () => {

@@ -59,6 +59,11 @@ interface Outgoing {
   send(): Promise<unknown>;
   kind: "job" | "unavailable";
   reason?: string;
+  /**
+   * A job still runnable when enqueued: given up if it expires while queued here (publishing behind). A due time
+   * replayed already expired (a new leader's backfill) is published anyway, so its worker records the gap.
+   */
+  shedIfExpired?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -90,6 +95,9 @@ export interface SchedulerOptions {
 /** See SchedulerOptions.firstChecksPerSecond. */
 const FIRST_CHECKS_PER_SECOND = 20;
 
+/** At most one warning this often while due checks expire before they are published. */
+const EXPIRED_WARN_MS = 10_000;
+
 /** A grid slot this close is as good as at once: the first check keeps it instead of running twice. */
 const FIRST_CHECK_SOON_MS = 2000;
 
@@ -111,6 +119,8 @@ export class Scheduler {
   private readonly queue: Outgoing[] = [];
   /** Due time → messages not yet confirmed by the bus; holds the watermark back. */
   private readonly inflight = new Map<number, number>();
+  private expiredSinceWarn = 0;
+  private expiredWarnedAt = Number.NEGATIVE_INFINITY;
   private readonly idleWaiters: (() => void)[] = [];
   private timer: unknown = null;
   private timerAt = Infinity;
@@ -358,6 +368,8 @@ export class Scheduler {
   }
 
   private enqueue(item: Outgoing): void {
+    // Planned now: a job that can still run now is given up if it expires before its turn to be published.
+    if (item.kind === "job") item.shedIfExpired = item.expiresAt > this.o.clock.now();
     this.queue.push(item);
     this.inflight.set(item.due, (this.inflight.get(item.due) ?? 0) + 1);
   }
@@ -391,6 +403,12 @@ export class Scheduler {
   private async deliver(item: Outgoing): Promise<void> {
     const stopped = STOPPED;
     const expired = () => this.o.clock.now() >= item.expiresAt;
+    if (item.shedIfExpired && expired()) {
+      // Publishing fell behind by more than the job's life: a worker could only record it unavailable, at the full
+      // cost of a result, which deepens the overload it comes from. Given up here, counted and warned about instead.
+      this.expiredUnsent(item);
+      return;
+    }
     try {
       await retry(
         async () => {
@@ -422,5 +440,19 @@ export class Scheduler {
       m?.jobs.inc({ location_type: item.locationType });
       m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
     } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
+  }
+
+  /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */
+  private expiredUnsent(item: Outgoing): void {
+    this.o.metrics?.dropped.inc();
+    this.expiredSinceWarn++;
+    const now = this.o.clock.now();
+    if (now - this.expiredWarnedAt < EXPIRED_WARN_MS) return;
+    this.o.log.warn(
+      { op: "scheduler.publish", expired: this.expiredSinceWarn, behindMs: now - item.due, queued: this.queue.length },
+      "publishing is behind: due checks expired before they could be published and were given up",
+    );
+    this.expiredWarnedAt = now;
+    this.expiredSinceWarn = 0;
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * The loopback target of the scale benches: each monitor i checks `http://127.0.0.1:<port>/m/<i>`, and the target records
+ * when each request arrives (performance clock), so the schedule is measured where the checks land, not where they are
+ * reported.
+ */
+import { pct } from "./proc.ts";
+
+export interface WindowStats {
+  /** Arrivals inside the window. */
+  arrivals: number;
+  /** Monitors with no arrival inside the window. */
+  silent: number;
+  /** |interval between consecutive arrivals of a monitor − the configured interval|, ms. */
+  deviationP50: number;
+  deviationP99: number;
+  deviationMax: number;
+}
+
+/** `delayMs`: each answer waits that long, as a distant target would (a worker's capacity is then CONCURRENCY × 1000 / delayMs). */
+export function startArrivalTarget(delayMs = 0) {
+  let arrivals: number[][] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const at = performance.now();
+      const path = new URL(req.url).pathname;
+      const i = Number(path.slice(3)); // /m/<index>
+      if (path.startsWith("/m/") && Number.isInteger(i)) (arrivals[i] ??= []).push(at);
+      if (delayMs > 0) await Bun.sleep(delayMs);
+      return new Response("ok");
+    },
+  });
+  return {
+    port: server.port!,
+    url: (i: number) => `http://127.0.0.1:${server.port}/m/${i}`,
+    reset: () => void (arrivals = []),
+    /** Every arrival so far. */
+    total: () => arrivals.reduce((sum, a) => sum + (a?.length ?? 0), 0),
+    /** Arrivals of monitors 0..n-1 in [from, to) (performance clock) against an interval of `intervalMs`. */
+    window(n: number, from: number, to: number, intervalMs: number): WindowStats {
+      let inWindow = 0;
+      let silent = 0;
+      const deviations: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const times = (arrivals[i] ?? []).filter((t) => t >= from && t < to);
+        inWindow += times.length;
+        if (times.length === 0) silent++;
+        for (let k = 1; k < times.length; k++) deviations.push(Math.abs(times[k]! - times[k - 1]! - intervalMs));
+      }
+      deviations.sort((a, b) => a - b);
+      return { arrivals: inWindow, silent, deviationP50: pct(deviations, 0.5), deviationP99: pct(deviations, 0.99), deviationMax: deviations.at(-1) ?? NaN };
+    },
+    stop: () => server.stop(true),
+  };
+}
