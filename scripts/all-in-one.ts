@@ -60,11 +60,6 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const sim = await maybeStartSimulator(apiConfig, db.sql, log, { movableIn: input.BILLING_SIM_PORT ? undefined : apiConfig.DATA_DIR }).catch(abort);
   // The local region's worker runs every check, run-now included (the API runs none).
   const browsers = await startBrowserPool(workerConfig, log).catch(abort);
-  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
-  apiDeps.billingClock = sim.now;
-  const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
-  sim.attach(api.url);
-  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const workerOptions = {
     region: workerConfig.REGION,
     concurrency: workerConfig.CONCURRENCY,
@@ -74,8 +69,9 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     shutdownGraceMs: workerConfig.SHUTDOWN_GRACE_MS,
     version: pkg.version,
   };
-  // CHECK_THREADS > 0: the region's checks run in worker threads (the other cores); browser checks, when BROWSERS is
-  // set, stay with a worker on the main thread, which owns the browser pool (and takes a share of the other checks).
+  // CHECK_THREADS > 0: the region's checks run in worker threads (the other cores), started before the API answers
+  // /readyz (a thread takes a moment to load). Browser checks, when BROWSERS is set, stay with a worker on the main
+  // thread, which owns the browser pool (and takes a share of the other checks).
   const threads =
     CHECK_THREADS > 0
       ? await startWorkerThreads({
@@ -100,6 +96,11 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
         })
       : null;
   const worker = { stop: async () => void (await Promise.all([mainWorker?.stop(), threads?.stop()])) };
+  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
+  apiDeps.billingClock = sim.now;
+  const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
+  sim.attach(api.url);
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const scheduler = await startScheduler({
     sql: db.sql,
     databaseUrl: db.url,
