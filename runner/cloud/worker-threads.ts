@@ -61,7 +61,11 @@ class CheckThread {
     this.exit = new Promise((resolve) =>
       this.worker.once("exit", (code) => {
         this.exited = true;
-        if (!this.terminating) o.log.warn({ op: "worker.thread", thread: index, code }, "check thread ended");
+        // A thread that ended on its own (a crash) hands back what it held: its jobs go to the other threads.
+        if (!this.terminating) {
+          o.log.error({ op: "worker.thread", thread: index, code }, "check thread ended unexpectedly; its jobs are handed back");
+          void this.host?.close();
+        }
         for (const wake of [...this.waiting.values()].flat()) wake({ t: "failed", message: `check thread ${index} ended (code ${code})` });
         this.waiting.clear();
         resolve();
