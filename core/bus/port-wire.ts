@@ -54,8 +54,9 @@ export type HostMessage =
   | { t: "request"; call: number; handle: number; subject: string; body: unknown };
 
 /**
- * Messages posted in one turn of the event loop cross as one array: at a thousand checks a second the per-message
- * cost of the port (a structured clone and a wake-up of the other thread) is paid a few times per tick, not per job.
+ * Messages posted in one turn of the event loop cross as one array (flushed by setImmediate, after the turn's I/O
+ * callbacks): at a thousand checks a second the per-message cost of the port (a structured clone and a wake-up of
+ * the other thread) is paid once per turn, not once per job or result.
  */
 export class Outbox<M> {
   private queue: M[] = [];
@@ -67,7 +68,7 @@ export class Outbox<M> {
     this.queue.push(message);
     if (this.scheduled) return;
     this.scheduled = true;
-    queueMicrotask(() => this.flush());
+    setImmediate(() => this.flush());
   }
 
   flush(): void {
