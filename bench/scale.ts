@@ -5,7 +5,7 @@
  * (arrivals at the target) against expected, the interval between consecutive arrivals of each monitor (deviation
  * percentiles from the configured interval), stored results by status, CPU per check of the Bun process and of every
  * PostgreSQL process (the postmaster's own ticks plus its reaped children's, plus its live backends), and PSS from
- * /proc/<pid>/smaps_rollup (not RSS).
+ * /proc/<pid>/smaps_rollup (not RSS). Bun's CPU covers all its threads; its main thread's share is printed beside it.
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
  *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
@@ -95,6 +95,15 @@ function childrenOf(parent: number): number[] {
   }
   return out;
 }
+/**
+ * CPU ticks of the Bun process's main thread alone (its task whose id is the pid): the JavaScript thread of every role
+ * except the checks when they run in worker threads (CHECK_THREADS). The process figure covers every thread.
+ */
+const mainThreadTicks = (pid: number) => {
+  const f = (readText(`/proc/${pid}/task/${pid}/stat`) ?? "").split(") ")[1]?.split(" ") ?? [];
+  return Number(f[11] ?? 0) + Number(f[12] ?? 0);
+};
+
 /** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
 function pgTicks(postmaster: number): number {
   const s = stat(postmaster);
@@ -223,6 +232,7 @@ async function run(n: number) {
     const from = performance.now();
     const fromWall = new Date();
     const bun0 = stat(bunPid)!;
+    const main0 = mainThreadTicks(bunPid);
     const pg0 = pgTicks(postmaster);
     const pssSamples: { bun: number; pg: number }[] = [];
     // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
@@ -238,6 +248,7 @@ async function run(n: number) {
     clearInterval(sampler);
     const to = performance.now();
     const bun1 = stat(bunPid)!;
+    const main1 = mainThreadTicks(bunPid);
     const pg1 = pgTicks(postmaster);
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
 
@@ -259,6 +270,7 @@ async function run(n: number) {
       select status, count(*)::int as n from check_results where checked_at >= ${fromWall} and checked_at < ${new Date(fromWall.getTime() + windowS * 1000)} group by status order by status`;
     const bunMs = ((bun1[1] - bun0[1]) / TICK) * 1000;
     const pgMs = ((pg1 - pg0) / TICK) * 1000;
+    const mainMs = ((main1 - main0) / TICK) * 1000;
     const perCheck = (ms: number) => (inWindow > 0 ? (ms / inWindow).toFixed(3) : "-");
     const last = pssSamples.at(-1)!;
     const firstPss = pssSamples[0] ?? last;
@@ -272,8 +284,8 @@ async function run(n: number) {
         `job queue max ${maxBacklog}`,
         `stored ${stored.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`,
         `interval deviation p50 ${pct(deviations, 0.5)?.toFixed(0)} ms p99 ${pct(deviations, 0.99)?.toFixed(0)} ms max ${deviations.at(-1)?.toFixed(0) ?? "-"} ms`,
-        `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
-        `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)})`,
+        `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
+        `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
         `load average ${readText("/proc/loadavg")?.split(" ")[0]}`,

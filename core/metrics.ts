@@ -1,8 +1,50 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, type MetricObjectWithValues, type MetricValue, Registry } from "prom-client";
+
+/** A snapshot of another registry (`getMetricsAsJSON()`), e.g. of a worker thread's. */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
+/**
+ * A registry that also prints metrics held elsewhere in the process (worker threads have registries of their own):
+ * a metric several sources have, this one included, is printed once with its values summed per label set (gauges,
+ * counters and histogram buckets alike), as prom-client's cluster aggregation does.
+ */
+export class MergingRegistry extends Registry {
+  private readonly sources = new Set<() => Promise<MetricsSnapshot[]>>();
+  private defaults: Record<string, string> = {};
+
+  /** `read` answers the current snapshots of the other registries; returns the function that removes it. */
+  addSource(read: () => Promise<MetricsSnapshot[]>): () => void {
+    this.sources.add(read);
+    return () => this.sources.delete(read);
+  }
+
+  override setDefaultLabels(labels: object): void {
+    this.defaults = { ...(labels as Record<string, string>) };
+    super.setDefaultLabels(labels);
+  }
+
+  override async metrics(): Promise<string> {
+    const others = (await Promise.all([...this.sources].map((read) => read()))).flat();
+    const names = new Set(others.flat().map((m) => m.name));
+    if (names.size === 0) return super.metrics();
+    const mine = this.getMetricsAsArray();
+    const own = await Promise.all(mine.filter((m) => !names.has(m.name)).map((m) => this.getSingleMetricAsString(m.name)));
+    const shared = await Promise.all(
+      mine
+        .filter((m) => names.has(m.name))
+        .map(async (m) => {
+          const got = (await this.getSingleMetric(m.name)!.get()) as MetricObjectWithValues<MetricValue<string>>;
+          return { ...got, values: got.values.map((v) => ({ ...v, labels: { ...this.defaults, ...v.labels } })) };
+        }),
+    );
+    const merged = await AggregatorRegistry.aggregate([shared, ...others]).metrics();
+    return `${[...own, merged.trimEnd()].join("\n\n")}\n`;
+  }
+}
 
 /** One Prometheus registry per process, with the process metrics every role exposes. */
 export function createMetrics(role: string) {
-  const registry = new Registry();
+  const registry = new MergingRegistry();
   registry.setDefaultLabels({ role });
   collectDefaultMetrics({ register: registry });
   const httpRequests = new Counter({

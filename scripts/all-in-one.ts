@@ -18,9 +18,11 @@ import { listenError } from "../core/process/listen-error.ts";
 import pkg from "../package.json" with { type: "json" };
 import { loadWorkerConfig } from "../runner/cloud/config.ts";
 import { startWorker } from "../runner/cloud/worker.ts";
+import { startWorkerThreads } from "../runner/cloud/worker-threads.ts";
 import { startBrowserPool } from "../runner/checks/browser/browser-env.ts";
 import { loadSchedulerConfig } from "../scheduler/config.ts";
 import { startScheduler } from "../scheduler/start.ts";
+import { loadAllInOneConfig } from "./all-in-one-config.ts";
 
 /**
  * The all-in-one mode (`bun run start`): API, scheduler, a cloud worker for the local region, ingest
@@ -35,6 +37,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const alertingConfig = loadAlertingConfig({ ...env, PUBLIC_BASE_URL: publicBaseUrl });
   const schedulerConfig = loadSchedulerConfig(env);
   const workerConfig = loadWorkerConfig({ ...env, REGION: apiConfig.REGIONS.split(",")[0] });
+  const { CHECK_THREADS } = loadAllInOneConfig(env);
 
   const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
   const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30, movablePort: !input.EMBEDDED_PG_PORT });
@@ -57,26 +60,47 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const sim = await maybeStartSimulator(apiConfig, db.sql, log, { movableIn: input.BILLING_SIM_PORT ? undefined : apiConfig.DATA_DIR }).catch(abort);
   // The local region's worker runs every check, run-now included (the API runs none).
   const browsers = await startBrowserPool(workerConfig, log).catch(abort);
-  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
-  apiDeps.billingClock = sim.now;
-  const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
-  sim.attach(api.url);
-  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
-  const worker = await startWorker({
-    bus,
-    box,
-    log,
+  const workerOptions = {
     region: workerConfig.REGION,
     concurrency: workerConfig.CONCURRENCY,
     allowPrivate: apiConfig.ALLOW_PRIVATE_IPS,
     ackWaitMs: workerConfig.JOB_ACK_WAIT_MS,
     heartbeatMs: workerConfig.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: workerConfig.SHUTDOWN_GRACE_MS,
-    workerId: workerConfig.WORKER_ID,
     version: pkg.version,
-    registry: metrics.registry,
-    browsers,
-  }).catch(abort);
+  };
+  // CHECK_THREADS > 0: the region's checks run in worker threads (the other cores), started before the API answers
+  // /readyz (a thread takes a moment to load). Browser checks, when BROWSERS is set, stay with a worker on the main
+  // thread, which owns the browser pool (and takes a share of the other checks).
+  const threads =
+    CHECK_THREADS > 0
+      ? await startWorkerThreads({
+          ...workerOptions,
+          threads: CHECK_THREADS,
+          bus,
+          nats: apiConfig.NATS_URL ? { url: apiConfig.NATS_URL, replicas: apiConfig.NATS_REPLICAS, prefix: apiConfig.NATS_PREFIX } : undefined,
+          log,
+          logLevel: apiConfig.LOG_LEVEL,
+          registry: metrics.registry,
+          metricLabels: { role: "all-in-one" },
+          secretKey,
+          previousKeys: previousSecretKeys(apiConfig.SECRET_KEY_PREVIOUS),
+          workerId: workerConfig.WORKER_ID,
+        }).catch(abort)
+      : null;
+  const mainWorker =
+    CHECK_THREADS === 0 || browsers
+      ? await startWorker({ ...workerOptions, bus, box, log, workerId: workerConfig.WORKER_ID, registry: metrics.registry, browsers }).catch(async (err) => {
+          await threads?.stop();
+          return abort(err);
+        })
+      : null;
+  const worker = { stop: async () => void (await Promise.all([mainWorker?.stop(), threads?.stop()])) };
+  const apiDeps = buildApiDeps({ sql: db.sql, config: sim.config, log, secretKey, bus });
+  apiDeps.billingClock = sim.now;
+  const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
+  sim.attach(api.url);
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
   const scheduler = await startScheduler({
     sql: db.sql,
     databaseUrl: db.url,

@@ -147,7 +147,8 @@ export interface PurgeJobsOptions {
 }
 
 export interface Bus {
-  readonly kind: "memory" | "nats";
+  /** `port`: a role in a worker thread reaching the all-in-one's in-process bus through a MessagePort. */
+  readonly kind: "memory" | "nats" | "port";
 
   /** Creates or updates streams (and the named consumers); idempotent and safe to race. */
   ensureTopology(opts?: TopologyOptions): Promise<void>;

@@ -1,0 +1,34 @@
+import type { LogLevel } from "../../core/log.ts";
+import type { MetricsSnapshot } from "../../core/metrics.ts";
+
+/** What a check thread needs to run a cloud worker; everything crosses as a structured clone, never env or argv. */
+export interface ThreadStart {
+  t: "start";
+  /** 1-based, for logs. */
+  index: number;
+  workerId: string;
+  region: string;
+  concurrency: number;
+  allowPrivate: boolean;
+  ackWaitMs: number;
+  heartbeatMs: number;
+  shutdownGraceMs: number;
+  version: string;
+  /** The SecretBox keys (current, then previous ones): the thread decrypts the monitors' secrets itself. */
+  secretKey: string;
+  previousKeys: string[];
+  logLevel: LogLevel;
+  /** Default labels of the main registry, so the thread's metrics merge into the same series. */
+  metricLabels: Record<string, string>;
+  /** The main thread's in-process bus, through a port; or NATS, which the thread connects to itself. */
+  bus: { port: MessagePort } | { natsUrl: string; replicas?: number; prefix?: string };
+}
+
+export type ToThread = ThreadStart | { t: "metrics"; id: number } | { t: "stop" };
+
+export type FromThread =
+  | { t: "started"; workerId: string }
+  | { t: "failed"; message: string }
+  | { t: "log"; line: string }
+  | { t: "metrics"; id: number; snapshot: MetricsSnapshot }
+  | { t: "stopped" };

@@ -1,0 +1,16 @@
+import { availableParallelism } from "node:os";
+import { Type } from "@sinclair/typebox";
+import { parseEnv } from "../core/config/parse-env.ts";
+
+/** Variables only the all-in-one reads (every role's own variables apply as well). */
+export const allInOneEnv = Type.Object({
+  CHECK_THREADS: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 64, description: "worker threads that run the local region's checks, 0-64; 0 runs them on the main thread; default one per core beyond the first" }),
+  ),
+});
+
+/** CHECK_THREADS, with its default: one thread per core beyond the first (the main thread keeps the other roles). */
+export function loadAllInOneConfig(env: Record<string, string | undefined>, cores = availableParallelism()): { CHECK_THREADS: number } {
+  const config = parseEnv(allInOneEnv, env);
+  return { CHECK_THREADS: config.CHECK_THREADS ?? Math.max(0, cores - 1) };
+}
