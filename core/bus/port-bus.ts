@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from "../log.ts";
+import { frozenJsonCopy } from "./frozen-copy.ts";
 import { replyOf } from "./rpc.ts";
 import { TrackedDelivery } from "./delivery.ts";
 import { type BusPort, type ClientMessage, fromWireError, type HostMessage, listen, Outbox, type SettleHow, type WireDelivery } from "./port-wire.ts";
@@ -62,7 +63,8 @@ class PortBus implements Bus {
   }
 
   publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck> {
-    return this.call("publishJob", subject, job);
+    // Copied now, as the other buses do: the publisher may change its object before the turn's messages are sent.
+    return this.call("publishJob", subject, frozenJsonCopy(job));
   }
 
   async consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle> {
@@ -113,7 +115,7 @@ class PortBus implements Bus {
   }
 
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
-    return this.call("publishResult", subject, result);
+    return this.call("publishResult", subject, frozenJsonCopy(result));
   }
 
   async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
@@ -128,7 +130,7 @@ class PortBus implements Bus {
   publishEvent<T>(subject: EventSubject, event: T): void {
     this.assertOpen();
     assertSubject(subject, { wildcards: false });
-    this.out.push({ t: "publish-event", subject, event });
+    this.out.push({ t: "publish-event", subject, event: frozenJsonCopy(event) });
   }
 
   subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void {
@@ -221,7 +223,8 @@ class PortBus implements Bus {
       case "event": {
         const handler = this.subs.get(m.sub);
         try {
-          handler?.(m.event, m.subject);
+          // One message may carry the same event to several subscriptions: each gets a frozen copy, so none changes what another sees.
+          handler?.(frozenJsonCopy(m.event), m.subject);
         } catch (err) {
           this.log.error({ op: "bus.events", err, subject: m.subject }, "event handler failed");
         }
