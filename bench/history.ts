@@ -7,7 +7,9 @@
  *    are built from the raw rows (plain: rebuildRollups; TimescaleDB: refresh_continuous_aggregate);
  *  - prints bytes per raw row (plain partitions; TimescaleDB before and after compress_chunk on
  *    every chunk older than a day), the 90-day uptime of 1 and of 100 monitors and the overview
- *    (24-hour uptime of every monitor in one call) through domain/results/uptime.ts, and how long
+ *    (24-hour uptime of every monitor in one call) through domain/results/uptime.ts, the dashboard's
+ *    overview endpoint query (domain/monitors/overview.ts: counts, the first page of 100 monitors with
+ *    24-hour uptime and a bar of their 60 latest results), and how long
  *    the compression, retention and maintenance jobs take while an ingest probe (storeResults, 20
  *    results every 25 ms) measures whether they hold up ingest.
  * Usage: bun bench/history.ts [--monitors 200] [--interval 60] [--runs 15] [--only plain|timescale] [--keep]
@@ -19,7 +21,8 @@ import { migrate } from "../db/migrate.ts";
 import { ensurePartition, refreshContinuousAggregates, rollupRelations } from "../db/results/maintenance.ts";
 import { HISTOGRAM_SIZE, histogramIndex } from "../domain/results/histogram.ts";
 import { storeResults } from "../domain/results/ingest.ts";
-import { newResultUuid } from "../domain/results/result-id.ts";
+import type { Actor } from "../domain/access/actor.ts";
+import { monitorsOverview } from "../domain/monitors/overview.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
 import { DAY_MS, HOUR_MS } from "../domain/results/segments.ts";
@@ -118,7 +121,7 @@ function* rawRows(orgId: string, monitorIds: string[], seed: number): Generator<
       const { status, ms } = draw(rand);
       const error = status === "down" ? "HTTP 503" : status === "timeout" ? "timeout after 30000 ms" : "\\N";
       const code = status === "down" ? 503 : 200;
-      yield `${newResultUuid(t)}\t${jobId(m, LOCATION, t)}\t${orgId}\t${m}\t${LOCATION}\tregion\t${new Date(t).toISOString()}\t${new Date(t + ms + 5).toISOString()}\t${status}\t${ms}\t${error}\t{"status_code": ${code}}\n`;
+      yield `\\N\t${jobId(m, LOCATION, t)}\t${orgId}\t${m}\t${LOCATION}\tregion\t${new Date(t).toISOString()}\t${new Date(t + ms + 5).toISOString()}\t${status}\t${ms}\t${error}\t{"status_code": ${code}}\n`;
     }
   }
 }
@@ -177,7 +180,7 @@ async function copyParallel(sql: Sql, target: string, columns: string[], gen: (i
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   const out = await fn();
-  line(label, `${secs(t0).toFixed(1)} s`);
+  line(label, `${secs(t0).toFixed(1)} s (load ${load()})`);
   return out;
 }
 
@@ -280,7 +283,7 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
 
     let t0 = performance.now();
     const raw = await copyParallel(sql, "check_results", RAW_COLUMNS, (ids, seed) => rawRows(orgId, ids, seed), monitorIds);
-    line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s)`);
+    line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s; load ${load()})`);
 
     t0 = performance.now();
     let hourlyTarget = "check_results_hourly";
@@ -292,7 +295,7 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
     }
     const hourly = await copyParallel(sql, hourlyTarget, ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, false), monitorIds);
     if (!timescale) await copyParallel(sql, "check_results_daily", ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, true), monitorIds);
-    line(`COPY hourly rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} rows in ${secs(t0).toFixed(1)} s`);
+    line(`COPY hourly rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} rows in ${secs(t0).toFixed(1)} s (load ${load()})`);
 
     await timed(timescale ? "refresh_continuous_aggregate (raw days; daily over 90 days)" : "rebuildRollups over the raw days", async () => {
       if (timescale) {
@@ -348,6 +351,10 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
     const check = await uptimeForMonitors(sql, orgId, [one], range);
     line("  (90-day figures of the first monitor)", `${fmt(check[one]!.total)} results, ${check[one]!.uptime_pct?.toFixed(3)} % up`);
     await median(reads, `overview: 24-hour uptime of all ${fmt(MONITORS)} monitors in one call`, 1000, (s) => uptimeForMonitors(s, orgId, monitorIds, "24h"));
+    const actor: Actor = { orgId, userId: "usr_bench", ip: "127.0.0.1", identity: { kind: "api_key", keyId: "key_bench", userId: "usr_bench", orgId, roleId: "owner", rolePermissions: [], scopes: [] } };
+    await median(reads, `GET /monitors/overview (monitorsOverview, page of 100 of ${fmt(MONITORS)}, 60 bars)`, 1000, (s) =>
+      monitorsOverview({ sql: s, actor }, {}, { limit: 100, offset: 0, bars: 60 }),
+    );
     await reads.end({ timeout: 2 });
 
     const probe = ingestProbe(sql, orgId, monitorIds);
