@@ -15,12 +15,14 @@
  *    the compression, retention and maintenance jobs take while an ingest probe (storeResults, 20
  *    results every 25 ms) measures whether they hold up ingest.
  * Usage: bun bench/history.ts [--monitors 200] [--interval 60] [--runs 15] [--only plain|timescale] [--keep]
+ *   [--resume URL: a database a run killed after its hourly COPY left behind; same flags, same UTC day]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createSql, type Sql } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { ensurePartition, refreshContinuousAggregates, rollupRelations } from "../db/results/maintenance.ts";
+import { storageMode } from "../db/results/storage-mode.ts";
 import { HISTOGRAM_SIZE, histogramIndex } from "../domain/results/histogram.ts";
 import { storeResults } from "../domain/results/ingest.ts";
 import type { Actor } from "../domain/access/actor.ts";
@@ -41,6 +43,8 @@ const { values: args } = parseArgs({
     plain: { type: "string", default: process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
     timescale: { type: "string", default: process.env.TIMESCALE_TEST_URL ?? "postgres://postgres@127.0.0.1:5441/postgres" },
     keep: { type: "boolean", default: false },
+    /** A database an interrupted run kept (killed after its hourly COPY) with the same flags on the same UTC day: continue from the daily rollups. */
+    resume: { type: "string" },
   },
 });
 const MONITORS = Number(args.monitors);
@@ -79,14 +83,33 @@ async function createDatabase(adminUrl: string, prefix: string): Promise<{ url: 
 
 /** One organisation on the Starter plan (90-day retention) with N monitors, in one statement. */
 async function seedMonitors(sql: Sql): Promise<{ orgId: string; monitorIds: string[] }> {
-  const orgId = "org_history_bench";
-  const monitorIds = Array.from({ length: MONITORS }, (_, i) => `mon_hist_${String(i).padStart(6, "0")}`);
+  const { orgId, monitorIds } = monitorsOf();
   await sql`insert into organisations (id, name, plan_id) values (${orgId}, ${"History bench"}, ${"starter"})`;
   await sql`
     insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms)
     select id, ${orgId}, id, 'http', ${sql.json({ url: "https://example.com" })}, ${INTERVAL_S}, 30000
     from unnest(${sql.array(monitorIds)}::text[]) as id`;
   return { orgId, monitorIds };
+}
+
+/** The organisation and monitors seedMonitors made (for --resume). */
+function monitorsOf(): { orgId: string; monitorIds: string[] } {
+  return { orgId: "org_history_bench", monitorIds: Array.from({ length: MONITORS }, (_, i) => `mon_hist_${String(i).padStart(6, "0")}`) };
+}
+
+/** A kept database to continue in (--resume); dropped at the end unless --keep, like a fresh one. */
+function resumed(url: string): { url: string; drop: () => Promise<void> } {
+  return {
+    url,
+    async drop() {
+      const u = new URL(url);
+      const name = u.pathname.slice(1);
+      u.pathname = "/postgres";
+      const admin = createSql(u.toString(), { max: 1 });
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 2 });
+    },
+  };
 }
 
 /** Streams COPY text produced by `rows` (a generator of lines) into `target`. */
@@ -294,17 +317,19 @@ async function rawBytes(sql: Sql, timescale: boolean): Promise<{ total: number; 
 
 async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<void> {
   console.log(`\n== ${kind}: ${fmt(MONITORS)} monitors, ${HISTORY_DAYS} days of hourly rollups, ${RAW_DAYS} days of raw results every ${INTERVAL_S} s`);
-  const db = await createDatabase(adminUrl, `wp_hist_${kind}`);
+  const db = args.resume ? resumed(args.resume) : await createDatabase(adminUrl, `wp_hist_${kind}`);
   const sql = createSql(db.url, { max: 6 });
   try {
-    const { timescale } = await migrate(db.url, { lock: false });
+    const { timescale } = args.resume ? { timescale: (await storageMode(sql)) === "timescale" } : await migrate(db.url, { lock: false });
     if (timescale !== (kind === "timescale")) throw new Error(`${adminUrl}: expected ${kind} storage, migrate reported timescale=${timescale}`);
-    const { orgId, monitorIds } = await seedMonitors(sql);
-    if (!timescale) for (let t = rawStart - DAY_MS; t <= today + 2 * DAY_MS; t += DAY_MS) await ensurePartition(sql, new Date(t).toISOString().slice(0, 10));
+    const { orgId, monitorIds } = args.resume ? monitorsOf() : await seedMonitors(sql);
+    if (!timescale && !args.resume) for (let t = rawStart - DAY_MS; t <= today + 2 * DAY_MS; t += DAY_MS) await ensurePartition(sql, new Date(t).toISOString().slice(0, 10));
 
     let t0 = performance.now();
-    const raw = await copyParallel(sql, "check_results", RAW_COLUMNS, (ids, seed) => rawRows(orgId, ids, seed), monitorIds);
-    line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s; load ${load()})`);
+    if (!args.resume) {
+      const raw = await copyParallel(sql, "check_results", RAW_COLUMNS, (ids, seed) => rawRows(orgId, ids, seed), monitorIds);
+      line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s; load ${load()})`);
+    }
 
     t0 = performance.now();
     // TimescaleDB: straight into each continuous aggregate's materialization hypertable (refreshing the daily
@@ -316,9 +341,10 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
         join _timescaledb_catalog.hypertable h on h.id = ca.mat_hypertable_id where ca.user_view_name = ${view}`;
       return m!.rel;
     };
-    const hourly = await copyParallel(sql, await target("check_results_hourly"), ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, false), monitorIds);
+    const hourlyRows = (ids: string[], seed: number) => rollupRows(orgId, ids, seed + 10, false);
+    const hourly = args.resume ? 0 : await copyParallel(sql, await target("check_results_hourly"), ROLLUP_COLUMNS, hourlyRows, monitorIds);
     await copyParallel(sql, await target("check_results_daily"), ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, true), monitorIds);
-    line(`COPY hourly and daily rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} hourly rows in ${secs(t0).toFixed(1)} s (load ${load()})`);
+    line(`COPY ${args.resume ? "" : "hourly and "}daily rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} hourly rows in ${secs(t0).toFixed(1)} s (load ${load()})`);
 
     await timed(timescale ? "refresh_continuous_aggregate over the raw days" : "rebuildRollups over the raw days", async () => {
       if (timescale) {
