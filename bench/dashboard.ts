@@ -20,7 +20,6 @@ import { parseArgs } from "node:util";
 import { provisionOrg } from "../domain/accounts/provision.ts";
 import type { Sql } from "../db/client.ts";
 import { newId } from "../core/ids.ts";
-import { newResultUuid } from "../domain/results/result-id.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
 import { DAY_MS } from "../domain/results/segments.ts";
 import { prng } from "../domain/results/test-fixtures.ts";
@@ -88,7 +87,7 @@ async function copyResults(sql: Sql, orgId: string, monitorId: string, start: nu
   for (let t = start; t < end; t += STEP_MS, n++) {
     const x = rand();
     const status = x < 0.98 ? "up" : x < 0.99 ? "down" : "timeout";
-    chunk += `${newResultUuid(t)}\tjob_${monitorId}_${t}\t${orgId}\t${monitorId}\tlocal\tregion\t${new Date(t).toISOString()}\t${new Date(t + 500).toISOString()}\t${status}\t${Math.floor(20 + rand() * 800)}\t\\N\t{}\n`;
+    chunk += `\\N\tjob_${monitorId}_${t}\t${orgId}\t${monitorId}\tlocal\tregion\t${new Date(t).toISOString()}\t${new Date(t + 500).toISOString()}\t${status}\t${Math.floor(20 + rand() * 800)}\t\\N\t{}\n`;
   }
   await new Promise<void>((resolve, reject) => stream.end(chunk, (err?: Error | null) => (err ? reject(err) : resolve())));
   return n;

@@ -3,23 +3,30 @@
  * TEST_DATABASE_URL's server) and TimescaleDB (--timescale, default 127.0.0.1:5441), each in a
  * database of its own (dropped after unless --keep), migrated by db/migrate.ts:
  *  - backfills N monitors × 90 days of hourly aggregates (synthetic, COPY) and the last 7 days of
- *    raw results, one per monitor every --interval seconds (synthetic, COPY); the raw days' rollups
+ *    raw results, one per monitor every --interval seconds (synthetic, COPY; TimescaleDB: the rollups
+ *    into the continuous aggregates' materialization hypertables); the raw days' rollups
  *    are built from the raw rows (plain: rebuildRollups; TimescaleDB: refresh_continuous_aggregate);
  *  - prints bytes per raw row (plain partitions; TimescaleDB before and after compress_chunk on
- *    every chunk older than a day), the 90-day uptime of 1 and of 100 monitors and the overview
- *    (24-hour uptime of every monitor in one call) through domain/results/uptime.ts, and how long
+ *    every chunk older than a day, with bytes by column), whether a late result and a redelivery
+ *    into a compressed chunk are stored once, the 90-day uptime of 1 and of 100 monitors and the overview
+ *    (24-hour uptime of every monitor in one call) through domain/results/uptime.ts, the dashboard's
+ *    overview endpoint query (domain/monitors/overview.ts: counts, the first page of 100 monitors with
+ *    24-hour uptime and a bar of their 60 latest results), and how long
  *    the compression, retention and maintenance jobs take while an ingest probe (storeResults, 20
  *    results every 25 ms) measures whether they hold up ingest.
  * Usage: bun bench/history.ts [--monitors 200] [--interval 60] [--runs 15] [--only plain|timescale] [--keep]
+ *   [--resume URL: a database a run killed after its hourly COPY left behind; same flags, same UTC day]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createSql, type Sql } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
 import { ensurePartition, refreshContinuousAggregates, rollupRelations } from "../db/results/maintenance.ts";
+import { storageMode } from "../db/results/storage-mode.ts";
 import { HISTOGRAM_SIZE, histogramIndex } from "../domain/results/histogram.ts";
 import { storeResults } from "../domain/results/ingest.ts";
-import { newResultUuid } from "../domain/results/result-id.ts";
+import type { Actor } from "../domain/access/actor.ts";
+import { monitorsOverview } from "../domain/monitors/overview.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
 import { DAY_MS, HOUR_MS } from "../domain/results/segments.ts";
@@ -36,6 +43,8 @@ const { values: args } = parseArgs({
     plain: { type: "string", default: process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
     timescale: { type: "string", default: process.env.TIMESCALE_TEST_URL ?? "postgres://postgres@127.0.0.1:5441/postgres" },
     keep: { type: "boolean", default: false },
+    /** A database an interrupted run kept (killed after its hourly COPY) with the same flags on the same UTC day: continue from the daily rollups. */
+    resume: { type: "string" },
   },
 });
 const MONITORS = Number(args.monitors);
@@ -74,14 +83,33 @@ async function createDatabase(adminUrl: string, prefix: string): Promise<{ url: 
 
 /** One organisation on the Starter plan (90-day retention) with N monitors, in one statement. */
 async function seedMonitors(sql: Sql): Promise<{ orgId: string; monitorIds: string[] }> {
-  const orgId = "org_history_bench";
-  const monitorIds = Array.from({ length: MONITORS }, (_, i) => `mon_hist_${String(i).padStart(6, "0")}`);
+  const { orgId, monitorIds } = monitorsOf();
   await sql`insert into organisations (id, name, plan_id) values (${orgId}, ${"History bench"}, ${"starter"})`;
   await sql`
     insert into monitors (id, org_id, name, type, config, interval_seconds, timeout_ms)
     select id, ${orgId}, id, 'http', ${sql.json({ url: "https://example.com" })}, ${INTERVAL_S}, 30000
     from unnest(${sql.array(monitorIds)}::text[]) as id`;
   return { orgId, monitorIds };
+}
+
+/** The organisation and monitors seedMonitors made (for --resume). */
+function monitorsOf(): { orgId: string; monitorIds: string[] } {
+  return { orgId: "org_history_bench", monitorIds: Array.from({ length: MONITORS }, (_, i) => `mon_hist_${String(i).padStart(6, "0")}`) };
+}
+
+/** A kept database to continue in (--resume); dropped at the end unless --keep, like a fresh one. */
+function resumed(url: string): { url: string; drop: () => Promise<void> } {
+  return {
+    url,
+    async drop() {
+      const u = new URL(url);
+      const name = u.pathname.slice(1);
+      u.pathname = "/postgres";
+      const admin = createSql(u.toString(), { max: 1 });
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 2 });
+    },
+  };
 }
 
 /** Streams COPY text produced by `rows` (a generator of lines) into `target`. */
@@ -118,7 +146,7 @@ function* rawRows(orgId: string, monitorIds: string[], seed: number): Generator<
       const { status, ms } = draw(rand);
       const error = status === "down" ? "HTTP 503" : status === "timeout" ? "timeout after 30000 ms" : "\\N";
       const code = status === "down" ? 503 : 200;
-      yield `${newResultUuid(t)}\t${jobId(m, LOCATION, t)}\t${orgId}\t${m}\t${LOCATION}\tregion\t${new Date(t).toISOString()}\t${new Date(t + ms + 5).toISOString()}\t${status}\t${ms}\t${error}\t{"status_code": ${code}}\n`;
+      yield `\\N\t${jobId(m, LOCATION, t)}\t${orgId}\t${m}\t${LOCATION}\tregion\t${new Date(t).toISOString()}\t${new Date(t + ms + 5).toISOString()}\t${status}\t${ms}\t${error}\t{"status_code": ${code}}\n`;
     }
   }
 }
@@ -177,7 +205,7 @@ async function copyParallel(sql: Sql, target: string, columns: string[], gen: (i
 async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   const out = await fn();
-  line(label, `${secs(t0).toFixed(1)} s`);
+  line(label, `${secs(t0).toFixed(1)} s (load ${load()})`);
   return out;
 }
 
@@ -257,6 +285,25 @@ async function underIngest(sql: Sql, orgId: string, monitorIds: string[], label:
   if (out && typeof out === "object" && !Array.isArray(out)) line("", JSON.stringify(out, (_k, v: unknown) => (Array.isArray(v) ? v.length : v)));
 }
 
+/**
+ * A result redelivered days late, and a straggler never stored, both for a due time in a compressed
+ * chunk: ingest must store the straggler and skip the copy (the unique key is checked against the
+ * compressed batches), within TimescaleDB's limit on tuples decompressed per statement.
+ */
+async function lateIntoCompressed(sql: Sql, orgId: string, monitorIds: string[]): Promise<void> {
+  const m = monitorIds[Math.floor(monitorIds.length / 2)]!;
+  const due = rawStart + DAY_MS + 7 * INTERVAL_S * 1000;
+  const copy = { ...makeResult(orgId, m, new Date(due), "up"), job_id: jobId(m, LOCATION, due), location: LOCATION };
+  const straggler = { ...copy, job_id: jobId(m, "us-east", due), location: "us-east" };
+  const t0 = performance.now();
+  try {
+    const out = await storeResults(sql, [copy, straggler]);
+    line("late results into a compressed chunk (1 copy, 1 new)", `${(performance.now() - t0).toFixed(1)} ms; stored ${out.inserted.length} (expected 1); load ${load()}`);
+  } catch (err) {
+    line("late results into a compressed chunk (1 copy, 1 new)", `FAILED after ${(performance.now() - t0).toFixed(1)} ms: ${(err as Error).message}`);
+  }
+}
+
 async function rawBytes(sql: Sql, timescale: boolean): Promise<{ total: number; heap: number }> {
   if (timescale) {
     const [r] = await sql<{ total: string; heap: string }[]>`select total_bytes as total, table_bytes + coalesce(toast_bytes, 0) as heap from hypertable_detailed_size('check_results')`;
@@ -270,34 +317,38 @@ async function rawBytes(sql: Sql, timescale: boolean): Promise<{ total: number; 
 
 async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<void> {
   console.log(`\n== ${kind}: ${fmt(MONITORS)} monitors, ${HISTORY_DAYS} days of hourly rollups, ${RAW_DAYS} days of raw results every ${INTERVAL_S} s`);
-  const db = await createDatabase(adminUrl, `wp_hist_${kind}`);
+  const db = args.resume ? resumed(args.resume) : await createDatabase(adminUrl, `wp_hist_${kind}`);
   const sql = createSql(db.url, { max: 6 });
   try {
-    const { timescale } = await migrate(db.url, { lock: false });
+    const { timescale } = args.resume ? { timescale: (await storageMode(sql)) === "timescale" } : await migrate(db.url, { lock: false });
     if (timescale !== (kind === "timescale")) throw new Error(`${adminUrl}: expected ${kind} storage, migrate reported timescale=${timescale}`);
-    const { orgId, monitorIds } = await seedMonitors(sql);
-    if (!timescale) for (let t = rawStart - DAY_MS; t <= today + 2 * DAY_MS; t += DAY_MS) await ensurePartition(sql, new Date(t).toISOString().slice(0, 10));
+    const { orgId, monitorIds } = args.resume ? monitorsOf() : await seedMonitors(sql);
+    if (!timescale && !args.resume) for (let t = rawStart - DAY_MS; t <= today + 2 * DAY_MS; t += DAY_MS) await ensurePartition(sql, new Date(t).toISOString().slice(0, 10));
 
     let t0 = performance.now();
-    const raw = await copyParallel(sql, "check_results", RAW_COLUMNS, (ids, seed) => rawRows(orgId, ids, seed), monitorIds);
-    line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s)`);
+    if (!args.resume) {
+      const raw = await copyParallel(sql, "check_results", RAW_COLUMNS, (ids, seed) => rawRows(orgId, ids, seed), monitorIds);
+      line(`COPY raw results`, `${fmt(raw)} rows in ${secs(t0).toFixed(1)} s (${fmt(raw / secs(t0))}/s; load ${load()})`);
+    }
 
     t0 = performance.now();
-    let hourlyTarget = "check_results_hourly";
-    if (timescale) {
+    // TimescaleDB: straight into each continuous aggregate's materialization hypertable (refreshing the daily
+    // one from 80 days of hourly rows would cost more than the backfill itself).
+    const target = async (view: string) => {
+      if (!timescale) return view;
       const [m] = await sql<{ rel: string }[]>`
         select format('%I.%I', h.schema_name, h.table_name) as rel from _timescaledb_catalog.continuous_agg ca
-        join _timescaledb_catalog.hypertable h on h.id = ca.mat_hypertable_id where ca.user_view_name = 'check_results_hourly'`;
-      hourlyTarget = m!.rel;
-    }
-    const hourly = await copyParallel(sql, hourlyTarget, ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, false), monitorIds);
-    if (!timescale) await copyParallel(sql, "check_results_daily", ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, true), monitorIds);
-    line(`COPY hourly rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} rows in ${secs(t0).toFixed(1)} s`);
+        join _timescaledb_catalog.hypertable h on h.id = ca.mat_hypertable_id where ca.user_view_name = ${view}`;
+      return m!.rel;
+    };
+    const hourlyRows = (ids: string[], seed: number) => rollupRows(orgId, ids, seed + 10, false);
+    const hourly = args.resume ? 0 : await copyParallel(sql, await target("check_results_hourly"), ROLLUP_COLUMNS, hourlyRows, monitorIds);
+    await copyParallel(sql, await target("check_results_daily"), ROLLUP_COLUMNS, (ids, seed) => rollupRows(orgId, ids, seed + 10, true), monitorIds);
+    line(`COPY ${args.resume ? "" : "hourly and "}daily rollups (days ${HISTORY_DAYS} to ${RAW_DAYS + 1} ago)`, `${fmt(hourly)} hourly rows in ${secs(t0).toFixed(1)} s (load ${load()})`);
 
-    await timed(timescale ? "refresh_continuous_aggregate (raw days; daily over 90 days)" : "rebuildRollups over the raw days", async () => {
+    await timed(timescale ? "refresh_continuous_aggregate over the raw days" : "rebuildRollups over the raw days", async () => {
       if (timescale) {
         await refreshContinuousAggregates(sql, new Date(rawStart), new Date(now.getTime() - HOUR_MS));
-        await sql`call refresh_continuous_aggregate('check_results_daily', ${new Date(historyStart)}::timestamptz, ${new Date(rawStart)}::timestamptz)`;
       } else {
         for (let i = 0; i < monitorIds.length; i += 500) {
           await rebuildRollups(sql, orgId, monitorIds.slice(i, i + 500), new Date(rawStart), new Date(today + DAY_MS));
@@ -337,6 +388,7 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
       line("  (compressed bytes per row by column, one chunk)", cols.map((c) => `${c} ${Number((byCol as Record<string, number>)[c]).toFixed(2)}`).join(", "));
       line("bytes per raw row (TimescaleDB compressed)", `${per.toFixed(1)} (${fmt(crow)} rows in compressed chunks, ${(Number(s!.before) / crow).toFixed(1)} before; goal <= 20: ${per <= 20 ? "MET" : "MISSED"})`);
       await sql`analyze check_results`;
+      await lateIntoCompressed(sql, orgId, monitorIds);
     }
 
     const one = monitorIds[0]!;
@@ -348,6 +400,10 @@ async function benchOne(kind: "plain" | "timescale", adminUrl: string): Promise<
     const check = await uptimeForMonitors(sql, orgId, [one], range);
     line("  (90-day figures of the first monitor)", `${fmt(check[one]!.total)} results, ${check[one]!.uptime_pct?.toFixed(3)} % up`);
     await median(reads, `overview: 24-hour uptime of all ${fmt(MONITORS)} monitors in one call`, 1000, (s) => uptimeForMonitors(s, orgId, monitorIds, "24h"));
+    const actor: Actor = { orgId, userId: "usr_bench", ip: "127.0.0.1", identity: { kind: "api_key", keyId: "key_bench", userId: "usr_bench", orgId, roleId: "owner", rolePermissions: [], scopes: [] } };
+    await median(reads, `GET /monitors/overview (monitorsOverview, page of 100 of ${fmt(MONITORS)}, 60 bars)`, 1000, (s) =>
+      monitorsOverview({ sql: s, actor }, {}, { limit: 100, offset: 0, bars: 60 }),
+    );
     await reads.end({ timeout: 2 });
 
     const probe = ingestProbe(sql, orgId, monitorIds);

@@ -11,7 +11,6 @@
  */
 import autocannon from "autocannon";
 import type { Sql } from "../db/client.ts";
-import { newResultUuid } from "../domain/results/result-id.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
 import { DAY_MS } from "../domain/results/segments.ts";
 import { prng } from "../domain/results/test-fixtures.ts";
@@ -41,7 +40,7 @@ async function copyMonitor(sql: Sql, orgId: string, monitorId: string, start: nu
     const status = x < 0.97 ? "up" : x < 0.98 ? "degraded" : x < 0.99 ? "down" : x < 0.995 ? "timeout" : "unavailable";
     const ms = status === "unavailable" ? 0 : Math.floor(20 + rand() * rand() * 2000);
     const error = status === "down" || status === "timeout" ? status : null;
-    chunk += `${newResultUuid(t)}\tjob_${monitorId}_${t}\t${orgId}\t${monitorId}\teu-west\tregion\t${new Date(t).toISOString()}\t${new Date(t + 900).toISOString()}\t${status}\t${ms}\t${esc(error)}\t{"status_code": 200}\n`;
+    chunk += `\\N\tjob_${monitorId}_${t}\t${orgId}\t${monitorId}\teu-west\tregion\t${new Date(t).toISOString()}\t${new Date(t + 900).toISOString()}\t${status}\t${ms}\t${esc(error)}\t{"status_code": 200}\n`;
     if (chunk.length > 1 << 20) {
       if (!stream.write(chunk)) await new Promise((r) => stream.once("drain", r));
       chunk = "";

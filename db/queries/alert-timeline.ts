@@ -108,14 +108,14 @@ export async function alertChecks(sql: Sql, orgId: string, monitorId: string, lo
       and scheduled_at >= ${floor} and checked_at < ${from}`;
   const start = lastUp?.at ?? floor;
   const failing = await sql<TimelineCheckRow[]>`
-    select id::text, checked_at, status, duration_ms, error from check_results
+    select check_result_id(id, job_id, scheduled_at)::text as id, checked_at, status, duration_ms, error from check_results
     where org_id = ${orgId} and monitor_id = ${monitorId} and location = ${location} and status <> 'up'
       and scheduled_at > ${start} ${to ? sql`and checked_at <= ${to}` : sql``}
     order by scheduled_at limit ${limit}`;
   if (!to) return failing;
   const after = failing.length > 0 ? sql`and checked_at > ${failing[failing.length - 1]!.checked_at}` : sql``;
   const recovery = await sql<TimelineCheckRow[]>`
-    select id::text, checked_at, status, duration_ms, error from check_results
+    select check_result_id(id, job_id, scheduled_at)::text as id, checked_at, status, duration_ms, error from check_results
     where org_id = ${orgId} and monitor_id = ${monitorId} and location = ${location} and status = 'up'
       and scheduled_at > ${start} and checked_at <= ${to} ${after}
     order by scheduled_at limit 1`;

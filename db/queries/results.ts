@@ -1,9 +1,8 @@
 import type { Sql } from "../client.ts";
 import type { CheckResultRow, LocationType, ResultStatus } from "./result-rows.ts";
 
-/** A result ready to store: validated, id assigned, times as ISO strings. */
+/** A result ready to store: validated, times as ISO strings (its id is derived: check_result_id). */
 export interface ResultRecord {
-  id: string;
   job_id: string;
   org_id: string;
   monitor_id: string;
@@ -48,6 +47,13 @@ export interface RollupDelta {
 }
 
 /**
+ * The result's id as the API shows it (`chk_` + 32 hex digits): the id stored before migration
+ * 20261126110000, or else the one derived from (job_id, scheduled_at) — new rows store none.
+ */
+const RESULT_ID = "check_result_id(id, job_id, scheduled_at)";
+const RESULT_ID_TEXT = `'chk_' || replace(${RESULT_ID}::text, '-', '')`;
+
+/**
  * Inserts the rows that are not stored yet (idempotent on (job_id, scheduled_at); within a batch the
  * first copy wins) in one statement with a single JSON parameter, in job order so concurrent
  * batches do not deadlock; returns the rows actually inserted.
@@ -59,13 +65,13 @@ export async function insertResults(sql: Sql, rows: ResultRecord[]): Promise<Ins
       from json_populate_recordset(null::check_results, ${JSON.stringify(rows)}::text::json) with ordinality as r
       order by job_id, scheduled_at, ordinality
     ), ins as (
-      insert into check_results (id, job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
-      select id, job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, coalesce(data, '{}')
+      insert into check_results (job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
+      select job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, coalesce(data, '{}')
       from input order by job_id, scheduled_at
       on conflict (job_id, scheduled_at) do nothing
       returning id, job_id, org_id, monitor_id, location, scheduled_at, checked_at, status, duration_ms
     )
-    select 'chk_' || replace(id::text, '-', '') as id, job_id, org_id, monitor_id, location, scheduled_at, checked_at, status, duration_ms
+    select ${sql.unsafe(RESULT_ID_TEXT)} as id, job_id, org_id, monitor_id, location, scheduled_at, checked_at, status, duration_ms
     from ins`;
 }
 
@@ -156,7 +162,7 @@ export function monitorStateStatement(sql: Sql, updates: MonitorStateUpdate[]) {
 }
 
 const resultColumns = (sql: Sql) =>
-  sql`'chk_' || replace(id::text, '-', '') as id, job_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data`;
+  sql`${sql.unsafe(RESULT_ID_TEXT)} as id, job_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data`;
 
 export interface ResultFilter {
   orgId: string;
@@ -178,7 +184,7 @@ function filterWhere(sql: Sql, f: ResultFilter) {
 export async function selectResults(sql: Sql, f: ResultFilter, page: { limit: number; offset: number }): Promise<CheckResultRow[]> {
   return sql<CheckResultRow[]>`
     select ${resultColumns(sql)} from check_results where ${filterWhere(sql, f)}
-    order by scheduled_at desc, id desc limit ${page.limit} offset ${page.offset}`;
+    order by scheduled_at desc, ${sql.unsafe(RESULT_ID)} desc limit ${page.limit} offset ${page.offset}`;
 }
 
 export async function countResults(sql: Sql, f: ResultFilter): Promise<number> {
@@ -186,11 +192,11 @@ export async function countResults(sql: Sql, f: ResultFilter): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** By stored id; `scheduledAt` (decoded from the id) narrows the lookup to one partition. */
+/** By id (stored or derived); `scheduledAt` (decoded from the id) narrows the lookup to one partition and a few rows. */
 export async function selectResultById(sql: Sql, orgId: string, monitorId: string, uuid: string, scheduledAtMs: number): Promise<CheckResultRow | undefined> {
   const [row] = await sql<CheckResultRow[]>`
     select ${resultColumns(sql)} from check_results
-    where org_id = ${orgId} and monitor_id = ${monitorId} and id = ${uuid}
+    where org_id = ${orgId} and monitor_id = ${monitorId} and ${sql.unsafe(RESULT_ID)} = ${uuid}::uuid
       and scheduled_at >= ${new Date(scheduledAtMs)} and scheduled_at < ${new Date(scheduledAtMs + 1)}`;
   return row;
 }
@@ -207,5 +213,5 @@ export async function selectResultByJobId(sql: Sql, orgId: string, monitorId: st
 export function cursorResults(sql: Sql, f: ResultFilter, batchSize: number): AsyncIterable<CheckResultRow[]> {
   return sql<CheckResultRow[]>`
     select ${resultColumns(sql)} from check_results where ${filterWhere(sql, f)}
-    order by scheduled_at, id`.cursor(batchSize);
+    order by scheduled_at, ${sql.unsafe(RESULT_ID)}`.cursor(batchSize);
 }

@@ -1,7 +1,6 @@
 import { withTx, type Sql } from "../../db/client.ts";
 import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
-import { newResultUuid } from "./result-id.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
 import type { CheckResultInput } from "./types.ts";
 
@@ -24,15 +23,13 @@ export interface StoreOutcome {
 const toIso = (t: Date | string) => (t instanceof Date ? t : new Date(t)).toISOString();
 
 function toRecord(r: CheckResultInput): ResultRecord {
-  const scheduledAt = toIso(r.scheduled_at);
   return {
-    id: newResultUuid(Date.parse(scheduledAt)),
     job_id: r.job_id,
     org_id: r.org_id,
     monitor_id: r.monitor_id,
     location: r.location,
     location_type: r.location_type,
-    scheduled_at: scheduledAt,
+    scheduled_at: toIso(r.scheduled_at),
     checked_at: toIso(r.checked_at),
     status: r.status,
     duration_ms: Math.max(0, Math.round(r.duration_ms)),

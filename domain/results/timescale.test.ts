@@ -37,7 +37,16 @@ describe("TimescaleDB storage", () => {
     const caggs = await ts.sql`select view_name, materialized_only from timescaledb_information.continuous_aggregates order by view_name`;
     expect(caggs.map((c) => [c.view_name, c.materialized_only])).toEqual([["check_results_daily", false], ["check_results_hourly", false]]);
     const jobs = await ts.sql`select proc_name, hypertable_name from timescaledb_information.jobs where proc_name like 'policy_%' and hypertable_name is not null order by 1, 2`;
-    expect(jobs.map((j) => j.proc_name)).toEqual(["policy_compression", "policy_refresh_continuous_aggregate", "policy_refresh_continuous_aggregate", "policy_retention", "policy_retention", "policy_retention"]);
+    expect(jobs.map((j) => j.proc_name)).toEqual(["policy_compression", "policy_refresh_continuous_aggregate", "policy_refresh_continuous_aggregate", "policy_retention", "policy_retention", "policy_retention"]);    // Batches per organisation (full whatever the check interval), each series' rows adjacent.
+    const settings = await ts.sql`
+      select attname, segmentby_column_index as seg, orderby_column_index as ord, orderby_asc as asc from timescaledb_information.compression_settings
+      where hypertable_name = 'check_results' order by coalesce(segmentby_column_index, 0), orderby_column_index`;
+    expect(settings.map((c) => [c.attname, c.seg, c.ord, c.asc])).toEqual([
+      ["monitor_id", null, 1, true],
+      ["location", null, 2, true],
+      ["scheduled_at", null, 3, false],
+      ["org_id", 1, null, null],
+    ]);
   });
 
   it("stores a job once and the aggregates count it once, before and after a refresh", async () => {

@@ -165,7 +165,7 @@ describe("GET /monitors/:id/checks/export", () => {
     const cursors = async () =>
       (await api.sql`
         select state from pg_stat_activity
-        where datname = current_database() and pid <> pg_backend_pid() and query like '%order by scheduled_at, id%' and query like ${`%check_results%`}`).map((r) => r.state as string);
+        where datname = current_database() and pid <> pg_backend_pid() and query like '%order by scheduled_at, check_result_id(%' and query like ${`%check_results%`}`).map((r) => r.state as string);
     const abort = new AbortController();
     const res = await fetch(`${api.url}/api/v1/monitors/${monitorId}/checks/export?format=json`, { headers: { authorization: `Bearer ${api_key}` }, signal: abort.signal });
     const reader = res.body!.getReader();
