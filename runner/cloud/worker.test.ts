@@ -262,10 +262,14 @@ describe("cloud worker", () => {
     for (let i = 0; i < 12; i++) await w.publish(job("/", { location: "stall-region" }));
     // 4 results wait for the bus and 2 more checks hold their slots waiting for room: then nothing more is taken.
     await until(() => seen.inFlight === 4 && requests - before === 6);
-    await Bun.sleep(300);
+    // Past the 2 s ack deadline: the 6 held jobs stay claimed (their deadline is extended), only the 6 others are ready.
+    await Bun.sleep(2500);
     expect(requests - before).toBe(6);
     expect(w.results.length).toBe(0);
     expect(await w.bus.pendingJobs(regionSubject("stall-region"))).toBe(12);
+    const ready = await w.bus.fetchJobs(regionSubject("stall-region"), 12, 1000);
+    expect(ready.length).toBe(6);
+    for (const d of ready) d.nak();
     const release = setInterval(() => stalled.splice(0).forEach((go) => go()), 5);
     try {
       await until(() => w.results.length === 12, 10_000);
