@@ -57,6 +57,7 @@ function workerMetrics(registry?: Registry) {
   return {
     checks: new Counter({ name: "watchpost_worker_checks_total", help: "Checks run, by result status", labelNames: ["region", "status"] as const, registers }),
     inFlight: new Gauge({ name: "watchpost_worker_in_flight", help: "Checks running now", labelNames: ["region"] as const, registers }),
+    publishing: new Gauge({ name: "watchpost_worker_publishing", help: "Results of finished checks waiting for the bus to take them", labelNames: ["region"] as const, registers }),
     startLag: new Histogram({
       name: "watchpost_worker_start_lag_seconds",
       help: "From a check's due time until a worker started it",
@@ -129,15 +130,31 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     }
   };
 
+  // The check's slot goes to the next job once its result has room in the pipeline; the job stays unacked
+  // until the result is on the bus (a failed publish naks it for redelivery).
+  const publish = async (result: CheckResultMessage, slot: JobSlot) => {
+    const gauge = () => metrics.publishing.set({ region }, pipeline.size);
+    try {
+      await pipeline.run(
+        abort.signal,
+        () => {
+          slot.release();
+          gauge();
+        },
+        () => bus.publishResult(resultSubject(result.org_id, result.monitor_id), result),
+      );
+    } finally {
+      gauge();
+    }
+  };
+
   const handle = async (d: Delivery<CheckJobMessage>, slot: JobSlot) => {
     const job = d.data;
     // Keep the claim while the check runs and while its result waits for the bus, however long that takes.
     const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
     try {
       const result = await check(job);
-      // The check's slot goes to the next job once its result has room in the pipeline; the job stays unacked
-      // until the result is on the bus (a failed publish naks it for redelivery).
-      await pipeline.run(abort.signal, () => slot.release(), () => bus.publishResult(resultSubject(job.org_id, job.monitor_id), result));
+      await publish(result, slot);
       checksTotal++;
       metrics.checks.inc({ region, status: result.status });
       if (result.status !== "unavailable") durations.add(result.duration_ms);
