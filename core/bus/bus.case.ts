@@ -164,6 +164,31 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       await until(async () => (await bus.pendingJobs("jobs.region.eu")) === 0);
     });
 
+    it("takes the next job once a handler releases its slot, and settles the released job when its handler ends", async () => {
+      const [bus, other] = await world(2);
+      const gates = new Map<string, () => void>();
+      const started: string[] = [];
+      const counts: Record<string, number[]> = {};
+      await bus.consumeJobs<Job>("jobs.region.eu", { maxInFlight: 1 }, async (d, slot) => {
+        started.push(d.data.id);
+        (counts[d.data.id] ??= []).push(d.deliveryCount);
+        slot.release();
+        slot.release(); // a second release gives back nothing more
+        await new Promise<void>((resolve) => gates.set(`${d.data.id}/${d.deliveryCount}`, resolve));
+        if (d.data.id === "b" && d.deliveryCount === 1) throw new Error("publish failed");
+      });
+      for (const id of ["a", "b", "c"]) await other.publishJob("jobs.region.eu", { id });
+      // One slot, yet all three run at once: each handler released its slot before it ended.
+      await until(() => started.length === 3);
+      expect(await other.fetchJobs("jobs.region.eu", 1, 1000)).toEqual([]);
+      for (const key of ["a/1", "b/1", "c/1"]) gates.get(key)!();
+      // The job whose handler threw after releasing is redelivered; the others were acked.
+      await until(() => gates.has("b/2"), 8000);
+      gates.get("b/2")!();
+      expect(counts).toEqual({ a: [1], b: [1, 2], c: [1] });
+      await until(async () => (await other.pendingJobs("jobs.region.eu")) === 0);
+    });
+
     it("purges one subject's jobs, drops its consumer and counts the backlog per subject", async () => {
       const [bus] = await world();
       for (const id of ["1", "2", "3"]) await bus.publishJob("jobs.runner.r1", { id });

@@ -21,30 +21,43 @@ interface LoopContext {
   pollMs: number;
 }
 
-/** Jobs handled one by one, at most `maxInFlight` at once; this client never holds more than that. */
+/**
+ * Jobs handled one by one, at most `maxInFlight` holding a slot at once. A handler may give its slot back
+ * before it ends (`slot.release()`): the loop takes the next job while it finishes, and settles its job
+ * when it does; such handlers bound themselves. stop() waits for every handler, released or not.
+ */
 export function startJobLoop<T>(pull: Puller<T>, maxInFlight: number, ctx: LoopContext, handler: JobHandler<T>): ConsumerHandle {
   const running = new Set<Promise<void>>();
   const slotFreed = new Signal();
   const pause = new Pause();
+  let holding = 0;
   let stopping = false;
   let current: Pull | null = null;
 
   const start = (d: TrackedDelivery<T>) => {
     if (stopping) return d.nak();
-    const p = settleAfter(ctx, [d], () => handler(d)).finally(() => {
-      running.delete(p);
+    holding++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      holding--;
       slotFreed.notify();
+    };
+    const p = settleAfter(ctx, [d], () => handler(d, { release })).finally(() => {
+      release();
+      running.delete(p);
     });
     running.add(p);
   };
 
   const loop = async () => {
     while (!stopping) {
-      if (running.size >= maxInFlight) {
+      if (holding >= maxInFlight) {
         await slotFreed.wait();
         continue;
       }
-      current = pull(maxInFlight - running.size, ctx.pollMs, start);
+      current = pull(maxInFlight - holding, ctx.pollMs, start);
       try {
         await current.done;
       } catch (err) {

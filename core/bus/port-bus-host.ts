@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
 import { unwrapReply } from "./rpc.ts";
-import type { Bus, ConsumerHandle, Delivery, RpcReply } from "./types.ts";
+import type { Bus, ConsumerHandle, Delivery, JobSlot, RpcReply } from "./types.ts";
 import { type BusPort, type ClientMessage, type HostMessage, listen, Outbox, toWireError, type WireDelivery } from "./port-wire.ts";
 
 /** The Bus methods a port client may call by name; each returns a promise whose value is cloneable. */
@@ -30,6 +30,8 @@ export interface PortBusHost {
 
 interface PendingCall {
   deliveries: Delivery<unknown>[];
+  /** A job consumer's slot, which the client's handler may give back before it ends. */
+  slot?: JobSlot;
   resolve(): void;
   reject(err: Error): void;
 }
@@ -65,11 +67,11 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
   };
 
   /** Hands deliveries to the client's handler; settles like a local handler (resolve acks the rest, reject naks). */
-  const forward = (handle: number, deliveries: Delivery<unknown>[]): Promise<void> => {
+  const forward = (handle: number, deliveries: Delivery<unknown>[], slot?: JobSlot): Promise<void> => {
     if (gone) return Promise.reject(new ClientGoneError());
     const call = nextCall++;
     return new Promise<void>((resolve, reject) => {
-      calls.set(call, { deliveries, resolve, reject });
+      calls.set(call, { deliveries, slot, resolve, reject });
       out.push({ t: "handle", call, handle, deliveries: deliveries.map(wire) });
     });
   };
@@ -96,7 +98,7 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
         return reply(m.id, async () => {
           const handle =
             m.kind === "jobs"
-              ? await bus.consumeJobs(m.name as never, m.opts, (d) => forward(m.id, [d]))
+              ? await bus.consumeJobs(m.name as never, m.opts, (d, slot) => forward(m.id, [d], slot))
               : await bus.consumeResults(m.name, m.opts, (batch) => forward(m.id, batch));
           handles.set(m.id, handle);
         });
@@ -129,6 +131,9 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
         else d.term();
         return;
       }
+      case "release":
+        calls.get(m.call)?.slot?.release();
+        return;
       case "handled": {
         const pending = calls.get(m.call);
         calls.delete(m.call);

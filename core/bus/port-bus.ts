@@ -17,6 +17,7 @@ import type {
   JobConsumerOptions,
   JobHandler,
   JobMessage,
+  JobSlot,
   JobSubject,
   PublishAck,
   PurgeJobsOptions,
@@ -29,7 +30,7 @@ import type {
   TopologyOptions,
 } from "./types.ts";
 
-type Handler = (deliveries: Delivery<unknown>[]) => Promise<void> | void;
+type Handler = (deliveries: Delivery<unknown>[], slot: JobSlot) => Promise<void> | void;
 
 /**
  * A Bus for a role running in another thread than the bus it uses: every call crosses `port` to the host
@@ -69,7 +70,7 @@ class PortBus implements Bus {
 
   async consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle> {
     assertCount("maxInFlight", opts.maxInFlight ?? 1);
-    return this.consume("jobs", subject, opts, (ds) => handler(ds[0] as Delivery<T>));
+    return this.consume("jobs", subject, opts, (ds, slot) => handler(ds[0] as Delivery<T>, slot));
   }
 
   async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts?: JobConsumerOptions): Promise<Delivery<T>[]> {
@@ -251,10 +252,19 @@ class PortBus implements Bus {
         term: () => s("term"),
       });
     });
+    // Giving a job's slot back crosses too: the host's loop then takes the next job while this handler finishes.
+    let released = false;
+    const slot: JobSlot = {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.out.push({ t: "release", call });
+      },
+    };
     const handler = this.handlers.get(handle);
     try {
       if (!handler) throw new Error("consumer stopped");
-      await handler(deliveries);
+      await handler(deliveries, slot);
       this.out.push({ t: "handled", call });
     } catch (err) {
       this.out.push({ t: "handled", call, error: err instanceof Error ? err.message : String(err) });

@@ -39,6 +39,7 @@ export type ClientMessage =
   | { t: "stop"; id: number; handle: number }
   | { t: "close"; id: number }
   | { t: "settle"; call: number; i: number; how: SettleHow; delayMs?: number }
+  | { t: "release"; call: number }
   | { t: "handled"; call: number; error?: string }
   | { t: "answer"; call: number; reply: RpcReply<unknown> }
   | { t: "publish-event"; subject: string; event: unknown }

@@ -107,7 +107,10 @@ export interface JobConsumerOptions {
 }
 
 export interface ConsumeJobsOptions extends JobConsumerOptions {
-  /** Jobs handled at once by this client; default 1. */
+  /**
+   * Jobs handled at once by this client, not counting handlers that released their slot (those bound
+   * themselves); default 1.
+   */
   maxInFlight?: number;
 }
 
@@ -124,8 +127,17 @@ export interface ConsumeResultsOptions {
   maxDeliveries?: number;
 }
 
+/** A job handler's place among its consumer's `maxInFlight`. */
+export interface JobSlot {
+  /**
+   * Gives the place back before the handler ends (its scarce part is done): the consumer takes the next job
+   * while this handler finishes, and still settles this job when it does. Later calls do nothing.
+   */
+  release(): void;
+}
+
 /** Resolving acks every delivery the handler left unsettled; throwing naks them with a backoff. */
-export type JobHandler<T> = (job: Delivery<T>) => Promise<void> | void;
+export type JobHandler<T> = (job: Delivery<T>, slot: JobSlot) => Promise<void> | void;
 export type BatchHandler<T> = (batch: Delivery<T>[]) => Promise<void> | void;
 export type EventHandler<T> = (event: T, subject: string) => void;
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
-import { connectNatsBus, createMemoryBus, type Bus } from "../../core/bus/index.ts";
+import { connectNatsBus, createMemoryBus, type Bus, type PublishAck, type ResultSubject } from "../../core/bus/index.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
 import { type CheckJobMessage, type CheckResultMessage, jobId, regionSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
@@ -74,7 +74,15 @@ const makers: Record<string, () => Promise<Bus>> = {
   },
 };
 
-async function world(kind: string, opts: { concurrency?: number; region?: string } = {}) {
+interface WorldOptions {
+  concurrency?: number;
+  region?: string;
+  shutdownGraceMs?: number;
+  /** What the worker sees of the bus (a slow or failing publish); results are consumed on the real one. */
+  wrap?: (bus: Bus) => Bus;
+}
+
+async function world(kind: string, opts: WorldOptions = {}) {
   const bus = await makers[kind]!();
   await bus.ensureTopology();
   const beats: [WorkerBeatMessage, string][] = [];
@@ -86,7 +94,7 @@ async function world(kind: string, opts: { concurrency?: number; region?: string
   const region = opts.region ?? "test-region";
   // No database: the worker speaks only on the bus.
   const worker: WorkerHandle = await startWorker({
-    bus,
+    bus: opts.wrap?.(bus) ?? bus,
     box,
     log: silentLogger,
     region,
@@ -94,7 +102,7 @@ async function world(kind: string, opts: { concurrency?: number; region?: string
     allowPrivate: true,
     ackWaitMs: 2000,
     heartbeatMs: 1000,
-    shutdownGraceMs: 5000,
+    shutdownGraceMs: opts.shutdownGraceMs ?? 5000,
     workerId: `test-${kind}-${seq++}`,
   });
   let stopped = false;
@@ -109,6 +117,30 @@ async function world(kind: string, opts: { concurrency?: number; region?: string
     await bus.close();
   });
   return { bus, worker, results, beats, stopWorker, publish: (j: CheckJobMessage) => bus.publishJob(regionSubject(region), j) };
+}
+
+/** The bus as the worker sees it, with `publishResult` going through `publish`; counts publishes in flight. */
+function publishThrough(publish: (inner: () => Promise<PublishAck>, result: CheckResultMessage) => Promise<PublishAck>) {
+  const seen = { inFlight: 0, maxInFlight: 0, calls: 0 };
+  const wrap = (bus: Bus): Bus =>
+    new Proxy(bus, {
+      get(target, key) {
+        if (key === "publishResult") {
+          return async (subject: ResultSubject, result: CheckResultMessage) => {
+            seen.calls++;
+            seen.maxInFlight = Math.max(seen.maxInFlight, ++seen.inFlight);
+            try {
+              return await publish(() => target.publishResult(subject, result), result);
+            } finally {
+              seen.inFlight--;
+            }
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { seen, wrap };
 }
 
 for (const kind of ["memory", "nats"]) {
@@ -197,5 +229,101 @@ describe("cloud worker", () => {
     expect(await published()).toBe(0);
     await until(() => w.results.length === 1);
     expect(w.results[0]!.status).toBe("up");
+  });
+
+  it("frees a check's slot when the check ends: a slow publish does not hold the next check back", async () => {
+    const delayMs = 300;
+    const concurrency = 2;
+    const { seen, wrap } = publishThrough(async (inner) => {
+      await Bun.sleep(delayMs);
+      return inner();
+    });
+    const w = await world("memory", { concurrency, region: "slot-region", wrap });
+    const n = 16;
+    const started = Date.now();
+    for (let i = 0; i < n; i++) await w.publish(job("/", { location: "slot-region" }));
+    await until(() => w.results.length === n, 15_000);
+    const perSecond = n / ((Date.now() - started) / 1000);
+    // Holding the slot through the publish caps a worker at concurrency / publish time.
+    expect(perSecond).toBeGreaterThan(concurrency / (delayMs / 1000));
+    // The results waiting for their publish are bounded: twice the concurrency.
+    expect(seen.maxInFlight).toBe(2 * concurrency);
+    await until(async () => (await w.bus.pendingJobs(regionSubject("slot-region"))) === 0);
+  });
+
+  it("stops taking jobs while the bus does not acknowledge results, and catches up when it does", async () => {
+    const stalled: (() => void)[] = [];
+    const { seen, wrap } = publishThrough(async (inner) => {
+      await new Promise<void>((resolve) => stalled.push(resolve));
+      return inner();
+    });
+    const w = await world("memory", { concurrency: 2, region: "stall-region", wrap });
+    const before = requests;
+    for (let i = 0; i < 12; i++) await w.publish(job("/", { location: "stall-region" }));
+    // 4 results wait for the bus and 2 more checks hold their slots waiting for room: then nothing more is taken.
+    await until(() => seen.inFlight === 4 && requests - before === 6);
+    // Past the 2 s ack deadline: the 6 held jobs stay claimed (their deadline is extended), only the 6 others are ready.
+    await Bun.sleep(2500);
+    expect(requests - before).toBe(6);
+    expect(w.results.length).toBe(0);
+    expect(await w.bus.pendingJobs(regionSubject("stall-region"))).toBe(12);
+    const ready = await w.bus.fetchJobs(regionSubject("stall-region"), 12, 1000);
+    expect(ready.length).toBe(6);
+    for (const d of ready) d.nak();
+    const release = setInterval(() => stalled.splice(0).forEach((go) => go()), 5);
+    try {
+      await until(() => w.results.length === 12, 10_000);
+    } finally {
+      clearInterval(release);
+    }
+    expect(seen.maxInFlight).toBe(4);
+    await until(async () => (await w.bus.pendingJobs(regionSubject("stall-region"))) === 0);
+  });
+
+  it("loses nothing when a publish fails: the job is redelivered and its result published then", async () => {
+    const failed = new Set<string>();
+    const { wrap } = publishThrough(async (inner, result) => {
+      if (!failed.has(result.id)) {
+        failed.add(result.id);
+        throw new Error("bus unavailable");
+      }
+      return inner();
+    });
+    const w = await world("memory", { concurrency: 2, region: "fail-region", wrap });
+    const jobs = [0, 1, 2].map(() => job("/", { location: "fail-region" }));
+    for (const j of jobs) await w.publish(j);
+    await until(() => w.results.length === 3, 15_000);
+    expect(w.results.map((r) => r.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(failed.size).toBe(3);
+    await until(async () => (await w.bus.pendingJobs(regionSubject("fail-region"))) === 0);
+  });
+
+  it("on stop publishes the results still waiting for the bus before it returns", async () => {
+    const { seen, wrap } = publishThrough(async (inner) => {
+      await Bun.sleep(300);
+      return inner();
+    });
+    const w = await world("memory", { concurrency: 2, region: "drain-region", wrap });
+    const before = requests;
+    for (let i = 0; i < 4; i++) await w.publish(job("/", { location: "drain-region" }));
+    await until(() => requests - before === 4 && seen.inFlight === 4);
+    await w.stopWorker();
+    expect(w.worker.stats()).toMatchObject({ inFlight: 0, publishing: 0, checksTotal: 4 });
+    expect(await w.bus.pendingJobs(regionSubject("drain-region"))).toBe(0);
+    await until(() => w.results.length === 4);
+  });
+
+  it("hands back the jobs whose results the bus has not taken when the shutdown grace ends", async () => {
+    const { seen, wrap } = publishThrough(() => new Promise<PublishAck>(() => {}));
+    const w = await world("memory", { concurrency: 2, region: "grace-region", shutdownGraceMs: 300, wrap });
+    for (let i = 0; i < 3; i++) await w.publish(job("/", { location: "grace-region" }));
+    await until(() => seen.inFlight === 3);
+    const stopping = Date.now();
+    await w.stopWorker();
+    expect(Date.now() - stopping).toBeLessThan(3000);
+    expect(w.worker.stats()).toMatchObject({ publishing: 0, checksTotal: 0 });
+    // Naked, not acked: ready again for another worker.
+    const back = await w.bus.fetchJobs(regionSubject("grace-region"), 5, 1000);
+    expect(back.length).toBe(3);
   });
 });

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { Bus, ConsumerHandle, Delivery } from "../../core/bus/index.ts";
+import type { Bus, ConsumerHandle, Delivery, JobSlot } from "../../core/bus/index.ts";
 import { type Clock, systemClock } from "../../core/clock.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { type CheckJobMessage, type CheckResultMessage, regionBrowserSubject, regionSubject, resultSubject } from "../../schemas/messages/check-messages.ts";
@@ -10,6 +10,7 @@ import type { RunCheckOptions } from "../checks/registry.ts";
 import { CheckAbortedError } from "../checks/types.ts";
 import { executeJob } from "./execute.ts";
 import { RecentDurations, startPresence } from "./presence.ts";
+import { PublishAbandonedError, ResultPipeline } from "./result-pipeline.ts";
 import { startRunNowServer } from "./run-now-server.ts";
 
 export interface WorkerDeps {
@@ -42,8 +43,12 @@ export interface WorkerDeps {
 
 export interface WorkerHandle {
   readonly workerId: string;
-  stats(): { inFlight: number; checksTotal: number };
-  /** Stops taking jobs, lets running checks finish (up to the grace), hands back the rest, leaves the region. */
+  /** Checks running, results of finished checks waiting for the bus, checks whose results are on it. */
+  stats(): { inFlight: number; publishing: number; checksTotal: number };
+  /**
+   * Stops taking jobs, lets running checks finish and their results reach the bus (up to the grace), hands back
+   * the rest, leaves the region.
+   */
   stop(): Promise<void>;
 }
 
@@ -52,6 +57,7 @@ function workerMetrics(registry?: Registry) {
   return {
     checks: new Counter({ name: "watchpost_worker_checks_total", help: "Checks run, by result status", labelNames: ["region", "status"] as const, registers }),
     inFlight: new Gauge({ name: "watchpost_worker_in_flight", help: "Checks running now", labelNames: ["region"] as const, registers }),
+    publishing: new Gauge({ name: "watchpost_worker_publishing", help: "Results of finished checks waiting for the bus to take them", labelNames: ["region"] as const, registers }),
     startLag: new Histogram({
       name: "watchpost_worker_start_lag_seconds",
       help: "From a check's due time until a worker started it",
@@ -88,7 +94,8 @@ export function jobRunner(deps: JobRunnerDeps): (job: CheckJobMessage, record: b
 
 /**
  * A cloud worker: consumes `jobs.region.<region>` with bounded concurrency, runs each check
- * and publishes its result (screenshots included), and only then acks the job. It speaks only on
+ * and publishes its result (screenshots included), and only then acks the job. A check's slot is freed when
+ * the check ends: its result waits for the bus in a bounded pipeline behind it. It speaks only on
  * the bus: its presence goes out as beats, and ingest stores both. A worker that dies mid-check never
  * acks, so the job is redelivered after the ack deadline; the result's id is the job's, so a
  * re-run is stored once.
@@ -108,22 +115,52 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   const engines = [...(deps.browsers?.engines ?? [])];
   const run = jobRunner({ ...deps, clock, signal: abort.signal });
 
-  const handle = async (d: Delivery<CheckJobMessage>) => {
-    const job = d.data;
+  // Results waiting for the bus: twice the checks at once keeps a worker busy across a publish round trip.
+  const pipeline = new ResultPipeline(2 * concurrency);
+
+  const check = async (job: CheckJobMessage) => {
     inFlight++;
     metrics.inFlight.set({ region }, inFlight);
-    // Keep the claim while the check runs, however long it takes.
-    const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
     try {
       metrics.startLag.observe({ region }, Math.max(0, clock.now() - job.due_at) / 1000);
-      const result = await run(job, true);
-      await bus.publishResult(resultSubject(job.org_id, job.monitor_id), result);
+      return await run(job, true);
+    } finally {
+      inFlight--;
+      metrics.inFlight.set({ region }, inFlight);
+    }
+  };
+
+  // The check's slot goes to the next job once its result has room in the pipeline; the job stays unacked
+  // until the result is on the bus (a failed publish naks it for redelivery).
+  const publish = async (result: CheckResultMessage, slot: JobSlot) => {
+    const gauge = () => metrics.publishing.set({ region }, pipeline.size);
+    try {
+      await pipeline.run(
+        abort.signal,
+        () => {
+          slot.release();
+          gauge();
+        },
+        () => bus.publishResult(resultSubject(result.org_id, result.monitor_id), result),
+      );
+    } finally {
+      gauge();
+    }
+  };
+
+  const handle = async (d: Delivery<CheckJobMessage>, slot: JobSlot) => {
+    const job = d.data;
+    // Keep the claim while the check runs and while its result waits for the bus, however long that takes.
+    const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    try {
+      const result = await check(job);
+      await publish(result, slot);
       checksTotal++;
       metrics.checks.inc({ region, status: result.status });
       if (result.status !== "unavailable") durations.add(result.duration_ms);
       // Returning acks the job: only now, after its result is on the bus.
     } catch (err) {
-      if (err instanceof CheckAbortedError) {
+      if (err instanceof CheckAbortedError || err instanceof PublishAbandonedError) {
         d.nak();
         return;
       }
@@ -131,8 +168,6 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
       throw err;
     } finally {
       clearInterval(keepAlive);
-      inFlight--;
-      metrics.inFlight.set({ region }, inFlight);
     }
   };
 
@@ -164,7 +199,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   let stopping: Promise<void> | null = null;
   return {
     workerId,
-    stats: () => ({ inFlight, checksTotal }),
+    stats: () => ({ inFlight, publishing: pipeline.size, checksTotal }),
     stop() {
       stopping ??= (async () => {
         const grace = setTimeout(() => abort.abort(), deps.shutdownGraceMs ?? 30_000);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const env = { DATABASE_URL: db.url, NATS_URL, NATS_PREFIX: prefix, SECRET_KEY: "metrics-test-secret-key-0123456789abcdef0123" };
   const spec = {
     scheduler: { entry: "scheduler/main.ts", args: [], ready: "schedule running", metrics: ["watchpost_scheduler_leader", "watchpost_scheduler_monitors", "watchpost_scheduler_jobs_published_total", "watchpost_scheduler_publish_lag_seconds", "watchpost_scheduler_dropped_total"] },
-    worker: { entry: "runner/cloud/main.ts", args: ["--region", "metrics-test"], ready: "worker consuming", metrics: ["watchpost_worker_checks_total", "watchpost_worker_in_flight", "watchpost_worker_start_lag_seconds"] },
+    worker: { entry: "runner/cloud/main.ts", args: ["--region", "metrics-test"], ready: "worker consuming", metrics: ["watchpost_worker_checks_total", "watchpost_worker_in_flight", "watchpost_worker_publishing", "watchpost_worker_start_lag_seconds"] },
     alerting: { entry: "alerting/main.ts", args: [], ready: "ingest and alerting started", metrics: ["watchpost_ingest_results_total", "watchpost_ingest_lag_seconds", "watchpost_alerting_deliveries_total", "watchpost_alerting_notify_latency_seconds"] },
   };
   for (const [name, s] of Object.entries(spec)) {
