@@ -17,11 +17,12 @@
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
+import { loadAverage, pct, pssKb, readText, stat, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +51,6 @@ const SIZES = values.monitors.split(",").map((s) => {
 const WARMUP_S = Number(values.warmup);
 const WINDOW_S = Number(values.window);
 const root = `${import.meta.dir}/..`;
-const TICK = 100; // USER_HZ: /proc reports CPU in 1/100 s on Linux
 
 // ---------------------------------------------------------------- the loopback target
 
@@ -71,22 +71,6 @@ const target = Bun.serve({
 
 // ---------------------------------------------------------------- /proc
 
-const readText = (path: string) => {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-};
-/** [ppid, utime+stime, cutime+cstime] in ticks, or null when the process is gone. */
-function stat(pid: number): [number, number, number] | null {
-  const text = readText(`/proc/${pid}/stat`);
-  if (!text) return null;
-  const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  // Fields after the command: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17), 1-based from pid.
-  return [Number(f[1]), Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])];
-}
-const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
 function childrenOf(parent: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync("/proc")) {
@@ -116,7 +100,6 @@ const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].
 
 // ---------------------------------------------------------------- one run
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!);
 const freePort = () => {
   const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = s.port!;
@@ -288,7 +271,7 @@ async function run(n: number) {
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
-        `load average ${readText("/proc/loadavg")?.split(" ")[0]}`,
+        `load average ${loadAverage()}`,
       ].join(" | "),
     );
     if (values["pg-stats"]) {
@@ -314,7 +297,7 @@ async function run(n: number) {
 }
 
 const capacity = NOMINAL_CAPACITY === null ? "" : `, capacity ${NOMINAL_CAPACITY} checks/s (concurrency ${values.concurrency}, target delay ${TARGET_DELAY_MS} ms)`;
-console.log(`bench/scale${capacity}: interval ${INTERVAL_S} s, warm-up ${WARMUP_S} s, window ${WINDOW_S} s, ${navigator.hardwareConcurrency} cores, load average ${readText("/proc/loadavg")?.split(" ").slice(0, 3).join(" ")}`);
+console.log(`bench/scale${capacity}: interval ${INTERVAL_S} s, warm-up ${WARMUP_S} s, window ${WINDOW_S} s, ${navigator.hardwareConcurrency} cores, load average ${loadAverage(3)}`);
 try {
   for (const n of SIZES) await run(n);
 } finally {

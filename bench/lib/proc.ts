@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 /** USER_HZ: /proc reports CPU in 1/100 s on Linux. */
 export const TICK = 100;
 
-const readText = (path: string) => {
+/** A /proc file's text, or null when the process (or file) is gone. */
+export const readText = (path: string) => {
   try {
     return readFileSync(path, "utf8");
   } catch {
