@@ -22,7 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { loadAverage, pct, pssKb, readText, stat, TICK } from "./lib/proc.ts";
+import { startArrivalTarget } from "./lib/arrivals.ts";
+import { loadAverage, pssKb, readText, stat, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -54,20 +55,7 @@ const root = `${import.meta.dir}/..`;
 
 // ---------------------------------------------------------------- the loopback target
 
-/** Arrival times (ms, performance clock) per monitor index, taken as the request reaches the target. */
-let arrivals: number[][] = [];
-const target = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(req) {
-    const at = performance.now();
-    const path = new URL(req.url).pathname;
-    const i = Number(path.slice(3)); // /m/<index>
-    if (path.startsWith("/m/") && Number.isInteger(i)) (arrivals[i] ??= []).push(at);
-    if (TARGET_DELAY_MS > 0) await Bun.sleep(TARGET_DELAY_MS);
-    return new Response("ok");
-  },
-});
+const target = startArrivalTarget(TARGET_DELAY_MS);
 
 // ---------------------------------------------------------------- /proc
 
@@ -170,7 +158,7 @@ async function createMonitors(url: string, headers: Record<string, string>, n: n
     const monitors = Array.from({ length: Math.min(1000, n - done) }, (_, k) => ({
       name: `m${done + k}`,
       type: "http",
-      config: { url: `http://127.0.0.1:${target.port}/m/${done + k}` },
+      config: { url: target.url(done + k) },
       interval_seconds: INTERVAL_S,
       timeout_ms: 5000,
     }));
@@ -199,7 +187,7 @@ async function enablePgStatStatements(s: Started): Promise<Started> {
 }
 
 async function run(n: number) {
-  arrivals = [];
+  target.reset();
   const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
   let s = await startAllInOne(dataDir, freePort(), values["pg-stats"] ? undefined : values["cpu-prof"]);
   try {
@@ -236,16 +224,8 @@ async function run(n: number) {
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
 
     // Arrivals inside the window, and the interval between consecutive arrivals of each monitor.
-    let inWindow = 0;
-    const deviations: number[] = [];
-    let silent = 0;
-    for (let i = 0; i < n; i++) {
-      const times = (arrivals[i] ?? []).filter((t) => t >= from && t < to);
-      inWindow += times.length;
-      if (times.length === 0) silent++;
-      for (let k = 1; k < times.length; k++) deviations.push(Math.abs(times[k]! - times[k - 1]! - INTERVAL_S * 1000));
-    }
-    deviations.sort((a, b) => a - b);
+    const w = target.window(n, from, to, INTERVAL_S * 1000);
+    const inWindow = w.arrivals;
     const windowS = (to - from) / 1000;
     const achieved = inWindow / windowS;
     const expected = n / INTERVAL_S;
@@ -263,10 +243,10 @@ async function run(n: number) {
         `monitors ${n}`,
         `created in ${createS.toFixed(1)} s`,
         `checks/s ${achieved.toFixed(1)} of ${expected.toFixed(1)}`,
-        `silent monitors ${silent}`,
+        `silent monitors ${w.silent}`,
         `job queue max ${maxBacklog}`,
         `stored ${stored.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`,
-        `interval deviation p50 ${pct(deviations, 0.5)?.toFixed(0)} ms p99 ${pct(deviations, 0.99)?.toFixed(0)} ms max ${deviations.at(-1)?.toFixed(0) ?? "-"} ms`,
+        `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
@@ -285,7 +265,7 @@ async function run(n: number) {
     await sql.end();
     if (values["cpu-prof"]) {
       await stop(s);
-      console.log(`  checks during the profiled run: ${arrivals.reduce((sum, a) => sum + (a?.length ?? 0), 0)}`);
+      console.log(`  checks during the profiled run: ${target.total()}`);
     }
   } finally {
     const postmaster = postmasterOf(dataDir);
@@ -301,5 +281,5 @@ console.log(`bench/scale${capacity}: interval ${INTERVAL_S} s, warm-up ${WARMUP_
 try {
   for (const n of SIZES) await run(n);
 } finally {
-  target.stop(true);
+  target.stop();
 }
