@@ -2,11 +2,8 @@ import type { LogLevel } from "../../core/log.ts";
 import type { MetricsSnapshot } from "../../core/metrics.ts";
 
 /** What a check thread needs to run a cloud worker; everything crosses as a structured clone, never env or argv. */
-export interface ThreadStart {
-  t: "start";
-  /** 1-based, for logs. */
-  index: number;
-  workerId: string;
+/** The cloud worker's settings, the same in every thread. */
+export interface ThreadWorkerSettings {
   region: string;
   concurrency: number;
   allowPrivate: boolean;
@@ -18,6 +15,13 @@ export interface ThreadStart {
   secretKey: string;
   previousKeys: string[];
   logLevel: LogLevel;
+}
+
+export interface ThreadStart extends ThreadWorkerSettings {
+  t: "start";
+  /** 1-based, for logs. */
+  index: number;
+  workerId: string;
   /** Default labels of the main registry, so the thread's metrics merge into the same series. */
   metricLabels: Record<string, string>;
   /** The main thread's in-process bus, through a port; or NATS, which the thread connects to itself. */

@@ -5,30 +5,21 @@ import type { Bus } from "../../core/bus/index.ts";
 import { type PortBusHost, servePortBus } from "../../core/bus/port-bus-host.ts";
 import type { Logger, LogLevel } from "../../core/log.ts";
 import type { MergingRegistry, MetricsSnapshot } from "../../core/metrics.ts";
-import type { FromThread, ThreadStart, ToThread } from "./thread-messages.ts";
+import type { FromThread, ThreadStart, ThreadWorkerSettings, ToThread } from "./thread-messages.ts";
 
-export interface WorkerThreadsOptions {
+/** Every thread runs the same worker settings (ThreadWorkerSettings); these are how they are started and joined. */
+export interface WorkerThreadsOptions extends ThreadWorkerSettings {
   /** Threads to start, each one cloud worker of the region. */
   threads: number;
   /** The main thread's bus; with `nats`, each thread connects to NATS itself instead. */
   bus: Bus;
   nats?: { url: string; replicas?: number; prefix?: string };
   log: Logger;
-  logLevel: LogLevel;
   /** The main registry: the threads' worker metrics are merged into what it prints. */
   registry?: MergingRegistry;
   metricLabels?: Record<string, string>;
-  secretKey: string;
-  previousKeys: string[];
-  region: string;
-  concurrency: number;
-  allowPrivate: boolean;
-  ackWaitMs: number;
-  heartbeatMs: number;
-  shutdownGraceMs: number;
   /** Base of the threads' worker ids (`<base>/t<n>`); default `<region>/<host>/<pid>`. */
   workerId?: string;
-  version: string;
 }
 
 export interface WorkerThreads {
