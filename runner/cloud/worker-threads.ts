@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import type { Level } from "pino";
 import type { Bus } from "../../core/bus/index.ts";
 import { type PortBusHost, servePortBus } from "../../core/bus/port-bus-host.ts";
-import type { Logger, LogLevel } from "../../core/log.ts";
+import type { Logger } from "../../core/log.ts";
 import type { MergingRegistry, MetricsSnapshot } from "../../core/metrics.ts";
 import type { FromThread, ThreadStart, ThreadWorkerSettings, ToThread } from "./thread-messages.ts";
 
