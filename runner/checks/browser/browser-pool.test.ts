@@ -138,14 +138,15 @@ describe("browser pool", () => {
 
   it("queues checks for a free browser and gives up after maxWaitMs as unavailable", async () => {
     const p = await pool();
-    let release!: () => void;
+    let release: (() => void) | undefined;
     const holding = p.use("chromium", () => new Promise<void>((r) => (release = r)));
-    await until(() => p.stats()[0]!.busy === 1);
+    // The slot counts as busy before the check's function is called (its page opens first).
+    await until(() => p.stats()[0]!.busy === 1 && release !== undefined);
     const waited = Date.now();
     await expect(p.use("chromium", async () => {}, { maxWaitMs: 300 })).rejects.toBeInstanceOf(CheckUnavailableError);
     expect(Date.now() - waited).toBeGreaterThanOrEqual(290);
     const queued = p.use("chromium", async () => "ran");
-    release();
+    release!();
     await holding;
     expect(await queued).toBe("ran");
   });
