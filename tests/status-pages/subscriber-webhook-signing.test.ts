@@ -77,7 +77,9 @@ describe("signed status-page webhook notices", () => {
     answers.set("/retried", [503]);
     const incidentId = await incident(p, "Retried notice");
     await eventually(async () => at("/retried"), (r) => r.length === 1, 10_000);
-    // Skip the backoff wait: due now, and wake the dispatchers.
+    // The dispatcher records the failure (and its backoff) after the receiver answered: wait for that, then
+    // skip the backoff wait: due now, and wake the dispatchers.
+    await eventually(async () => db.sql`select 1 from subscriber_deliveries where incident_id = ${incidentId} and last_error is not null`, (r) => r.length > 0, 10_000);
     await db.sql`update subscriber_deliveries set next_attempt_at = now() where incident_id = ${incidentId}`;
     await db.sql`select pg_notify('wp_subscriber_deliveries', '')`;
     const [first, second] = await eventually(async () => at("/retried"), (r) => r.length === 2, 10_000);
