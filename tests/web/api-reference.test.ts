@@ -111,10 +111,10 @@ describe("API reference at /docs", () => {
           return route.abort("blockedbyclient");
         },
       );
-      // Whichever operation the reference lists first: its test request must go straight to this server.
-      const sent = page.waitForRequest((r) => r.url().startsWith(`${origin}/api/v1/`) && r.resourceType() !== "document" && !r.url().endsWith("/openapi.json"), { timeout: 20_000 });
       await page.goto(`${origin}/docs`);
       await page.getByRole("button", { name: /Test Request/i }).first().click();
+      // Whichever operation the reference lists first: its test request must go straight to this server.
+      const sent = page.waitForRequest((r) => r.url().startsWith(`${origin}/api/v1/`) && r.resourceType() !== "document" && !r.url().endsWith("/openapi.json"), { timeout: 20_000 });
       await page.getByRole("button", { name: /^Send/i }).first().click();
       await sent;
       expect(elsewhere).toEqual([]);
