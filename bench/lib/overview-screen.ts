@@ -7,9 +7,9 @@
 import { pct } from "./proc.ts";
 
 /** The session check, both at once. */
-export const SESSION_REQUESTS = ["/api/v1/user", "/api/v1/orgs?limit=100"];
+const SESSION_REQUESTS = ["/api/v1/user", "/api/v1/orgs?limit=100"];
 /** Once the session is known, all at once. */
-export const SCREEN_REQUESTS = [
+const SCREEN_REQUESTS = [
   "/api/v1/orgs?limit=100", // components/billing-banner.tsx: the organisation's 2FA policy (its own query)
   "/api/v1/billing/subscription", // components/billing-banner.tsx: the payment banner
   "/api/v1/invitations?limit=100", // components/billing-banner.tsx: pending invitations
@@ -19,7 +19,7 @@ export const SCREEN_REQUESTS = [
   "/api/v1/monitors/overview?sort=status&page=1&limit=50&bars=60", // screens/monitors/use-monitors.ts: the first page
   "/api/v1/monitor-groups?limit=100", // screens/monitors/overview.tsx: the tag filter
 ];
-export const OVERVIEW_REQUEST = SCREEN_REQUESTS.find((r) => r.startsWith("/api/v1/monitors/overview"))!;
+const OVERVIEW_REQUEST = SCREEN_REQUESTS.find((r) => r.startsWith("/api/v1/monitors/overview"))!;
 export const OVERVIEW_SCREEN_CALLS = SESSION_REQUESTS.length + SCREEN_REQUESTS.length;
 
 /** Whether a browser's requests for the screen (path and query, in any order) are this list's: a sentence saying so or what differs. */
