@@ -335,7 +335,10 @@ async function run(n: number) {
     const postmaster = postmasterOf(dataDir);
     await stop(s);
     // The all-in-one stops its embedded PostgreSQL; if it had to be killed, stop that one too (fast shutdown).
-    if (postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir)) process.kill(postmaster, "SIGINT");
+    // Wait for it to exit before removing its directory: it writes its statistics file on the way out.
+    const pgAlive = () => postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir);
+    if (pgAlive()) process.kill(postmaster, "SIGINT");
+    for (let i = 0; i < 100 && pgAlive(); i++) await Bun.sleep(100);
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
