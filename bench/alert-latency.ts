@@ -17,27 +17,16 @@ import { resultSubject } from "../schemas/messages/check-messages.ts";
 import { silentLogger } from "../core/log.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { dropNatsStreams, natsPrefix } from "../tests/support/scheduling.ts";
+import { pct } from "./lib/proc.ts";
+import { startWebhookReceiver } from "./lib/webhook-receiver.ts";
 
 const ALERTS = Number(process.argv[2] ?? 300);
 const RESULTS = Number(process.argv[3] ?? 100_000);
 const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
 async function latency(sql: Sql, label: string, bus: Bus): Promise<void> {
-  const arrived = new Map<string, number>();
-  const receiver = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const body = (await req.json()) as { kind: string; monitor: { id: string } };
-      if (body.kind === "alert") arrived.set(body.monitor.id, performance.now());
-      return new Response("ok");
-    },
-  });
+  const receiver = startWebhookReceiver();
+  const arrived = receiver.alerts;
   await bus.ensureTopology({ resultDurables: [{ name: "alerting" }] });
   const alerting = await startAlerting({
     sql,
@@ -49,7 +38,7 @@ async function latency(sql: Sql, label: string, bus: Bus): Promise<void> {
     options: { pollMs: 200 },
   });
   const o = await alertingOrg(sql, "unlimited");
-  const ch = await o.webhook(`http://127.0.0.1:${receiver.port}/hook`);
+  const ch = await o.webhook(receiver.url);
   await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }] });
   const monitors = await Promise.all(Array.from({ length: ALERTS }, (_, i) => o.monitor([], `m${i}`)));
   const samples: number[] = [];
@@ -63,9 +52,10 @@ async function latency(sql: Sql, label: string, bus: Bus): Promise<void> {
     samples.push(arrived.get(mon)! - t0);
   }
   await alerting.stop();
-  receiver.stop(true);
+  receiver.stop();
+  samples.sort((a, b) => a - b);
   console.log(
-    `${label.padEnd(28)} alerts ${samples.length}  p50 ${pct(samples, 50).toFixed(1)} ms  p90 ${pct(samples, 90).toFixed(1)} ms  p99 ${pct(samples, 99).toFixed(1)} ms  max ${Math.max(...samples).toFixed(1)} ms`,
+    `${label.padEnd(28)} alerts ${samples.length}  p50 ${pct(samples, 0.5).toFixed(1)} ms  p90 ${pct(samples, 0.9).toFixed(1)} ms  p99 ${pct(samples, 0.99).toFixed(1)} ms  max ${samples.at(-1)!.toFixed(1)} ms`,
   );
 }
 

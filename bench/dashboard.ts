@@ -7,7 +7,8 @@
  * Prints
  * - the time from navigation to the first rows with their state counts, 24 h uptime and bars of the
  *   latest 60 results on screen (GET /monitors/overview), cold and warm (target < 1 s),
- * - the API calls the overview makes (target: a constant, not one per monitor), and when scrolling to the end,
+ * - the API calls the overview makes (target: a constant, not one per monitor), and when scrolling to the end;
+ *   whether they are the requests bench/scale.ts replays for the screen (bench/lib/overview-screen.ts),
  * - the API calls each signed-in screen makes on first load (the dashboard's share of its rate-limit budget),
  * - whether the checks' schedule held while the page loaded: how many checks were due in the page-load
  *   windows, how many ran, and their start lag (checked_at − due time) next to a quiet baseline window.
@@ -28,6 +29,7 @@ import { distIsStale } from "../api/web/build.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { spawnRole } from "../tests/support/processes.ts";
 import { launchChromium } from "../tests/web/browser.ts";
+import { compareWithOverviewScreen } from "./lib/overview-screen.ts";
 
 const { values } = parseArgs({
   options: {
@@ -160,12 +162,16 @@ try {
     if (!signin.ok()) throw new Error(`sign-in failed: ${signin.status()}`);
     const page = context.pages()[0] ?? (await context.newPage());
     const calls: string[] = [];
+    const urls: string[] = [];
     page.on("request", (r) => {
       const u = new URL(r.url());
-      if (u.pathname.startsWith("/api/v1/") && u.pathname !== "/api/v1/events") calls.push(`${r.method()} ${u.pathname}`);
+      if (!u.pathname.startsWith("/api/v1/") || u.pathname === "/api/v1/events") return;
+      calls.push(`${r.method()} ${u.pathname}`);
+      urls.push(`${u.pathname}${u.search}`);
     });
     const measure = async () => {
       calls.length = 0;
+      urls.length = 0;
       const from = Date.now();
       const t = performance.now();
       await page.goto(`${base}/monitors`);
@@ -179,7 +185,7 @@ try {
       );
       const uptimeAt = performance.now() - t;
       loads.push([from, Date.now()]);
-      return { rowsAt, uptimeAt, calls: [...calls] };
+      return { rowsAt, uptimeAt, calls: [...calls], urls: [...urls] };
     };
     const cold = await measure();
     const warm: number[] = [];
@@ -191,6 +197,7 @@ try {
     console.log(`first load (cold cache): rows ${cold.rowsAt.toFixed(0)} ms, rows with counts, 24 h uptime and bars ${cold.uptimeAt.toFixed(0)} ms (${ticks} result ticks drawn)`);
     console.log(`reload, median of ${RUNS}: rows with counts, 24 h uptime and bars ${med.toFixed(0)} ms (min ${warm[0]!.toFixed(0)}, max ${warm.at(-1)!.toFixed(0)}; target < 1000 ms) ${med < 1000 ? "OK" : "SLOW"}`);
     console.log(`API calls for the first screen: ${cold.calls.length} (${[...new Set(cold.calls)].join(", ")}) for ${MONITORS} monitors; ${rendered} rows in the DOM (virtualised)`);
+    console.log(`  ${compareWithOverviewScreen(cold.urls)}`);
 
     // Scroll through the whole list: pages of 100 load as it nears the end; count calls and slow frames.
     calls.length = 0;

@@ -6,12 +6,25 @@
  * percentiles from the configured interval), stored results by status, CPU per check of the Bun process and of every
  * PostgreSQL process (the postmaster's own ticks plus its reaped children's, plus its live backends), and PSS from
  * /proc/<pid>/smaps_rollup (not RSS). Bun's CPU covers all its threads; its main thread's share is printed beside it.
+ * A second line per N ("under load") gives goal 1's two other figures, from a second window of the same length right
+ * after the first with the N monitors still running (the screen loads cost the overview's queries over every monitor, so
+ * they stay out of the first window's figures; the line's checks/s and CPU show what they add):
+ *  - webhook: P probe monitors (tag `bench-probe`, same interval, created with the N), whose own target answers 200, then
+ *    500 from an instant spread over the second window; an alert rule made through the API (status down/timeout,
+ *    1 consecutive failure, a webhook channel with no delay) to a loopback receiver. Webhook arrival − the arrival at the
+ *    target of the check that first got the 500: p50/p99/max, received of expected (bench/lib/alert-probes.ts).
+ *  - overview: every S seconds, the requests the dashboard's overview screen makes on load, with the signed-in session:
+ *    the session check, then the rest at once, as the browser sends them (bench/lib/overview-screen.ts): p50/p99/max of
+ *    the whole screen, and p99 of GET /monitors/overview alone.
+ * The probes' 200s (P / interval checks/s) are in the first window's CPU, not in its checks counted; stored results count
+ * the N monitors only.
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
  *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
  *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
+ *          [--probes P] (webhook probes, default 20) [--overview-every S] (seconds, default 2); both 0, or --cpu-prof: no second window
  *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
@@ -22,7 +35,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
+import { PROBE_RULE, startAlertProbes } from "./lib/alert-probes.ts";
 import { startArrivalTarget } from "./lib/arrivals.ts";
+import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
 import { loadAverage, pssKb, readText, stat, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
@@ -37,6 +52,8 @@ const { values } = parseArgs({
     smol: { type: "boolean", default: false },
     concurrency: { type: "string" },
     "target-delay": { type: "string", default: "0" },
+    probes: { type: "string", default: "20" },
+    "overview-every": { type: "string", default: "2" },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -51,6 +68,8 @@ const SIZES = values.monitors.split(",").map((s) => {
 });
 const WARMUP_S = Number(values.warmup);
 const WINDOW_S = Number(values.window);
+const PROBES = Number(values.probes);
+const OVERVIEW_EVERY_S = Number(values["overview-every"]);
 const root = `${import.meta.dir}/..`;
 
 // ---------------------------------------------------------------- the loopback target
@@ -116,6 +135,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       LOG_LEVEL: "warn",
       SECRET_KEY: "bench-scale-secret-key-0123456789abcdef",
       RATE_LIMIT_PER_ORG: "100000000",
+      RATE_LIMIT_PER_SESSION: "100000000",
       NATS_URL: "",
       DATABASE_URL: "",
       ...(values.concurrency ? { CONCURRENCY: values.concurrency } : {}),
@@ -139,7 +159,7 @@ async function stop(s: Started) {
   clearTimeout(timeout);
 }
 
-/** The first owner (POST /setup) and its session: cookie plus CSRF header for the writes. */
+/** The first owner (POST /setup) and its session: cookie, the organisation (as the dashboard sends it) and CSRF header for the writes. */
 async function signIn(url: string): Promise<Record<string, string>> {
   const res = await fetch(`${url}/api/v1/setup`, {
     method: "POST",
@@ -147,9 +167,9 @@ async function signIn(url: string): Promise<Record<string, string>> {
     body: JSON.stringify({ email: "bench@example.test", password: "bench password 1", name: "Bench", org_name: "Bench" }),
   });
   if (res.status !== 201) throw new Error(`setup: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { csrf_token: string };
+  const body = (await res.json()) as { csrf_token: string; org_id: string };
   const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  return { cookie, "x-csrf-token": body.csrf_token, "content-type": "application/json", origin: url };
+  return { cookie, "x-org-id": body.org_id, "x-csrf-token": body.csrf_token, "content-type": "application/json", origin: url };
 }
 
 async function createMonitors(url: string, headers: Record<string, string>, n: number): Promise<number> {
@@ -186,14 +206,53 @@ async function enablePgStatStatements(s: Started): Promise<Started> {
   return again;
 }
 
+type Probes = Awaited<ReturnType<typeof startAlertProbes>>;
+
+/**
+ * Goal 1's webhook and overview figures under the same load, in a second window right after the first, so the screen
+ * loads (each runs the overview's queries over every monitor) do not weigh on the figures above; its CPU beside the
+ * first window's shows what they add.
+ */
+async function underLoadWindow(url: string, headers: Record<string, string>, probes: Probes, n: number, bunPid: number, postmaster: number) {
+  const from = performance.now();
+  const bun0 = stat(bunPid)!;
+  const pg0 = pgTicks(postmaster);
+  // Each probe's first failing check must land inside the window: flips end an interval (and 5 s) before it does.
+  probes.flip(from, Math.max(0, (WINDOW_S - INTERVAL_S - 5) * 1000));
+  const screens = OVERVIEW_EVERY_S > 0 ? pollOverviewScreen(url, { cookie: headers.cookie!, "x-org-id": headers["x-org-id"]! }, OVERVIEW_EVERY_S * 1000) : null;
+  await Bun.sleep(WINDOW_S * 1000);
+  const to = performance.now();
+  const bunTicks = stat(bunPid)![1] - bun0[1];
+  const pgTicksUsed = pgTicks(postmaster) - pg0;
+  const screen = await screens?.stop();
+  const alerts = await probes.stats(to, 10_000);
+  const windowS = (to - from) / 1000;
+  const percent = (ticks: number) => ((ticks / TICK / windowS) * 100).toFixed(1);
+  const ms = (v: number) => (Number.isNaN(v) ? "-" : `${v.toFixed(0)} ms`);
+  console.log(
+    [
+      `  under load (a second ${WINDOW_S} s window: checks/s ${(target.window(n, from, to, INTERVAL_S * 1000).arrivals / windowS).toFixed(1)}, CPU bun ${percent(bunTicks)} % pg ${percent(pgTicksUsed)} %)`,
+      PROBES > 0
+        ? `webhook after the first failing answer p50 ${ms(alerts.p50)} p99 ${ms(alerts.p99)} max ${ms(alerts.max)}, ${alerts.received} of ${alerts.expected} received (${PROBES} probes; rule: ${PROBE_RULE})`
+        : "no webhook probes",
+      screen
+        ? `overview screen (${OVERVIEW_SCREEN_CALLS} requests) p50 ${ms(screen.p50)} p99 ${ms(screen.p99)} max ${ms(screen.max)} over ${screen.loads} loads every ${OVERVIEW_EVERY_S} s${screen.failed ? `, ${screen.failed} failed` : ""} (GET /monitors/overview alone p99 ${ms(screen.overviewP99)})`
+        : "overview screen not loaded",
+      `load average ${loadAverage()}`,
+    ].join(" | "),
+  );
+}
+
 async function run(n: number) {
   target.reset();
   const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
   let s = await startAllInOne(dataDir, freePort(), values["pg-stats"] ? undefined : values["cpu-prof"]);
+  let probes: Probes | null = null;
   try {
     if (values["pg-stats"]) s = await enablePgStatStatements(s);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
+    probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);
     await Bun.sleep(WARMUP_S * 1000);
 
     const sql = postgres(s.pgUrl, { max: 1, onnotice: () => {} });
@@ -230,7 +289,9 @@ async function run(n: number) {
     const achieved = inWindow / windowS;
     const expected = n / INTERVAL_S;
     const stored = await sql<{ status: string; n: number }[]>`
-      select status, count(*)::int as n from check_results where checked_at >= ${fromWall} and checked_at < ${new Date(fromWall.getTime() + windowS * 1000)} group by status order by status`;
+      select status, count(*)::int as n from check_results
+      where checked_at >= ${fromWall} and checked_at < ${new Date(fromWall.getTime() + windowS * 1000)} and monitor_id <> all(${probes.ids}::text[])
+      group by status order by status`;
     const bunMs = ((bun1[1] - bun0[1]) / TICK) * 1000;
     const pgMs = ((pg1 - pg0) / TICK) * 1000;
     const mainMs = ((main1 - main0) / TICK) * 1000;
@@ -263,15 +324,21 @@ async function run(n: number) {
       for (const r of top) console.log(`  ${String(r.ms).padStart(7)} ms  ${String(r.calls).padStart(7)} calls  ${String(r.per).padStart(8)} ms/call  ${r.query}`);
     }
     await sql.end();
+    // A profile covers the whole run and is read per load check: no second window in it.
+    if (!values["cpu-prof"] && (PROBES > 0 || OVERVIEW_EVERY_S > 0)) await underLoadWindow(s.url, headers, probes, n, bunPid, postmaster);
     if (values["cpu-prof"]) {
       await stop(s);
       console.log(`  checks during the profiled run: ${target.total()}`);
     }
   } finally {
+    probes?.stop();
     const postmaster = postmasterOf(dataDir);
     await stop(s);
     // The all-in-one stops its embedded PostgreSQL; if it had to be killed, stop that one too (fast shutdown).
-    if (postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir)) process.kill(postmaster, "SIGINT");
+    // Wait for it to exit before removing its directory: it writes its statistics file on the way out.
+    const pgAlive = () => postmaster > 0 && readText(`/proc/${postmaster}/cmdline`)?.includes(dataDir);
+    if (pgAlive()) process.kill(postmaster, "SIGINT");
+    for (let i = 0; i < 100 && pgAlive(); i++) await Bun.sleep(100);
     if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
