@@ -13,9 +13,10 @@
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
- *          [--heap-probe DIR] (bench/lib/heap-probe.ts in every JavaScript thread: heap lines in DIR/n<N>/, every 10 s)
+ *          [--heap-probe DIR] (bench/heap-probe.ts in every JavaScript thread: heap lines in DIR/n<N>/, every 10 s)
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
+ *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     "heap-probe": { type: "string" },
     "heap-probe-gc": { type: "boolean", default: false },
     env: { type: "string", default: "" },
+    "pg-set": { type: "string", default: "" },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -123,7 +125,7 @@ interface Started {
 async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string, probeDir?: string): Promise<Started> {
   const port = freePort();
   const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
-  const probe = probeDir ? ["--preload", "./bench/lib/heap-probe.ts"] : [];
+  const probe = probeDir ? ["--preload", "./bench/heap-probe.ts"] : [];
   const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, ...probe, "scripts/start.ts"], {
     cwd: root,
     env: {
@@ -193,17 +195,24 @@ function postmasterOf(dataDir: string): number {
   return Number((readText(join(dataDir, "postgres", "postmaster.pid")) ?? "").split("\n")[0]);
 }
 
-async function enablePgStatStatements(s: Started): Promise<Started> {
+/** Restarts the all-in-one once with PostgreSQL settings changed (ALTER SYSTEM): --pg-set, and pg_stat_statements for --pg-stats. */
+async function restartWithPgSettings(s: Started, probeDir?: string): Promise<Started> {
   const sql = postgres(s.pgUrl, { max: 1, onnotice: () => {} });
-  await sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
-  await sql`alter system set pg_stat_statements.track = 'all'`;
+  const settings: [string, string][] = values["pg-set"]
+    .split(",")
+    .filter((kv) => kv.includes("="))
+    .map((kv) => [kv.slice(0, kv.indexOf("=")).trim(), kv.slice(kv.indexOf("=") + 1).trim()]);
+  if (values["pg-stats"]) settings.push(["shared_preload_libraries", "pg_stat_statements"], ["pg_stat_statements.track", "all"]);
+  for (const [name, value] of settings) await sql.unsafe(`alter system set ${name.replace(/[^a-z_.]/g, "")} = '${value.replaceAll("'", "''")}'`);
   await sql.end();
   await stop(s);
   const pgPort = Number(new URL(s.pgUrl).port);
-  const again = await startAllInOne(s.dataDir, pgPort, values["cpu-prof"], values["heap-probe"] ? join(values["heap-probe"], "pg-stats") : undefined);
-  const sql2 = postgres(again.pgUrl, { max: 1, onnotice: () => {} });
-  await sql2`create extension if not exists pg_stat_statements`;
-  await sql2.end();
+  const again = await startAllInOne(s.dataDir, pgPort, values["cpu-prof"], probeDir);
+  if (values["pg-stats"]) {
+    const sql2 = postgres(again.pgUrl, { max: 1, onnotice: () => {} });
+    await sql2`create extension if not exists pg_stat_statements`;
+    await sql2.end();
+  }
   return again;
 }
 
@@ -211,9 +220,10 @@ async function run(n: number) {
   target.reset();
   const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
   const probeDir = values["heap-probe"] ? join(values["heap-probe"], `n${n}`) : undefined;
-  let s = await startAllInOne(dataDir, freePort(), values["pg-stats"] ? undefined : values["cpu-prof"], probeDir);
+  const restart = values["pg-stats"] || values["pg-set"] !== "";
+  let s = await startAllInOne(dataDir, freePort(), restart ? undefined : values["cpu-prof"], restart ? undefined : probeDir);
   try {
-    if (values["pg-stats"]) s = await enablePgStatStatements(s);
+    if (restart) s = await restartWithPgSettings(s, probeDir);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
     await Bun.sleep(WARMUP_S * 1000);

@@ -1,5 +1,5 @@
 /**
- * An in-process heap probe for the benches (`bun --preload bench/lib/heap-probe.ts scripts/start.ts`, which
+ * An in-process heap probe for the benches (`bun --preload bench/heap-probe.ts scripts/start.ts`, which
  * bench/scale.ts --heap-probe DIR does): every HEAP_PROBE_MS (default 10,000) each JavaScript thread of the process
  * appends one JSON line to DIR/heap-<thread>.jsonl: its JSC heap (size, capacity, extra memory, object count), the
  * process's mimalloc committed bytes and RSS, and the object types by count. With HEAP_PROBE_GC=1 it then runs a
@@ -56,7 +56,7 @@ if (dir) {
       setup(build) {
         build.onLoad({ filter: /runner\/cloud\/worker-threads\.ts$/ }, async ({ path }) => {
           const text = await Bun.file(path).text();
-          if (!source.test(text)) throw new Error(`heap-probe: ${path} no longer starts its threads as this probe expects; update bench/lib/heap-probe.ts`);
+          if (!source.test(text)) throw new Error(`heap-probe: ${path} no longer starts its threads as this probe expects; update bench/heap-probe.ts`);
           const contents = text.replace(source, `new Worker(new URL("./thread-main.ts", import.meta.url), { preload: [${JSON.stringify(self)}] } as never)`);
           return { contents, loader: "ts" };
         });
