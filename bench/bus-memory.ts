@@ -16,10 +16,12 @@ const { values } = parseArgs({ options: { checks: { type: "string", default: "12
 const CHECKS = Number(values.checks);
 const OUTSTANDING = Number(values.outstanding);
 
-/** Ids shaped like the service's (`chk_` + 32 hex digits), built fresh as a parsed message's would be. */
-const id = (i: number, kind: string) => `chk_${kind}${i.toString(16).padStart(31, "0")}`.slice(0, 36);
-const result = (i: number) => ({ id: id(i, "r"), monitor_id: `mon_${i % 20_000}`, org_id: "org_1", status: "up", latency_ms: 12 });
-const job = (i: number) => ({ id: id(i, "j"), monitor_id: `mon_${i % 20_000}`, org_id: "org_1", type: "http" });
+/** A job's id as the scheduler makes it (jobId: monitor id, location, due time in ms); its result carries the same id. */
+const T0 = Date.now();
+const monitor = (i: number) => `mon_0193${(i % 20_000).toString(16).padStart(28, "0")}`;
+const id = (i: number) => `${monitor(i)}.local.${T0 + i * 50}`;
+const result = (i: number) => ({ id: id(i), monitor_id: monitor(i), org_id: "org_1", status: "up", latency_ms: 12 });
+const job = (i: number) => ({ id: id(i), monitor_id: monitor(i), org_id: "org_1", type: "http" });
 
 const liveHeap = () => {
   Bun.gc(true);
