@@ -26,6 +26,10 @@
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--probes P] (webhook probes, default 20) [--overview-every S] (seconds, default 2); both 0, or --cpu-prof: no second window
  *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
+ *          [--heap-probe DIR] (bench/heap-probe.ts in every JavaScript thread: heap lines in DIR/n<N>/, every 10 s)
+ *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
+ *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
+ *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
@@ -38,7 +42,7 @@ import postgres from "postgres";
 import { PROBE_RULE, startAlertProbes } from "./lib/alert-probes.ts";
 import { startArrivalTarget } from "./lib/arrivals.ts";
 import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
-import { loadAverage, pssKb, readText, stat, TICK } from "./lib/proc.ts";
+import { loadAverage, pssKb, pssPartsKb, readText, stat, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +58,10 @@ const { values } = parseArgs({
     "target-delay": { type: "string", default: "0" },
     probes: { type: "string", default: "20" },
     "overview-every": { type: "string", default: "2" },
+    "heap-probe": { type: "string" },
+    "heap-probe-gc": { type: "boolean", default: false },
+    env: { type: "string", default: "" },
+    "pg-set": { type: "string", default: "" },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -71,6 +79,12 @@ const WINDOW_S = Number(values.window);
 const PROBES = Number(values.probes);
 const OVERVIEW_EVERY_S = Number(values["overview-every"]);
 const root = `${import.meta.dir}/..`;
+const EXTRA_ENV = Object.fromEntries(
+  values.env
+    .split(",")
+    .filter((kv) => kv.includes("="))
+    .map((kv) => [kv.slice(0, kv.indexOf("=")).trim(), kv.slice(kv.indexOf("=") + 1)]),
+);
 
 // ---------------------------------------------------------------- the loopback target
 
@@ -104,6 +118,12 @@ function pgTicks(postmaster: number): number {
   return ticks;
 }
 const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + pssKb(pid), 0);
+/** Where the PSS went at the end of the window: Bun's anonymous memory (heaps), PostgreSQL's shared memory and its process count. */
+function pssSplit(bunPid: number, postmaster: number): string {
+  const pg = [postmaster, ...childrenOf(postmaster)];
+  const shmem = pg.reduce((sum, pid) => sum + pssPartsKb(pid).shmem, 0);
+  return `bun anon ${(pssPartsKb(bunPid).anon / 1024).toFixed(0)} MB, pg shared ${(shmem / 1024).toFixed(0)} MB in ${pg.length} processes`;
+}
 
 // ---------------------------------------------------------------- one run
 
@@ -121,10 +141,11 @@ interface Started {
   dataDir: string;
 }
 
-async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string): Promise<Started> {
+async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string, probeDir?: string): Promise<Started> {
   const port = freePort();
   const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
-  const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, "scripts/start.ts"], {
+  const probe = probeDir ? ["--preload", "./bench/heap-probe.ts"] : [];
+  const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, ...probe, "scripts/start.ts"], {
     cwd: root,
     env: {
       ...process.env,
@@ -139,6 +160,8 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       NATS_URL: "",
       DATABASE_URL: "",
       ...(values.concurrency ? { CONCURRENCY: values.concurrency } : {}),
+      ...(probeDir ? { HEAP_PROBE_DIR: probeDir, HEAP_PROBE_GC: values["heap-probe-gc"] ? "1" : "0" } : {}),
+      ...EXTRA_ENV,
     },
     stdout: "inherit",
     stderr: "inherit",
@@ -192,17 +215,24 @@ function postmasterOf(dataDir: string): number {
   return Number((readText(join(dataDir, "postgres", "postmaster.pid")) ?? "").split("\n")[0]);
 }
 
-async function enablePgStatStatements(s: Started): Promise<Started> {
+/** Restarts the all-in-one once with PostgreSQL settings changed (ALTER SYSTEM): --pg-set, and pg_stat_statements for --pg-stats. */
+async function restartWithPgSettings(s: Started, probeDir?: string): Promise<Started> {
   const sql = postgres(s.pgUrl, { max: 1, onnotice: () => {} });
-  await sql`alter system set shared_preload_libraries = 'pg_stat_statements'`;
-  await sql`alter system set pg_stat_statements.track = 'all'`;
+  const settings: [string, string][] = values["pg-set"]
+    .split(",")
+    .filter((kv) => kv.includes("="))
+    .map((kv) => [kv.slice(0, kv.indexOf("=")).trim(), kv.slice(kv.indexOf("=") + 1).trim()]);
+  if (values["pg-stats"]) settings.push(["shared_preload_libraries", "pg_stat_statements"], ["pg_stat_statements.track", "all"]);
+  for (const [name, value] of settings) await sql.unsafe(`alter system set ${name.replace(/[^a-z_.]/g, "")} = '${value.replaceAll("'", "''")}'`);
   await sql.end();
   await stop(s);
   const pgPort = Number(new URL(s.pgUrl).port);
-  const again = await startAllInOne(s.dataDir, pgPort, values["cpu-prof"]);
-  const sql2 = postgres(again.pgUrl, { max: 1, onnotice: () => {} });
-  await sql2`create extension if not exists pg_stat_statements`;
-  await sql2.end();
+  const again = await startAllInOne(s.dataDir, pgPort, values["cpu-prof"], probeDir);
+  if (values["pg-stats"]) {
+    const sql2 = postgres(again.pgUrl, { max: 1, onnotice: () => {} });
+    await sql2`create extension if not exists pg_stat_statements`;
+    await sql2.end();
+  }
   return again;
 }
 
@@ -246,10 +276,12 @@ async function underLoadWindow(url: string, headers: Record<string, string>, pro
 async function run(n: number) {
   target.reset();
   const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
-  let s = await startAllInOne(dataDir, freePort(), values["pg-stats"] ? undefined : values["cpu-prof"]);
+  const probeDir = values["heap-probe"] ? join(values["heap-probe"], `n${n}`) : undefined;
+  const restart = values["pg-stats"] || values["pg-set"] !== "";
+  let s = await startAllInOne(dataDir, freePort(), restart ? undefined : values["cpu-prof"], restart ? undefined : probeDir);
   let probes: Probes | null = null;
   try {
-    if (values["pg-stats"]) s = await enablePgStatStatements(s);
+    if (restart) s = await restartWithPgSettings(s, probeDir);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
     probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);
@@ -281,6 +313,7 @@ async function run(n: number) {
     const main1 = mainThreadTicks(bunPid);
     const pg1 = pgTicks(postmaster);
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
+    const split = pssSplit(bunPid, postmaster);
 
     // Arrivals inside the window, and the interval between consecutive arrivals of each monitor.
     const w = target.window(n, from, to, INTERVAL_S * 1000);
@@ -310,7 +343,7 @@ async function run(n: number) {
         `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
-        `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
+        `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB (${split})`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
         `load average ${loadAverage()}`,
       ].join(" | "),

@@ -27,6 +27,13 @@ export function stat(pid: number): [number, number, number] | null {
 
 export const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
 
+/** PSS split as smaps_rollup splits it (kB): anonymous memory (heaps), mapped files (code), shared memory (PostgreSQL's buffers). */
+export function pssPartsKb(pid: number): { anon: number; file: number; shmem: number } {
+  const text = readText(`/proc/${pid}/smaps_rollup`) ?? "";
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
+}
+
 /** Processes whose command line contains every one of `parts` (e.g. ["nats-server", "4222"]). */
 export function pidsByCommand(...parts: string[]): number[] {
   const out: number[] = [];
