@@ -8,8 +8,9 @@
  * /proc/<pid>/smaps_rollup (not RSS). Bun's CPU covers all its threads; its main thread's share is printed beside it.
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
- *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
- *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
+ *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run of
+ *            the main thread; the line then ends with the checks of the whole run and the window's bounds and checks,
+ *            for bench/profile-breakdown.ts --checks, or --from/--to/--checks for the window alone)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
@@ -265,7 +266,7 @@ async function run(n: number) {
     await sql.end();
     if (values["cpu-prof"]) {
       await stop(s);
-      console.log(`  checks during the profiled run: ${target.total()}`);
+      console.log(`  checks during the profiled run: ${target.total()}; the window: --from ${fromWall.getTime()} --to ${fromWall.getTime() + Math.round(windowS * 1000)} --checks ${inWindow}`);
     }
   } finally {
     const postmaster = postmasterOf(dataDir);
