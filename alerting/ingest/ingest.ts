@@ -74,16 +74,22 @@ export interface IngestDeps {
 
 const INGEST_MAX_WAIT_MS = 250;
 
+/** PostgreSQL has no year 0 and none past 9999 (the same bounds as the date-time format, schemas/formats.ts). */
+const MIN_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+const storable = (ms: number) => Number.isFinite(ms) && ms >= MIN_INSTANT && ms <= MAX_INSTANT;
+
+/** The times stay Date objects: checking and storing them costs no ISO text written, matched and parsed again. */
 function toInput(m: CheckResultMessage): CheckResultInput | null {
-  if (!m || !Number.isFinite(m.scheduled_at) || !Number.isFinite(m.checked_at)) return null;
+  if (!m || !storable(m.scheduled_at) || !storable(m.checked_at)) return null;
   return {
     job_id: m.id,
     org_id: m.org_id,
     monitor_id: m.monitor_id,
     location: m.location,
     location_type: m.location_type,
-    scheduled_at: new Date(m.scheduled_at).toISOString(),
-    checked_at: new Date(m.checked_at).toISOString(),
+    scheduled_at: new Date(m.scheduled_at),
+    checked_at: new Date(m.checked_at),
     status: m.status,
     duration_ms: m.duration_ms,
     error: m.error,
