@@ -168,8 +168,14 @@ export class MemoryConsumer {
       waiter.onClaim({ message: this.stream.messages.get(seq)!, consumer: this, deliveryCount });
       if (waiter.count >= waiter.max) waiter.finish();
     }
-    for (const w of this.waiters.filter((w) => w.any && w.count > 0)) {
-      this.dropWaiter(w);
+    // Long polls that got something end now (a loop, not a filter: pump runs for every consumer on every publish).
+    for (let i = 0; i < this.waiters.length; ) {
+      const w = this.waiters[i]!;
+      if (!(w.any && w.count > 0)) {
+        i++;
+        continue;
+      }
+      this.waiters.splice(i, 1);
       w.finish();
     }
   }
