@@ -27,15 +27,15 @@ interface Profile {
 
 /** Area by file; the first rule that matches a frame's file wins. */
 const AREAS: [string, RegExp][] = [
-  ["scheduling (scheduler/)", /\/scheduler\//],
+  ["scheduling (scheduler/, the job builder, publish retries)", /\/scheduler\/|\/domain\/monitors\/job\.ts|\/core\/retry\.ts/],
   ["dispatch (worker loop, runner/cloud/)", /\/runner\/cloud\//],
   ["the request (checks, undici, net guard)", /\/runner\/checks\/|\/node_modules\/undici\/|\/core\/net-guard\/|\/node_modules\/ipaddr\.js\//],
   ["result building (schemas, messages)", /\/schemas\//],
   ["port bus host (the crossing to the check threads: structured clones, postMessage)", /\/core\/bus\/port-/],
   ["bus (core/bus/)", /\/core\/bus\//],
   ["ingest and rollups (alerting/ingest, domain/results, db/queries)", /\/alerting\/ingest\/|\/domain\/results\/|\/db\/queries\/results|\/db\/queries\/rollup/],
-  ["alert evaluation (alerting/)", /\/alerting\//],
-  ["SSE fan-out and API (api/, elysia)", /\/api\/|\/node_modules\/elysia\//],
+  ["alert evaluation (alerting/, its queries)", /\/alerting\/|\/db\/queries\/alert-/],
+  ["SSE fan-out and API (live events, api/, elysia)", /\/domain\/events\/|\/api\/|\/node_modules\/elysia\//],
   ["logging (pino, core/log)", /\/node_modules\/pino|\/core\/log/],
   ["metrics (prom-client)", /\/node_modules\/prom-client\//],
   ["postgres.js driver (every query)", /\/node_modules\/postgres\//],
