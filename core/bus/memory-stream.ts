@@ -135,7 +135,14 @@ export class MemoryConsumer {
   private cursor = 0;
   /** Outstanding messages (delivered, not yet acked or given up) and their delivery counts. */
   private readonly deliveries = new Map<number, number>();
-  private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
+  /**
+   * Ack deadline (epoch ms) of each outstanding delivery, all watched by one timer set for the earliest: a timer per
+   * delivery cost a setTimeout and a clearTimeout for every message of every consumer.
+   */
+  private readonly deadlines = new Map<number, number>();
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When deadlineTimer fires (Infinity while none is set). */
+  private deadlineTimerAt = Number.POSITIVE_INFINITY;
   private readonly delayed = new Map<number, ReturnType<typeof setTimeout>>();
   /** Ready for redelivery, lowest sequence first. */
   private readonly redeliver = new Set<number>();
@@ -202,9 +209,7 @@ export class MemoryConsumer {
   }
 
   nak(seq: number, delayMs = 0): void {
-    if (!this.deadlines.has(seq)) return;
-    clearTimeout(this.deadlines.get(seq));
-    this.deadlines.delete(seq);
+    if (!this.deadlines.delete(seq)) return;
     if (this.exhausted(seq)) return void this.deliveries.delete(seq);
     if (delayMs <= 0) return this.requeue(seq);
     const t = setTimeout(() => {
@@ -236,7 +241,10 @@ export class MemoryConsumer {
   }
 
   close(): void {
-    for (const t of [...this.deadlines.values(), ...this.delayed.values()]) clearTimeout(t);
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    this.deadlineTimerAt = Number.POSITIVE_INFINITY;
+    for (const t of this.delayed.values()) clearTimeout(t);
     for (const w of this.waiters.splice(0)) w.finish();
   }
 
@@ -256,14 +264,36 @@ export class MemoryConsumer {
   }
 
   private armDeadline(seq: number): void {
-    clearTimeout(this.deadlines.get(seq));
-    const t = setTimeout(() => {
+    const at = Date.now() + this.settings.ackWaitMs;
+    this.deadlines.set(seq, at);
+    if (at < this.deadlineTimerAt) this.setDeadlineTimer(at);
+  }
+
+  private setDeadlineTimer(at: number): void {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimerAt = at;
+    this.deadlineTimer = setTimeout(() => this.expireDeadlines(), Math.max(0, at - Date.now()));
+    this.deadlineTimer.unref?.();
+  }
+
+  /** Redelivers (or gives up) what passed its ack deadline, then sets the timer for the earliest deadline left. */
+  private expireDeadlines(): void {
+    this.deadlineTimer = undefined;
+    this.deadlineTimerAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    const expired: number[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const [seq, at] of this.deadlines) {
+      if (at <= now) expired.push(seq);
+      else if (at < next) next = at;
+    }
+    for (const seq of expired) {
       this.deadlines.delete(seq);
       if (this.exhausted(seq)) this.deliveries.delete(seq);
       else this.requeue(seq);
-    }, this.settings.ackWaitMs);
-    t.unref?.();
-    this.deadlines.set(seq, t);
+    }
+    // Requeued deliveries that were claimed again have set the timer already when their deadline is earlier.
+    if (next < this.deadlineTimerAt) this.setDeadlineTimer(next);
   }
 
   private requeue(seq: number): void {
@@ -279,10 +309,13 @@ export class MemoryConsumer {
   /** Stops tracking an outstanding message; false when it was not outstanding. */
   private forget(seq: number): boolean {
     if (!this.deliveries.has(seq)) return false;
-    clearTimeout(this.deadlines.get(seq));
-    clearTimeout(this.delayed.get(seq));
+    // The deadline timer is left set: it finds nothing due and is set again for the earliest deadline left.
     this.deadlines.delete(seq);
-    this.delayed.delete(seq);
+    const delay = this.delayed.get(seq);
+    if (delay !== undefined) {
+      clearTimeout(delay);
+      this.delayed.delete(seq);
+    }
     this.redeliver.delete(seq);
     this.deliveries.delete(seq);
     return true;
