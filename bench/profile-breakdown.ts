@@ -6,6 +6,8 @@
  * timer callbacks whose asynchronous caller the profiler cannot see.
  * Usage: bun bench/profile-breakdown.ts FILE.cpuprofile [--checks N] (N checks in the profile: adds CPU-ms per check)
  *          [--interval-us 1000] (the profiler's sampling interval, Bun's default)
+ *          [--from MS --to MS] (only the samples taken between these wall-clock times, epoch ms: bench/scale.ts
+ *            --cpu-prof prints its window's, so start-up, creation and warm-up are left out)
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -19,18 +21,21 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** Wall clock of the first sample, epoch µs (time deltas are µs too). */
+  startTime: number;
 }
 
 /** Area by file; the first rule that matches a frame's file wins. */
 const AREAS: [string, RegExp][] = [
-  ["scheduling (scheduler/)", /\/scheduler\//],
+  ["scheduling (scheduler/, the job builder, publish retries)", /\/scheduler\/|\/domain\/monitors\/job\.ts|\/core\/retry\.ts/],
   ["dispatch (worker loop, runner/cloud/)", /\/runner\/cloud\//],
   ["the request (checks, undici, net guard)", /\/runner\/checks\/|\/node_modules\/undici\/|\/core\/net-guard\/|\/node_modules\/ipaddr\.js\//],
   ["result building (schemas, messages)", /\/schemas\//],
+  ["port bus host (the crossing to the check threads: structured clones, postMessage)", /\/core\/bus\/port-/],
   ["bus (core/bus/)", /\/core\/bus\//],
   ["ingest and rollups (alerting/ingest, domain/results, db/queries)", /\/alerting\/ingest\/|\/domain\/results\/|\/db\/queries\/results|\/db\/queries\/rollup/],
-  ["alert evaluation (alerting/)", /\/alerting\//],
-  ["SSE fan-out and API (api/, elysia)", /\/api\/|\/node_modules\/elysia\//],
+  ["alert evaluation (alerting/, its queries)", /\/alerting\/|\/db\/queries\/alert-/],
+  ["SSE fan-out and API (live events, api/, elysia)", /\/domain\/events\/|\/api\/|\/node_modules\/elysia\//],
   ["logging (pino, core/log)", /\/node_modules\/pino|\/core\/log/],
   ["metrics (prom-client)", /\/node_modules\/prom-client\//],
   ["postgres.js driver (every query)", /\/node_modules\/postgres\//],
@@ -40,7 +45,8 @@ const AREAS: [string, RegExp][] = [
 const GC = "GC";
 const IDLE = new Set(["(idle)", "(program)"]);
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { checks: { type: "string" }, "interval-us": { type: "string", default: "1000" } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { checks: { type: "string" }, "interval-us": { type: "string", default: "1000" }, from: { type: "string" }, to: { type: "string" } },
+});
 const file = positionals[0];
 if (!file) throw new Error("usage: bun bench/profile-breakdown.ts FILE.cpuprofile [--checks N]");
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
@@ -79,8 +85,13 @@ let total = 0;
 // Each sample stands for one sampling interval of CPU (the profiler samples only a running thread, so the time
 // deltas between samples include idle gaps and are not used as weights).
 const interval = Number(values["interval-us"]);
-for (const id of profile.samples) {
-  const area = classify(id);
+const fromUs = values.from ? Number(values.from) * 1000 : Number.NEGATIVE_INFINITY;
+const toUs = values.to ? Number(values.to) * 1000 : Number.POSITIVE_INFINITY;
+let at = profile.startTime;
+for (let i = 0; i < profile.samples.length; i++) {
+  at += profile.timeDeltas[i] ?? 0;
+  if (at < fromUs || at > toUs) continue;
+  const area = classify(profile.samples[i]!);
   if (area === null) continue;
   micros.set(area, (micros.get(area) ?? 0) + interval);
   total += interval;

@@ -20,8 +20,9 @@
  * the N monitors only.
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
- *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
- *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
+ *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run of
+ *            the main thread; the line then ends with the checks of the whole run and the window's bounds and checks,
+ *            for bench/profile-breakdown.ts --checks, or --from/--to/--checks for the window alone)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--probes P] (webhook probes, default 20) [--overview-every S] (seconds, default 2); both 0, or --cpu-prof: no second window
@@ -361,7 +362,7 @@ async function run(n: number) {
     if (!values["cpu-prof"] && (PROBES > 0 || OVERVIEW_EVERY_S > 0)) await underLoadWindow(s.url, headers, probes, n, bunPid, postmaster);
     if (values["cpu-prof"]) {
       await stop(s);
-      console.log(`  checks during the profiled run: ${target.total()}`);
+      console.log(`  checks during the profiled run: ${target.total()}; the window: --from ${fromWall.getTime()} --to ${fromWall.getTime() + Math.round(windowS * 1000)} --checks ${inWindow}`);
     }
   } finally {
     probes?.stop();

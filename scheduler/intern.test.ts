@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { frozenJsonCopy } from "../core/bus/index.ts";
 import { Interner } from "./intern.ts";
 
 describe("Interner", () => {
@@ -12,6 +13,9 @@ describe("Interner", () => {
     expect(b.headers).toBe(a.headers);
     expect(Object.isFrozen(a.headers)).toBe(true);
     expect(() => (a.expected_status as string[]).push("500")).toThrow();
+    // The bus's own frozen copy: a job carrying it is published without copying the config again.
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(frozenJsonCopy(a)).toBe(a);
     expect(i.list(["eu", "us"])).toBe(i.list(["eu", "us"]));
     expect(i.list(["eu", "us"])).not.toBe(i.list(["us", "eu"]));
     expect(i.list([])).toBe(i.list([]));

@@ -1,3 +1,5 @@
+import { frozenJsonCopy } from "../core/bus/index.ts";
+
 /** Values longer than this are kept as they are: long ones rarely repeat (URLs, hostnames). */
 const MAX_TEXT = 32;
 const MAX_JSON = 256;
@@ -5,13 +7,6 @@ const MAX_JSON = 256;
 const MAX_ENTRIES = 20_000;
 const EMPTY: readonly string[] = Object.freeze([]);
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /**
  * One copy of the values many monitors of a schedule repeat: organisation ids, check types, region lists, empty
@@ -36,20 +31,25 @@ export class Interner {
     return items.length === 0 ? EMPTY : (this.value(items) as readonly string[]);
   }
 
-  /** A copy of a check config whose own object stays per monitor and whose repeated values are shared. */
+  /**
+   * A copy of a check config whose own object stays per monitor and whose repeated values are shared. It is the
+   * bus's frozen JSON copy (core/bus/frozen-copy.ts), so publishing a job hands the config on without copying it.
+   */
   config(config: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(config)) out[k] = typeof v === "string" ? this.text(v) : v !== null && typeof v === "object" ? this.value(v) : v;
-    return out;
+    return frozenJsonCopy(out);
   }
 
+  /** Values come from JSON (the database's jsonb), so their frozen JSON copy says the same. */
   private value(v: object): unknown {
     const key = JSON.stringify(v);
     if (key.length > MAX_JSON) return v;
     const hit = this.values.get(key);
     if (hit !== undefined) return hit;
     if (this.values.size >= MAX_ENTRIES) this.values.clear();
-    this.values.set(key, deepFreeze(v));
-    return v;
+    const shared = frozenJsonCopy(v);
+    this.values.set(key, shared);
+    return shared;
   }
 }

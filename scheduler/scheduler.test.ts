@@ -359,6 +359,40 @@ describe("scheduler", () => {
     expect(warnings.length).toBe(1);
   });
 
+  it("publishes a job the bus refused twice on the third attempt, counting both failures", async () => {
+    const clock = new ManualClock(T0);
+    const bus = createMemoryBus();
+    await bus.ensureTopology();
+    let attempts = 0;
+    const flaky: Bus = Object.create(bus);
+    flaky.publishJob = async (subject, job) => {
+      if (++attempts <= 2) throw new Error("bus down");
+      return bus.publishJob(subject, job);
+    };
+    const metrics = createSchedulerMetrics();
+    const scheduler = new Scheduler({
+      bus: flaky,
+      clock,
+      log: silentLogger,
+      metrics,
+      placement: { regionOnline: () => true, runnerOnline: () => false },
+      maintenance: new MaintenanceGate(),
+      isLeader: () => true,
+      backfillMs: 60_000,
+    });
+    scheduler.upsert(row({ interval_seconds: 10 }));
+    scheduler.start(null);
+    await clock.advance(10_000);
+    for (let i = 0; i < 5; i++) await clock.advance(200);
+    await scheduler.idle();
+    expect(attempts).toBe(3);
+    expect(await bus.pendingJobs("jobs.region.eu-west")).toBe(1);
+    expect((await metrics.publishErrors.get()).values[0]!.value).toBe(2);
+    expect((await metrics.jobs.get()).values).toEqual([expect.objectContaining({ labels: { location_type: "region" }, value: 1 })]);
+    expect((await metrics.dropped.get()).values[0]!.value).toBe(0);
+    scheduler.stop();
+  });
+
   it("retries a failed publish and gives up once the job would have expired", async () => {
     const clock = new ManualClock(T0);
     let failures = 0;

@@ -401,17 +401,34 @@ export class Scheduler {
 
   /** Publishes with retries (core/retry) until the job would have expired anyway. */
   private async deliver(item: Outgoing): Promise<void> {
-    const stopped = STOPPED;
-    const expired = () => this.o.clock.now() >= item.expiresAt;
-    if (item.shedIfExpired && expired()) {
+    if (item.shedIfExpired && this.o.clock.now() >= item.expiresAt) {
       // Publishing fell behind by more than the job's life: a worker could only record it unavailable, at the full
       // cost of a result, which deepens the overload it comes from. Given up here, counted and warned about instead.
       this.expiredUnsent(item);
       return;
     }
+    if (!this.running) return;
+    // The first attempt outside the retry loop: nearly every publish succeeds, and this runs for every check.
+    try {
+      await item.send();
+    } catch (err) {
+      if (!(await this.retryDeliver(item, err))) return;
+    }
+    const m = this.o.metrics;
+    if (item.kind === "job") {
+      m?.jobs.inc({ location_type: item.locationType });
+      m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
+    } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
+  }
+
+  /** After the first attempt failed with `first`: true once the bus took the message, false when given up. */
+  private async retryDeliver(item: Outgoing, first: unknown): Promise<boolean> {
+    const stopped = STOPPED;
+    const expired = () => this.o.clock.now() >= item.expiresAt;
     try {
       await retry(
-        async () => {
+        async (attempt) => {
+          if (attempt === 1) throw first;
           if (!this.running) throw stopped;
           await item.send();
         },
@@ -429,17 +446,13 @@ export class Scheduler {
           },
         },
       );
+      return true;
     } catch (err) {
-      if (err === stopped) return;
+      if (err === stopped) return false;
       this.o.metrics?.dropped.inc();
       this.o.log.error({ op: "scheduler.publish", err, due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "giving up a due check: the bus did not take it before it expired");
-      return;
+      return false;
     }
-    const m = this.o.metrics;
-    if (item.kind === "job") {
-      m?.jobs.inc({ location_type: item.locationType });
-      m?.lag.observe(Math.max(0, this.o.clock.now() - item.due) / 1000);
-    } else m?.unavailable.inc({ reason: item.reason ?? "unknown" });
   }
 
   /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */

@@ -99,6 +99,9 @@ describe("ingest", () => {
     const due = Date.now() - 2000;
     await bus.publishResult(resultSubject(orgId, "mon_gone"), result(orgId, "mon_gone", due, "up"));
     await bus.publishResult(resultSubject(orgId, monitorId), { id: "bad", status: "sideways" } as never);
+    // Times PostgreSQL cannot store (past year 9999, before year 1) are malformed too, not a batch that fails for ever.
+    await bus.publishResult(resultSubject(orgId, monitorId), { ...result(orgId, monitorId, 8.64e15, "up"), id: "far" });
+    await bus.publishResult(resultSubject(orgId, monitorId), { ...result(orgId, monitorId, due, "up"), id: "early", checked_at: -62_200_000_000_000 });
     await bus.publishResult(resultSubject(orgId, monitorId), result(orgId, monitorId, due, "up"));
     await until(async () => (await db.sql`select count(*)::int as n from check_results where monitor_id = ${monitorId}`)[0]!.n === 1);
     expect((await db.sql`select count(*)::int as n from check_results where monitor_id = 'mon_gone'`)[0]!.n).toBe(0);

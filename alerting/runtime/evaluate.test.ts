@@ -42,6 +42,23 @@ describe("evaluateResults", () => {
     expect(await db.sql`select 1 from alert_states where monitor_id = ${mon}`).toHaveLength(0);
   });
 
+  it("runs no query for an organisation whose rules are all disabled, and evaluates once one is enabled", async () => {
+    const o = await alertingOrg(db.sql);
+    const mon = await o.monitor();
+    const ch = await o.webhook("http://127.0.0.1:9/x");
+    const rule = await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }], enabled: false });
+    let queries = 0;
+    const counted = new Proxy(db.sql, { apply: (target, self, args) => (queries++, Reflect.apply(target, self, args)) });
+    const run = (rs: ReturnType<typeof result>[]) => evaluateResults({ sql: counted, rules: new RuleCache(db.sql, silentLogger), publicBaseUrl: "https://w.test" }, rs);
+    const out = await run([result(o.orgId, mon, "down")]);
+    expect(out).toEqual({ evaluated: 0, deliveries: 0, busEvents: [] });
+    expect(queries).toBe(0);
+    await db.sql`update alert_rules set enabled = true where id = ${rule}`;
+    expect((await run([result(o.orgId, mon, "down")])).evaluated).toBe(1);
+    expect(queries).toBeGreaterThan(0);
+    expect(await decided(o.orgId)).toEqual(["alert@eu-west"]);
+  });
+
   it("decides once for a redelivered result", async () => {
     const o = await alertingOrg(db.sql);
     const mon = await o.monitor();

@@ -9,7 +9,7 @@ import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.
 import type { CompiledRule } from "../engine/compile.ts";
 import { type AlertBusEvent, type DecideContext, decide, readState } from "../engine/decide.ts";
 import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
-import type { RuleCache } from "./rule-cache.ts";
+import type { OrgAlerting, RuleCache } from "./rule-cache.ts";
 
 /**
  * Results are ordered by their checked_at; one stamped further ahead than this (a runner
@@ -44,7 +44,13 @@ export interface EvaluateOutcome {
  * result that can change something to its locked state rows, and write the new states, the
  * outbox deliveries and in-app notifications in one transaction. The caller acks after commit.
  */
-export async function evaluateResults(deps: EvaluateDeps, results: CheckResultMessage[]): Promise<EvaluateOutcome> {
+export async function evaluateResults(deps: EvaluateDeps, batch: CheckResultMessage[]): Promise<EvaluateOutcome> {
+  // An organisation without an enabled rule has nothing to evaluate: its results cost no query (most results of
+  // most organisations, and every result of the many that set no rule).
+  const orgs = new Map<string, OrgAlerting>();
+  for (const r of batch) if (typeof r.org_id === "string" && !orgs.has(r.org_id)) orgs.set(r.org_id, await deps.rules.get(r.org_id));
+  const results = batch.filter((r) => orgs.get(r.org_id)?.anyEnabled === true);
+  if (results.length === 0) return { evaluated: 0, deliveries: 0, busEvents: [] };
   const monitorIds = [...new Set(results.map((r) => r.monitor_id))];
   // Both only need the monitor ids: one round trip's time instead of two.
   const [monitors, peeked] = await Promise.all([loadMonitors(deps.sql, monitorIds), peekStates(deps.sql, monitorIds)]);
@@ -55,7 +61,7 @@ export async function evaluateResults(deps: EvaluateDeps, results: CheckResultMe
   for (const result of ordered) {
     const monitor = monitors.get(result.monitor_id);
     if (!monitor || monitor.org_id !== result.org_id) continue;
-    const org = await deps.rules.get(result.org_id);
+    const org = orgs.get(result.org_id)!;
     orgNames.set(result.org_id, org.orgName);
     for (const rule of org.matching(monitor)) {
       candidates.push({ key: { org_id: result.org_id, rule_id: rule.id, monitor_id: monitor.id, region: result.location }, rule, monitor, result });

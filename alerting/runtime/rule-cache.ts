@@ -12,6 +12,8 @@ export interface OrgAlerting {
   channels: Map<string, ChannelInfo>;
   /** Enabled rules whose scope covers the monitor, from an index by scope (no scan of every rule). */
   matching(monitor: MonitorView): CompiledRule[];
+  /** Whether any rule is enabled: without one, no result of the organisation can change an alert state. */
+  anyEnabled: boolean;
 }
 
 /** Indexes enabled rules by monitor id, by tag, and "all monitors". */
@@ -89,6 +91,7 @@ export class RuleCache {
       byId: new Map(compiled.map((r) => [r.id, r])),
       channels: channelMap,
       matching: indexRules(compiled),
+      anyEnabled: compiled.some((r) => r.machine.enabled),
     };
   }
 

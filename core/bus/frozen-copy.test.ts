@@ -37,6 +37,16 @@ describe("frozenJsonCopy", () => {
     expect(copied.data.list[0]!.v).toBe(1);
   });
 
+  it("hands on a copy it made as it is, also nested in a new value, and copies anything else", () => {
+    const data = frozenJsonCopy({ timings: { dns: 1, connect: 2 }, list: [1] });
+    expect(frozenJsonCopy(data)).toBe(data);
+    const event = frozenJsonCopy({ id: "e1", data });
+    expect(event.data).toBe(data);
+    const frozenByHand = Object.freeze({ a: Object.freeze({ b: 1 }) });
+    expect(frozenJsonCopy(frozenByHand)).not.toBe(frozenByHand);
+    expect(frozenJsonCopy(frozenByHand)).toEqual(frozenByHand);
+  });
+
   it("refuses what JSON refuses", () => {
     expect(() => frozenJsonCopy({ big: 1n })).toThrow(TypeError);
   });

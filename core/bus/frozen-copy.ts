@@ -10,6 +10,12 @@ export function frozenJsonCopy<T>(value: T): T {
   return copy(value, "") as T;
 }
 
+/**
+ * Every object and array this module returned: already what a JSON round trip gives, and frozen, so one met again
+ * (a monitor's config in each of its jobs, a result's data in its live event) is handed on as it is, not copied.
+ */
+const made = new WeakSet<object>();
+
 const skipped = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
 
 function copy(value: unknown, key: string): unknown {
@@ -27,6 +33,7 @@ function copy(value: unknown, key: string): unknown {
     default:
       return undefined;
   }
+  if (made.has(value as object)) return value;
   const o = value as { toJSON?: (key: string) => unknown };
   if (typeof o.toJSON === "function") return copy(o.toJSON(key), key);
   if (Array.isArray(value)) {
@@ -35,6 +42,7 @@ function copy(value: unknown, key: string): unknown {
       const item = value[i];
       out[i] = skipped(item) ? null : (copy(item, String(i)) ?? null);
     }
+    made.add(out);
     return Object.freeze(out);
   }
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
@@ -48,5 +56,6 @@ function copy(value: unknown, key: string): unknown {
     if (k === "__proto__") Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
     else out[k] = c;
   }
+  made.add(out);
   return Object.freeze(out);
 }

@@ -41,3 +41,27 @@ describe("memory bus results retention", () => {
     await bus.close();
   });
 });
+
+describe("memory bus ack deadlines", () => {
+  it("redelivers each unacked job at its own deadline, also one claimed later with a shorter ack wait", async () => {
+    const bus = createMemoryBus();
+    await bus.ensureTopology();
+    for (const id of ["a", "b", "c"]) await bus.publishJob("jobs.region.eu", { id });
+    const t0 = Date.now();
+    const [a] = await bus.fetchJobs<{ id: string }>("jobs.region.eu", 1, 1000, { ackWaitMs: 2000 });
+    await Bun.sleep(100);
+    // The consumer's ack wait is now 300 ms: b's deadline comes before a's.
+    const [b] = await bus.fetchJobs<{ id: string }>("jobs.region.eu", 1, 1000, { ackWaitMs: 300 });
+    const [c] = await bus.fetchJobs<{ id: string }>("jobs.region.eu", 1, 1000, { ackWaitMs: 300 });
+    c!.ack();
+    a!.ack();
+    const [again] = await bus.fetchJobs<{ id: string }>("jobs.region.eu", 1, 3000, { ackWaitMs: 300 });
+    const after = Date.now() - t0;
+    expect([a!.data.id, b!.data.id, again!.data.id, again!.deliveryCount]).toEqual(["a", "b", "b", 2]);
+    expect(after).toBeGreaterThanOrEqual(380);
+    expect(after).toBeLessThan(1500);
+    again!.ack();
+    expect(await bus.fetchJobs("jobs.region.eu", 1, 400, { ackWaitMs: 300 })).toEqual([]);
+    await bus.close();
+  });
+});

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from "../log.ts";
-import { TrackedDelivery } from "./delivery.ts";
+import { type Settler, TrackedDelivery } from "./delivery.ts";
 import { frozenJsonCopy } from "./frozen-copy.ts";
 import { startBatchLoop, startJobLoop, type Puller } from "./loops.ts";
 import { MemoryConsumer, MemoryStream, type Claim, type ConsumerSettings } from "./memory-stream.ts";
@@ -83,6 +83,30 @@ export function createMemoryBus(opts: MemoryBusOptions = {}): Bus {
 }
 
 const POLL_MS = 5000;
+
+/** Settles one claimed message (one object per delivery rather than four closures). */
+class ClaimSettler implements Settler {
+  constructor(
+    private readonly consumer: MemoryConsumer,
+    private readonly seq: number,
+  ) {}
+
+  ack(): void {
+    this.consumer.ack(this.seq);
+  }
+
+  nak(delayMs?: number): void {
+    this.consumer.nak(this.seq, delayMs);
+  }
+
+  working(): void {
+    this.consumer.working(this.seq);
+  }
+
+  term(): void {
+    this.consumer.term(this.seq);
+  }
+}
 
 /**
  * Same semantics as the NATS bus (see types.ts). Stream messages and events are copied once at publish as
@@ -403,12 +427,7 @@ class MemoryBus implements Bus, ResultSpill {
   private wrap<T>(claim: Claim): TrackedDelivery<T> {
     const { message: m, consumer, deliveryCount } = claim;
     const token = `mem.${consumer.stream.name}.${consumer.name}.${m.seq}`;
-    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), m.data as T, deliveryCount, m.publishedAt, token, {
-      ack: () => consumer.ack(m.seq),
-      nak: (delayMs) => consumer.nak(m.seq, delayMs),
-      working: () => consumer.working(m.seq),
-      term: () => consumer.term(m.seq),
-    });
+    return new TrackedDelivery<T>(m.subject.slice(this.topo.prefix.length), m.data as T, deliveryCount, m.publishedAt, token, new ClaimSettler(consumer, m.seq));
   }
 
   private async settle(token: string, apply: (c: MemoryConsumer, seq: number) => void): Promise<boolean> {

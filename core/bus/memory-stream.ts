@@ -153,6 +153,11 @@ export class MemoryStream {
   }
 }
 
+interface Sweep {
+  timer: ReturnType<typeof setTimeout>;
+  at: number;
+}
+
 export class MemoryConsumer {
   /** Highest stream sequence considered for a first delivery. */
   private cursor = 0;
@@ -164,7 +169,10 @@ export class MemoryConsumer {
    * a Timeout, a closure and its scope for each of thousands of outstanding messages, and made as much garbage.
    */
   private readonly deadlines = new Map<number, number>();
-  private sweep: { timer: ReturnType<typeof setTimeout>; at: number } | null = null;
+  private sweep: Sweep | null = null;
+  /** The latest deadline set; one set earlier than it (ackWaitMs was shortened) puts the map out of order. */
+  private lastDeadline = 0;
+  private unordered = false;
   private readonly delayed = new Map<number, ReturnType<typeof setTimeout>>();
   /** Ready for redelivery, lowest sequence first. */
   private readonly redeliver = new Set<number>();
@@ -197,8 +205,14 @@ export class MemoryConsumer {
       waiter.onClaim({ message: this.stream.messages.get(seq)!, consumer: this, deliveryCount });
       if (waiter.count >= waiter.max) waiter.finish();
     }
-    for (const w of this.waiters.filter((w) => w.any && w.count > 0)) {
-      this.dropWaiter(w);
+    // Long polls that got something end now (a loop, not a filter: pump runs for every consumer on every publish).
+    for (let i = 0; i < this.waiters.length; ) {
+      const w = this.waiters[i]!;
+      if (!(w.any && w.count > 0)) {
+        i++;
+        continue;
+      }
+      this.waiters.splice(i, 1);
       w.finish();
     }
   }
@@ -225,8 +239,7 @@ export class MemoryConsumer {
   }
 
   nak(seq: number, delayMs = 0): void {
-    if (!this.deadlines.has(seq)) return;
-    this.deadlines.delete(seq);
+    if (!this.deadlines.delete(seq)) return;
     if (this.exhausted(seq)) return void this.deliveries.delete(seq);
     if (delayMs <= 0) return this.requeue(seq);
     const t = setTimeout(() => {
@@ -284,7 +297,9 @@ export class MemoryConsumer {
     const at = Date.now() + this.settings.ackWaitMs;
     this.deadlines.delete(seq);
     this.deadlines.set(seq, at);
-    // Earlier than the sweep only after ackWaitMs was shortened (then a later deadline can expire that much late).
+    if (at < this.lastDeadline) this.unordered = true;
+    else this.lastDeadline = at;
+    // Earlier than the sweep only after ackWaitMs was shortened: the sweep then puts the map back in order.
     if (this.sweep && at < this.sweep.at) clearTimeout(this.sweep.timer);
     else if (this.sweep) return;
     this.sweepAt(at);
@@ -293,6 +308,7 @@ export class MemoryConsumer {
   /** Expires the deadlines that are due, earliest first, then waits for the next one. */
   private expire(): void {
     this.sweep = null;
+    if (this.unordered) this.sortDeadlines();
     const now = Date.now();
     const due: number[] = [];
     for (const [seq, at] of this.deadlines) {
@@ -305,8 +321,20 @@ export class MemoryConsumer {
       else this.redeliver.add(seq);
     }
     if (due.length > 0) this.pump();
+    // The earliest deadline left (a delivery the pump just re-armed may have set the sweep later than it).
     const next = this.deadlines.values().next();
-    if (!next.done && !this.sweep) this.sweepAt(next.value);
+    const sweep = this.sweep as Sweep | null; // pump() may have set it since the null above
+    if (next.done || (sweep && sweep.at <= next.value)) return;
+    if (sweep) clearTimeout(sweep.timer);
+    this.sweepAt(next.value);
+  }
+
+  /** Rewrites the deadlines earliest first (once after ackWaitMs was shortened; they stay in order after). */
+  private sortDeadlines(): void {
+    const sorted = [...this.deadlines].sort((a, b) => a[1] - b[1]);
+    this.deadlines.clear();
+    for (const [seq, at] of sorted) this.deadlines.set(seq, at);
+    this.unordered = false;
   }
 
   private sweepAt(at: number): void {
@@ -328,9 +356,13 @@ export class MemoryConsumer {
   /** Stops tracking an outstanding message; false when it was not outstanding. */
   private forget(seq: number): boolean {
     if (!this.deliveries.has(seq)) return false;
-    clearTimeout(this.delayed.get(seq));
+    // The sweep timer is left set: it finds nothing due and waits for the earliest deadline left.
     this.deadlines.delete(seq);
-    this.delayed.delete(seq);
+    const delay = this.delayed.get(seq);
+    if (delay !== undefined) {
+      clearTimeout(delay);
+      this.delayed.delete(seq);
+    }
     this.redeliver.delete(seq);
     this.deliveries.delete(seq);
     return true;

@@ -1,18 +1,41 @@
 /** NATS subject rules shared by both buses, so the in-process one accepts exactly what NATS does. */
 
-const TOKEN = /^[^\s.*>]+$/;
 const NAME = /^[A-Za-z0-9_-]+$/;
 
-/** True when `subject` (no wildcards) matches `pattern` (`*` one token, `>` one or more trailing tokens). */
+/**
+ * True when `subject` (no wildcards) matches `pattern` (`*` one token, `>` one or more trailing tokens). Walks both
+ * strings in place: the in-process bus calls it for every consumer on every publish.
+ */
 export function matchSubject(pattern: string, subject: string): boolean {
   if (pattern === subject) return true;
-  const p = pattern.split(".");
-  const s = subject.split(".");
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === ">") return s.length > i;
-    if (i >= s.length || (p[i] !== "*" && p[i] !== s[i])) return false;
+  let p = 0;
+  let s = 0;
+  for (;;) {
+    // A subject token remains while s has not passed its end ("a." ends in an empty token).
+    if (s > subject.length) return false;
+    const pEnd = tokenEnd(pattern, p);
+    const sEnd = tokenEnd(subject, s);
+    const wildcard = pEnd - p === 1 ? pattern.charCodeAt(p) : 0;
+    if (wildcard === GT) return true;
+    if (wildcard !== STAR && !sameToken(pattern, p, pEnd, subject, s, sEnd)) return false;
+    if (pEnd === pattern.length) return sEnd === subject.length;
+    p = pEnd + 1;
+    s = sEnd + 1;
   }
-  return p.length === s.length;
+}
+
+const STAR = 42;
+const GT = 62;
+
+function tokenEnd(text: string, from: number): number {
+  const i = text.indexOf(".", from);
+  return i < 0 ? text.length : i;
+}
+
+function sameToken(a: string, aFrom: number, aEnd: number, b: string, bFrom: number, bEnd: number): boolean {
+  if (aEnd - aFrom !== bEnd - bFrom) return false;
+  for (let i = 0; i < aEnd - aFrom; i++) if (a.charCodeAt(aFrom + i) !== b.charCodeAt(bFrom + i)) return false;
+  return true;
 }
 
 /** True when some subject matches both patterns (NATS refuses overlapping work-queue consumers). */
@@ -27,12 +50,12 @@ export function subjectsOverlap(a: string, b: string): boolean {
   return true;
 }
 
+/** Tokens of any characters but white space, ".", "*" and ">"; with wildcards also `*` tokens and a last `>` token. */
+const PLAIN_SUBJECT = /^[^\s.*>]+(?:\.[^\s.*>]+)*$/;
+const WILDCARD_SUBJECT = /^(?:(?:[^\s.*>]+|\*)(?:\.(?:[^\s.*>]+|\*))*(?:\.>)?|>)$/;
+
 export function assertSubject(subject: string, { wildcards }: { wildcards: boolean }): void {
-  const tokens = subject.split(".");
-  tokens.forEach((t, i) => {
-    const ok = TOKEN.test(t) || (wildcards && (t === "*" || (t === ">" && i === tokens.length - 1)));
-    if (!ok) throw new Error(`invalid subject "${subject}"`);
-  });
+  if (!(wildcards ? WILDCARD_SUBJECT : PLAIN_SUBJECT).test(subject)) throw new Error(`invalid subject "${subject}"`);
 }
 
 export function assertName(kind: string, name: string): void {
