@@ -1,15 +1,6 @@
 import type { Bus } from "../core/bus/index.ts";
 import type { Clock } from "../core/clock.ts";
-import {
-  type CheckResultMessage,
-  jobId,
-  type LocationType,
-  regionBrowserSubject,
-  regionSubject,
-  resultSubject,
-  runnerSubject,
-  unavailableResult,
-} from "../schemas/messages/check-messages.ts";
+import { type CheckResultMessage, jobId, type LocationType, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
@@ -21,7 +12,8 @@ import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
 import { retry } from "../core/retry.ts";
-import type { Admission } from "./admission.ts";
+import type { Admission, Waiting } from "./admission.ts";
+import { type JobQueue, queueOf } from "./job-queues.ts";
 
 /** One monitor as the schedule holds it. */
 interface Entry {
@@ -64,6 +56,14 @@ interface Outgoing {
    * replayed already expired (a new leader's backfill) is published anyway, so its worker records the gap.
    */
   shedIfExpired?: boolean;
+  /** Taken off an admission line: settled there once handled, so the line's watermark moves on. */
+  released?: Waiting;
+}
+
+/** Where the previous leader's line of one queue stood: every due check up to `releasedThrough` was published. */
+export interface LineState {
+  queue: JobQueue;
+  releasedThrough: number;
 }
 
 export interface SchedulerOptions {
@@ -74,8 +74,8 @@ export interface SchedulerOptions {
   maintenance: MaintenanceGate;
   metrics?: SchedulerMetrics;
   /**
-   * Backpressure per region (scheduler/admission.ts): when given, a region's standard jobs are published only
-   * while its queue has room; the rest wait in line and the schedule slips evenly.
+   * Backpressure per job queue (scheduler/admission.ts): when given, a job is published only while its queue (a
+   * region's, a browser engine's of a region, a runner's) has room; the rest wait in line and the schedule slips evenly.
    */
   admission?: Admission;
   /** Checked before every round of publishing; false pauses publishing until it is true again. */
@@ -103,6 +103,18 @@ const FIRST_CHECK_SOON_MS = 2000;
 
 /** Thrown inside the retry loop once stopped; one instance (an Error per publish cost a stack capture per check). */
 const STOPPED = new Error("scheduler stopped");
+
+/**
+ * How far back a new leader rebuilds the previous leader's lines (beyond the backfill window): a check waits in
+ * line at most about (load / capacity − 1) intervals, and a line older than this comes from a leader long gone.
+ */
+const LINE_RECOVERY_MS = 3_600_000;
+
+/** Whether a monitor's checks go to this queue. */
+function routesTo(e: Entry, q: JobQueue): boolean {
+  if (q.kind === "runner") return e.runnerIds.includes(q.location);
+  return e.regions.includes(q.location) && browserEngineOf(e.type, e.config) === q.engine;
+}
 
 /** The location of the unavailable results of a monitor with no region and no runner. */
 const NOWHERE = "none";
@@ -207,9 +219,10 @@ export class Scheduler {
 
   /**
    * Starts firing. Due times after `fromMs` are published, so a new leader picks up where
-   * the last one's watermark stopped (bounded by backfillMs); null starts from now.
+   * the last one's watermark stopped (bounded by backfillMs); null starts from now. `lines`: where the
+   * last leader's admission lines stood; the checks still waiting in them are put back in line first.
    */
-  start(fromMs: number | null): void {
+  start(fromMs: number | null, lines: readonly LineState[] = []): void {
     const now = this.o.clock.now();
     // A watermark far ahead of this clock comes from a badly skewed host: start from now instead.
     const trusted = fromMs !== null && fromMs <= now + this.o.backfillMs;
@@ -217,8 +230,35 @@ export class Scheduler {
     this.startFrom = from;
     this.started = true;
     this.running = true;
+    if (trusted) this.recoverLines(from, lines, now);
     for (const e of this.entries.values()) this.place(e, dueAfter(from, e.phase, e.intervalMs), false);
     this.arm();
+  }
+
+  /**
+   * The checks the last leader kept in line were handled as far as its watermark goes, but never published: they
+   * are the due times of each queue's monitors after the line's `releasedThrough` and up to `through` (from where
+   * this leader's schedule goes on). Each monitor is put back once, at its place (its first such due time), for
+   * its latest such due time, before anything this leader puts in line: no check is skipped, none run twice.
+   */
+  private recoverLines(through: number, lines: readonly LineState[], now: number): void {
+    const admission = this.o.admission;
+    if (!admission) return;
+    const floor = now - Math.max(this.o.backfillMs, LINE_RECOVERY_MS);
+    for (const { queue, releasedThrough } of lines) {
+      const after = Math.max(releasedThrough, floor);
+      if (after >= through) continue;
+      const line: { monitorId: string; firstDue: number; due: number }[] = [];
+      for (const e of this.entries.values()) {
+        if (!routesTo(e, queue)) continue;
+        const firstDue = dueAfter(after, e.phase, e.intervalMs);
+        if (firstDue > through) continue;
+        line.push({ monitorId: e.id, firstDue, due: dueAtOrAfter(through - e.intervalMs + 1, e.phase, e.intervalMs) });
+      }
+      line.sort((a, b) => a.firstDue - b.firstDue);
+      admission.seed(queue, line);
+      if (line.length > 0) this.o.log.info({ op: "scheduler.start", queue: queue.subject, waiting: line.length }, "took over the last leader's line of due checks");
+    }
   }
 
   /** Stops at once: no further publish starts; publishes already handed to the bus may still land. */
@@ -312,16 +352,17 @@ export class Scheduler {
       this.enqueue({ due, expiresAt, locationType: "region", jobId: result.id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: "no_location", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
       return;
     }
-    for (const region of e.regions) this.planAt(e, due, now, "region", region, false);
-    for (const runner of e.runnerIds) this.planAt(e, due, now, "runner", runner, false);
+    for (const region of e.regions) this.planAt(e, due, now, "region", region);
+    for (const runner of e.runnerIds) this.planAt(e, due, now, "runner", runner);
   }
 
   /**
    * One location of one due check: its job, an `unavailable` result when the location cannot run it, or
-   * nothing yet when the region's queue is full (admission keeps it in line). `admitted`: it waited in
-   * that line, so it expires a full expiry after now rather than after its due time.
+   * nothing yet when its queue is full (admission keeps it in line). `released`: it waited in that line,
+   * so it expires a full expiry after now rather than after its due time.
    */
-  private planAt(e: Entry, due: number, now: number, locationType: LocationType, location: string, admitted: boolean): void {
+  private planAt(e: Entry, due: number, now: number, locationType: LocationType, location: string, released?: Waiting): void {
+    const admitted = released !== undefined;
     const engine = browserEngineOf(e.type, e.config);
     const id = jobId(e.id, location, due);
     const expiresAt = admitted ? Math.max(expiryOf(due, e.intervalMs), expiryOf(now, e.intervalMs)) : expiryOf(due, e.intervalMs);
@@ -340,29 +381,32 @@ export class Scheduler {
           : "runner offline";
       const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
       const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, released, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
       return;
     }
-    // Standard checks of a region go through its backpressure; browser queues and runners do not (docs/scheduling.md).
-    if (!admitted && locationType === "region" && engine === null && this.o.admission && !this.o.admission.offer(location, e.id, due)) return;
+    // Every queue (a region's, a browser engine's, a runner's) goes through its backpressure (docs/scheduling.md).
+    const queue = queueOf(locationType, location, engine);
+    if (!admitted && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
     const job = buildCheckJob(
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
     );
-    const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
-    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
   }
 
-  /** Publishes the due checks kept back that their regions' queues have room for now (after each admission sample). */
+  /** Publishes the due checks kept back that their queues have room for now (after each admission sample). */
   private releaseWaiting(): void {
     const admission = this.o.admission;
     if (!admission || !this.running || !this.o.isLeader()) return;
     const now = this.o.clock.now();
     for (const w of admission.releasable()) {
       const e = this.entries.get(w.monitorId);
-      // Removed, moved to other regions or paused by a maintenance window while it waited: nothing to publish.
-      if (!e || !e.regions.includes(w.region) || this.o.maintenance.isPaused(e, w.due)) continue;
-      this.planAt(e, w.due, now, "region", w.region, true);
+      // Removed, moved to other locations or paused by a maintenance window while it waited: nothing to publish.
+      if (!e || !routesTo(e, w.queue) || this.o.maintenance.isPaused(e, w.due)) {
+        admission.settle(w);
+        continue;
+      }
+      this.planAt(e, w.due, now, w.queue.kind === "runner" ? "runner" : "region", w.queue.location, w);
     }
     this.pump();
   }
@@ -386,6 +430,7 @@ export class Scheduler {
     try {
       for (let item = this.queue.shift(); item; item = this.running ? this.queue.shift() : undefined) {
         await this.deliver(item);
+        if (item.released) this.o.admission?.settle(item.released);
         const left = (this.inflight.get(item.due) ?? 1) - 1;
         if (left > 0) this.inflight.set(item.due, left);
         else this.inflight.delete(item.due);
