@@ -3,7 +3,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Logger } from "../core/log.ts";
 import type { JobQueue } from "./job-queues.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
-import { type OverloadThresholds, OverloadWatch } from "./overload-watch.ts";
+import { OverloadWatch } from "./overload-watch.ts";
 
 /** A due check kept back because its queue was full: at most one per (monitor, queue). */
 export interface Waiting {
@@ -49,7 +49,6 @@ export interface AdmissionOptions {
   sampleMs?: number;
   /** What the drain is measured against; default performance.now (tests drive it with the schedule's clock). */
   sampleClock?: () => number;
-  overload?: OverloadThresholds;
 }
 
 /** Waiting jobs a queue may hold before its drain is measured (start-up). */
@@ -224,7 +223,7 @@ export class Admission {
         usedAt: Date.now(),
         waiting: new Map(),
         releasing: new Set(),
-        watch: new OverloadWatch(what, fields, this.o.log, this.o.overload),
+        watch: new OverloadWatch(what, fields, this.o.log),
       };
       this.gates.set(queue.subject, g);
     }

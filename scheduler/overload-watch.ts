@@ -1,14 +1,9 @@
 import type { Logger } from "../core/log.ts";
 
-/** When a queue counts as overloaded and when it keeps up again (scheduler/admission.ts). */
-export interface OverloadThresholds {
-  /** Overloaded once its oldest kept-back due check has waited this long; default 2 s. */
-  enterLagMs: number;
-  /** Keeps up again once nothing has waited in line for this long (no flapping at the edge); default 10 s. */
-  exitCalmMs: number;
-}
-
-export const DEFAULT_OVERLOAD_THRESHOLDS: OverloadThresholds = { enterLagMs: 2000, exitCalmMs: 10_000 };
+/** A queue is overloaded once its oldest kept-back due check has waited this long (on the schedule's clock)... */
+const OVERLOAD_ENTER_LAG_MS = 2000;
+/** ...and keeps up again once nothing has waited in line for this long (no flapping at the edge). */
+const OVERLOAD_EXIT_CALM_MS = 10_000;
 
 /**
  * One queue's overload state with hysteresis: one warn line when it starts, one info line when it
@@ -26,14 +21,13 @@ export class OverloadWatch {
     private readonly what: string,
     private readonly fields: Record<string, unknown>,
     private readonly log: Logger,
-    private readonly t: OverloadThresholds = DEFAULT_OVERLOAD_THRESHOLDS,
   ) {}
 
   update(now: number, waiting: number, lagMs: number, detail: Record<string, unknown>): void {
     if (waiting > 0) this.calmSince = null;
     else this.calmSince ??= now;
     if (this.since === null) {
-      if (waiting > 0 && lagMs >= this.t.enterLagMs) {
+      if (waiting > 0 && lagMs >= OVERLOAD_ENTER_LAG_MS) {
         this.since = now;
         this.slipped = 0;
         this.log.warn(
@@ -43,7 +37,7 @@ export class OverloadWatch {
       }
       return;
     }
-    if (this.calmSince !== null && now - this.calmSince >= this.t.exitCalmMs) this.end(now);
+    if (this.calmSince !== null && now - this.calmSince >= OVERLOAD_EXIT_CALM_MS) this.end(now);
   }
 
   /** Ends an episode: the queue keeps up again, or (`stopping`) this leader stops scheduling. */

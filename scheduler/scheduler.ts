@@ -14,6 +14,7 @@ import type { Placement } from "./placement.ts";
 import { retry } from "../core/retry.ts";
 import type { Admission, Waiting } from "./admission.ts";
 import { type JobQueue, queueOf } from "./job-queues.ts";
+import { LINE_RECOVERY_MS, recoverLine, routesTo } from "./line-recovery.ts";
 
 /** One monitor as the schedule holds it. */
 interface Entry {
@@ -103,18 +104,6 @@ const FIRST_CHECK_SOON_MS = 2000;
 
 /** Thrown inside the retry loop once stopped; one instance (an Error per publish cost a stack capture per check). */
 const STOPPED = new Error("scheduler stopped");
-
-/**
- * How far back a new leader rebuilds the previous leader's lines (beyond the backfill window): a check waits in
- * line at most about (load / capacity − 1) intervals, and a line older than this comes from a leader long gone.
- */
-const LINE_RECOVERY_MS = 3_600_000;
-
-/** Whether a monitor's checks go to this queue. */
-function routesTo(e: Entry, q: JobQueue): boolean {
-  if (q.kind === "runner") return e.runnerIds.includes(q.location);
-  return e.regions.includes(q.location) && browserEngineOf(e.type, e.config) === q.engine;
-}
 
 /** The location of the unavailable results of a monitor with no region and no runner. */
 const NOWHERE = "none";
@@ -230,35 +219,16 @@ export class Scheduler {
     this.startFrom = from;
     this.started = true;
     this.running = true;
-    if (trusted) this.recoverLines(from, lines, now);
+    if (trusted && this.o.admission) {
+      const floor = now - Math.max(this.o.backfillMs, LINE_RECOVERY_MS);
+      for (const { queue, releasedThrough } of lines) {
+        const line = recoverLine(this.entries.values(), queue, Math.max(releasedThrough, floor), from);
+        this.o.admission.seed(queue, line);
+        if (line.length > 0) this.o.log.info({ op: "scheduler.start", queue: queue.subject, waiting: line.length }, "took over the last leader's line of due checks");
+      }
+    }
     for (const e of this.entries.values()) this.place(e, dueAfter(from, e.phase, e.intervalMs), false);
     this.arm();
-  }
-
-  /**
-   * The checks the last leader kept in line were handled as far as its watermark goes, but never published: they
-   * are the due times of each queue's monitors after the line's `releasedThrough` and up to `through` (from where
-   * this leader's schedule goes on). Each monitor is put back once, at its place (its first such due time), for
-   * its latest such due time, before anything this leader puts in line: no check is skipped, none run twice.
-   */
-  private recoverLines(through: number, lines: readonly LineState[], now: number): void {
-    const admission = this.o.admission;
-    if (!admission) return;
-    const floor = now - Math.max(this.o.backfillMs, LINE_RECOVERY_MS);
-    for (const { queue, releasedThrough } of lines) {
-      const after = Math.max(releasedThrough, floor);
-      if (after >= through) continue;
-      const line: { monitorId: string; firstDue: number; due: number }[] = [];
-      for (const e of this.entries.values()) {
-        if (!routesTo(e, queue)) continue;
-        const firstDue = dueAfter(after, e.phase, e.intervalMs);
-        if (firstDue > through) continue;
-        line.push({ monitorId: e.id, firstDue, due: dueAtOrAfter(through - e.intervalMs + 1, e.phase, e.intervalMs) });
-      }
-      line.sort((a, b) => a.firstDue - b.firstDue);
-      admission.seed(queue, line);
-      if (line.length > 0) this.o.log.info({ op: "scheduler.start", queue: queue.subject, waiting: line.length }, "took over the last leader's line of due checks");
-    }
   }
 
   /** Stops at once: no further publish starts; publishes already handed to the bus may still land. */

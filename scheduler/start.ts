@@ -18,7 +18,6 @@ import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
 import { startPlacement } from "./placement.ts";
 import { type LineState, Scheduler } from "./scheduler.ts";
-import type { OverloadThresholds } from "./overload-watch.ts";
 import { startSync } from "./sync.ts";
 
 export interface SchedulerDeps {
@@ -46,8 +45,6 @@ export interface SchedulerDeps {
   queueSeconds?: number;
   /** Result durables whose backlog holds publishing back (the all-in-one's in-process ingest); none by default. */
   resultDurables?: readonly string[];
-  /** When a queue counts as overloaded and as keeping up again; default 2 s of lag and 10 s calm (tests shorten them). */
-  overload?: OverloadThresholds;
 }
 
 export interface SchedulerHandle {
@@ -117,7 +114,6 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       queueSeconds: deps.queueSeconds ?? 5,
       concurrencyOf: (queue) => placement.queueConcurrency(queue),
       resultDurables: deps.resultDurables,
-      overload: deps.overload,
     });
     const scheduler = new Scheduler({
       admission,
