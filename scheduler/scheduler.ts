@@ -134,6 +134,9 @@ export class Scheduler {
   /** The second (ms) the immediate first checks are counted in, and how many it has had. */
   private firstWindow = 0;
   private firstInWindow = 0;
+  private readonly regionQueues = new Map<string, JobQueue>();
+  private readonly browserQueues = new Map<string, JobQueue>();
+  private readonly runnerQueues = new Map<string, JobQueue>();
 
   constructor(private readonly o: SchedulerOptions) {
     if (o.admission) o.admission.onSample = () => this.releaseWaiting();
@@ -355,13 +358,22 @@ export class Scheduler {
       return;
     }
     // Every queue (a region's, a browser engine's, a runner's) goes through its backpressure (docs/scheduling.md).
-    const queue = queueOf(locationType, location, engine);
+    const queue = this.queueAt(locationType, location, engine);
     if (!admitted && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
     const job = buildCheckJob(
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
     );
     this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
+  }
+
+  /** One descriptor per queue, kept: the hot path allocates none per check. */
+  private queueAt(locationType: LocationType, location: string, engine: string | null): JobQueue {
+    const byLocation = locationType === "runner" ? this.runnerQueues : engine === null ? this.regionQueues : this.browserQueues;
+    const key = engine === null ? location : `${location}.${engine}`;
+    let q = byLocation.get(key);
+    if (!q) byLocation.set(key, (q = queueOf(locationType, location, engine)));
+    return q;
   }
 
   /** Publishes the due checks kept back that their queues have room for now (after each admission sample). */
