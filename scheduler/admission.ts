@@ -59,6 +59,11 @@ const MIN_WAITING = 5;
 const RESULTS_FLOOR = 2000;
 /** A queue idle this long is forgotten (its gauges go back to 0). */
 const IDLE_MS = 120_000;
+/**
+ * A runner's queue is read at most this often (a region's at every sample): on NATS each read is a request to the
+ * server, and a hosted deployment may have many runners. Its limit holds seconds of work, so this is soon enough.
+ */
+const RUNNER_SAMPLE_MS = 1000;
 /** Weight of the newest drain sample in the moving average. */
 const ALPHA = 0.3;
 
@@ -250,7 +255,7 @@ export class Admission {
           this.gates.delete(g.queue.subject);
           continue;
         }
-        await this.measure(g);
+        if (g.queue.kind !== "runner" || this.wall() - g.sampledAt >= RUNNER_SAMPLE_MS) await this.measure(g);
         totalDrain += g.drain;
       }
       // In-process ingest behind by more than queueSeconds of the consumers' output: hold every queue back.
