@@ -169,8 +169,9 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       /** handOver: a clean stop while still holding the lock; the successor then backfills from here. */
       async stop(handOver: boolean) {
         const through = scheduler.handledThrough();
-        // Stop publishing first (synchronously), then the rest.
+        // Stop publishing first (synchronously), then the rest; no periodic write after the final one below.
         scheduler.stop();
+        clearInterval(watermarkTimer);
         const loads = admission.loads();
         const regions = regionLoads(loads).map((r) => ({ ...r, overloadedSince: null, lagSeconds: 0, waiting: 0 }));
         admission.stop();
@@ -185,7 +186,6 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
             await replaceQueueStates(tx, lines);
           }).catch(() => {});
         }
-        clearInterval(watermarkTimer);
         clearInterval(pruneTimer);
         await housekeeping.stop();
         await billing?.stop();
