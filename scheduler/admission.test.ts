@@ -6,6 +6,7 @@ import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { type CheckJobMessage, regionSubject } from "../schemas/messages/check-messages.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix, until } from "../tests/support/scheduling.ts";
 import { Admission } from "./admission.ts";
+import { regionQueue } from "./job-queues.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
 import { Scheduler } from "./scheduler.ts";
@@ -84,7 +85,7 @@ for (const kind of ["memory", "nats"] as const) {
       await clock.advance(30_000);
       await scheduler.idle();
       expect(await queued()).toBe(20);
-      expect(admission.loads()[0]).toMatchObject({ region: "eu-west", waiting: 30 });
+      expect(admission.loads()[0]).toMatchObject({ queue: { subject: "jobs.region.eu-west" }, waiting: 30 });
       const peek = await take(20);
       const first = new Set(peek.map((d) => d.data.monitor_id));
       for (const d of peek) d.nak();
@@ -126,10 +127,10 @@ describe("backpressure from the in-process result backlog", () => {
     open.push({ stop: () => void bus.close() });
     const admission = new Admission({ bus, clock: new ManualClock(T0), log: silentLogger, queueSeconds: 5, concurrencyOf: () => 10, resultDurables: ["slow-ingest"] });
     open.push(admission);
-    expect(admission.offer("eu-west", "mon_a", T0)).toBe(true);
+    expect(admission.offer(regionQueue("eu-west"), "mon_a", T0)).toBe(true);
     for (let i = 0; i < 2100; i++) await bus.publishResult("results.org_a.mon_x", { id: `r${i}` });
     await admission.sample();
-    expect(admission.offer("eu-west", "mon_b", T0)).toBe(false);
+    expect(admission.offer(regionQueue("eu-west"), "mon_b", T0)).toBe(false);
     expect([...admission.releasable()]).toEqual([]);
 
     const drained = await bus.consumeResults("slow-ingest", { batchSize: 500, maxWaitMs: 10 }, () => {});

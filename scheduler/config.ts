@@ -14,7 +14,7 @@ export const schedulerEnv = Type.Object({
     minimum: 1,
     maximum: 30,
     default: 5,
-    description: "backpressure: seconds of work a region's job queue may hold beyond the checks its workers run at once (past it due checks wait and the schedule slips), 1-30; keep it below the shortest interval",
+    description: "backpressure: seconds of work a job queue (a region's, a browser engine's of a region, a runner's) may hold beyond the checks its consumers run at once (past it due checks wait and the schedule slips), 1-30; keep it below the shortest interval",
   }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
   // The leader runs the billing jobs (grace periods, period ends): it talks to the payment provider.

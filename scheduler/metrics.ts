@@ -22,27 +22,34 @@ export function createSchedulerMetrics(registry?: Registry) {
     }),
     monitors: new Gauge({ name: "watchpost_scheduler_monitors", help: "Monitors in the schedule", registers }),
     leader: new Gauge({ name: "watchpost_scheduler_leader", help: "1 while this instance is the active scheduler", registers }),
-    // Backpressure (scheduler/admission.ts): a region whose queue holds more than SCHEDULER_QUEUE_SECONDS of work.
+    // Backpressure (scheduler/admission.ts): a queue holding more than SCHEDULER_QUEUE_SECONDS of work. A region's
+    // standard queue is labelled by region, each browser engine's queue of it by region and engine.
     overloaded: new Gauge({
       name: "watchpost_scheduler_overloaded",
-      help: "1 while the region is over capacity: due checks wait for its queue to drain and the schedule slips",
-      labelNames: ["region"] as const,
+      help: "1 while the region's queue (or, with an engine label, its browser engine's queue) is over capacity: due checks wait for it to drain and the schedule slips",
+      labelNames: ["region", "engine"] as const,
       registers,
     }),
     scheduleLag: new Gauge({
       name: "watchpost_scheduler_schedule_lag_seconds",
       help: "How long the oldest due check kept back for the region's queue has waited (0 while it keeps up)",
-      labelNames: ["region"] as const,
+      labelNames: ["region", "engine"] as const,
       registers,
     }),
-    waiting: new Gauge({ name: "watchpost_scheduler_waiting_checks", help: "Due checks kept back for the region's queue (one per monitor at most)", labelNames: ["region"] as const, registers }),
-    queued: new Gauge({ name: "watchpost_scheduler_queue_jobs", help: "Jobs in the region's queue (waiting and running) at the last sample", labelNames: ["region"] as const, registers }),
+    waiting: new Gauge({ name: "watchpost_scheduler_waiting_checks", help: "Due checks kept back for the region's queue (one per monitor at most)", labelNames: ["region", "engine"] as const, registers }),
+    queued: new Gauge({ name: "watchpost_scheduler_queue_jobs", help: "Jobs in the region's queue (waiting and running) at the last sample", labelNames: ["region", "engine"] as const, registers }),
     slipped: new Counter({
       name: "watchpost_scheduler_slipped_total",
       help: "Due checks merged into the same monitor's check still waiting for the region's queue (checked less often, not recorded unavailable)",
-      labelNames: ["region"] as const,
+      labelNames: ["region", "engine"] as const,
       registers,
     }),
+    runnersOverloaded: new Gauge({
+      name: "watchpost_scheduler_runners_overloaded",
+      help: "Self-hosted runners over capacity now: their due checks wait for their queues to drain (each runner's status shows its own)",
+      registers,
+    }),
+    runnerWaiting: new Gauge({ name: "watchpost_scheduler_runner_waiting_checks", help: "Due checks kept back for self-hosted runners' queues, all runners together", registers }),
   };
 }
 

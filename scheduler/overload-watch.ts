@@ -1,13 +1,15 @@
 import type { Logger } from "../core/log.ts";
 
-/** A region is overloaded once its oldest kept-back due check has waited this long... */
+/** A queue is overloaded once its oldest kept-back due check has waited this long (on the schedule's clock)... */
 const OVERLOAD_ENTER_LAG_MS = 2000;
 /** ...and keeps up again once nothing has waited in line for this long (no flapping at the edge). */
 const OVERLOAD_EXIT_CALM_MS = 10_000;
 
 /**
- * One region's overload state with hysteresis: one warn line when it starts, one info line when it
- * ends, never a line per check. Pure bookkeeping; time comes in as arguments.
+ * One queue's overload state with hysteresis: one warn line when it starts, one info line when it
+ * ends, never a line per check. Pure bookkeeping; time comes in as arguments. `what` names the queue
+ * in the message ("region eu-west", "the chromium browsers of region eu-west", "runner run_…"), `fields`
+ * in the structured line.
  */
 export class OverloadWatch {
   since: number | null = null;
@@ -16,7 +18,8 @@ export class OverloadWatch {
   private calmSince: number | null = null;
 
   constructor(
-    private readonly region: string,
+    private readonly what: string,
+    private readonly fields: Record<string, unknown>,
     private readonly log: Logger,
   ) {}
 
@@ -28,8 +31,8 @@ export class OverloadWatch {
         this.since = now;
         this.slipped = 0;
         this.log.warn(
-          { op: "scheduler.overload", region: this.region, waiting, lagSeconds: Math.round(lagMs / 1000), ...detail },
-          `region ${this.region} is over capacity: due checks wait for its queue to drain, so every monitor is still checked, less often`,
+          { op: "scheduler.overload", ...this.fields, waiting, lagSeconds: Math.round(lagMs / 1000), ...detail },
+          `${this.what} is over capacity: due checks wait for its queue to drain, so every monitor is still checked, less often`,
         );
       }
       return;
@@ -37,12 +40,12 @@ export class OverloadWatch {
     if (this.calmSince !== null && now - this.calmSince >= OVERLOAD_EXIT_CALM_MS) this.end(now);
   }
 
-  /** Ends an episode: the region keeps up again, or (`stopping`) this leader stops scheduling. */
+  /** Ends an episode: the queue keeps up again, or (`stopping`) this leader stops scheduling. */
   end(now: number, stopping = false): void {
     if (this.since === null) return;
     this.log.info(
-      { op: "scheduler.overload", region: this.region, seconds: Math.round((now - this.since) / 1000), slipped: this.slipped, stopping },
-      stopping ? `region ${this.region} was still over capacity when this scheduler stopped leading` : `region ${this.region} keeps up again: checks are back on their schedule`,
+      { op: "scheduler.overload", ...this.fields, seconds: Math.round((now - this.since) / 1000), slipped: this.slipped, stopping },
+      stopping ? `${this.what} was still over capacity when this scheduler stopped leading` : `${this.what} keeps up again: checks are back on their schedule`,
     );
     this.since = null;
     this.calmSince = null;

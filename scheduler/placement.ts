@@ -3,17 +3,18 @@ import type { Logger } from "../core/log.ts";
 import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
+import type { JobQueue } from "./job-queues.ts";
 
-const NONE: ReadonlySet<string> = new Set();
+const NONE: ReadonlyMap<string, number> = new Map();
 
 /** Whether a location can run a job now; answered from memory on the hot path. */
 export interface Placement {
   regionOnline(region: string): boolean;
   runnerOnline(runnerId: string): boolean;
   /** Browser engines of the region's online workers; none when absent. */
-  regionEngines?(region: string): ReadonlySet<string>;
+  regionEngines?(region: string): { has(engine: string): boolean };
   /** Browser engines the runner reported (BROWSERS); none when absent. */
-  runnerEngines?(runnerId: string): ReadonlySet<string>;
+  runnerEngines?(runnerId: string): { has(engine: string): boolean };
 }
 
 export interface PlacementOptions {
@@ -27,8 +28,12 @@ export interface PlacementOptions {
 
 /** Placement plus what the scheduled loop needs to keep it fresh. */
 export type LivePlacement = Required<Placement> & {
-  /** Checks the region's online workers run at once (0 when none is online). */
-  regionConcurrency(region: string): number;
+  /**
+   * Checks the queue's consumers run at once: a region's online workers' CONCURRENCY summed; for a browser
+   * engine's queue the workers offering it (each runs one or more browsers; their pool sizes are not reported);
+   * a runner's CONCURRENCY as it reported it (1 when not reported). 0 when none is online.
+   */
+  queueConcurrency(queue: JobQueue): number;
   refresh(): Promise<void>;
   stop(): void;
 };
@@ -37,8 +42,8 @@ export type LivePlacement = Required<Placement> & {
 export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptions = {}): Promise<LivePlacement> {
   const refreshMs = opts.refreshMs ?? 2000;
   let regions = new Map<string, number>();
-  let runners = new Set<string>();
-  let regionBrowsers = new Map<string, Set<string>>();
+  let runners = new Map<string, number>();
+  let regionBrowsers = new Map<string, Map<string, number>>();
   let runnerBrowsers = new Map<string, Set<string>>();
   let warned = false;
 
@@ -46,7 +51,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
     try {
       regions = await onlineRegionConcurrency(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
       regionBrowsers = await onlineRegionEngines(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
-      if (!opts.isRunnerOnline) runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Set();
+      runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
     } catch (err) {
       // Keep the last answer: a short database hiccup should not mark every region offline.
@@ -63,7 +68,8 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
     runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
     regionEngines: (region) => regionBrowsers.get(region) ?? NONE,
     runnerEngines: (id) => runnerBrowsers.get(id) ?? NONE,
-    regionConcurrency: (region) => regions.get(region) ?? 0,
+    queueConcurrency: (q) =>
+      q.kind === "region" ? (regions.get(q.location) ?? 0) : q.kind === "browser" ? (regionBrowsers.get(q.location)?.get(q.engine!) ?? 0) : (runners.get(q.location) ?? 1),
     refresh,
     stop: () => clearInterval(timer),
   };

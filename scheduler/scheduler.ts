@@ -1,15 +1,6 @@
 import type { Bus } from "../core/bus/index.ts";
 import type { Clock } from "../core/clock.ts";
-import {
-  type CheckResultMessage,
-  jobId,
-  type LocationType,
-  regionBrowserSubject,
-  regionSubject,
-  resultSubject,
-  runnerSubject,
-  unavailableResult,
-} from "../schemas/messages/check-messages.ts";
+import { type CheckResultMessage, jobId, type LocationType, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
@@ -21,7 +12,9 @@ import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
 import { retry } from "../core/retry.ts";
-import type { Admission } from "./admission.ts";
+import type { Admission, Waiting } from "./admission.ts";
+import { type JobQueue, queueOf } from "./job-queues.ts";
+import { LINE_RECOVERY_MS, recoverLine, routesTo } from "./line-recovery.ts";
 
 /** One monitor as the schedule holds it. */
 interface Entry {
@@ -64,6 +57,14 @@ interface Outgoing {
    * replayed already expired (a new leader's backfill) is published anyway, so its worker records the gap.
    */
   shedIfExpired?: boolean;
+  /** Taken off an admission line: settled there once handled, so the line's watermark moves on. */
+  released?: Waiting;
+}
+
+/** Where the previous leader's line of one queue stood: every due check up to `releasedThrough` was published. */
+export interface LineState {
+  queue: JobQueue;
+  releasedThrough: number;
 }
 
 export interface SchedulerOptions {
@@ -74,8 +75,8 @@ export interface SchedulerOptions {
   maintenance: MaintenanceGate;
   metrics?: SchedulerMetrics;
   /**
-   * Backpressure per region (scheduler/admission.ts): when given, a region's standard jobs are published only
-   * while its queue has room; the rest wait in line and the schedule slips evenly.
+   * Backpressure per job queue (scheduler/admission.ts): when given, a job is published only while its queue (a
+   * region's, a browser engine's of a region, a runner's) has room; the rest wait in line and the schedule slips evenly.
    */
   admission?: Admission;
   /** Checked before every round of publishing; false pauses publishing until it is true again. */
@@ -133,6 +134,9 @@ export class Scheduler {
   /** The second (ms) the immediate first checks are counted in, and how many it has had. */
   private firstWindow = 0;
   private firstInWindow = 0;
+  private readonly regionQueues = new Map<string, JobQueue>();
+  private readonly browserQueues = new Map<string, JobQueue>();
+  private readonly runnerQueues = new Map<string, JobQueue>();
 
   constructor(private readonly o: SchedulerOptions) {
     if (o.admission) o.admission.onSample = () => this.releaseWaiting();
@@ -207,9 +211,10 @@ export class Scheduler {
 
   /**
    * Starts firing. Due times after `fromMs` are published, so a new leader picks up where
-   * the last one's watermark stopped (bounded by backfillMs); null starts from now.
+   * the last one's watermark stopped (bounded by backfillMs); null starts from now. `lines`: where the
+   * last leader's admission lines stood; the checks still waiting in them are put back in line first.
    */
-  start(fromMs: number | null): void {
+  start(fromMs: number | null, lines: readonly LineState[] = []): void {
     const now = this.o.clock.now();
     // A watermark far ahead of this clock comes from a badly skewed host: start from now instead.
     const trusted = fromMs !== null && fromMs <= now + this.o.backfillMs;
@@ -217,6 +222,14 @@ export class Scheduler {
     this.startFrom = from;
     this.started = true;
     this.running = true;
+    if (trusted && this.o.admission) {
+      const floor = now - Math.max(this.o.backfillMs, LINE_RECOVERY_MS);
+      for (const { queue, releasedThrough } of lines) {
+        const line = recoverLine(this.entries.values(), queue, Math.max(releasedThrough, floor), from);
+        this.o.admission.seed(queue, line);
+        if (line.length > 0) this.o.log.info({ op: "scheduler.start", queue: queue.subject, waiting: line.length }, "took over the last leader's line of due checks");
+      }
+    }
     for (const e of this.entries.values()) this.place(e, dueAfter(from, e.phase, e.intervalMs), false);
     this.arm();
   }
@@ -312,16 +325,17 @@ export class Scheduler {
       this.enqueue({ due, expiresAt, locationType: "region", jobId: result.id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: "no_location", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
       return;
     }
-    for (const region of e.regions) this.planAt(e, due, now, "region", region, false);
-    for (const runner of e.runnerIds) this.planAt(e, due, now, "runner", runner, false);
+    for (const region of e.regions) this.planAt(e, due, now, "region", region);
+    for (const runner of e.runnerIds) this.planAt(e, due, now, "runner", runner);
   }
 
   /**
    * One location of one due check: its job, an `unavailable` result when the location cannot run it, or
-   * nothing yet when the region's queue is full (admission keeps it in line). `admitted`: it waited in
-   * that line, so it expires a full expiry after now rather than after its due time.
+   * nothing yet when its queue is full (admission keeps it in line). `released`: it waited in that line,
+   * so it expires a full expiry after now rather than after its due time.
    */
-  private planAt(e: Entry, due: number, now: number, locationType: LocationType, location: string, admitted: boolean): void {
+  private planAt(e: Entry, due: number, now: number, locationType: LocationType, location: string, released?: Waiting): void {
+    const admitted = released !== undefined;
     const engine = browserEngineOf(e.type, e.config);
     const id = jobId(e.id, location, due);
     const expiresAt = admitted ? Math.max(expiryOf(due, e.intervalMs), expiryOf(now, e.intervalMs)) : expiryOf(due, e.intervalMs);
@@ -340,29 +354,41 @@ export class Scheduler {
           : "runner offline";
       const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
       const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, released, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
       return;
     }
-    // Standard checks of a region go through its backpressure; browser queues and runners do not (docs/scheduling.md).
-    if (!admitted && locationType === "region" && engine === null && this.o.admission && !this.o.admission.offer(location, e.id, due)) return;
+    // Every queue (a region's, a browser engine's, a runner's) goes through its backpressure (docs/scheduling.md).
+    const queue = this.queueAt(locationType, location, engine);
+    if (!admitted && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
     const job = buildCheckJob(
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
     );
-    const subject = locationType === "runner" ? runnerSubject(location) : engine !== null ? regionBrowserSubject(location, engine) : regionSubject(location);
-    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", send: () => this.o.bus.publishJob(subject, job) });
+    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
   }
 
-  /** Publishes the due checks kept back that their regions' queues have room for now (after each admission sample). */
+  /** One descriptor per queue, kept: the hot path allocates none per check. */
+  private queueAt(locationType: LocationType, location: string, engine: string | null): JobQueue {
+    const byLocation = locationType === "runner" ? this.runnerQueues : engine === null ? this.regionQueues : this.browserQueues;
+    const key = engine === null ? location : `${location}.${engine}`;
+    let q = byLocation.get(key);
+    if (!q) byLocation.set(key, (q = queueOf(locationType, location, engine)));
+    return q;
+  }
+
+  /** Publishes the due checks kept back that their queues have room for now (after each admission sample). */
   private releaseWaiting(): void {
     const admission = this.o.admission;
     if (!admission || !this.running || !this.o.isLeader()) return;
     const now = this.o.clock.now();
     for (const w of admission.releasable()) {
       const e = this.entries.get(w.monitorId);
-      // Removed, moved to other regions or paused by a maintenance window while it waited: nothing to publish.
-      if (!e || !e.regions.includes(w.region) || this.o.maintenance.isPaused(e, w.due)) continue;
-      this.planAt(e, w.due, now, "region", w.region, true);
+      // Removed, moved to other locations or paused by a maintenance window while it waited: nothing to publish.
+      if (!e || !routesTo(e, w.queue) || this.o.maintenance.isPaused(e, w.due)) {
+        admission.settle(w);
+        continue;
+      }
+      this.planAt(e, w.due, now, w.queue.kind === "runner" ? "runner" : "region", w.queue.location, w);
     }
     this.pump();
   }
@@ -386,6 +412,7 @@ export class Scheduler {
     try {
       for (let item = this.queue.shift(); item; item = this.running ? this.queue.shift() : undefined) {
         await this.deliver(item);
+        if (item.released) this.o.admission?.settle(item.released);
         const left = (this.inflight.get(item.due) ?? 1) - 1;
         if (left > 0) this.inflight.set(item.due, left);
         else this.inflight.delete(item.due);

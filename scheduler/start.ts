@@ -2,20 +2,22 @@ import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import type { Bus } from "../core/bus/index.ts";
 import { type Clock, systemClock } from "../core/clock.ts";
-import type { Sql } from "../db/client.ts";
+import { type Sql, withTx } from "../db/client.ts";
 import { newId } from "../core/ids.ts";
 import type { Logger } from "../core/log.ts";
 import { pruneWorkers } from "../db/queries/region-workers.ts";
 import { readWatermark, writeWatermark } from "../db/queries/scheduler.ts";
-import { writeRegionLoads } from "../db/queries/region-load.ts";
-import { Admission } from "./admission.ts";
+import { type RegionLoadRow, writeRegionLoads } from "../db/queries/region-load.ts";
+import { type QueueStateRow, readQueueLines, replaceQueueStates } from "../db/queries/queue-state.ts";
+import { Admission, type QueueLoad } from "./admission.ts";
+import { queueFromRow } from "./job-queues.ts";
 import { type LeaderBillingOptions, startLeaderBillingJobs } from "./billing-jobs.ts";
 import { type HousekeepingOptions, startHousekeeping } from "./housekeeping.ts";
 import { startLeaderElection } from "./leader.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
 import { startPlacement } from "./placement.ts";
-import { Scheduler } from "./scheduler.ts";
+import { type LineState, Scheduler } from "./scheduler.ts";
 import { startSync } from "./sync.ts";
 
 export interface SchedulerDeps {
@@ -54,6 +56,26 @@ export interface SchedulerHandle {
 
 const WATERMARK_EVERY_MS = 1000;
 
+/** A region's load for GET /regions: its standard queue and its browser engines' queues together. */
+function regionLoads(loads: readonly QueueLoad[]): RegionLoadRow[] {
+  const byRegion = new Map<string, RegionLoadRow>();
+  for (const l of loads) {
+    if (l.queue.kind === "runner") continue;
+    const r = byRegion.get(l.queue.location) ?? { region: l.queue.location, overloadedSince: null, lagSeconds: 0, waiting: 0 };
+    if (l.overloadedSince !== null && (r.overloadedSince === null || l.overloadedSince < r.overloadedSince)) r.overloadedSince = l.overloadedSince;
+    r.lagSeconds = Math.max(r.lagSeconds, l.lagSeconds);
+    r.waiting += l.waiting;
+    byRegion.set(r.region, r);
+  }
+  return [...byRegion.values()];
+}
+
+/** The queues with a line (its watermark, for a successor) or an overload (a runner's status), as stored. */
+const queueStates = (loads: readonly QueueLoad[]): QueueStateRow[] =>
+  loads
+    .filter((l) => l.releasedThrough !== null || l.overloadedSince !== null)
+    .map((l) => ({ queue: l.queue.subject, kind: l.queue.kind, location: l.queue.location, engine: l.queue.engine, releasedThrough: l.releasedThrough, overloadedSince: l.overloadedSince, lagSeconds: l.lagSeconds, waiting: l.waiting }));
+
 /**
  * Runs the scheduler role: competes for leadership and, while leader, keeps the schedule in
  * sync with the database and publishes due checks. A standby only retries the lock.
@@ -90,7 +112,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       log,
       metrics,
       queueSeconds: deps.queueSeconds ?? 5,
-      concurrencyOf: (region) => placement.regionConcurrency(region),
+      concurrencyOf: (queue) => placement.queueConcurrency(queue),
       resultDurables: deps.resultDurables,
     });
     const scheduler = new Scheduler({
@@ -108,7 +130,12 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     try {
       sync = await startSync({ sql, scheduler, gate, log, reconcileMs: deps.reconcileMs });
       const watermark = await readWatermark(sql);
-      scheduler.start(watermark);
+      const lines: LineState[] = [];
+      for (const row of await readQueueLines(sql)) {
+        const queue = queueFromRow(row.kind, row.location, row.engine);
+        if (queue) lines.push({ queue, releasedThrough: row.releasedThrough });
+      }
+      scheduler.start(watermark, lines);
       admission.start();
       log.info({ op: "scheduler.start", monitors: scheduler.size, watermark: watermark && new Date(watermark).toISOString() }, "schedule running");
     } catch (err) {
@@ -123,10 +150,15 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     const persist = async () => {
       const through = scheduler.handledThrough();
       if (through === null || through <= lastWritten || !election.isLeader()) return;
-      await writeWatermark(sql, through, instanceId);
+      const loads = admission.loads();
+      // The watermark and the lines from one instant: a successor rebuilds the lines between the two.
+      await withTx(sql, async (tx) => {
+        await writeWatermark(tx, through, instanceId);
+        await replaceQueueStates(tx, queueStates(loads));
+      });
       lastWritten = through;
       // Each region's load for GET /regions and the dashboard's banner (a row per region, no tenant data).
-      await writeRegionLoads(sql, admission.loads());
+      await writeRegionLoads(sql, regionLoads(loads));
     };
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
@@ -137,13 +169,23 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       /** handOver: a clean stop while still holding the lock; the successor then backfills from here. */
       async stop(handOver: boolean) {
         const through = scheduler.handledThrough();
-        // Stop publishing first (synchronously), then the rest.
+        // Stop publishing first (synchronously), then the rest; no periodic write after the final one below.
         scheduler.stop();
-        const regions = admission.loads().map((l) => ({ region: l.region, overloadedSince: null, lagSeconds: 0, waiting: 0 }));
+        clearInterval(watermarkTimer);
+        const loads = admission.loads();
+        const regions = regionLoads(loads).map((r) => ({ ...r, overloadedSince: null, lagSeconds: 0, waiting: 0 }));
         admission.stop();
         await writeRegionLoads(sql, regions).catch(() => {});
-        if (handOver && through !== null) await writeWatermark(sql, through, instanceId).catch(() => {});
-        clearInterval(watermarkTimer);
+        // Handing over: the successor takes the lines over from here. Deposed: it may lead already, so leave its rows alone.
+        const lines = queueStates(loads)
+          .filter((q) => q.releasedThrough !== null)
+          .map((q) => ({ ...q, overloadedSince: null }));
+        if (handOver && through !== null) {
+          await withTx(sql, async (tx) => {
+            await writeWatermark(tx, through, instanceId);
+            await replaceQueueStates(tx, lines);
+          }).catch(() => {});
+        }
         clearInterval(pruneTimer);
         await housekeeping.stop();
         await billing?.stop();

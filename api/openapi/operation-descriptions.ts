@@ -171,7 +171,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getRunner: "One runner; never its token.",
   updateRunner: "Changes the name or location label shown in monitor placement.",
   deleteRunner: "Monitors placed only on this runner are left with nowhere to run (monitored: false) until given another place; its queued checks are recorded unavailable.",
-  getRunnerStatus: "What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms.",
+  getRunnerStatus:
+    "What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms. `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).",
 
   // status pages
   listStatusPages: "Status pages with their slug, access mode (public, password, members), custom-domain state and layout.",

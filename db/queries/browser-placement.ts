@@ -1,12 +1,12 @@
 import type { Sql } from "../client.ts";
 
-/** region → browser engines offered by its workers seen in the last `ttlSeconds` (database clock). */
-export async function onlineRegionEngines(sql: Sql, ttlSeconds: number): Promise<Map<string, Set<string>>> {
-  const rows = await sql<{ region: string; engine: string }[]>`
-    select distinct region, b as engine from region_workers, unnest(browsers) as b
-    where last_seen_at > now() - make_interval(secs => ${ttlSeconds})`;
-  const out = new Map<string, Set<string>>();
-  for (const r of rows) out.set(r.region, (out.get(r.region) ?? new Set()).add(r.engine));
+/** region → browser engine → how many of its workers seen in the last `ttlSeconds` (database clock) offer it. */
+export async function onlineRegionEngines(sql: Sql, ttlSeconds: number): Promise<Map<string, Map<string, number>>> {
+  const rows = await sql<{ region: string; engine: string; workers: number }[]>`
+    select region, b as engine, count(*)::int as workers from region_workers, unnest(browsers) as b
+    where last_seen_at > now() - make_interval(secs => ${ttlSeconds}) group by region, b`;
+  const out = new Map<string, Map<string, number>>();
+  for (const r of rows) out.set(r.region, (out.get(r.region) ?? new Map()).set(r.engine, r.workers));
   return out;
 }
 

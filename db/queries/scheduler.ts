@@ -84,16 +84,17 @@ export async function regionsInUse(sql: Sql): Promise<string[]> {
 }
 
 /**
- * Runners seen recently and neither revoked nor suspended, when the runners table exists (it arrives with
- * self-hosted runners); null when it does not, so every runner counts as offline.
+ * Runners seen recently and neither revoked nor suspended, with the checks each runs at once (its CONCURRENCY),
+ * when the runners table exists (it arrives with self-hosted runners); null when it does not, so every runner
+ * counts as offline.
  */
-export async function onlineRunners(sql: Sql, ttlSeconds: number): Promise<Set<string> | null> {
+export async function onlineRunners(sql: Sql, ttlSeconds: number): Promise<Map<string, number> | null> {
   const [t] = await sql<{ exists: boolean }[]>`select to_regclass('runners') is not null as exists`;
   if (!t?.exists) return null;
   // Three missed heartbeats (at the runner's own interval) make it offline; ttlSeconds is the floor.
-  const rows = await sql<{ id: string }[]>`
-    select id from runners
+  const rows = await sql<{ id: string; concurrency: number }[]>`
+    select id, coalesce(concurrency, 1) as concurrency from runners
     where revoked_at is null and not suspended
       and last_seen_at > now() - make_interval(secs => greatest(${ttlSeconds}::float8, coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0))`;
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, r.concurrency]));
 }

@@ -8,6 +8,7 @@ import { newId, randomToken } from "../../core/ids.ts";
 import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import * as q from "../../db/queries/runners.ts";
+import { type RunnerScheduleState, runnerScheduleState } from "../../db/queries/queue-state.ts";
 import { OFFLINE_AFTER_BEATS, RUNNER_TOKEN_PREFIX } from "../../schemas/runner-protocol.ts";
 import { drainRunnerQueue, STALE_REASONS } from "./queue.ts";
 
@@ -36,7 +37,13 @@ export interface RunnerStatusView extends RunnerView {
   offline_after_ms: number;
   in_flight: number;
   encrypted: boolean | null;
+  overloaded: boolean;
+  overloaded_since: string | null;
+  schedule_lag_seconds: number;
 }
+
+/** A scheduler state row older than this says nothing (no leader writing it). */
+const SCHEDULE_STATE_FRESH_SECONDS = 30;
 
 const DEFAULT_HEARTBEAT_MS = 30_000;
 
@@ -62,7 +69,7 @@ export function toRunnerView(row: q.RunnerRow): RunnerView {
   };
 }
 
-export function toRunnerStatusView(row: q.RunnerRow): RunnerStatusView {
+function toRunnerStatusView(row: q.RunnerRow, load: RunnerScheduleState | null): RunnerStatusView {
   return {
     ...toRunnerView(row),
     reported_name: row.reported_name,
@@ -73,6 +80,9 @@ export function toRunnerStatusView(row: q.RunnerRow): RunnerStatusView {
     offline_after_ms: OFFLINE_AFTER_BEATS * (row.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_MS),
     in_flight: row.in_flight,
     encrypted: row.encrypted,
+    overloaded: load?.overloaded_since != null,
+    overloaded_since: iso(load?.overloaded_since ?? null),
+    schedule_lag_seconds: load?.overloaded_since ? Math.max(0, load.lag_seconds) : 0,
   };
 }
 
@@ -97,6 +107,12 @@ export async function getRunner({ sql, actor }: Ctx, id: string): Promise<q.Runn
   const row = await q.findRunner(sql, actor.orgId, id);
   if (!row) throw notFound("Runner");
   return row;
+}
+
+/** The runner with what it reports and whether the scheduler holds checks back for it (its queue's overload). */
+export async function getRunnerStatus(c: Ctx, id: string): Promise<RunnerStatusView> {
+  const row = await getRunner(c, id);
+  return toRunnerStatusView(row, await runnerScheduleState(c.sql, row.id, SCHEDULE_STATE_FRESH_SECONDS));
 }
 
 export async function listRunners({ sql, actor }: Ctx, limit: number, offset: number): Promise<{ rows: RunnerView[]; total: number }> {

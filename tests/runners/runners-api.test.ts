@@ -63,6 +63,24 @@ describe("runners API", () => {
     expect((await other.call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(404);
   });
 
+  it("shows in the runner's status when the scheduler keeps due checks back for it (over capacity), and not once it keeps up", async () => {
+    const { call, runner } = await orgWithRunner(api);
+    const path = `/api/v1/runners/${runner.id}/status`;
+    expect((await call("GET", path)).body).toMatchObject({ overloaded: false, overloaded_since: null, schedule_lag_seconds: 0 });
+    // What a scheduler leader writes every second while the runner's queue is over capacity (scheduler/admission.ts).
+    await api.db.sql`
+      insert into schedule_queue_state (queue, kind, location, released_through, overloaded_since, lag_seconds, waiting, updated_at)
+      values (${`jobs.runner.${runner.id}`}, 'runner', ${runner.id}, now() - interval '30 seconds', now() - interval '1 minute', 12.5, 40, now())`;
+    const over = await call("GET", path);
+    expect(over.status).toBe(200);
+    expect(over.body).toMatchObject({ overloaded: true, schedule_lag_seconds: 12.5 });
+    expect(Date.now() - Date.parse(over.body.overloaded_since)).toBeGreaterThan(50_000);
+    // A row no leader refreshed for 30 s says nothing.
+    await api.db.sql`update schedule_queue_state set updated_at = now() - interval '5 minutes' where location = ${runner.id}`;
+    expect((await call("GET", path)).body).toMatchObject({ overloaded: false, overloaded_since: null, schedule_lag_seconds: 0 });
+    await api.db.sql`delete from schedule_queue_state where location = ${runner.id}`;
+  });
+
   it("revoking puts the runner's claimed jobs back on its queue at once and records every queued job as unavailable", async () => {
     const { org, call, runner } = await orgWithRunner(api);
     const results = await collectResults(api.bus, org.org_id);

@@ -7,16 +7,22 @@ import { regionSubject, type CheckResultMessage } from "../../schemas/messages/c
 import { startWorker } from "../../runner/cloud/worker.ts";
 import { startScheduler } from "../../scheduler/start.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
-import { dropNatsStreams, insertMonitors, insertOrg, NATS_URL, natsPrefix, until } from "../support/scheduling.ts";
+import { dropNatsStreams, fastClock, insertMonitors, insertOrg, NATS_URL, natsPrefix, until } from "../support/scheduling.ts";
 
 /*
- * Past capacity: a worker running 2 checks at once against a target that answers after 500 ms runs at most
- * 4 checks a second; 80 monitors at a 10 s interval ask for 8. The schedule must slip evenly (every monitor
- * still checked) with no `unavailable` storm, a bounded queue, one warn line and the overload metric, and
- * come back when the load drops. On the in-process bus and on NATS: the same code above the Bus.
+ * Past capacity: a worker running 2 checks at once against a target that answers after 100 ms runs at most
+ * 20 checks a second; 80 monitors at a 10 s interval on a clock 5 times faster than the wall's (a 2 s interval)
+ * ask for 40. The schedule must slip evenly (every monitor still checked) with no `unavailable` storm, a
+ * bounded queue, one warn line and the overload metric, and come back when the load drops. On the in-process
+ * bus and on NATS: the same code above the Bus. The scheduler and the worker share the fast clock (due times,
+ * expiry, lag, the overload's 2 s to start and 10 s to end); the bus sampling, and so SCHEDULER_QUEUE_SECONDS,
+ * stay on the wall clock: 0.5 s of the worker's drain, as 5 s are at a real 20 s interval.
  */
 const CONCURRENCY = 2;
 const MONITORS = 80;
+const SPEED = 5;
+const TARGET_DELAY_MS = 100;
+const WINDOW_MS = 10_000;
 
 let db: TestDatabase;
 let target: ReturnType<typeof Bun.serve>;
@@ -28,7 +34,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch() {
-      await Bun.sleep(500);
+      await Bun.sleep(TARGET_DELAY_MS);
       return new Response("ok");
     },
   });
@@ -53,6 +59,7 @@ for (const kind of ["memory", "nats"] as const) {
   describe(`the scheduler past its region's capacity, ${kind} bus`, () => {
     it("slips the schedule evenly instead of collapsing, says so once, and recovers when the load drops", async () => {
       const region = `overload-${kind}-${Math.random().toString(36).slice(2, 8)}`;
+      const clock = fastClock(SPEED);
       const registry = new Registry();
       const logLines: { level: number; op?: string; msg: string; region?: string }[] = [];
       const log = createLogger({ level: "info", format: "json", destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
@@ -79,16 +86,17 @@ for (const kind of ["memory", "nats"] as const) {
         org,
         Array.from({ length: MONITORS }, (_, i) => ({ interval_seconds: 10, timeout_ms: 5000, regions: [region], config: { url: `http://127.0.0.1:${target.port}/m/${i}` } })),
       );
-      const worker = await startWorker({ bus, box: new SecretBox("overload-test-secret-key-0123456789abcdef"), log, region, concurrency: CONCURRENCY, allowPrivate: true, shutdownGraceMs: 1000 });
-      const scheduler = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log, registry, lockRetryMs: 200, queueSeconds: 5 });
+      const worker = await startWorker({ bus, box: new SecretBox("overload-test-secret-key-0123456789abcdef"), log, clock, region, concurrency: CONCURRENCY, allowPrivate: true, shutdownGraceMs: 1000 });
+      const scheduler = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log, clock, registry, lockRetryMs: 200, queueSeconds: 0.5 });
       try {
-        await until(async () => (await gauge("watchpost_scheduler_overloaded")) === 1, 90_000, "the overload metric");
+        await until(async () => (await gauge("watchpost_scheduler_overloaded")) === 1, 30_000, "the overload metric");
         expect(overloadLines(40)).toHaveLength(1);
 
-        // A window of 45 s at 2× capacity: each monitor's turn comes about every 20 s.
-        const from = Date.now();
+        // A window of 10 s (50 s on the schedule's clock) at 2× capacity: each monitor's turn comes about every 4 s (20 s).
+        const from = clock.now();
+        const started = Date.now();
         let maxQueued = 0;
-        while (Date.now() - from < 45_000) {
+        while (Date.now() - started < WINDOW_MS) {
           maxQueued = Math.max(maxQueued, await bus.pendingJobs(regionSubject(region)));
           await Bun.sleep(250);
         }
@@ -102,12 +110,12 @@ for (const kind of ["memory", "nats"] as const) {
 
         // The load drops to a quarter of the capacity: the line drains, the metric goes back to 0, one info line.
         await db.sql`update monitors set paused = true, updated_at = now() where id = any(${ids.slice(10)})`;
-        await until(async () => (await gauge("watchpost_scheduler_overloaded")) === 0, 90_000, "the end of the overload");
+        await until(async () => (await gauge("watchpost_scheduler_overloaded")) === 0, 30_000, "the end of the overload");
         expect(overloadLines(30)).toHaveLength(1);
         expect(overloadLines(40)).toHaveLength(1);
         expect(await gauge("watchpost_scheduler_schedule_lag_seconds")).toBe(0);
-        const after = Date.now();
-        await until(() => ids.slice(0, 10).every((id) => seen.some((r) => r.monitor_id === id && r.status === "up" && r.checked_at >= after)), 30_000, "checks after recovery");
+        const after = clock.now();
+        await until(() => ids.slice(0, 10).every((id) => seen.some((r) => r.monitor_id === id && r.status === "up" && r.checked_at >= after)), 10_000, "checks after recovery");
         expect(unavailable()).toBeLessThanOrEqual(5);
       } finally {
         clearInterval(presence);
@@ -117,6 +125,6 @@ for (const kind of ["memory", "nats"] as const) {
         await bus.close();
         await db.sql`update monitors set paused = true, updated_at = now() where org_id = ${org}`;
       }
-    }, 300_000);
+    }, 120_000);
   });
 }

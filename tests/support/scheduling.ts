@@ -1,6 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { Sql } from "../../db/client.ts";
+import type { Clock } from "../../core/clock.ts";
 import { newId } from "../../core/ids.ts";
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
@@ -79,4 +80,18 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms`);
     await Bun.sleep(20);
   }
+}
+
+/**
+ * A clock that runs `factor` times faster than the wall clock, from now on: a schedule and its workers on it
+ * live through a 10 s interval (the shortest a monitor may have) in 10 / factor s. Whatever they measure on the
+ * wall clock (bus sampling, leases, heartbeats) stays real, so size those in real time.
+ */
+export function fastClock(factor: number): Clock {
+  const t0 = Date.now();
+  return {
+    now: () => t0 + (Date.now() - t0) * factor,
+    setTimeout: (fn, ms) => setTimeout(fn, ms / factor),
+    clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  };
 }

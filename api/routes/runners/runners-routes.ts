@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Actor } from "../../../domain/access/actor.ts";
-import { createRunner, getRunner, listRunners, patchRunner, revokeRunner, toRunnerStatusView, toRunnerView } from "../../../domain/runners/service.ts";
+import { createRunner, getRunner, getRunnerStatus, listRunners, patchRunner, revokeRunner, toRunnerView } from "../../../domain/runners/service.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
@@ -39,7 +39,7 @@ export const runnerRoutes = (deps: ApiDeps) => {
           response: { 200: RunnerView },
           detail: { summary: "One runner" },
         })
-        .get("/:id/status", async ({ actor, params }) => toRunnerStatusView(await getRunner(ctx(actor), params.id)), {
+        .get("/:id/status", async ({ actor, params }) => getRunnerStatus(ctx(actor), params.id), {
           params: IdParams,
           response: { 200: RunnerStatusView },
           detail: { summary: "Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports" },

@@ -35,6 +35,11 @@ export const RunnerStatusView = t.Object(
     offline_after_ms: Int(),
     in_flight: Int(),
     encrypted: Nullable(t.Boolean({ description: "Whether the runner's current session encrypts payloads" })),
+    overloaded: t.Boolean({
+      description: "More checks are due on the runner than it runs: the scheduler keeps due checks back until it takes them, so every monitor is still checked, less often (docs/runners.md, Capacity)",
+    }),
+    overloaded_since: Nullable(t.String({ format: "date-time", description: "When the current overload began; null while the runner keeps up" })),
+    schedule_lag_seconds: t.Number({ minimum: 0, description: "How long the oldest due check kept back for the runner has waited; 0 while it keeps up" }),
   },
   { title: "RunnerStatus" },
 );

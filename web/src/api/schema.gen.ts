@@ -2635,7 +2635,7 @@ export interface paths {
         };
         /**
          * Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports
-         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms.
+         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms. `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).
          *
          *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -22301,6 +22301,15 @@ export interface operations {
                         in_flight: number;
                         /** @description Whether the runner's current session encrypts payloads */
                         encrypted: boolean | null;
+                        /** @description More checks are due on the runner than it runs: the scheduler keeps due checks back until it takes them, so every monitor is still checked, less often (docs/runners.md, Capacity) */
+                        overloaded: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When the current overload began; null while the runner keeps up
+                         */
+                        overloaded_since: string | null;
+                        /** @description How long the oldest due check kept back for the runner has waited; 0 while it keeps up */
+                        schedule_lag_seconds: number;
                     };
                 };
             };
