@@ -53,28 +53,36 @@ export interface RollupDelta {
 const RESULT_ID = "check_result_id(id, job_id, scheduled_at)";
 const RESULT_ID_TEXT = `'chk_' || replace(${RESULT_ID}::text, '-', '')`;
 
+/** The first copy of each (job_id, scheduled_at), sorted by it (code units: the same order in every batch). */
+function firstCopiesInJobOrder(rows: readonly ResultRecord[]): ResultRecord[] {
+  const byKey = new Map<string, ResultRecord>();
+  for (const r of rows) {
+    const key = `${r.job_id}\u0000${r.scheduled_at}`;
+    if (!byKey.has(key)) byKey.set(key, r);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}
+
 /**
  * Inserts the rows that are not stored yet (idempotent on (job_id, scheduled_at); within a batch the
  * first copy wins) in one statement with one array parameter per column (cheaper for PostgreSQL than
  * one JSON parameter: bench/ingest-statements.ts; `data` as text, since postgres.js would encode a
- * jsonb[] parameter's strings once more), in job order so concurrent batches do not
- * deadlock; returns the rows actually inserted.
+ * jsonb[] parameter's strings once more). Copies are dropped and rows sorted here, not by PostgreSQL
+ * (two sorts of long text keys per batch): rows go in job order so concurrent batches do not
+ * deadlock. Returns the rows actually inserted.
  */
-export async function insertResults(sql: Sql, rows: ResultRecord[]): Promise<InsertedResult[]> {
+export async function insertResults(sql: Sql, records: readonly ResultRecord[]): Promise<InsertedResult[]> {
+  const rows = firstCopiesInJobOrder(records);
   const col = <K extends keyof ResultRecord>(k: K) => rows.map((r) => r[k]);
   return sql<InsertedResult[]>`
-    with input as (
-      select distinct on (job_id, scheduled_at) *
+    with ins as (
+      insert into check_results (job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
+      select job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data::jsonb
       from unnest(
         ${col("job_id")}::text[], ${col("org_id")}::text[], ${col("monitor_id")}::text[], ${col("location")}::text[],
         ${col("location_type")}::text[], ${col("scheduled_at")}::timestamptz[], ${col("checked_at")}::timestamptz[],
         ${col("status")}::text[], ${col("duration_ms")}::integer[], ${col("error")}::text[], ${rows.map((r) => JSON.stringify(r.data))}::text[]
-      ) with ordinality as r(job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data, n)
-      order by job_id, scheduled_at, n
-    ), ins as (
-      insert into check_results (job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
-      select job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data::jsonb
-      from input order by job_id, scheduled_at
+      ) as r(job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
       on conflict (job_id, scheduled_at) do nothing
       returning id, job_id, org_id, monitor_id, location, scheduled_at, checked_at, status, duration_ms
     )
