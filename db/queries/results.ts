@@ -53,21 +53,36 @@ export interface RollupDelta {
 const RESULT_ID = "check_result_id(id, job_id, scheduled_at)";
 const RESULT_ID_TEXT = `'chk_' || replace(${RESULT_ID}::text, '-', '')`;
 
+/** The first copy of each (job_id, scheduled_at), sorted by it (code units: the same order in every batch). */
+function firstCopiesInJobOrder(rows: readonly ResultRecord[]): ResultRecord[] {
+  const byKey = new Map<string, ResultRecord>();
+  for (const r of rows) {
+    const key = `${r.job_id}\u0000${r.scheduled_at}`;
+    if (!byKey.has(key)) byKey.set(key, r);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}
+
 /**
  * Inserts the rows that are not stored yet (idempotent on (job_id, scheduled_at); within a batch the
- * first copy wins) in one statement with a single JSON parameter, in job order so concurrent
- * batches do not deadlock; returns the rows actually inserted.
+ * first copy wins) in one statement with one array parameter per column (cheaper for PostgreSQL than
+ * one JSON parameter: bench/ingest-statements.ts; `data` as text, since postgres.js would encode a
+ * jsonb[] parameter's strings once more). Copies are dropped and rows sorted here, not by PostgreSQL
+ * (two sorts of long text keys per batch): rows go in job order so concurrent batches do not
+ * deadlock. Returns the rows actually inserted.
  */
-export async function insertResults(sql: Sql, rows: ResultRecord[]): Promise<InsertedResult[]> {
+export async function insertResults(sql: Sql, records: readonly ResultRecord[]): Promise<InsertedResult[]> {
+  const rows = firstCopiesInJobOrder(records);
+  const col = <K extends keyof ResultRecord>(k: K) => rows.map((r) => r[k]);
   return sql<InsertedResult[]>`
-    with input as (
-      select distinct on (job_id, scheduled_at) *
-      from json_populate_recordset(null::check_results, ${JSON.stringify(rows)}::text::json) with ordinality as r
-      order by job_id, scheduled_at, ordinality
-    ), ins as (
+    with ins as (
       insert into check_results (job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
-      select job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, coalesce(data, '{}')
-      from input order by job_id, scheduled_at
+      select job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data::jsonb
+      from unnest(
+        ${col("job_id")}::text[], ${col("org_id")}::text[], ${col("monitor_id")}::text[], ${col("location")}::text[],
+        ${col("location_type")}::text[], ${col("scheduled_at")}::timestamptz[], ${col("checked_at")}::timestamptz[],
+        ${col("status")}::text[], ${col("duration_ms")}::integer[], ${col("error")}::text[], ${rows.map((r) => JSON.stringify(r.data))}::text[]
+      ) as r(job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
       on conflict (job_id, scheduled_at) do nothing
       returning id, job_id, org_id, monitor_id, location, scheduled_at, checked_at, status, duration_ms
     )
@@ -97,7 +112,7 @@ function upsertRollup(sql: Sql, table: "check_results_hourly" | "check_results_d
       total = r.total + excluded.total, up = r.up + excluded.up, down = r.down + excluded.down,
       degraded = r.degraded + excluded.degraded, timeout = r.timeout + excluded.timeout,
       unavailable = r.unavailable + excluded.unavailable, duration_sum = r.duration_sum + excluded.duration_sum,
-      duration_max = greatest(r.duration_max, excluded.duration_max), hist = result_hist_add(r.hist, excluded.hist)`;
+      duration_max = greatest(r.duration_max, excluded.duration_max), hist = result_hist_add_delta(r.hist, excluded.hist)`;
 }
 
 /** Plain mode: adds a batch's deltas to the hourly and daily rollup tables, rows in the order given. */

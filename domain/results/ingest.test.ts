@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { HISTOGRAM_BOUNDS, emptyHistogram, histogramIndex } from "./histogram.ts";
 import { storeResults } from "./ingest.ts";
+import { rebuildRollups } from "./rollups.ts";
 import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
 
 let db: TestDatabase;
@@ -55,6 +56,31 @@ describe("storeResults", () => {
     const [daily] = await db.sql`select total, duration_sum::int as sum, hist from check_results_daily where monitor_id = ${mon!}`;
     expect(daily).toMatchObject({ total: 4, sum: 31000 });
     expect(daily!.hist.reduce((a: number, b: number) => a + b, 0)).toBe(3);
+  });
+
+  it("keeps rollup histograms equal to a rebuild from the raw rows, batch after batch of one or several results", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(db.sql);
+    const at = (minute: number) => new Date(Date.parse("2026-11-20T10:00:00Z") + minute * 60_000);
+    // One result per batch (the increment of one bucket), first and last buckets included, then batches
+    // holding two results in one bucket and in two buckets of the same hour, and an unavailable one.
+    const durations = [0, 1, 120_000, 500_000, 250, 250, 250, 30, 30, 99_999, 7];
+    for (const [i, ms] of durations.entries()) await storeResults(db.sql, [makeResult(orgId, mon!, at(i), "up", { duration_ms: ms })]);
+    await storeResults(db.sql, [makeResult(orgId, mon!, at(20), "up", { duration_ms: 40 }), makeResult(orgId, mon!, at(21), "down", { duration_ms: 40 })]);
+    await storeResults(db.sql, [makeResult(orgId, mon!, at(22), "up", { duration_ms: 3 }), makeResult(orgId, mon!, at(23), "degraded", { duration_ms: 4000 })]);
+    await storeResults(db.sql, [makeResult(orgId, mon!, at(24), "unavailable", { duration_ms: 0 })]);
+    await storeResults(db.sql, [makeResult(orgId, mon!, at(70), "up", { duration_ms: 0 })]);
+    const read = async () =>
+      (await db.sql`
+        select 'hourly' as t, bucket, total, up, down, degraded, unavailable, duration_sum::int as sum, duration_max, hist from check_results_hourly where monitor_id = ${mon!}
+        union all
+        select 'daily', bucket, total, up, down, degraded, unavailable, duration_sum::int, duration_max, hist from check_results_daily where monitor_id = ${mon!}
+        order by 1, 2`).map((r) => ({ ...r }));
+    const incremental = await read();
+    const expected = emptyHistogram();
+    for (const ms of [...durations, 40, 40, 3, 4000]) expected[histogramIndex(ms)]!++;
+    expect(incremental.find((r) => r.t === "hourly")!.hist).toEqual(expected);
+    await rebuildRollups(db.sql, orgId, [mon!], at(0), at(71));
+    expect(await read()).toEqual(incremental);
   });
 
   it("reports status changes with the old and new status and ignores unavailable results", async () => {

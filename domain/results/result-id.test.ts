@@ -105,3 +105,25 @@ it("gives a result the same id on both storage paths", async () => {
   expect(a).toHaveLength(21);
   expect(b).toEqual(a);
 });
+
+it("derives the id exactly as migration 20261126110000 did, inlined into the query that reads it", async () => {
+  const sql = plain.sql;
+  // The first definition, computed beside the current function on awkward due times (before 1970, sub-millisecond, time zones).
+  const [diff] = await sql<{ n: number; rows: number }[]>`
+    with t as (
+      select 'job_' || g || repeat('x', g % 50) as job,
+        '2026-11-26 12:34:56.789+00'::timestamptz - g * interval '1 day 3 hours 0.0017 s' + (g % 7) * interval '1 ms' as due
+      from generate_series(-20000, 20000, 7) g
+      union all values ('a', '1969-12-31 23:59:59.9995+00'::timestamptz), ('b', '2030-06-01 12:00:00.001+02'), ('', '1970-01-01 00:00:00+00')
+    )
+    select count(*) filter (where check_result_id(null, job, due) is distinct from (
+      lpad(to_hex(floor(extract(epoch from due) * 1000)::bigint), 12, '0') || '7' || substr(md5(job), 14, 3)
+      || to_hex(8 | (('x' || substr(md5(job), 17, 1))::bit(4)::integer & 3)) || substr(md5(job), 18, 15))::uuid)::int as n,
+      count(*)::int as rows
+    from t`;
+  expect(diff).toEqual({ n: 0, rows: 5715 + 3 });
+  const plan = await sql<{ "QUERY PLAN": string }[]>`explain verbose select check_result_id(id, job_id, scheduled_at) from check_results`;
+  const text = plan.map((r) => r["QUERY PLAN"]).join("\n");
+  expect(text).toContain("md5(");
+  expect(text).not.toContain("check_result_id(");
+});
