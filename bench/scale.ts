@@ -8,8 +8,9 @@
  * /proc/<pid>/smaps_rollup (not RSS). Bun's CPU covers all its threads; its main thread's share is printed beside it.
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
- *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run;
- *            the line then ends with the checks of the whole run, for bench/profile-breakdown.ts --checks)
+ *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run, and
+ *            thread-<n>.cpuprofile of each check thread (CHECK_THREADS_CPU_PROF); the line then ends with the checks of
+ *            the whole run, for bench/profile-breakdown.ts --checks)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--concurrency C] (the all-in-one worker's CONCURRENCY) [--target-delay MS] (the target answers after MS ms)
@@ -23,7 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { startArrivalTarget } from "./lib/arrivals.ts";
-import { loadAverage, pssKb, readText, stat, TICK } from "./lib/proc.ts";
+import { loadAverage, pssKb, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -119,6 +120,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       NATS_URL: "",
       DATABASE_URL: "",
       ...(values.concurrency ? { CONCURRENCY: values.concurrency } : {}),
+      ...(profileDir ? { CHECK_THREADS_CPU_PROF: profileDir } : {}),
     },
     stdout: "inherit",
     stderr: "inherit",
@@ -204,6 +206,7 @@ async function run(n: number) {
     const fromWall = new Date();
     const bun0 = stat(bunPid)!;
     const main0 = mainThreadTicks(bunPid);
+    const threads0 = threadsCpu(bunPid);
     const pg0 = pgTicks(postmaster);
     const pssSamples: { bun: number; pg: number }[] = [];
     // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
@@ -220,6 +223,7 @@ async function run(n: number) {
     const to = performance.now();
     const bun1 = stat(bunPid)!;
     const main1 = mainThreadTicks(bunPid);
+    const threads1 = threadsCpu(bunPid);
     const pg1 = pgTicks(postmaster);
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
 
@@ -249,6 +253,7 @@ async function run(n: number) {
         `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
+        `per check by thread: ${inWindow > 0 ? threadsPerUnit(threads0, threads1, inWindow) : "-"}`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
         `load average ${loadAverage()}`,
