@@ -92,7 +92,7 @@ export class Outbox<M> {
 }
 
 /** How long a lazy message waits at most for a message that flushes. */
-export const LAZY_MS = 5;
+export const LAZY_MS = 20;
 
 /** Calls each handler for every message of every batch the port receives. */
 export function listen<M>(port: BusPort, onMessage: (message: M) => void): void {
