@@ -55,6 +55,9 @@ export type HostMessage =
   | { t: "event"; sub: number; subject: string; event: unknown }
   | { t: "request"; call: number; handle: number; subject: string; body: unknown };
 
+/** How long a lazy message waits at most for a message that flushes. */
+const LAZY_MS = 20;
+
 /**
  * Messages posted in one turn of the event loop cross as one message (flushed by setImmediate, after the turn's I/O
  * callbacks): the per-message cost of the port, chiefly waking the other thread, is paid once per turn, not once per
@@ -90,9 +93,6 @@ export class Outbox<M> {
     this.port.postMessage(batch.length === 1 ? `[${batch[0]}]` : `[${batch.join(",")}]`);
   }
 }
-
-/** How long a lazy message waits at most for a message that flushes. */
-export const LAZY_MS = 20;
 
 /** Calls each handler for every message of every batch the port receives. */
 export function listen<M>(port: BusPort, onMessage: (message: M) => void): void {

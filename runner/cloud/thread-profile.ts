@@ -13,7 +13,7 @@ export async function profileThread(dir: string, index: number, until: Promise<u
 }
 
 /** JavaScriptCore's stack traces (leaf first, seconds) as a Chrome .cpuprofile (a call tree, sample ids, µs deltas). */
-export function toCpuProfile(t: SamplingProfileStackTraces) {
+function toCpuProfile(t: SamplingProfileStackTraces) {
   const urls = new Map(t.sources.map((s) => [s.sourceID, s.url ?? s.sourceURL ?? ""]));
   const nodes = [{ id: 1, callFrame: { functionName: "(root)", url: "", scriptId: "0", lineNumber: -1, columnNumber: -1 }, hitCount: 0, children: [] as number[] }];
   const childOf = new Map<string, number>();
