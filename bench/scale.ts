@@ -21,8 +21,9 @@
  *
  * Usage: bun bench/scale.ts [--monitors 0,2000] [--interval 20] [--warmup 30] [--window 50]
  *          [--cpu-prof DIR] (Bun's sampling profiler: .cpuprofile and markdown in DIR at shutdown, for the whole run of
- *            the main thread; the line then ends with the checks of the whole run and the window's bounds and checks,
- *            for bench/profile-breakdown.ts --checks, or --from/--to/--checks for the window alone)
+ *            the main thread, and thread-<n>.cpuprofile of each check thread (CHECK_THREADS_CPU_PROF); the line then
+ *            ends with the checks of the whole run and the window's bounds and checks, for
+ *            bench/profile-breakdown.ts --checks, or --from/--to/--checks for the window alone)
  *          [--pg-stats] (restarts the embedded PostgreSQL once with pg_stat_statements and prints its top statements)
  *          [--keep] (keep the data directory) [--smol] (run the all-in-one with `bun --smol`: a smaller heap, collected more often)
  *          [--probes P] (webhook probes, default 20) [--overview-every S] (seconds, default 2); both 0, or --cpu-prof: no second window
@@ -43,7 +44,7 @@ import postgres from "postgres";
 import { PROBE_RULE, startAlertProbes } from "./lib/alert-probes.ts";
 import { startArrivalTarget } from "./lib/arrivals.ts";
 import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
-import { loadAverage, pssKb, pssPartsKb, readText, stat, TICK } from "./lib/proc.ts";
+import { loadAverage, pssKb, pssPartsKb, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
   options: {
@@ -162,6 +163,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       DATABASE_URL: "",
       ...(values.concurrency ? { CONCURRENCY: values.concurrency } : {}),
       ...(probeDir ? { HEAP_PROBE_DIR: probeDir, HEAP_PROBE_GC: values["heap-probe-gc"] ? "1" : "0" } : {}),
+      ...(profileDir ? { CHECK_THREADS_CPU_PROF: profileDir } : {}),
       ...EXTRA_ENV,
     },
     stdout: "inherit",
@@ -296,6 +298,7 @@ async function run(n: number) {
     const fromWall = new Date();
     const bun0 = stat(bunPid)!;
     const main0 = mainThreadTicks(bunPid);
+    const threads0 = threadsCpu(bunPid);
     const pg0 = pgTicks(postmaster);
     const pssSamples: { bun: number; pg: number }[] = [];
     // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
@@ -312,6 +315,7 @@ async function run(n: number) {
     const to = performance.now();
     const bun1 = stat(bunPid)!;
     const main1 = mainThreadTicks(bunPid);
+    const threads1 = threadsCpu(bunPid);
     const pg1 = pgTicks(postmaster);
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
     const split = pssSplit(bunPid, postmaster);
@@ -344,6 +348,7 @@ async function run(n: number) {
         `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
+        `per check by thread: ${inWindow > 0 ? threadsPerUnit(threads0, threads1, inWindow) : "-"}`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB (${split})`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
         `load average ${loadAverage()}`,

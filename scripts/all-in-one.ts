@@ -37,7 +37,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const alertingConfig = loadAlertingConfig({ ...env, PUBLIC_BASE_URL: publicBaseUrl });
   const schedulerConfig = loadSchedulerConfig(env);
   const workerConfig = loadWorkerConfig({ ...env, REGION: apiConfig.REGIONS.split(",")[0] });
-  const { CHECK_THREADS } = loadAllInOneConfig(env);
+  const { CHECK_THREADS, CHECK_THREADS_CPU_PROF } = loadAllInOneConfig(env);
 
   const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
   const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30, movablePort: !input.EMBEDDED_PG_PORT });
@@ -86,6 +86,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
           secretKey,
           previousKeys: previousSecretKeys(apiConfig.SECRET_KEY_PREVIOUS),
           workerId: workerConfig.WORKER_ID,
+          cpuProfDir: CHECK_THREADS_CPU_PROF,
         }).catch(abort)
       : null;
   const mainWorker =

@@ -51,3 +51,56 @@ export const loadAverage = (n = 1) => readText("/proc/loadavg")?.split(" ").slic
 
 /** The value at quantile `p` of an ascending array. */
 export const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!);
+
+export interface ThreadCpu {
+  /** utime+stime in ticks. */
+  ticks: number;
+  /** Voluntary plus involuntary context switches (each a wake-up or a preemption of the thread). */
+  switches: number;
+  /** Threads of that name. */
+  count: number;
+}
+
+/**
+ * CPU and context switches of every thread of `pid`, summed by thread name (`bun` is the main JavaScript thread,
+ * `Worker` a worker thread, `HeapHelper`/`JITWorker`/… JavaScriptCore's collector and compiler helpers).
+ */
+export function threadsCpu(pid: number): Map<string, ThreadCpu> {
+  const out = new Map<string, ThreadCpu>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const text = readText(`/proc/${pid}/task/${tid}/stat`);
+    const status = readText(`/proc/${pid}/task/${tid}/status`);
+    if (!text || !status) continue;
+    const name = text.slice(text.indexOf("(") + 1, text.lastIndexOf(")"));
+    const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const switches = Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0) + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    const sum = out.get(name) ?? { ticks: 0, switches: 0, count: 0 };
+    sum.ticks += Number(f[11]) + Number(f[12]);
+    sum.switches += switches;
+    sum.count++;
+    out.set(name, sum);
+  }
+  return out;
+}
+
+/**
+ * What each thread name spent between two `threadsCpu` readings, per unit of work: "bun 180 µs 2.1 sw, Worker 120 µs 1.8 sw, …"
+ * (CPU-µs and context switches per unit; names that spent nothing are left out). Threads that ended in between are not counted.
+ */
+export function threadsPerUnit(before: Map<string, ThreadCpu>, after: Map<string, ThreadCpu>, units: number): string {
+  const rows: [string, number, number][] = [];
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { ticks: 0, switches: 0, count: 0 };
+    const us = (((a.ticks - b.ticks) / TICK) * 1e6) / units;
+    const sw = (a.switches - b.switches) / units;
+    if (us > 0 || sw >= 0.01) rows.push([name, us, sw]);
+  }
+  rows.sort((x, y) => y[1] - x[1]);
+  return rows.map(([name, us, sw]) => `${name} ${us.toFixed(0)} µs ${sw.toFixed(2)} sw`).join(", ");
+}

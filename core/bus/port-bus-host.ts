@@ -59,11 +59,11 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
   let nextCall = 1;
   let gone = false;
 
-  const reply = (id: number, run: () => Promise<unknown>) => {
-    run().then(
-      (value) => out.push({ t: "reply", id, ok: true, value: value ?? null }),
-      (err) => out.push({ t: "reply", id, ok: false, error: toWireError(err) }),
-    );
+  /** `lazy`: the answer to a publish (the client's pipeline has room for more meanwhile) rides with the next message. */
+  const reply = (id: number, run: () => Promise<unknown>, lazy = false) => {
+    run()
+      .then((value) => out.push({ t: "reply", id, ok: true, value: value ?? null }, lazy))
+      .catch((err: unknown) => out.push({ t: "reply", id, ok: false, error: toWireError(err) }));
   };
 
   /** Hands deliveries to the client's handler; settles like a local handler (resolve acks the rest, reject naks). */
@@ -89,10 +89,14 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
       case "call": {
         if (!CALLS.has(m.method)) return reply(m.id, async () => Promise.reject(new Error(`not a bus call: ${m.method}`)));
         const method = (bus as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[m.method]!;
-        return reply(m.id, async () => {
-          const value = await method.apply(bus, m.args);
-          return m.method === "fetchJobs" ? (value as Delivery<unknown>[]).map(wire) : value;
-        });
+        return reply(
+          m.id,
+          async () => {
+            const value = await method.apply(bus, m.args);
+            return m.method === "fetchJobs" ? (value as Delivery<unknown>[]).map(wire) : value;
+          },
+          m.method === "publishResult",
+        );
       }
       case "consume":
         return reply(m.id, async () => {

@@ -64,8 +64,8 @@ class PortBus implements Bus {
   }
 
   publishJob<T extends JobMessage>(subject: JobSubject, job: T): Promise<PublishAck> {
-    // Copied now, as the other buses do: the publisher may change its object before the turn's messages are sent.
-    return this.call("publishJob", subject, frozenJsonCopy(job));
+    // Serialised now (Outbox.push), as the other buses copy: the publisher may change its object afterwards.
+    return this.call("publishJob", subject, job);
   }
 
   async consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle> {
@@ -116,7 +116,7 @@ class PortBus implements Bus {
   }
 
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
-    return this.call("publishResult", subject, frozenJsonCopy(result));
+    return this.call("publishResult", subject, result);
   }
 
   async consumeResults<T extends ResultMessage>(durable: string, opts: ConsumeResultsOptions, handler: BatchHandler<T>): Promise<ConsumerHandle> {
@@ -131,7 +131,7 @@ class PortBus implements Bus {
   publishEvent<T>(subject: EventSubject, event: T): void {
     this.assertOpen();
     assertSubject(subject, { wildcards: false });
-    this.out.push({ t: "publish-event", subject, event: frozenJsonCopy(event) });
+    this.out.push({ t: "publish-event", subject, event });
   }
 
   subscribeEvents<T>(subject: EventSubject, handler: EventHandler<T>): () => void {
@@ -195,6 +195,8 @@ class PortBus implements Bus {
 
   private call<T>(method: string, ...args: unknown[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error("bus is closed"));
+    // An omitted optional argument stays omitted: JSON would turn a trailing undefined into null.
+    while (args.length > 0 && args[args.length - 1] === undefined) args.pop();
     return this.send({ t: "call", id: this.nextId++, method, args }) as Promise<T>;
   }
 
@@ -265,7 +267,9 @@ class PortBus implements Bus {
     try {
       if (!handler) throw new Error("consumer stopped");
       await handler(deliveries, slot);
-      this.out.push({ t: "handled", call });
+      // Nothing here waits on the host's ack (the slot was given back or the next delivery needs this one's
+      // answer anyway): it rides with the next message that crosses.
+      this.out.push({ t: "handled", call }, true);
     } catch (err) {
       this.out.push({ t: "handled", call, error: err instanceof Error ? err.message : String(err) });
     }

@@ -1,8 +1,9 @@
 import { NoResponderError, RemoteError, RequestTimeoutError, type RpcReply } from "./types.ts";
 
 /**
- * One end of a channel between two threads: a MessagePort (MessageChannel, or one handed to a Worker). Messages are
- * structured clones, so jobs and results cross without a JSON round trip.
+ * One end of a channel between two threads: a MessagePort (MessageChannel, or one handed to a Worker). What crosses is
+ * one JSON string per batch (Outbox): everything on the bus is JSON by contract, and in Bun a string crosses at a third
+ * of the cost of a structured clone of a job or result (docs/performance.md, "Where the thread's time goes").
  */
 export interface BusPort {
   postMessage(message: unknown): void;
@@ -54,37 +55,49 @@ export type HostMessage =
   | { t: "event"; sub: number; subject: string; event: unknown }
   | { t: "request"; call: number; handle: number; subject: string; body: unknown };
 
+/** How long a lazy message waits at most for a message that flushes. */
+const LAZY_MS = 20;
+
 /**
- * Messages posted in one turn of the event loop cross as one array (flushed by setImmediate, after the turn's I/O
- * callbacks): at a thousand checks a second the per-message cost of the port (a structured clone and a wake-up of
- * the other thread) is paid once per turn, not once per job or result.
+ * Messages posted in one turn of the event loop cross as one message (flushed by setImmediate, after the turn's I/O
+ * callbacks): the per-message cost of the port, chiefly waking the other thread, is paid once per turn, not once per
+ * job or result. A lazy message (one nobody waits on to make progress: a job's settlement, the answer to a publish)
+ * does not flush by itself: it rides with the next message that does, or crosses after LAZY_MS, so a check costs
+ * two wake-ups instead of four. Each message is serialised when pushed, a copy taken then (the sender may change its
+ * objects afterwards); the batch crosses as one string, the JSON array of them.
  */
 export class Outbox<M> {
-  private queue: M[] = [];
-  private scheduled = false;
+  private queue: string[] = [];
+  private immediate = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly port: BusPort) {}
 
-  push(message: M): void {
-    this.queue.push(message);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+  /** Throws (TypeError) on what JSON cannot carry (a BigInt, a cycle), as a publish to NATS would. */
+  push(message: M, lazy = false): void {
+    this.queue.push(JSON.stringify(message));
+    if (this.immediate) return;
+    if (!lazy) {
+      this.immediate = true;
+      setImmediate(() => this.flush());
+    } else this.timer ??= setTimeout(() => this.flush(), LAZY_MS);
   }
 
   flush(): void {
-    this.scheduled = false;
+    this.immediate = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    this.port.postMessage(batch);
+    this.port.postMessage(batch.length === 1 ? `[${batch[0]}]` : `[${batch.join(",")}]`);
   }
 }
 
 /** Calls each handler for every message of every batch the port receives. */
 export function listen<M>(port: BusPort, onMessage: (message: M) => void): void {
   port.onmessage = (event) => {
-    for (const message of event.data as M[]) onMessage(message);
+    for (const message of JSON.parse(event.data as string) as M[]) onMessage(message);
   };
 }
 

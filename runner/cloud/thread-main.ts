@@ -5,6 +5,7 @@ import { createPortBus } from "../../core/bus/port-bus.ts";
 import { SecretBox } from "../../core/crypto/secrets.ts";
 import { createLogger } from "../../core/log.ts";
 import type { FromThread, ThreadStart, ToThread } from "./thread-messages.ts";
+import { profileThread } from "./thread-profile.ts";
 import { startWorker, type WorkerHandle } from "./worker.ts";
 
 /**
@@ -15,6 +16,8 @@ const parent = parentPort!;
 const send = (m: FromThread) => parent.postMessage(m);
 const registry = new Registry();
 let running: { worker: WorkerHandle; bus: Bus } | null = null;
+/** With CHECK_THREADS_CPU_PROF: ends the thread's profile (on stop) and resolves once its file is written. */
+let endProfile: (() => Promise<void>) | null = null;
 
 async function start(s: ThreadStart): Promise<void> {
   const log = createLogger({ level: s.logLevel, format: "json", name: "watchpost", destination: { write: (line: string) => send({ t: "log", line }) } });
@@ -36,6 +39,14 @@ async function start(s: ThreadStart): Promise<void> {
       registry,
     });
     running = { worker, bus };
+    if (s.cpuProfDir) {
+      let stopped = () => {};
+      const written = profileThread(s.cpuProfDir, s.index, new Promise<void>((resolve) => (stopped = resolve)));
+      endProfile = () => {
+        stopped();
+        return written;
+      };
+    }
   } catch (err) {
     await bus.close().catch(() => {});
     throw err;
@@ -55,6 +66,7 @@ parent.on("message", (m: ToThread) => {
     void (async () => {
       await running?.worker.stop();
       await running?.bus.close();
+      await endProfile?.().catch((err: unknown) => send({ t: "log", line: JSON.stringify({ level: 40, op: "worker.thread", msg: `thread profile not written: ${String(err)}` }) }));
       send({ t: "stopped" });
     })();
   }

@@ -26,6 +26,8 @@ export interface ThreadStart extends ThreadWorkerSettings {
   metricLabels: Record<string, string>;
   /** The main thread's in-process bus, through a port; or NATS, which the thread connects to itself. */
   bus: { port: MessagePort } | { natsUrl: string; replicas?: number; prefix?: string };
+  /** CHECK_THREADS_CPU_PROF: the thread samples its JavaScript until it stops and writes a .cpuprofile here. */
+  cpuProfDir?: string;
 }
 
 export type ToThread = ThreadStart | { t: "metrics"; id: number } | { t: "stop" };

@@ -142,8 +142,11 @@ describe("checks in worker threads on the in-process bus", () => {
     const w = await world({ threads: 2 });
     for (let i = 0; i < 6; i++) await w.publish(job("/"));
     await until(() => w.results.length === 6, 10_000);
+    // A check is counted once its publish is answered, which rides with the port's next message (at most LAZY_MS later).
+    const counted = `watchpost_worker_checks_total{region="${region}",status="up",role="test"} 6`;
+    await until(async () => (await w.metrics.registry.metrics()).includes(counted), 2000, "the six checks counted");
     const text = await w.metrics.registry.metrics();
-    expect(text).toContain(`watchpost_worker_checks_total{region="${region}",status="up",role="test"} 6`);
+    expect(text).toContain(counted);
     expect(text).toContain("# TYPE watchpost_worker_start_lag_seconds histogram");
     // The main registry's own metrics are still there, once.
     expect(text.match(/# TYPE process_cpu_seconds_total/g)).toHaveLength(1);

@@ -20,6 +20,8 @@ export interface WorkerThreadsOptions extends ThreadWorkerSettings {
   metricLabels?: Record<string, string>;
   /** Base of the threads' worker ids (`<base>/t<n>`); default `<region>/<host>/<pid>`. */
   workerId?: string;
+  /** CHECK_THREADS_CPU_PROF: each thread writes `thread-<n>.cpuprofile` of its whole run here when it stops. */
+  cpuProfDir?: string;
 }
 
 export interface WorkerThreads {
@@ -91,6 +93,7 @@ class CheckThread {
       logLevel: o.logLevel,
       metricLabels: o.metricLabels ?? {},
       bus,
+      cpuProfDir: o.cpuProfDir,
     };
     const answer = this.next("started", "failed");
     // A Web MessagePort (what the bus speaks) is transferable to a node:worker_threads Worker in Bun; the types differ.

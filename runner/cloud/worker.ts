@@ -52,12 +52,29 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-function workerMetrics(registry?: Registry) {
+/** The gauges are read when scraped (collect), not set on every check: two labelled sets per check cost more than a scrape. */
+function workerMetrics(region: string, now: { inFlight(): number; publishing(): number }, registry?: Registry) {
   const registers = registry ? [registry] : [];
   return {
     checks: new Counter({ name: "watchpost_worker_checks_total", help: "Checks run, by result status", labelNames: ["region", "status"] as const, registers }),
-    inFlight: new Gauge({ name: "watchpost_worker_in_flight", help: "Checks running now", labelNames: ["region"] as const, registers }),
-    publishing: new Gauge({ name: "watchpost_worker_publishing", help: "Results of finished checks waiting for the bus to take them", labelNames: ["region"] as const, registers }),
+    inFlight: new Gauge({
+      name: "watchpost_worker_in_flight",
+      help: "Checks running now",
+      labelNames: ["region"] as const,
+      registers,
+      collect() {
+        this.set({ region }, now.inFlight());
+      },
+    }),
+    publishing: new Gauge({
+      name: "watchpost_worker_publishing",
+      help: "Results of finished checks waiting for the bus to take them",
+      labelNames: ["region"] as const,
+      registers,
+      collect() {
+        this.set({ region }, now.publishing());
+      },
+    }),
     startLag: new Histogram({
       name: "watchpost_worker_start_lag_seconds",
       help: "From a check's due time until a worker started it",
@@ -106,7 +123,6 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   const concurrency = deps.concurrency ?? 50;
   const ackWaitMs = deps.ackWaitMs ?? 30_000;
   const workerId = deps.workerId ?? `${region}/${hostname()}/${process.pid}`;
-  const metrics = workerMetrics(deps.registry);
   const durations = new RecentDurations();
   const abort = new AbortController();
   let inFlight = 0;
@@ -116,42 +132,43 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   const run = jobRunner({ ...deps, clock, signal: abort.signal });
 
   // Results waiting for the bus: twice the checks at once keeps a worker busy across a publish round trip.
-  const pipeline = new ResultPipeline(2 * concurrency);
+  const pipeline = new ResultPipeline(2 * concurrency, abort.signal);
+  const metrics = workerMetrics(region, { inFlight: () => inFlight, publishing: () => pipeline.size }, deps.registry);
 
   const check = async (job: CheckJobMessage) => {
     inFlight++;
-    metrics.inFlight.set({ region }, inFlight);
     try {
       metrics.startLag.observe({ region }, Math.max(0, clock.now() - job.due_at) / 1000);
       return await run(job, true);
     } finally {
       inFlight--;
-      metrics.inFlight.set({ region }, inFlight);
     }
   };
 
   // The check's slot goes to the next job once its result has room in the pipeline; the job stays unacked
   // until the result is on the bus (a failed publish naks it for redelivery).
-  const publish = async (result: CheckResultMessage, slot: JobSlot) => {
-    const gauge = () => metrics.publishing.set({ region }, pipeline.size);
-    try {
-      await pipeline.run(
-        abort.signal,
-        () => {
-          slot.release();
-          gauge();
-        },
-        () => bus.publishResult(resultSubject(result.org_id, result.monitor_id), result),
-      );
-    } finally {
-      gauge();
+  const publish = (result: CheckResultMessage, slot: JobSlot) =>
+    pipeline.run(
+      () => slot.release(),
+      () => bus.publishResult(resultSubject(result.org_id, result.monitor_id), result),
+    );
+
+  // Every claim is kept while its check runs and its result waits for the bus, however long that takes: one timer
+  // for the worker extends each claim at most `extendMs` after the last extension (a timer per check cost more).
+  const extendMs = Math.max(500, Math.floor(ackWaitMs / 3));
+  const claims = new Map<Delivery<CheckJobMessage>, number>();
+  const keepAlive = setInterval(() => {
+    const now = Date.now();
+    for (const [d, at] of claims) {
+      if (now - at < extendMs / 2) continue;
+      d.inProgress();
+      claims.set(d, now);
     }
-  };
+  }, extendMs / 2);
 
   const handle = async (d: Delivery<CheckJobMessage>, slot: JobSlot) => {
     const job = d.data;
-    // Keep the claim while the check runs and while its result waits for the bus, however long that takes.
-    const keepAlive = setInterval(() => d.inProgress(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    claims.set(d, Date.now());
     try {
       const result = await check(job);
       await publish(result, slot);
@@ -167,7 +184,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
       log.warn({ op: "worker.job", err, jobId: job.id, orgId: job.org_id, monitorId: job.monitor_id, delivery: d.deliveryCount }, "job failed; it will be redelivered");
       throw err;
     } finally {
-      clearInterval(keepAlive);
+      claims.delete(d);
     }
   };
 
@@ -181,6 +198,9 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     browsers: engines,
     intervalMs: deps.heartbeatMs ?? 5000,
     stats: () => ({ inFlight, checksTotal, recentP50Ms: durations.median() }),
+  }).catch((err: unknown) => {
+    clearInterval(keepAlive);
+    throw err;
   });
   const consumers: ConsumerHandle[] = [];
   try {
@@ -191,6 +211,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
     consumers.push(await startRunNowServer({ bus, log, region, engines, run }));
   } catch (err) {
     await Promise.all(consumers.map((c) => c.stop()));
+    clearInterval(keepAlive);
     await presence.stop();
     throw err;
   }
@@ -205,6 +226,7 @@ export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
         const grace = setTimeout(() => abort.abort(), deps.shutdownGraceMs ?? 30_000);
         await Promise.all(consumers.map((c) => c.stop()));
         clearTimeout(grace);
+        clearInterval(keepAlive);
         await presence.stop();
         log.info({ op: "worker.stop", workerId, checksTotal }, "worker stopped");
       })();
