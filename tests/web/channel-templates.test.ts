@@ -46,7 +46,8 @@ describe("message template editor", () => {
     await form.getByRole("button", { name: "{{time}}" }).click();
     expect(await body.inputValue()).toEndWith("Error: {{error}}{{/error}}{{time}}");
     const previewBody = form.getByTestId("preview-body");
-    await previewBody.getByText("Error: HTTP 503 Service Unavailable", { exact: false }).waitFor({ timeout: 10_000 });
+    // The preview follows the editor after a short pause: wait for the inserted variable's value, not an earlier one.
+    await previewBody.getByText("Service Unavailable2026-11-22 05:42:10 CET", { exact: false }).waitFor({ timeout: 10_000 });
     expect(await form.getByTestId("preview-title").textContent()).toBe("[Triggered] Checkout API");
     expect(await previewBody.textContent()).toBe("*Checkout API* is down in eu-west\nError: HTTP 503 Service Unavailable2026-11-22 05:42:10 CET");
     await form.getByText("Body (Slack mrkdwn):").waitFor();

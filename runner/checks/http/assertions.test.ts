@@ -70,8 +70,9 @@ describe("evaluateAssertions", () => {
       response({ body }),
     );
     expect(outcomes.map((o) => o.passed)).toEqual([false, false, false]);
-    expect(performance.now() - started).toBeLessThan(2000);
-  });
+    // Backtracking over 1 MiB would not end in hours; linear takes about a second, several on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 30_000);
 
   it("selects JSON values by JSONPath and compares them by type", () => {
     expect(passes({ source: "json", property: "$.status", operator: "equals", target: "ok" })).toBe(true);

@@ -35,14 +35,6 @@ export async function startDnsServer(zone: Record<string, ZoneEntry>): Promise<T
     return packet.encode({ type: "response", id: query.id, flags, questions: query.questions, answers });
   };
 
-  const udp = dgram.createSocket("udp4");
-  udp.on("message", (message, peer) => {
-    const response = answer(message, false);
-    if (response) udp.send(response, peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
-  const port = udp.address().port;
-
   const tcp = net.createServer((socket) => {
     socket.on("error", () => {});
     let buffered = Buffer.alloc(0);
@@ -56,12 +48,41 @@ export async function startDnsServer(zone: Record<string, ZoneEntry>): Promise<T
       socket.end(Buffer.concat([length, response]));
     });
   });
-  await new Promise<void>((resolve) => tcp.listen(port, "127.0.0.1", resolve));
+  // One port for both: TCP's from the kernel, then UDP on the same number (free for UDP nearly always; else another).
+  // Taking UDP's first and asking TCP for it raced with any connection that had that port as its own.
+  let udp: dgram.Socket | undefined;
+  let port = 0;
+  for (let attempt = 0; !udp; attempt++) {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once("error", reject);
+      tcp.listen(0, "127.0.0.1", () => {
+        tcp.off("error", reject);
+        resolve();
+      });
+    });
+    port = (tcp.address() as net.AddressInfo).port;
+    const socket = dgram.createSocket("udp4");
+    const bound = await new Promise<boolean>((resolve) => {
+      socket.once("error", () => resolve(false));
+      socket.bind(port, "127.0.0.1", () => resolve(true));
+    });
+    if (bound) udp = socket;
+    else {
+      socket.close();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+      if (attempt >= 20) throw new Error("test DNS server: no port free for both TCP and UDP");
+    }
+  }
+  const udpSocket = udp;
+  udpSocket.on("message", (message, peer) => {
+    const response = answer(message, false);
+    if (response) udpSocket.send(response, peer.port, peer.address);
+  });
 
   return {
     address: `127.0.0.1:${port}`,
     stop: async () => {
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      await new Promise<void>((resolve) => udpSocket.close(() => resolve()));
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
   };
