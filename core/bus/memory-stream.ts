@@ -337,7 +337,7 @@ interface IdBlock {
 }
 
 /**
- * The ids of the duplicate window without their text: ~30 B each against ~167 B for a string in a `Map` (whose entry
+ * The ids of the duplicate window without their text: ~35 B each against ~167 B for a string in a `Map` (whose entry
  * alone is ~45 B even with a number key). An id is three 32-bit hashes by three functions seeded at random per stream
  * (xxHash32, murmur32v3, murmur32v2), kept with its sequence and publish time in a FIFO of typed-array blocks and
  * found through an open-addressing table (linear probing) of FIFO positions. A remembered id is never missed; a new
