@@ -1,3 +1,4 @@
+import { RecentIds } from "./recent-ids.ts";
 import { matchSubject } from "./subjects.ts";
 import type { QueueSettings } from "./types.ts";
 
@@ -38,14 +39,8 @@ export class MemoryStream {
   readonly messages = new Map<number, StoredMessage>();
   readonly consumers = new Map<string, MemoryConsumer>();
   private lastSeq = 0;
-  /**
-   * Message ids within the duplicate window and their sequence; when each was published sits in `idTimes`, in the
-   * same order (a FIFO from `idHead`). No object per id: at 5,000 messages/s a 120 s window holds 1.2 million.
-   */
-  private readonly recentIds = new Map<string, number>();
-  private idOrder: string[] = [];
-  private idTimes: number[] = [];
-  private idHead = 0;
+  /** Message ids within the duplicate window: at 5,000 messages/s a 120 s window holds 1.2 million. */
+  private readonly recentIds = new RecentIds();
   /** Messages restored from the last shutdown, and the durables that had not settled each (only those get it). */
   private readonly restoredFor = new Map<number, ReadonlySet<string>>();
 
@@ -58,13 +53,10 @@ export class MemoryStream {
   publish(subject: string, data: unknown, msgId: string): { seq: number; duplicate: boolean } {
     const now = Date.now();
     this.prune(now);
-    const seen = this.recentIds.get(msgId);
+    const seen = this.recentIds.addIfNew(msgId, this.lastSeq + 1, now);
     if (seen !== undefined) return { seq: seen, duplicate: true };
     const seq = ++this.lastSeq;
     this.messages.set(seq, { seq, subject, data, publishedAt: now });
-    this.recentIds.set(msgId, seq);
-    this.idOrder.push(msgId);
-    this.idTimes.push(now);
     for (const c of this.consumers.values()) if (matchSubject(c.settings.filter, subject)) c.pump();
     return { seq, duplicate: false };
   }
@@ -112,19 +104,7 @@ export class MemoryStream {
       if (now - m.publishedAt < this.settings.maxAgeMs) break;
       this.messages.delete(m.seq);
     }
-    const window = this.settings.duplicateWindowMs;
-    let head = this.idHead;
-    while (head < this.idTimes.length && now - this.idTimes[head]! >= window) {
-      this.recentIds.delete(this.idOrder[head]!);
-      this.idOrder[head++] = "";
-    }
-    // Compact the FIFO once its dropped head is at least half of it (amortised O(1) per id).
-    if (head > 1024 && head * 2 >= this.idTimes.length) {
-      this.idOrder = this.idOrder.slice(head);
-      this.idTimes = this.idTimes.slice(head);
-      head = 0;
-    }
-    this.idHead = head;
+    this.recentIds.expire(now, this.settings.duplicateWindowMs);
   }
 
   /** Message ids remembered for de-duplication (those published within the duplicate window, pruned on publish). */
