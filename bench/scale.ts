@@ -300,6 +300,8 @@ async function run(n: number) {
     const main0 = mainThreadTicks(bunPid);
     const threads0 = threadsCpu(bunPid);
     const pg0 = pgTicks(postmaster);
+    // The bench's own process: the loopback target (and the probes' receiver) take CPU from the same two cores.
+    const self0 = process.cpuUsage();
     const pssSamples: { bun: number; pg: number }[] = [];
     // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
     let maxBacklog = 0;
@@ -317,6 +319,7 @@ async function run(n: number) {
     const main1 = mainThreadTicks(bunPid);
     const threads1 = threadsCpu(bunPid);
     const pg1 = pgTicks(postmaster);
+    const self1 = process.cpuUsage(self0);
     pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
     const split = pssSplit(bunPid, postmaster);
 
@@ -348,6 +351,7 @@ async function run(n: number) {
         `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
+        `target (this bench's process) ${((self1.user + self1.system) / 10_000 / windowS).toFixed(1)} %, ${perCheck((self1.user + self1.system) / 1000)} ms per check`,
         `per check by thread: ${inWindow > 0 ? threadsPerUnit(threads0, threads1, inWindow) : "-"}`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB (${split})`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
