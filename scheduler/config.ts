@@ -16,6 +16,12 @@ export const schedulerEnv = Type.Object({
     default: 5,
     description: "backpressure: seconds of work a job queue (a region's, a browser engine's of a region, a runner's) may hold beyond the checks its consumers run at once (past it due checks wait and the schedule slips), 1-30; keep it below the shortest interval",
   }),
+  SCHEDULER_TICK_MS: Type.Integer({
+    minimum: 0,
+    maximum: 100,
+    default: 10,
+    description: "due checks are published on ticks of this many ms, 0-100 (0: each at its own due time); a check starts up to a tick late, by the same amount every time, and the checks of a tick go to the workers together",
+  }),
   SCHEDULER_LOCK_RETRY_MS: Type.Integer({ minimum: 200, maximum: 10_000, default: 1500, description: "how often a standby scheduler tries to take over, 200-10000 ms" }),
   // The leader runs the billing jobs (grace periods, period ends): it talks to the payment provider.
   BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting; set the same value as on the API)"),

@@ -25,6 +25,7 @@ export async function runScheduler(env: Record<string, string | undefined>) {
     backfillSeconds: config.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: config.SCHEDULER_LOCK_RETRY_MS,
     queueSeconds: config.SCHEDULER_QUEUE_SECONDS,
+    tickMs: config.SCHEDULER_TICK_MS,
     billing: billingOptionsOf(config),
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });

@@ -156,6 +156,42 @@ for (const kind of ["memory", "nats"] as const) {
   });
 }
 
+describe("due checks published on ticks (tickMs)", () => {
+  it("publishes each due check at the first tick at or after its due time, keeping due_at and the interval; a tick's checks go out together", async () => {
+    const tickMs = 50;
+    const w = await world("memory", { tickMs });
+    const monitors = Array.from({ length: 200 }, (_, i) => row({ id: `mon_tick_${i}` }));
+    for (const m of monitors) w.scheduler.upsert(m);
+    w.scheduler.start(null);
+    // Steps of 1 ms: the manual clock fires each timer at the instant it was set for.
+    await w.advance(3 * 30_000, 1);
+    const jobs = w.sent.filter((s) => s.job);
+    expect(jobs.length).toBeGreaterThanOrEqual(3 * 200 - 200);
+    for (const s of jobs) {
+      // Published on a tick, at most a tick after its due time; the job still names its grid due time.
+      expect(s.at % tickMs).toBe(0);
+      expect(s.at).toBeGreaterThanOrEqual(s.job!.due_at);
+      expect(s.at - s.job!.due_at).toBeLessThan(tickMs);
+      expect((s.job!.due_at - phaseOf(s.job!.monitor_id, 30_000)) % 30_000).toBe(0);
+    }
+    // Every monitor is published the same amount after each of its due times: its interval between publishes is exact.
+    const byMonitor = new Map<string, number[]>();
+    for (const s of jobs) byMonitor.set(s.job!.monitor_id, [...(byMonitor.get(s.job!.monitor_id) ?? []), s.at]);
+    for (const times of byMonitor.values()) for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(30_000);
+    // 200 monitors over 30 s are ~0.33 per 50 ms tick on average: fewer publishing instants than checks.
+    expect(new Set(jobs.map((s) => s.at)).size).toBeLessThan(jobs.length);
+  });
+
+  it("with tickMs 0 publishes each due check at its own due time", async () => {
+    const w = await world("memory", { tickMs: 0 });
+    const m = row();
+    w.scheduler.upsert(m);
+    w.scheduler.start(null);
+    await w.advance(2 * 30_000);
+    for (const s of w.sent) expect(s.at).toBe(s.job!.due_at);
+  });
+});
+
 describe("a monitor left with nowhere to run", () => {
   it("records unavailable (monitoring_unavailable) at each due time when it has no region and no runner; a heartbeat records nothing", async () => {
     const w = await world("memory");

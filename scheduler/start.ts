@@ -43,6 +43,8 @@ export interface SchedulerDeps {
   billing?: LeaderBillingOptions;
   /** Backpressure: seconds of work a region's queue may hold beyond what its workers run at once; default 5. */
   queueSeconds?: number;
+  /** SchedulerOptions.tickMs. */
+  tickMs?: number;
   /** Result durables whose backlog holds publishing back (the all-in-one's in-process ingest); none by default. */
   resultDurables?: readonly string[];
 }
@@ -125,6 +127,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
       metrics,
       isLeader: () => election.isLeader(),
       backfillMs: (deps.backfillSeconds ?? 60) * 1000,
+      tickMs: deps.tickMs,
     });
     let sync: Awaited<ReturnType<typeof startSync>> | null = null;
     try {

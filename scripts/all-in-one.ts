@@ -111,6 +111,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     backfillSeconds: schedulerConfig.SCHEDULER_BACKFILL_SECONDS,
     lockRetryMs: schedulerConfig.SCHEDULER_LOCK_RETRY_MS,
     queueSeconds: schedulerConfig.SCHEDULER_QUEUE_SECONDS,
+    tickMs: schedulerConfig.SCHEDULER_TICK_MS,
     // Results wait in this process's heap until ingest and alerting have both taken them: their backlog holds publishing back too.
     resultDurables: canSpillResults(bus) ? [INGEST_DURABLE, ALERTING_DURABLE] : [],
     // The leader's billing jobs, with the API's provider (Paddle, the in-process simulator with BILLING=simulator, or none when self-hosted) and its clock.
