@@ -36,6 +36,12 @@ function caFor(extra: string[] | undefined): string[] | undefined {
   return caCache.ca;
 }
 
+/** The SNI name for a host: none for an IP literal. */
+function serverName(host: string): string | undefined {
+  const name = stripBrackets(host).replace(/\.$/, "");
+  return isIpLiteral(name) ? undefined : name;
+}
+
 /**
  * Resolves the host through the net guard, then connects to the checked address (never to a
  * second lookup) and, for TLS, completes the handshake. Times each phase separately.
@@ -46,12 +52,11 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
   const t1 = performance.now();
   o.guard.signal.throwIfAborted();
 
-  const host = stripBrackets(o.host).replace(/\.$/, "");
   const socket = o.tls
     ? tls.connect({
         host: address,
         port: o.port,
-        servername: o.tls.servername ?? (isIpLiteral(host) ? undefined : host),
+        servername: o.tls.servername ?? serverName(o.host),
         rejectUnauthorized: o.tls.rejectUnauthorized,
         ca: caFor(o.tls.extraCa),
       })
