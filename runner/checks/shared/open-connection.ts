@@ -36,6 +36,8 @@ function caFor(extra: string[] | undefined): string[] | undefined {
   return caCache.ca;
 }
 
+const ignore = () => {};
+
 /** The SNI name for a host: none for an IP literal. */
 function serverName(host: string): string | undefined {
   const name = stripBrackets(host).replace(/\.$/, "");
@@ -83,8 +85,8 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
 
 /**
  * Waits for a socket's connect (and TLS handshake): one object is the socket's listeners and the
- * signal's, no closures or once-wrappers per connection. Errors after the wait are ignored (a late
- * error on a socket nobody listens to would crash the process).
+ * signal's, no once-wrappers per connection. Once connected, only a listener that ignores late
+ * errors stays (a late error on a socket nobody listens to would crash the process).
  */
 class ConnectWaiter {
   connectedAt = 0;
@@ -129,7 +131,12 @@ class ConnectWaiter {
     if (this.settled) return;
     this.settled = true;
     this.signal.removeEventListener("abort", this);
-    if (!err) return this.resolve();
+    if (!err) {
+      // Nothing of the wait stays referenced by the open socket but a listener that ignores late errors.
+      this.socket.off("error", this.onError).off("connect", this.onConnect).on("error", ignore);
+      if (this.secure) this.socket.off("secureConnect", this.onSecureConnect);
+      return this.resolve();
+    }
     this.socket.destroy();
     const e = err as Error & { address?: string; port?: number };
     if (e.address === undefined) Object.assign(e, { address: this.address, port: this.port });
