@@ -8,6 +8,8 @@
  *          [--interval-us 1000] (the profiler's sampling interval, Bun's default)
  *          [--from MS --to MS] (only the samples taken between these wall-clock times, epoch ms: bench/scale.ts
  *            --cpu-prof prints its window's, so start-up, creation and warm-up are left out)
+ *          [--request] (then every sample by what the check's request was doing, for bench/checks.ts profiles: the
+ *            native connect, write and close, undici's parts, the guard, timers and listeners, result building)
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -45,7 +47,7 @@ const AREAS: [string, RegExp][] = [
 const GC = "GC";
 const IDLE = new Set(["(idle)", "(program)"]);
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { checks: { type: "string" }, "interval-us": { type: "string", default: "1000" }, from: { type: "string" }, to: { type: "string" } },
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { checks: { type: "string" }, request: { type: "boolean", default: false }, "interval-us": { type: "string", default: "1000" }, from: { type: "string" }, to: { type: "string" } },
 });
 const file = positionals[0];
 if (!file) throw new Error("usage: bun bench/profile-breakdown.ts FILE.cpuprofile [--checks N]");
@@ -101,4 +103,47 @@ console.log(`${(total / 1e6).toFixed(2)} s of CPU samples${checks ? ` over ${che
 for (const [area, us] of [...micros].sort((a, b) => b[1] - a[1])) {
   const perCheck = checks ? `  ${((us / 1000 / checks) * 1000).toFixed(0).padStart(5)} µs/check` : "";
   console.log(`${((us / total) * 100).toFixed(1).padStart(5)} %${perCheck}  ${area}`);
+}
+
+if (values.request) {
+  // First rule that matches a sample's stack (leaf first) wins. Native leaves are the system calls themselves.
+  type Frame = { fn: string; url: string };
+  const on = (stack: Frame[], re: RegExp) => stack.some((f) => re.test(`${f.fn}@${f.url}`));
+  const REQUEST: [string, (stack: Frame[]) => boolean][] = [
+    ["start-up and the bench's own code", (st) => on(st, /^require@|bench\/checks\.ts/) && !on(st, /^runCheck@/)],
+    ["TCP connect (native: socket, connect(2); loopback runs the handshake inline)", (st) => st[0]!.fn === "doConnect"],
+    ["request write (native write(2); loopback runs the target's receive inline)", (st) => st[0]!.fn === "writeBuffered"],
+    ["socket close (native close(2))", (st) => st[0]!.fn === "close" && st[0]!.url === ""],
+    ["GC frames the sampler sees", (st) => /^gc$|garbage collector/i.test(st[0]!.fn)],
+    ["error objects undici builds (its reset, the socket's close)", (st) => on(st, /Error@.*undici/)],
+    ["net guard (IP literal: parse, classify)", (st) => on(st, /net-guard|ipaddr/)],
+    ["timers, abort signals, listeners", (st) => /^(setTimeout|clearTimeout|AbortController|AbortSignal|addEventListener|removeEventListener|abort|throwIfAborted)$/.test(st[0]!.fn)],
+    ["undici Client construction", (st) => on(st, /^(Client|PooledClient)@/)],
+    ["undici response parsing (llhttp, headers, body callbacks)", (st) => on(st, /^(execute|readMore|onHeadersComplete|onMessageBegin|onMessageComplete|onStatus|onHeaderField|onHeaderValue|onBody|parseHeaders|wasm_on_\w+|Parser)@.*undici/)],
+    ["undici request and dispatch (Request, connect, writeH1 in JS)", (st) => on(st, /undici/)],
+    ["socket creation and stream machinery (node:net in JS)", (st) => on(st, /node:net|internal:streams|node:events/) && on(st, /open-connection|http-exchange/)],
+    ["result building and validation (runCheck, defineCheck, judging)", (st) => on(st, /registry\.ts|define-check|http-probe|assertions|expected-status|compile-assertion|typebox/) && !on(st, /http-client|open-connection|http-exchange/)],
+    ["our request code (http-client, open-connection, http-exchange)", (st) => on(st, /http-client|open-connection|http-exchange/)],
+    ["node:net, streams, events (caller not seen)", (st) => on(st, /node:net|internal:streams|node:events/)],
+    ["runtime, unattributed", () => true],
+  ];
+  const byRule = new Map<string, number>();
+  let sampled = 0;
+  for (const sample of profile.samples) {
+    const stack: Frame[] = [];
+    for (let at: number | undefined = sample; at !== undefined; at = parent.get(at)) {
+      const { functionName, url } = byId.get(at)!.callFrame;
+      stack.push({ fn: functionName, url });
+    }
+    if (IDLE.has(stack[0]!.fn)) continue;
+    sampled++;
+    const rule = REQUEST.find(([, matches]) => matches(stack))![0];
+    byRule.set(rule, (byRule.get(rule) ?? 0) + 1);
+  }
+  console.log(`\nthe request, ${sampled} samples (every sample, --from/--to not applied):`);
+  for (const [rule] of REQUEST) {
+    const n = byRule.get(rule) ?? 0;
+    const perCheck = checks ? `  ${((n * interval) / checks).toFixed(1).padStart(6)} µs/check` : "";
+    console.log(`${((n / sampled) * 100).toFixed(1).padStart(5)} %${perCheck}  ${rule}`);
+  }
 }

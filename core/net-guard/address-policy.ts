@@ -86,16 +86,31 @@ const IPV6_RANGES: Readonly<Record<string, AddressRange>> = {
 
 /** True when `text` is an IP literal in any form the system resolver would also read as one. */
 export function isIpLiteral(text: string): boolean {
-  return ipaddr.isValid(stripBrackets(text));
+  return classified.has(text) || ipaddr.isValid(stripBrackets(text));
 }
 
 export function stripBrackets(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }
 
+/**
+ * Literals already classified, by their text as given (frozen). Checks classify the same addresses
+ * over and over (a URL's literal, a name's answers); emptied whole when full.
+ */
+const classified = new Map<string, Readonly<AddressClass>>();
+const MAX_CLASSIFIED = 4096;
+
 /** Classify one IP literal. Throws a plain Error when `text` is not an IP address. */
-export function classifyAddress(text: string): AddressClass {
-  const parsed = ipaddr.parse(stripBrackets(text));
+export function classifyAddress(text: string): Readonly<AddressClass> {
+  const known = classified.get(text);
+  if (known) return known;
+  const c = Object.freeze(classifyParsed(ipaddr.parse(stripBrackets(text))));
+  if (classified.size >= MAX_CLASSIFIED) classified.clear();
+  classified.set(text, c);
+  return c;
+}
+
+function classifyParsed(parsed: ipaddr.IPv4 | ipaddr.IPv6): AddressClass {
   if (parsed.kind() === "ipv4") return classifyV4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   const address = v6.toString();

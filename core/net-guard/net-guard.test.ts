@@ -70,6 +70,12 @@ describe("classifyAddress", () => {
   it("names the embedded IPv4 address of an IPv4-mapped IPv6 address", () => {
     expect(classifyAddress("::ffff:7f00:1")).toMatchObject({ family: 6, range: "loopback", embeddedIpv4: "127.0.0.1" });
   });
+
+  it("gives every caller the same verdict for a literal, which no caller can change", () => {
+    const first = classifyAddress("10.1.2.3");
+    expect(() => Object.assign(first, { range: "public" })).toThrow();
+    expect(classifyAddress("10.1.2.3")).toEqual({ address: "10.1.2.3", family: 4, range: "private" });
+  });
 });
 
 describe("resolveAndCheck", () => {

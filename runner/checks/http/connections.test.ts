@@ -12,12 +12,14 @@ interface Wire {
   port: number;
   /** Requests seen on each accepted connection, in the order the connections were opened. */
   requestsPerConnection: number[];
+  /** The Host header of every request, in arrival order. */
+  hosts: string[];
   closed: number;
   listener: TCPSocketListener<{ index: number; pending: string }>;
 }
 
 function startCountingServer(): Wire {
-  const wire: Wire = { port: 0, requestsPerConnection: [], closed: 0, listener: undefined as never };
+  const wire: Wire = { port: 0, requestsPerConnection: [], hosts: [], closed: 0, listener: undefined as never };
   wire.listener = Bun.listen<{ index: number; pending: string }>({
     hostname: "127.0.0.1",
     port: 0,
@@ -32,6 +34,7 @@ function startCountingServer(): Wire {
           const head = socket.data.pending.slice(0, end);
           socket.data.pending = socket.data.pending.slice(end + 4);
           wire.requestsPerConnection[socket.data.index]++;
+          wire.hosts.push(/\r\nhost: ([^\r]*)/i.exec(head)?.[1] ?? "");
           const path = head.split(" ")[1];
           if (path === "/never") continue;
           socket.write(
@@ -95,6 +98,26 @@ describe("http check connections", () => {
     expect(wire.requestsPerConnection.slice(opened)).toEqual([1]);
     await allClosed();
     expect(wire.closed - closed).toBe(1);
+  });
+
+  it("sends each check's own Host header, also after a check that timed out and when one sets its own", async () => {
+    const seen = wire.hosts.length;
+    const base = `http://127.0.0.1:${wire.port}`;
+    const localhost: CheckContext["guard"]["resolver"] = async () => [{ address: "127.0.0.1", family: 4 }];
+    const named = (): CheckContext => ({ ...ctx(), guard: { allowPrivate: true, ipv6: false, resolver: localhost } });
+    expect((await httpCheck.run({ url: `${base}/` }, ctx())).status).toBe("up");
+    expect((await httpCheck.run({ url: `http://watched.test:${wire.port}/` }, named())).status).toBe("up");
+    expect((await httpCheck.run({ url: `${base}/never` }, { ...ctx(), timeoutMs: 200 })).status).toBe("timeout");
+    expect((await httpCheck.run({ url: `${base}/`, headers: { Host: "virtual.test" } }, ctx())).status).toBe("up");
+    expect((await httpCheck.run({ url: `http://other.test:${wire.port}/` }, named())).status).toBe("up");
+    expect(wire.hosts.slice(seen)).toEqual([
+      `127.0.0.1:${wire.port}`,
+      `watched.test:${wire.port}`,
+      `127.0.0.1:${wire.port}`,
+      "virtual.test",
+      `other.test:${wire.port}`,
+    ]);
+    await allClosed();
   });
 
   it("sends connection: close, so a target never holds the connection open for another request", async () => {

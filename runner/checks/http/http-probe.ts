@@ -1,7 +1,7 @@
 import { httpRequest, type HttpResponse } from "../shared/http-client.ts";
 import type { CheckData, ProbeContext, ProbeOutcome } from "../types.ts";
 import { assertionVerdict, evaluateAssertions } from "./assertions.ts";
-import { statusMatcher } from "./expected-status.ts";
+import { statusMatches } from "./expected-status.ts";
 import { HTTP_DEFAULTS, type HttpConfig } from "./http-schema.ts";
 
 /** Runs the configured request; measurements land in ctx.data as they are taken. */
@@ -30,13 +30,13 @@ export function judgeHttpResponse(config: HttpConfig, res: HttpResponse, elapsed
     return { status: "down", error: `too many redirects: stopped at ${res.statusCode} after ${res.redirects} (max_redirects is ${config.max_redirects ?? HTTP_DEFAULTS.max_redirects})` };
   }
   const assertions = config.assertions ?? [];
-  const outcomes = evaluateAssertions(assertions, { statusCode: res.statusCode, headers: res.headers, body: res.body, elapsedMs });
+  const outcomes = assertions.length === 0 ? [] : evaluateAssertions(assertions, { statusCode: res.statusCode, headers: res.headers, body: res.body, elapsedMs });
   if (assertions.length > 0) {
     data.assertions = outcomes;
     data.assertions_failed = outcomes.filter((o) => !o.passed).length;
   }
   const expected = config.expected_status ?? HTTP_DEFAULTS.expected_status;
-  if (!assertions.some((a) => a.source === "status_code") && !statusMatcher(expected)(res.statusCode)) {
+  if (!assertions.some((a) => a.source === "status_code") && !statusMatches(expected, res.statusCode)) {
     return { status: "down", error: `unexpected status ${res.statusCode} (expected ${expected.join(", ")})` };
   }
   const verdict = assertionVerdict(outcomes);

@@ -52,57 +52,91 @@ function runProbe<T extends ExecutableCheckType, S extends TSchema>(
   ctx: CheckContext,
 ): Promise<CheckResult> {
   if (ctx.signal?.aborted) return Promise.reject(new CheckAbortedError(spec.type));
-  const started = performance.now();
-  const data: CheckData = {};
-  for (const name of fieldNames) data[name] = null;
-  const controller = new AbortController();
-  const signal = controller.signal;
-  const probeCtx: ProbeContext = {
-    ...ctx,
-    signal,
-    data,
-    guardOptions: { allowPrivate: ctx.guard.allowPrivate, ipv6: ctx.guard.ipv6, resolver: ctx.guard.resolver, signal },
-  };
+  const run = new ProbeRun(spec, fieldNames, ctx);
+  def.probe(config, run.probeCtx).then(
+    (outcome) => run.outcome(outcome),
+    (err: unknown) => run.failed(err),
+  );
+  return run.promise;
+}
 
-  return new Promise<CheckResult>((resolve, reject) => {
-    let settled = false;
-    const finish = (status: CheckResult["status"], error: string | undefined, snapshot: CheckData): CheckResult => {
-      const duration_ms = ms(performance.now() - started);
-      if (spec.reportsResponseTime) snapshot.response_time = duration_ms;
-      return error === undefined ? { status, duration_ms, data: snapshot } : { status, duration_ms, error, data: snapshot };
-    };
-    const cleanup = () => {
-      settled = true;
-      clearTimeout(timer);
-      ctx.signal?.removeEventListener("abort", onCallerAbort);
-    };
-    const onCallerAbort = () => {
-      if (settled) return;
-      cleanup();
-      controller.abort(new CheckAbortedError(spec.type));
-      reject(new CheckAbortedError(spec.type));
-    };
-    const timer = setTimeout(() => {
-      if (settled) return;
-      cleanup();
-      const result = finish("timeout", `no answer within ${ctx.timeoutMs} ms`, { ...data });
-      controller.abort(new Error(`timed out after ${ctx.timeoutMs} ms`));
-      resolve(result);
-    }, ctx.timeoutMs);
-    ctx.signal?.addEventListener("abort", onCallerAbort, { once: true });
+function onDeadline(run: ProbeRun): void {
+  run.deadline();
+}
 
-    def.probe(config, probeCtx).then(
-      (outcome) => {
-        if (settled) return;
-        cleanup();
-        resolve(finish(outcome.status, outcome.error, data));
-      },
-      (err: unknown) => {
-        if (settled) return;
-        cleanup();
-        ctx.log?.debug({ op: "checks.run", type: spec.type, err }, "check failed");
-        resolve(finish("down", describeError(err), data));
-      },
-    );
-  });
+/**
+ * One probe's run: its deadline timer, its caller-abort listener (the object itself) and how it
+ * settles. One object per check instead of a closure per event.
+ */
+class ProbeRun {
+  readonly promise: Promise<CheckResult>;
+  readonly probeCtx: ProbeContext;
+  private readonly started = performance.now();
+  private readonly data: CheckData = {};
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private settled = false;
+  private resolve!: (result: CheckResult) => void;
+  private reject!: (err: Error) => void;
+
+  constructor(
+    private readonly spec: Pick<RunSpec<ExecutableCheckType, TSchema>, "type" | "reportsResponseTime">,
+    fieldNames: string[],
+    private readonly ctx: CheckContext,
+  ) {
+    for (const name of fieldNames) this.data[name] = null;
+    const signal = this.controller.signal;
+    this.probeCtx = {
+      ...ctx,
+      signal,
+      data: this.data,
+      guardOptions: { allowPrivate: ctx.guard.allowPrivate, ipv6: ctx.guard.ipv6, resolver: ctx.guard.resolver, signal },
+    };
+    this.promise = new Promise<CheckResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.timer = setTimeout(onDeadline, ctx.timeoutMs, this);
+    ctx.signal?.addEventListener("abort", this, { once: true });
+  }
+
+  outcome(outcome: ProbeOutcome): void {
+    if (!this.settle()) return;
+    this.resolve(this.finish(outcome.status, outcome.error, this.data));
+  }
+
+  failed(err: unknown): void {
+    if (!this.settle()) return;
+    this.ctx.log?.debug({ op: "checks.run", type: this.spec.type, err }, "check failed");
+    this.resolve(this.finish("down", describeError(err), this.data));
+  }
+
+  deadline(): void {
+    if (!this.settle()) return;
+    const result = this.finish("timeout", `no answer within ${this.ctx.timeoutMs} ms`, { ...this.data });
+    this.controller.abort(new Error(`timed out after ${this.ctx.timeoutMs} ms`));
+    this.resolve(result);
+  }
+
+  /** The caller's signal fired. */
+  handleEvent(): void {
+    if (!this.settle()) return;
+    this.controller.abort(new CheckAbortedError(this.spec.type));
+    this.reject(new CheckAbortedError(this.spec.type));
+  }
+
+  /** False when the run had already settled; otherwise stops the timer and the caller's listener. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.ctx.signal?.removeEventListener("abort", this);
+    return true;
+  }
+
+  private finish(status: CheckResult["status"], error: string | undefined, snapshot: CheckData): CheckResult {
+    const duration_ms = ms(performance.now() - this.started);
+    if (this.spec.reportsResponseTime) snapshot.response_time = duration_ms;
+    return error === undefined ? { status, duration_ms, data: snapshot } : { status, duration_ms, error, data: snapshot };
+  }
 }

@@ -110,7 +110,7 @@ async function exchange(
   if (conn.tls_ms !== null) m.tls_ms = add(m.tls_ms, conn.tls_ms);
 
   const hop = await exchangeOnSocket(conn.socket, {
-    origin: url.origin,
+    host: url.host,
     path: url.pathname + url.search,
     method,
     headers,

@@ -2,8 +2,8 @@ import type { Socket } from "node:net";
 import { Client, type Dispatcher } from "undici/index.js";
 
 export interface Exchange {
-  /** The URL's origin: undici's Host header and the Client's key. */
-  origin: string;
+  /** The Host header (the URL's host); a `host` in `headers` wins, as with undici's own. */
+  host: string;
   path: string;
   method: Dispatcher.HttpMethod;
   headers: Record<string, string>;
@@ -25,32 +25,61 @@ export interface Exchanged {
 
 const ignore = () => {};
 
+/** Idle Clients kept for reuse; more than this many at once are built and then dropped. */
+const MAX_IDLE_CLIENTS = 1024;
+const idle: PooledClient[] = [];
+
 /**
- * One request on one connection that was already opened (and guarded and timed): undici's Client
- * parses and writes HTTP on exactly that socket, driven through its handler interface (no response
- * stream to iterate). The connection is closed as soon as the answer is read or given up; closing it
- * before undici does spares the error undici would destroy it with (and that error's stack).
+ * An undici Client that is handed one pre-opened socket per request. A Client reconnects after
+ * its socket closes (its normal life), so after a clean exchange it goes back to the free list
+ * once undici has seen the close; a Client whose exchange failed is destroyed, never reused.
+ */
+class PooledClient {
+  /** The guarded socket of the current exchange, until undici takes it. */
+  socket: Socket | null = null;
+  /** Set when the exchange ended cleanly: the Client may serve another once disconnected. */
+  reusable = false;
+  readonly client: Client;
+
+  constructor() {
+    // The origin is a placeholder: the connector ignores it and every request sets its Host header.
+    this.client = new Client("http://check.invalid", {
+      connect: (_opts, callback) => {
+        const socket = this.socket;
+        this.socket = null;
+        if (!socket) return callback(new Error("the checked connection was closed"), null);
+        // undici expects the callback after connect() has returned, as with a real connector.
+        queueMicrotask(() => callback(null, socket));
+      },
+      pipelining: 1,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    this.client.on("disconnect", () => {
+      if (!this.reusable || this.client.destroyed) return;
+      this.reusable = false;
+      if (idle.length < MAX_IDLE_CLIENTS) idle.push(this);
+    });
+  }
+}
+
+/**
+ * One request on one connection that was already opened (and guarded and timed): an undici Client
+ * from the free list parses and writes HTTP on exactly that socket, driven through its handler
+ * interface (no response stream to iterate). The connection is closed as soon as the answer is read
+ * or given up; closing it before undici does spares the error undici would destroy it with.
  */
 export function exchangeOnSocket(socket: Socket, x: Exchange): Promise<Exchanged> {
-  let handedOver = false;
-  const client = new Client(x.origin, {
-    connect: (_opts, callback) => {
-      if (handedOver) return callback(new Error("the checked connection was closed"), null);
-      handedOver = true;
-      // undici expects the callback after connect() has returned, as with a real connector.
-      queueMicrotask(() => callback(null, socket));
-    },
-    pipelining: 1,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
+  const pooled = idle.pop() ?? new PooledClient();
+  pooled.socket = socket;
+  const headers = x.headers.host === undefined ? { ...x.headers, host: x.host } : x.headers;
   return new Promise<Exchanged>((resolve, reject) => {
-    const handler = new ExchangeHandler(socket, client, x, resolve, reject);
+    const handler = new ExchangeHandler(socket, pooled, x, resolve, reject);
     if (x.signal.aborted) return handler.handleEvent();
     // The signal is this check's own and is dropped with it, so the listener is never removed.
     x.signal.addEventListener("abort", handler, { once: true });
     // reset: the request says `connection: close`; the socket is never used for a second request.
-    client.dispatch({ path: x.path, method: x.method, headers: x.headers, body: x.body, reset: true }, handler);
+    pooled.client.dispatch({ path: x.path, method: x.method, headers, body: x.body, reset: true }, handler);
   });
 }
 
@@ -65,7 +94,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly socket: Socket,
-    private readonly client: Client,
+    private readonly pooled: PooledClient,
     private readonly x: Exchange,
     private readonly resolve: (value: Exchanged) => void,
     private readonly reject: (err: Error) => void,
@@ -83,29 +112,31 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const take = Math.min(chunk.length, this.x.bodyLimit - this.bytes);
     if (this.x.keepBody) this.chunks.push(take === chunk.length ? chunk : chunk.subarray(0, take));
     this.bytes += take;
-    if (this.bytes >= this.x.bodyLimit) this.finish(null);
+    if (this.bytes >= this.x.bodyLimit) this.finish(null, false);
   }
 
   onResponseEnd(): void {
-    this.finish(null);
+    this.finish(null, true);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    this.finish(err);
+    this.finish(err, false);
   }
 
   /** The check's signal fired (its deadline or its caller). */
   handleEvent(): void {
     const reason: unknown = this.x.signal.reason;
-    this.finish(reason instanceof Error ? reason : new Error("aborted"));
+    this.finish(reason instanceof Error ? reason : new Error("aborted"), false);
   }
 
-  private finish(err: Error | null): void {
+  /** `complete`: undici read the whole response, so its Client is in a clean state to reuse. */
+  private finish(err: Error | null, complete: boolean): void {
     if (this.settled) return;
     this.settled = true;
+    this.pooled.reusable = complete;
     this.socket.destroy();
     if (err) {
-      this.client.destroy(err).catch(ignore);
+      this.pooled.client.destroy(err).catch(ignore);
       this.reject(err);
     } else {
       const body = this.x.keepBody ? Buffer.concat(this.chunks, this.bytes) : null;

@@ -28,14 +28,20 @@ export interface OpenedConnection {
   tls_ms: number | null;
 }
 
-const ignore = () => {};
-
 let caCache: { extra: readonly string[]; ca: string[] } | undefined;
 
 function caFor(extra: string[] | undefined): string[] | undefined {
   if (!extra?.length) return undefined;
   if (caCache?.extra !== extra) caCache = { extra, ca: [...tls.rootCertificates, ...extra] };
   return caCache.ca;
+}
+
+const ignore = () => {};
+
+/** The SNI name for a host: none for an IP literal. */
+function serverName(host: string): string | undefined {
+  const name = stripBrackets(host).replace(/\.$/, "");
+  return isIpLiteral(name) ? undefined : name;
 }
 
 /**
@@ -48,48 +54,25 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
   const t1 = performance.now();
   o.guard.signal.throwIfAborted();
 
-  const host = stripBrackets(o.host).replace(/\.$/, "");
   const socket = o.tls
     ? tls.connect({
         host: address,
         port: o.port,
-        servername: o.tls.servername ?? (isIpLiteral(host) ? undefined : host),
+        servername: o.tls.servername ?? serverName(o.host),
         rejectUnauthorized: o.tls.rejectUnauthorized,
         ca: caFor(o.tls.extraCa),
       })
     : net.connect({ host: address, port: o.port, family });
 
-  let t2 = 0;
+  const waiter = new ConnectWaiter(socket, o.guard.signal, address, o.port, o.tls !== undefined);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const signal = o.guard.signal;
-      const onAbort = () => fail(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-      const fail = (err: Error) => {
-        signal.removeEventListener("abort", onAbort);
-        socket.destroy();
-        const e = err as Error & { address?: string; port?: number };
-        if (e.address === undefined) Object.assign(e, { address, port: o.port });
-        reject(e);
-      };
-      socket.once("error", fail);
-      socket.once("connect", () => {
-        t2 = performance.now();
-      });
-      socket.once(o.tls ? "secureConnect" : "connect", () => {
-        signal.removeEventListener("abort", onAbort);
-        socket.off("error", fail);
-        // A late error on a socket nobody listens to would crash the process.
-        socket.on("error", ignore);
-        resolve();
-      });
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+    await waiter.promise;
   } catch (err) {
     socket.destroy();
     throw err;
   }
   const t3 = performance.now();
-  if (t2 === 0) t2 = t3;
+  const t2 = waiter.connectedAt === 0 ? t3 : waiter.connectedAt;
   return {
     socket,
     address,
@@ -98,4 +81,65 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
     connect_ms: ms(t2 - t1),
     tls_ms: o.tls ? ms(t3 - t2) : null,
   };
+}
+
+/**
+ * Waits for a socket's connect (and TLS handshake): one object is the socket's listeners and the
+ * signal's, no once-wrappers per connection. Once connected, only a listener that ignores late
+ * errors stays (a late error on a socket nobody listens to would crash the process).
+ */
+class ConnectWaiter {
+  connectedAt = 0;
+  readonly promise: Promise<void>;
+  private settled = false;
+  private resolve!: () => void;
+  private reject!: (err: Error) => void;
+
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly signal: AbortSignal,
+    private readonly address: string,
+    private readonly port: number,
+    private readonly secure: boolean,
+  ) {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    socket.on("error", this.onError);
+    socket.on("connect", this.onConnect);
+    if (secure) socket.on("secureConnect", this.onSecureConnect);
+    signal.addEventListener("abort", this, { once: true });
+  }
+
+  private readonly onConnect = (): void => {
+    this.connectedAt = performance.now();
+    if (!this.secure) this.done(null);
+  };
+
+  private readonly onSecureConnect = (): void => this.done(null);
+
+  private readonly onError = (err: Error): void => this.done(err);
+
+  /** The check's signal fired (its deadline or its caller). */
+  handleEvent(): void {
+    const reason: unknown = this.signal.reason;
+    this.done(reason instanceof Error ? reason : new Error("aborted"));
+  }
+
+  private done(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal.removeEventListener("abort", this);
+    if (!err) {
+      // Nothing of the wait stays referenced by the open socket but a listener that ignores late errors.
+      this.socket.off("error", this.onError).off("connect", this.onConnect).on("error", ignore);
+      if (this.secure) this.socket.off("secureConnect", this.onSecureConnect);
+      return this.resolve();
+    }
+    this.socket.destroy();
+    const e = err as Error & { address?: string; port?: number };
+    if (e.address === undefined) Object.assign(e, { address: this.address, port: this.port });
+    this.reject(e);
+  }
 }
