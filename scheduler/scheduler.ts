@@ -9,6 +9,7 @@ import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
 import { Entry } from "./entry.ts";
+import { EntryTable } from "./entry-table.ts";
 import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
@@ -91,7 +92,7 @@ const NOWHERE = "none";
  * the location cannot run it, or nothing when a maintenance window pauses the monitor.
  */
 export class Scheduler {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new EntryTable<Entry>();
   private readonly interned = new Interner();
   /** Every entry of a running schedule, at its next due time. */
   private readonly heap = new MinHeap<Entry>();
@@ -162,7 +163,7 @@ export class Scheduler {
     }
     const entry = new Entry(row.id, profile, config, row.secrets_enc, row.version, phaseOf(row.id, intervalMs));
     if (existing) this.heap.remove(existing);
-    this.entries.set(row.id, entry);
+    this.entries.set(entry);
     this.o.metrics?.monitors.set(this.entries.size);
     if (!this.started) return;
     const now = this.o.clock.now();
