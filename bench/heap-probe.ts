@@ -5,8 +5,8 @@
  * process's mimalloc committed bytes and RSS, and the object types by count. With HEAP_PROBE_GC=1 it then runs a
  * full collection and appends the same after it ("live"), so the line before is live plus garbage.
  *
- * With HEAP_PROBE_SNAPSHOT=1 the main thread also writes one V8-format heap snapshot (Bun.generateHeapSnapshot, after
- * a full collection) to DIR/heap-main.heapsnapshot at its fourth sample (40 s after start; `bench/scale.ts --heap-probe DIR --env HEAP_PROBE_SNAPSHOT=1`): open it in Chrome's DevTools, or summarise it
+ * With HEAP_PROBE_SNAPSHOT=1 each thread also writes one V8-format heap snapshot (Bun.generateHeapSnapshot, after
+ * a full collection) to DIR/heap-<thread>.heapsnapshot at its fourth sample (40 s after start; `bench/scale.ts --heap-probe DIR --env HEAP_PROBE_SNAPSHOT=1`): open it in Chrome's DevTools, or summarise it
  * with `bun bench/heap-snapshot.ts FILE` (what the live heap holds by kind of node and string pattern).
  *
  * Bench tooling only, never loaded by the service. Preloads do not reach worker threads, so on the main thread a
@@ -47,9 +47,9 @@ if (dir) {
   };
   let ticks = 0;
   const tick = () => {
-    if (withSnapshot && isMainThread && ++ticks === 4) {
+    if (withSnapshot && ++ticks === 4) {
       Bun.gc(true);
-      writeFileSync(`${dir}/heap-main.heapsnapshot`, Bun.generateHeapSnapshot("v8"));
+      writeFileSync(file.replace(/\.jsonl$/, ".heapsnapshot"), Bun.generateHeapSnapshot("v8"));
     }
     sample(withGc ? "before-gc" : "sample");
     if (!withGc) return;
