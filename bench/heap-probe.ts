@@ -5,16 +5,21 @@
  * process's mimalloc committed bytes and RSS, and the object types by count. With HEAP_PROBE_GC=1 it then runs a
  * full collection and appends the same after it ("live"), so the line before is live plus garbage.
  *
+ * With HEAP_PROBE_SNAPSHOT=1 each thread also writes one V8-format heap snapshot (Bun.generateHeapSnapshot, after
+ * a full collection) to DIR/heap-<thread>.heapsnapshot at its fourth sample (40 s after start; `bench/scale.ts --heap-probe DIR --env HEAP_PROBE_SNAPSHOT=1`): open it in Chrome's DevTools, or summarise it
+ * with `bun bench/heap-snapshot.ts FILE` (what the live heap holds by kind of node and string pattern).
+ *
  * Bench tooling only, never loaded by the service. Preloads do not reach worker threads, so on the main thread a
  * runtime plugin gives the check threads' Worker (runner/cloud/worker-threads.ts) this file as its preload.
  */
 import { heapStats } from "bun:jsc";
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { isMainThread, threadId } from "node:worker_threads";
 
 const dir = process.env.HEAP_PROBE_DIR;
 const everyMs = Number(process.env.HEAP_PROBE_MS ?? 10_000);
 const withGc = process.env.HEAP_PROBE_GC === "1";
+const withSnapshot = process.env.HEAP_PROBE_SNAPSHOT === "1";
 const TOP = 40;
 
 if (dir) {
@@ -40,7 +45,12 @@ if (dir) {
     };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
   };
+  let ticks = 0;
   const tick = () => {
+    if (withSnapshot && ++ticks === 4) {
+      Bun.gc(true);
+      writeFileSync(file.replace(/\.jsonl$/, ".heapsnapshot"), Bun.generateHeapSnapshot("v8"));
+    }
     sample(withGc ? "before-gc" : "sample");
     if (!withGc) return;
     Bun.gc(true);

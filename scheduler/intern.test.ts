@@ -32,6 +32,24 @@ describe("Interner", () => {
     expect(Object.isFrozen(big)).toBe(false);
   });
 
+  it("gives monitors set up alike one frozen profile, and a monitor set up otherwise its own", () => {
+    const i = new Interner();
+    const row = (over: object = {}) =>
+      JSON.parse(JSON.stringify({ orgId: "org_0193aa11bb22cc33dd44ee55ff667788", type: "http", intervalMs: 20_000, timeoutMs: 5000, regions: ["eu"], runnerIds: [], tags: [], ...over }));
+    const a = i.profile(row());
+    expect(i.profile(row())).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(a).toEqual(row());
+    expect(a.regions).toBe(i.list(["eu"]));
+    for (const over of [{ orgId: "org_other" }, { type: "tcp" }, { intervalMs: 60_000 }, { timeoutMs: 9000 }, { regions: ["us"] }, { runnerIds: ["run_1"] }, { tags: ["prod"] }]) {
+      const other = i.profile(row(over));
+      expect(other).not.toBe(a);
+      expect(other).toEqual(row(over));
+    }
+    // A list's items are not confused with the next field's: ["a"], [] is not [], ["a"].
+    expect(i.profile(row({ regions: ["eu"], runnerIds: [] }))).not.toBe(i.profile(row({ regions: [], runnerIds: ["eu"] })));
+  });
+
   it("starts its table over past its bound instead of growing with every distinct value", () => {
     const i = new Interner();
     const first = i.list(["r0"]);

@@ -7,6 +7,16 @@ const MAX_JSON = 256;
 const MAX_ENTRIES = 20_000;
 const EMPTY: readonly string[] = Object.freeze([]);
 
+/** What a monitor's schedule entry shares with the other monitors of its organisation set up alike. */
+export interface Profile {
+  readonly orgId: string;
+  readonly type: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly regions: readonly string[];
+  readonly runnerIds: readonly string[];
+  readonly tags: readonly string[];
+}
 
 /**
  * One copy of the values many monitors of a schedule repeat: organisation ids, check types, region lists, empty
@@ -17,6 +27,7 @@ const EMPTY: readonly string[] = Object.freeze([]);
 export class Interner {
   private readonly texts = new Map<string, string>();
   private readonly values = new Map<string, unknown>();
+  private readonly profiles = new Map<string, Profile>();
 
   text(s: string): string {
     if (s.length > MAX_TEXT) return s;
@@ -39,6 +50,29 @@ export class Interner {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(config)) out[k] = typeof v === "string" ? this.text(v) : v !== null && typeof v === "object" ? this.value(v) : v;
     return frozenJsonCopy(out);
+  }
+
+  /**
+   * One frozen copy of what many monitors of a schedule share as a whole: organisation, check type, interval,
+   * timeout and region/runner/tag lists (organisation ids are longer than the texts kept by text(); held here, each
+   * organisation's id is kept once).
+   */
+  profile(p: Profile): Profile {
+    const key = `${p.orgId}\u0000${p.type}\u0000${p.intervalMs}\u0000${p.timeoutMs}\u0000${JSON.stringify(p.regions)}\u0000${JSON.stringify(p.runnerIds)}\u0000${JSON.stringify(p.tags)}`;
+    const hit = this.profiles.get(key);
+    if (hit !== undefined) return hit;
+    if (this.profiles.size >= MAX_ENTRIES) this.profiles.clear();
+    const shared: Profile = Object.freeze({
+      orgId: p.orgId,
+      type: this.text(p.type),
+      intervalMs: p.intervalMs,
+      timeoutMs: p.timeoutMs,
+      regions: this.list(p.regions),
+      runnerIds: this.list(p.runnerIds),
+      tags: this.list(p.tags),
+    });
+    this.profiles.set(key, shared);
+    return shared;
   }
 
   /** Values come from JSON (the database's jsonb), so their frozen JSON copy says the same. */

@@ -8,6 +8,8 @@ import { buildCheckJob } from "../domain/monitors/job.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
+import { Entry } from "./entry.ts";
+import { EntryTable } from "./entry-table.ts";
 import { Interner } from "./intern.ts";
 import { MinHeap } from "./min-heap.ts";
 import type { Placement } from "./placement.ts";
@@ -15,30 +17,6 @@ import { retry } from "../core/retry.ts";
 import type { Admission, Waiting } from "./admission.ts";
 import { type JobQueue, queueOf } from "./job-queues.ts";
 import { LINE_RECOVERY_MS, recoverLine, routesTo } from "./line-recovery.ts";
-
-/** One monitor as the schedule holds it. */
-interface Entry {
-  id: string;
-  orgId: string;
-  type: string;
-  config: Readonly<Record<string, unknown>>;
-  secretsEnc: string | null;
-  intervalMs: number;
-  timeoutMs: number;
-  regions: readonly string[];
-  runnerIds: readonly string[];
-  tags: readonly string[];
-  version: number;
-  phase: number;
-  /** Bumped whenever the entry's heap slot is replaced; older slots are skipped (lazy deletion). */
-  gen: number;
-}
-
-interface Slot {
-  due: number;
-  id: string;
-  gen: number;
-}
 
 /** One message to hand to the bus for one (monitor, location, due time). */
 interface Outgoing {
@@ -121,9 +99,10 @@ const NOWHERE = "none";
  * the location cannot run it, or nothing when a maintenance window pauses the monitor.
  */
 export class Scheduler {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new EntryTable<Entry>();
   private readonly interned = new Interner();
-  private readonly heap = new MinHeap<Slot>((s) => s.due);
+  /** Every entry of a running schedule, at its next due time. */
+  private readonly heap = new MinHeap<Entry>();
   private readonly queue: Outgoing[] = [];
   /** Due time → messages not yet confirmed by the bus; holds the watermark back. */
   private readonly inflight = new Map<number, number>();
@@ -136,8 +115,6 @@ export class Scheduler {
   private started = false;
   private startFrom = 0;
   private senders = 0;
-  /** Slot generations are unique across entries, so a removed-then-re-added monitor never matches an old slot. */
-  private genSeq = 0;
   /** The second (ms) the immediate first checks are counted in, and how many it has had. */
   private firstWindow = 0;
   private firstInWindow = 0;
@@ -174,24 +151,26 @@ export class Scheduler {
     const intervalMs = row.interval_seconds * 1000;
     const existing = this.entries.get(row.id);
     // Held for every monitor until it changes: values many monitors repeat are kept once (see intern.ts).
-    const fields = {
-      orgId: this.interned.text(row.org_id),
-      type: this.interned.text(row.type),
-      config: this.interned.config(row.config),
-      secretsEnc: row.secrets_enc,
+    const profile = this.interned.profile({
+      orgId: row.org_id,
+      type: row.type,
       intervalMs,
       timeoutMs: row.timeout_ms,
-      regions: this.interned.list(row.regions),
-      runnerIds: this.interned.list(row.runner_ids),
-      tags: this.interned.list(row.tags),
-      version: row.version,
-    };
+      regions: row.regions,
+      runnerIds: row.runner_ids,
+      tags: row.tags,
+    });
+    const config = this.interned.config(row.config);
     if (existing && existing.intervalMs === intervalMs) {
-      Object.assign(existing, fields);
+      existing.profile = profile;
+      existing.config = config;
+      existing.secretsEnc = row.secrets_enc;
+      existing.version = row.version;
       return;
     }
-    const entry: Entry = { id: row.id, ...fields, phase: phaseOf(row.id, intervalMs), gen: ++this.genSeq };
-    this.entries.set(row.id, entry);
+    const entry = new Entry(row.id, profile, config, row.secrets_enc, row.version, phaseOf(row.id, intervalMs));
+    if (existing) this.heap.remove(existing);
+    this.entries.set(entry);
     this.o.metrics?.monitors.set(this.entries.size);
     if (!this.started) return;
     const now = this.o.clock.now();
@@ -213,7 +192,11 @@ export class Scheduler {
 
   /** Stops scheduling a monitor (deleted, paused, suspended). */
   remove(id: string): void {
-    if (this.entries.delete(id)) this.o.metrics?.monitors.set(this.entries.size);
+    const e = this.entries.get(id);
+    if (!e) return;
+    this.entries.delete(id);
+    this.heap.remove(e);
+    this.o.metrics?.monitors.set(this.entries.size);
   }
 
   /**
@@ -267,20 +250,15 @@ export class Scheduler {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Puts the entry in the heap at `due` (moved there if it is in already). */
   private place(e: Entry, due: number, rearm = true): void {
-    e.gen = ++this.genSeq;
-    this.heap.push({ due, id: e.id, gen: e.gen });
+    this.heap.set(e, due);
     if (rearm && this.running && due < this.timerAt) this.arm();
   }
 
-  private peekLive(): Slot | undefined {
-    for (;;) {
-      const top = this.heap.peek();
-      if (!top) return undefined;
-      const e = this.entries.get(top.id);
-      if (e && e.gen === top.gen) return top;
-      this.heap.pop();
-    }
+  /** The entry due first: the heap holds only current entries (replaced and removed ones are taken out). */
+  private peekLive(): Entry | undefined {
+    return this.heap.peek();
   }
 
   private arm(): void {
@@ -307,12 +285,11 @@ export class Scheduler {
     }
     const now = this.o.clock.now();
     const floor = now - this.o.backfillMs;
-    for (let top = this.peekLive(); top && top.due <= now; top = this.peekLive()) {
-      this.heap.pop();
-      const e = this.entries.get(top.id)!;
-      this.plan(e, top.due, now);
+    for (let e = this.peekLive(); e && e.due <= now; e = this.peekLive()) {
+      const due = e.due;
+      this.plan(e, due, now);
       // Back on the grid after an immediate first check; after a long stall, skip what is older than the backfill window.
-      const next = dueAfter(top.due, e.phase, e.intervalMs);
+      const next = dueAfter(due, e.phase, e.intervalMs);
       this.place(e, next >= floor ? next : dueAtOrAfter(floor, e.phase, e.intervalMs), false);
     }
     this.pump();

@@ -7,18 +7,31 @@ const MIN_SLOTS = 1024;
 const MAX_LOAD = 0.75;
 /** A slot holds a FIFO position modulo 2³¹, plus one (0 is free): the window spans far fewer than 2³¹ ids. */
 const POS_MASK = 0x7fffffff;
+/** In `seqs`: this id's sequence and time did not fit 32-bit offsets from its block's first; they are in `wide`. */
+const WIDE = 0xffffffff;
 
 interface IdBlock {
   /** Three 32-bit hashes per id, one after the other. */
   hashes: Uint32Array;
-  seqs: Float64Array;
-  times: Float64Array;
+  /** Each id's sequence and publish time (ms) as offsets from the block's first id's (`seqBase`, `timeBase`). */
+  seqs: Uint32Array;
+  times: Uint32Array;
+  seqBase: number;
+  timeBase: number;
+  /** The ids whose offsets do not fit (a clock set back, a fractional time, 4 billion messages without an id). */
+  wide: Map<number, { seq: number; time: number }> | null;
 }
 
+/** Whether `d` is kept as a 32-bit offset (WIDE marks the ids that are not). */
+const fits = (d: number) => d >= 0 && d < WIDE && Number.isInteger(d);
+
+const seqAt = (b: IdBlock, o: number): number => (b.seqs[o] === WIDE ? b.wide!.get(o)!.seq : b.seqBase + b.seqs[o]!);
+const timeAt = (b: IdBlock, o: number): number => (b.seqs[o] === WIDE ? b.wide!.get(o)!.time : b.timeBase + b.times[o]!);
+
 /**
- * The ids of the duplicate window without their text: ~35 B each against ~167 B for a string in a `Map` (whose entry
+ * The ids of the duplicate window without their text: ~27 B each against ~167 B for a string in a `Map` (whose entry
  * alone is ~45 B even with a number key). An id is three 32-bit hashes by three functions seeded at random per stream
- * (xxHash32, murmur32v3, murmur32v2), kept with its sequence and publish time in a FIFO of typed-array blocks and
+ * (xxHash32, murmur32v3, murmur32v2), kept with its sequence and publish time (32-bit offsets from its block's first id's) in a FIFO of typed-array blocks and
  * found through an open-addressing table (linear probing) of FIFO positions. A remembered id is never missed; a new
  * id is taken for a duplicate only if all 96 bits equal those of another id in the window: with 1.2 million ids per
  * window (5,000 checks/s, 120 s) the odds are below 1.2e6² / 2⁹⁶ ≈ 2e-17 per window, 5e-12 in a year.
@@ -52,7 +65,7 @@ export class RecentIds {
       const pos = this.position(s);
       const b = this.block(pos);
       const k = 3 * (pos & BLOCK_MASK);
-      if (b.hashes[k] === h0 && b.hashes[k + 1] === h1 && b.hashes[k + 2] === h2) return b.seqs[pos & BLOCK_MASK];
+      if (b.hashes[k] === h0 && b.hashes[k + 1] === h1 && b.hashes[k + 2] === h2) return seqAt(b, pos & BLOCK_MASK);
       if (++i === slots.length) i = 0;
     }
     const pos = this.tail++;
@@ -62,15 +75,27 @@ export class RecentIds {
     b.hashes[3 * o] = h0;
     b.hashes[3 * o + 1] = h1;
     b.hashes[3 * o + 2] = h2;
-    b.seqs[o] = seq;
-    b.times[o] = now;
+    if (o === 0) {
+      b.seqBase = seq;
+      b.timeBase = now;
+      b.wide = null;
+    }
+    const ds = seq - b.seqBase;
+    const dt = now - b.timeBase;
+    if (fits(ds) && fits(dt)) {
+      b.seqs[o] = ds;
+      b.times[o] = dt;
+    } else {
+      b.seqs[o] = WIDE;
+      (b.wide ??= new Map()).set(o, { seq, time: now });
+    }
     slots[i] = (pos & POS_MASK) + 1;
     return undefined;
   }
 
   /** Forgets the ids published `windowMs` or longer before `now` (oldest first: amortised O(1) per id). */
   expire(now: number, windowMs: number): void {
-    while (this.head < this.tail && now - this.block(this.head).times[this.head & BLOCK_MASK]! >= windowMs) {
+    while (this.head < this.tail && now - timeAt(this.block(this.head), this.head & BLOCK_MASK) >= windowMs) {
       this.remove(this.head);
       if ((++this.head & BLOCK_MASK) === 0) this.dropBlock();
     }
@@ -129,8 +154,11 @@ export class RecentIds {
   private newBlock(): IdBlock {
     const b = this.spare ?? {
       hashes: new Uint32Array(3 * (BLOCK_MASK + 1)),
-      seqs: new Float64Array(BLOCK_MASK + 1),
-      times: new Float64Array(BLOCK_MASK + 1),
+      seqs: new Uint32Array(BLOCK_MASK + 1),
+      times: new Uint32Array(BLOCK_MASK + 1),
+      seqBase: 0,
+      timeBase: 0,
+      wide: null,
     };
     this.spare = null;
     return b;
