@@ -74,25 +74,47 @@ export function latestResults(sql: Sql, orgId: string, longestLookbackSeconds: n
 }
 
 /**
- * The hourly rollups of the current and the previous UTC hour, per (monitor, location), added up.
- * The two buckets are joined rather than aggregated: result_hist_add is inlined SQL, several times
- * faster per row than the result_hist_sum aggregate, which dominated a 10,000-monitor scrape.
+ * The results of the current and the previous UTC hour, per (monitor, location), added up from the
+ * hourly rollups. Plain PostgreSQL (`watermark`): a rollup row holds exactly the results due before
+ * the rollup watermark, so the raw rows due at or after it are added, the watermark read in the same
+ * statement (one snapshot with the rows the closer moved). The buckets are joined rather than aggregated:
+ * result_hist_add is inlined SQL, several times faster per row than the result_hist_sum aggregate,
+ * which dominated a 10,000-monitor scrape.
  */
-export function windowFigures(sql: Sql, orgId: string): Promise<WindowRow[]> {
+export function windowFigures(sql: Sql, orgId: string, watermark: boolean): Promise<WindowRow[]> {
+  const hist = (a: string, b: string) => `case when ${a}.hist is null then ${b}.hist when ${b}.hist is null then ${a}.hist else result_hist_add(${a}.hist, ${b}.hist) end`;
+  const plus = (col: string, ...from: string[]) => from.map((t) => `coalesce(${t}.${col}, 0)`).join(" + ");
+  const parts = watermark ? ["c", "p", "x"] : ["c", "p"];
   return sql<WindowRow[]>`
     with w as (
       select * from check_results_hourly
       where org_id = ${orgId} and bucket >= date_trunc('hour', now(), 'UTC') - interval '1 hour'
     ), cur as (select * from w where bucket >= date_trunc('hour', now(), 'UTC')),
     prev as (select * from w where bucket < date_trunc('hour', now(), 'UTC'))
+    ${
+      watermark
+        ? sql`, raw as (
+      select monitor_id, location,
+        count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
+        count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
+        count(*) filter (where status = 'unavailable')::int as unavailable,
+        coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::bigint as duration_sum,
+        max(duration_ms) filter (where status <> 'unavailable') as duration_max,
+        result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
+      from check_results
+      where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
+        and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)
+      group by monitor_id, location
+    )`
+        : sql``
+    }
     select monitor_id, location,
-      coalesce(c.up, 0) + coalesce(p.up, 0) as up, coalesce(c.down, 0) + coalesce(p.down, 0) as down,
-      coalesce(c.degraded, 0) + coalesce(p.degraded, 0) as degraded, coalesce(c.timeout, 0) + coalesce(p.timeout, 0) as timeout,
-      coalesce(c.unavailable, 0) + coalesce(p.unavailable, 0) as unavailable,
-      (coalesce(c.duration_sum, 0) + coalesce(p.duration_sum, 0))::float8 as duration_sum,
-      greatest(c.duration_max, p.duration_max) as duration_max,
-      case when c.hist is null then p.hist when p.hist is null then c.hist else result_hist_add(c.hist, p.hist) end as hist
-    from cur c full join prev p using (monitor_id, location)`;
+      ${sql.unsafe(["up", "down", "degraded", "timeout", "unavailable"].map((k) => `${plus(k, ...parts)} as ${k}`).join(", "))},
+      (${sql.unsafe(plus("duration_sum", ...parts))})::float8 as duration_sum,
+      greatest(${sql.unsafe(parts.map((t) => `${t}.duration_max`).join(", "))}) as duration_max,
+      ${sql.unsafe(watermark ? `case when x.hist is null then ${hist("c", "p")} when c.hist is null and p.hist is null then x.hist else result_hist_add(${hist("c", "p")}, x.hist) end` : hist("c", "p"))} as hist
+    from cur c full join prev p using (monitor_id, location)
+    ${watermark ? sql`full join raw x using (monitor_id, location)` : sql``}`;
 }
 
 /** Alert rules firing now, per (monitor, region); acknowledged alerts still count (they have not resolved). */

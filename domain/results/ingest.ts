@@ -1,5 +1,6 @@
 import { withTx, type Sql } from "../../db/client.ts";
 import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
+import { lockRollupWatermarkShared } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
 import type { CheckResultInput } from "./types.ts";
@@ -56,9 +57,11 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
 }
 
 /**
- * Stores a batch of results once each, in one transaction with the hourly/daily rollups (plain
- * PostgreSQL; TimescaleDB's continuous aggregates roll up by themselves) and the monitors' current
- * state. A deadlock with a concurrent batch is retried when this call owns the transaction.
+ * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
+ * PostgreSQL: the results due before the rollup watermark (late ones) are added to the hourly/daily
+ * rollups here; the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
+ * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
+ * this call owns the transaction.
  */
 export async function storeResults(sql: Sql, results: readonly CheckResultInput[]): Promise<StoreOutcome> {
   if (results.length === 0) return { inserted: [], statusChanges: [] };
@@ -68,9 +71,11 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
   for (let attempt = 1; ; attempt++) {
     try {
       return await withTx(sql, async (tx) => {
+        // First, so that a closer holding the lock has committed and this batch sees its watermark.
+        const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
-        if (rollups) {
-          const { hourly, daily } = rollupDeltas(inserted);
+        if (watermark) {
+          const { hourly, daily } = rollupDeltas(inserted.filter((r) => r.scheduled_at < watermark));
           await addToRollups(tx, hourly, daily);
         }
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
