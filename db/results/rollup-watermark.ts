@@ -12,7 +12,10 @@ export async function selectRollupWatermark(sql: Sql): Promise<Date> {
   return row.t;
 }
 
-/** Ingest, inside its transaction: the watermark, read after taking its lock in SHARE mode (held until commit). */
+/**
+ * Ingest, inside its transaction: the watermark, read after taking its lock in SHARE mode (held until
+ * commit). The hourly rollup holds the results due before it, the daily one those due before its hour.
+ */
 export async function lockRollupWatermarkShared(sql: Sql): Promise<Date> {
   const [row] = await sql<{ t: Date }[]>`select rollup_watermark_shared() as t`;
   return row!.t;
@@ -31,13 +34,15 @@ export interface ClosedRange {
 }
 
 /**
- * Adds the raw results due from the watermark to `to` to the hourly and daily rollups in one
- * statement, set-based, and moves the watermark to `to`. Run it in a transaction holding the
- * watermark lock exclusively (lockRollupWatermarkExclusive), with `to` after the watermark.
+ * Adds the raw results due from the watermark to `to` to the hourly rollup in one statement,
+ * set-based, and moves the watermark to `to`; when that completes hours, adds their hourly rows to
+ * the daily rollup (so a daily row is written once an hour, not once a step: daily rows hold the
+ * results due before the watermark's hour). Run it in a transaction holding the watermark lock
+ * exclusively (lockRollupWatermarkExclusive), with `to` after the watermark.
  */
 export async function closeRollupRange(sql: Sql, to: Date): Promise<ClosedRange> {
-  const [row] = await sql<ClosedRange[]>`
-    with agg as (
+  const [row] = await sql<(ClosedRange & { prev: Date })[]>`
+    with prev as (select closed_through from rollup_watermark), agg as (
       select org_id, monitor_id, location, date_bin('1 hour', scheduled_at, ${ORIGIN}::timestamptz) as bucket,
         count(*)::int as total, count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
         count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
@@ -46,25 +51,31 @@ export async function closeRollupRange(sql: Sql, to: Date): Promise<ClosedRange>
         max(duration_ms) filter (where status <> 'unavailable') as duration_max,
         result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
       from check_results
-      where scheduled_at >= (select closed_through from rollup_watermark) and scheduled_at < ${to}
+      where scheduled_at >= (select closed_through from prev) and scheduled_at < ${to}
       group by 1, 2, 3, 4
     ), h as (
       ${upsert(sql, "check_results_hourly", sql`select * from agg`)}
-    ), d as (
+    ), w as (
+      update rollup_watermark set closed_through = ${to}
+    )
+    select (select closed_through from prev) as prev, count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
+  const hours = [new Date(Math.floor(row!.prev.getTime() / HOUR_MS) * HOUR_MS), new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)] as const;
+  if (hours[0] < hours[1]) {
+    await sql`
       ${upsert(
         sql,
         "check_results_daily",
         sql`
         select org_id, monitor_id, location, date_bin('1 day', bucket, ${ORIGIN}::timestamptz), sum(total), sum(up), sum(down), sum(degraded),
           sum(timeout), sum(unavailable), sum(duration_sum), max(duration_max), result_hist_sum(hist)
-        from agg group by 1, 2, 3, 4`,
-      )}
-    ), w as (
-      update rollup_watermark set closed_through = ${to}
-    )
-    select count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
-  return row!;
+        from check_results_hourly where bucket >= ${hours[0]} and bucket < ${hours[1]}
+        group by 1, 2, 3, 4`,
+      )}`;
+  }
+  return { series: row!.series, results: row!.results };
 }
+
+const HOUR_MS = 3_600_000;
 
 function upsert(sql: Sql, table: "check_results_hourly" | "check_results_daily", rows: ReturnType<Sql>) {
   return sql`

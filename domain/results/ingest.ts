@@ -3,6 +3,7 @@ import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, 
 import { lockRollupWatermarkShared } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
+import { HOUR_MS, floorTo } from "./segments.ts";
 import type { CheckResultInput } from "./types.ts";
 
 /** A monitor whose status moved: publish `monitor.status_changed` for it. */
@@ -58,8 +59,9 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
 
 /**
  * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
- * PostgreSQL: the results due before the rollup watermark (late ones) are added to the hourly/daily
- * rollups here; the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
+ * PostgreSQL: the results due before the rollup watermark (late ones) are added to the hourly rollup
+ * here (and to the daily one before the watermark's hour); the others stay raw until the closer
+ * rolls them up (rollup-closer.ts). TimescaleDB's
  * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
  * this call owns the transaction.
  */
@@ -75,8 +77,10 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
         const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
         if (watermark) {
-          const { hourly, daily } = rollupDeltas(inserted.filter((r) => r.scheduled_at < watermark));
-          await addToRollups(tx, hourly, daily);
+          // Daily rows hold the results due before the watermark's hour; the closer adds that hour's row.
+          const late = inserted.filter((r) => r.scheduled_at < watermark);
+          const hour = floorTo(watermark.getTime(), HOUR_MS);
+          await addToRollups(tx, rollupDeltas(late).hourly, rollupDeltas(late.filter((r) => r.scheduled_at.getTime() < hour)).daily);
         }
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
         const statusChanges = moved
