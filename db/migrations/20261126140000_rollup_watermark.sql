@@ -10,7 +10,10 @@ create table rollup_watermark (
   id boolean primary key default true check (id),
   closed_through timestamptz not null
 );
-insert into rollup_watermark (closed_through) values (date_trunc('hour', now()) + interval '1 hour');
+-- A database without results (a fresh one) starts at the current minute.
+insert into rollup_watermark (closed_through)
+select case when to_regclass('check_results') is null or exists (select 1 from check_results)
+  then date_trunc('hour', now()) + interval '1 hour' else date_trunc('minute', now()) end;
 
 -- Ingest reads the watermark under this advisory lock in SHARE mode, the closer in EXCLUSIVE mode, so
 -- a batch's results are either rolled up by the batch or seen (committed) by the closer, never both
