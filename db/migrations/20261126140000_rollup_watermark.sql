@@ -10,10 +10,16 @@ create table rollup_watermark (
   id boolean primary key default true check (id),
   closed_through timestamptz not null
 );
--- A database without results (a fresh one) starts at the current minute.
-insert into rollup_watermark (closed_through)
-select case when to_regclass('check_results') is null or exists (select 1 from check_results)
-  then date_trunc('hour', now()) + interval '1 hour' else date_trunc('minute', now()) end;
+insert into rollup_watermark (closed_through) values (date_trunc('hour', now()) + interval '1 hour');
+-- A database without results (a fresh one) starts at the current minute. (With TimescaleDB
+-- check_results does not exist yet here: dynamic SQL, so the statement is not even planned.)
+do $migration$
+begin
+  if to_regclass('check_results') is not null then
+    execute 'update rollup_watermark set closed_through = date_trunc(''minute'', now()) where not exists (select 1 from check_results)';
+  end if;
+end
+$migration$;
 
 -- Ingest reads the watermark under this advisory lock in SHARE mode, the closer in EXCLUSIVE mode, so
 -- a batch's results are either rolled up by the batch or seen (committed) by the closer, never both

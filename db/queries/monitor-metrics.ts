@@ -73,48 +73,67 @@ export function latestResults(sql: Sql, orgId: string, longestLookbackSeconds: n
     where m.org_id = ${orgId}`;
 }
 
+/** Buckets of the duration histogram (migration 20261122000300's result_duration_bucket gives 0 to 46). */
+const HIST_BUCKETS = 47;
+
+type WindowPart = WindowRow & { status: WindowStatus | null; duration_ms: number | null; hist_index: number | null };
+type WindowStatus = "up" | "down" | "degraded" | "timeout" | "unavailable";
+
 /**
  * The results of the current and the previous UTC hour, per (monitor, location), added up from the
  * hourly rollups. Plain PostgreSQL (`watermark`): a rollup row holds exactly the results due before
- * the rollup watermark, so the raw rows due at or after it are added, the watermark read in the same
- * statement (one snapshot with the rows the closer moved). The buckets are joined rather than aggregated:
- * result_hist_add is inlined SQL, several times faster per row than the result_hist_sum aggregate,
- * which dominated a 10,000-monitor scrape.
+ * the rollup watermark, so the raw rows due at or after it (a minute or so of checks) come with them,
+ * the watermark read in the same statement (one snapshot with the rows the closer moved), and are
+ * added here: one row each with its histogram bucket, cheaper than aggregating them per series in SQL
+ * (a PL/pgSQL histogram per group and one more join tripled the query). The two hourly buckets are
+ * joined rather than aggregated: result_hist_add is inlined SQL, several times faster per row than the
+ * result_hist_sum aggregate, which dominated a 10,000-monitor scrape.
  */
-export function windowFigures(sql: Sql, orgId: string, watermark: boolean): Promise<WindowRow[]> {
-  const hist = (a: string, b: string) => `case when ${a}.hist is null then ${b}.hist when ${b}.hist is null then ${a}.hist else result_hist_add(${a}.hist, ${b}.hist) end`;
-  const plus = (col: string, ...from: string[]) => from.map((t) => `coalesce(${t}.${col}, 0)`).join(" + ");
-  const parts = watermark ? ["c", "p", "x"] : ["c", "p"];
-  return sql<WindowRow[]>`
+export async function windowFigures(sql: Sql, orgId: string, watermark: boolean): Promise<WindowRow[]> {
+  const rows = await sql<WindowPart[]>`
     with w as (
       select * from check_results_hourly
       where org_id = ${orgId} and bucket >= date_trunc('hour', now(), 'UTC') - interval '1 hour'
     ), cur as (select * from w where bucket >= date_trunc('hour', now(), 'UTC')),
     prev as (select * from w where bucket < date_trunc('hour', now(), 'UTC'))
+    select monitor_id, location,
+      coalesce(c.up, 0) + coalesce(p.up, 0) as up, coalesce(c.down, 0) + coalesce(p.down, 0) as down,
+      coalesce(c.degraded, 0) + coalesce(p.degraded, 0) as degraded, coalesce(c.timeout, 0) + coalesce(p.timeout, 0) as timeout,
+      coalesce(c.unavailable, 0) + coalesce(p.unavailable, 0) as unavailable,
+      (coalesce(c.duration_sum, 0) + coalesce(p.duration_sum, 0))::float8 as duration_sum,
+      greatest(c.duration_max, p.duration_max) as duration_max,
+      case when c.hist is null then p.hist when p.hist is null then c.hist else result_hist_add(c.hist, p.hist) end as hist,
+      null::text as status, null::integer as duration_ms, null::integer as hist_index
+    from cur c full join prev p using (monitor_id, location)
     ${
       watermark
-        ? sql`, raw as (
-      select monitor_id, location,
-        count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
-        count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
-        count(*) filter (where status = 'unavailable')::int as unavailable,
-        coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::bigint as duration_sum,
-        max(duration_ms) filter (where status <> 'unavailable') as duration_max,
-        result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
-      from check_results
-      where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
-        and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)
-      group by monitor_id, location
-    )`
+        ? sql`
+    union all
+    select monitor_id, location, 0, 0, 0, 0, 0, 0::float8, null::integer, null::integer[], status, duration_ms, result_duration_bucket(duration_ms)
+    from check_results
+    where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
+      and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)`
         : sql``
-    }
-    select monitor_id, location,
-      ${sql.unsafe(["up", "down", "degraded", "timeout", "unavailable"].map((k) => `${plus(k, ...parts)} as ${k}`).join(", "))},
-      (${sql.unsafe(plus("duration_sum", ...parts))})::float8 as duration_sum,
-      greatest(${sql.unsafe(parts.map((t) => `${t}.duration_max`).join(", "))}) as duration_max,
-      ${sql.unsafe(watermark ? `case when x.hist is null then ${hist("c", "p")} when c.hist is null and p.hist is null then x.hist else result_hist_add(${hist("c", "p")}, x.hist) end` : hist("c", "p"))} as hist
-    from cur c full join prev p using (monitor_id, location)
-    ${watermark ? sql`full join raw x using (monitor_id, location)` : sql``}`;
+    }`;
+  const out = new Map<string, WindowRow>();
+  const raw: WindowPart[] = [];
+  for (const r of rows) {
+    if (r.status === null) out.set(`${r.monitor_id}\u0000${r.location}`, { monitor_id: r.monitor_id, location: r.location, up: r.up, down: r.down, degraded: r.degraded, timeout: r.timeout, unavailable: r.unavailable, duration_sum: r.duration_sum, duration_max: r.duration_max, hist: r.hist });
+    else raw.push(r);
+  }
+  for (const r of raw) {
+    const key = `${r.monitor_id}\u0000${r.location}`;
+    let w = out.get(key);
+    if (!w) out.set(key, (w = { monitor_id: r.monitor_id, location: r.location, up: 0, down: 0, degraded: 0, timeout: 0, unavailable: 0, duration_sum: 0, duration_max: null, hist: null }));
+    w[r.status!]++;
+    // As a rollup row: zeros when every result was 'unavailable'.
+    w.hist ??= new Array<number>(HIST_BUCKETS).fill(0);
+    if (r.status === "unavailable") continue;
+    w.duration_sum += r.duration_ms!;
+    w.duration_max = Math.max(w.duration_max ?? r.duration_ms!, r.duration_ms!);
+    w.hist[r.hist_index!]!++;
+  }
+  return [...out.values()];
 }
 
 /** Alert rules firing now, per (monitor, region); acknowledged alerts still count (they have not resolved). */
