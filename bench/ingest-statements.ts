@@ -3,13 +3,19 @@
  * that runs it (/proc/<pid>/schedstat, nanoseconds: this machine's PostgreSQL must be local). Steady
  * state of the all-in-one at `monitors` monitors checked every 20 s: every rollup and monitor-state row
  * exists already, each batch holds the next `batch` monitors' results (about 60 at 10,000 monitors:
- * 500 checks/s, a 250 ms batch wait, two parallel transactions), 1 % change status.
+ * 500 checks/s, a 250 ms batch wait, two parallel transactions), 1 % change status. Plain
+ * PostgreSQL's rollup watermark starts at the first due time: ingest reads it under its shared lock and
+ * upserts rollups only for late results (none here), and the closer (closeRollups, on the same
+ * backend, its clock the newest due time) rolls the rest up a minute at a time; its cost per result
+ * closed and per step is printed on a line of its own.
  * Usage: bun bench/ingest-statements.ts [monitors=10000] [batch=60] [checks=30000] (TEST_DATABASE_URL; a database of its own)
  */
 import { readFileSync } from "node:fs";
 import { createSql } from "../db/client.ts";
 import { addToRollups, insertResults, updateMonitorStates, type MonitorStateUpdate, type ResultRecord } from "../db/queries/results.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
+import { lockRollupWatermarkShared } from "../db/results/rollup-watermark.ts";
+import { closeRollups } from "../domain/results/rollup-closer.ts";
 import { rollupDeltas } from "../domain/results/rollup-deltas.ts";
 import { createOrgWithMonitors } from "../domain/results/test-fixtures.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
@@ -23,18 +29,23 @@ const db = await createTestDatabase();
 const conn = createSql(db.url, { max: 1 });
 try {
   const { orgId, monitorIds } = await createOrgWithMonitors(db.sql, { planId: "unlimited", monitors: MONITORS, intervalSeconds: 20 });
-  const start = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000;
+  // A minute before a whole hour: the closer's first step ends that hour and writes the daily rows too.
+  const start = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000 - 60_000;
   for (const d of [-1, 0, 1]) await ensurePartition(db.sql, new Date(start + d * 86_400_000).toISOString().slice(0, 10));
+  // A fresh database holds no results: the watermark may start at the first due time.
+  await db.sql`update rollup_watermark set closed_through = ${new Date(start)}`;
   const [{ pid }] = (await conn`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
   const cpuNs = () => Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
 
   let next = 0;
+  let lastDue = start;
   const batch = (): ResultRecord[] =>
     Array.from({ length: BATCH }, () => {
       const n = next++;
       const i = n % MONITORS;
       const due = start + Math.floor(n / MONITORS) * INTERVAL_MS + Math.floor((i * INTERVAL_MS) / MONITORS);
       const status = Math.random() < 0.01 ? "down" : "up";
+      lastDue = Math.max(lastDue, due);
       return {
         job_id: `job_${monitorIds[i]}_${due}`,
         org_id: orgId,
@@ -49,7 +60,9 @@ try {
         data: { status_code: status === "down" ? 503 : 200, dns_ms: 1, connect_ms: 2, tls_ms: 0, ttfb_ms: 12, size_bytes: 1432 },
       };
     });
-  const sums = { insert: 0, rollups: 0, state: 0, commit: 0 };
+  const sums = { watermark: 0, insert: 0, rollups: 0, state: 0, commit: 0 };
+  const steps: { cpuMs: number; wallMs: number; results: number; endsHour: boolean }[] = [];
+  let closedThrough = start;
   const store = async (rows: ResultRecord[]) => {
     let t = cpuNs();
     const lap = (k: keyof typeof sums) => {
@@ -59,9 +72,11 @@ try {
     };
     await conn.begin(async (tx) => {
       lap("commit"); // begin
+      const watermark = await lockRollupWatermarkShared(tx as never);
+      lap("watermark");
       const inserted = await insertResults(tx as never, rows);
       lap("insert");
-      const { hourly, daily } = rollupDeltas(inserted);
+      const { hourly, daily } = rollupDeltas(inserted.filter((r) => r.scheduled_at < watermark));
       await addToRollups(tx as never, hourly, daily);
       lap("rollups");
       const latest = inserted.map((r): MonitorStateUpdate => ({ org_id: r.org_id, monitor_id: r.monitor_id, status: r.status as "up", checked_at: r.checked_at, duration_ms: r.duration_ms }));
@@ -69,6 +84,18 @@ try {
       lap("state");
     });
     lap("commit");
+    // The closer as housekeeping runs it (30 s grace, one-minute steps), whenever a step is due.
+    if (lastDue + 40 - 30_000 >= closedThrough + 60_000) await closeSteps(lastDue + 40);
+  };
+  const closeSteps = async (now: number) => {
+    for (;;) {
+      const [cpu, wall] = [cpuNs(), performance.now()];
+      const c = await closeRollups(conn as never, new Date(now), { maxSteps: 1 });
+      if (c.steps === 0) return;
+      const endsHour = c.closedThrough!.getTime() % 3_600_000 === 0;
+      steps.push({ cpuMs: (cpuNs() - cpu) / 1e6, wallMs: performance.now() - wall, results: c.results, endsHour });
+      closedThrough = c.closedThrough!.getTime();
+    }
   };
   // Warm-up: two rounds, so every rollup and state row exists and the statements are planned and cached.
   while (next < 2 * MONITORS) await store(batch());
@@ -78,11 +105,20 @@ try {
   while (next - first < CHECKS) await store(batch());
   const n = next - first;
   const us = (ns: number) => (ns / n / 1000).toFixed(1).padStart(6);
-  const total = sums.insert + sums.rollups + sums.state + sums.commit;
+  const total = sums.watermark + sums.insert + sums.rollups + sums.state + sums.commit;
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `ingest statements, ${MONITORS} monitors, batches of ${BATCH}, ${n} checks: PostgreSQL CPU-µs per check: insert ${us(sums.insert)} | rollups ${us(sums.rollups)} | ` +
+    `ingest statements, ${MONITORS} monitors, batches of ${BATCH}, ${n} checks: PostgreSQL CPU-µs per check: watermark ${us(sums.watermark)} | insert ${us(sums.insert)} | late rollups ${us(sums.rollups)} | ` +
       `state ${us(sums.state)} | begin+commit ${us(sums.commit)} | total ${us(total)} | load average ${load}`,
+  );
+  // The rest, for the closer's figures: every whole minute due so far.
+  await closeSteps(lastDue + 30_000 + 60_000);
+  const within = steps.filter((x) => !x.endsHour);
+  const cpuMs = within.reduce((a, x) => a + x.cpuMs, 0);
+  const results = within.reduce((a, x) => a + x.results, 0);
+  console.log(
+    `closer, ${steps.length} steps: PostgreSQL CPU-µs per result closed ${((cpuMs * 1000) / results).toFixed(1)} (steps within an hour); ` +
+      `per step (CPU ms / wall ms / results; * ends an hour, daily rows too): ${steps.map((x) => `${x.endsHour ? "*" : ""}${x.cpuMs.toFixed(0)}/${x.wallMs.toFixed(0)}/${x.results}`).join(", ")}`,
   );
 } finally {
   await conn.end();

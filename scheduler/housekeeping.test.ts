@@ -54,4 +54,22 @@ describe("storage housekeeping", () => {
       await housekeeping.stop();
     }
   });
+  it("rolls the raw results up through the watermark without being called", async () => {
+    const { orgId, monitorIds: [mon] } = await createOrgWithMonitors(db.sql);
+    const [w] = await db.sql`select closed_through as t from rollup_watermark`;
+    const due = new Date(Math.max(w!.t.getTime(), Date.now()) + 60_000);
+    await storeResults(db.sql, [makeResult(orgId, mon!, due, "down")]);
+    const hourly = async () => (await db.sql`select coalesce(sum(total), 0)::int as n from check_results_hourly where monitor_id = ${mon!}`)[0]!.n as number;
+    expect(await hourly()).toBe(0);
+
+    const later = new Date(due.getTime() + 120_000);
+    const housekeeping = startHousekeeping(db.sql, bus, silentLogger, { heartbeatSweepMs: 60_000, runnerSweepMs: 60_000, regionSweepMs: 60_000, storageMs: 3_600_000, rollupCloseMs: 20, now: () => later });
+    try {
+      await until(async () => (await hourly()) === 1);
+      const [after] = await db.sql`select closed_through as t from rollup_watermark`;
+      expect(after!.t.getTime()).toBeGreaterThan(due.getTime());
+    } finally {
+      await housekeeping.stop();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import { sweepHeartbeats } from "../domain/monitors/heartbeat.ts";
 import { sweepStaleRunnerQueues } from "../domain/runners/queue.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
+import { closeRollups } from "../domain/results/rollup-closer.ts";
 import { sweepRegionQueues } from "./region-queues.ts";
 
 export interface HousekeepingOptions {
@@ -16,6 +17,8 @@ export interface HousekeepingOptions {
   regionSweepMs?: number;
   /** How often result partitions are created ahead and retention is enforced; default 1 h. */
   storageMs?: number;
+  /** How often the rollups are closed through the watermark (plain PostgreSQL); default 15 s. */
+  rollupCloseMs?: number;
   now?: () => Date;
 }
 
@@ -23,7 +26,8 @@ export interface HousekeepingOptions {
  * The leader's periodic duties besides publishing jobs: down results for missed heartbeats, the
  * stale jobs of runners that went offline (re-queued by their ack deadline, recorded unavailable), the
  * jobs that expired unclaimed in regions whose workers all went away (recorded unavailable), and the
- * storage of check results (daily partitions ahead, drops and deletes past each plan's retention).
+ * storage of check results (daily partitions ahead, drops and deletes past each plan's retention, the
+ * raw results rolled up through the watermark).
  * All are idempotent, so a leader change mid-run does no harm.
  */
 export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: HousekeepingOptions = {}): { stop(): Promise<void> } {
@@ -51,6 +55,16 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       o.regionSweepMs ?? 10_000,
       async () => {
         await sweepRegionQueues(sql, bus, log, () => now().getTime());
+      },
+      log,
+    ),
+    runPeriodically(
+      "scheduler.rollups",
+      o.rollupCloseMs ?? 15_000,
+      async () => {
+        const closed = await closeRollups(sql, now());
+        // One step per run is the steady state; more is a catch-up worth a line.
+        if (closed.steps > 1) log.info({ op: "scheduler.rollups", ...closed }, "rollups closed");
       },
       log,
     ),

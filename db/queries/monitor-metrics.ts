@@ -73,13 +73,24 @@ export function latestResults(sql: Sql, orgId: string, longestLookbackSeconds: n
     where m.org_id = ${orgId}`;
 }
 
+/** Buckets of the duration histogram (migration 20261122000300's result_duration_bucket gives 0 to 46). */
+const HIST_BUCKETS = 47;
+
+type WindowPart = WindowRow & { status: WindowStatus | null; duration_ms: number | null; hist_index: number | null };
+type WindowStatus = "up" | "down" | "degraded" | "timeout" | "unavailable";
+
 /**
- * The hourly rollups of the current and the previous UTC hour, per (monitor, location), added up.
- * The two buckets are joined rather than aggregated: result_hist_add is inlined SQL, several times
- * faster per row than the result_hist_sum aggregate, which dominated a 10,000-monitor scrape.
+ * The results of the current and the previous UTC hour, per (monitor, location), added up from the
+ * hourly rollups. Plain PostgreSQL (`watermark`): a rollup row holds exactly the results due before
+ * the rollup watermark, so the raw rows due at or after it (a minute or so of checks) come with them,
+ * the watermark read in the same statement (one snapshot with the rows the closer moved), and are
+ * added here: one row each with its histogram bucket, cheaper than aggregating them per series in SQL
+ * (a PL/pgSQL histogram per group and one more join tripled the query). The two hourly buckets are
+ * joined rather than aggregated: result_hist_add is inlined SQL, several times faster per row than the
+ * result_hist_sum aggregate, which dominated a 10,000-monitor scrape.
  */
-export function windowFigures(sql: Sql, orgId: string): Promise<WindowRow[]> {
-  return sql<WindowRow[]>`
+export async function windowFigures(sql: Sql, orgId: string, watermark: boolean): Promise<WindowRow[]> {
+  const rows = await sql<WindowPart[]>`
     with w as (
       select * from check_results_hourly
       where org_id = ${orgId} and bucket >= date_trunc('hour', now(), 'UTC') - interval '1 hour'
@@ -91,8 +102,38 @@ export function windowFigures(sql: Sql, orgId: string): Promise<WindowRow[]> {
       coalesce(c.unavailable, 0) + coalesce(p.unavailable, 0) as unavailable,
       (coalesce(c.duration_sum, 0) + coalesce(p.duration_sum, 0))::float8 as duration_sum,
       greatest(c.duration_max, p.duration_max) as duration_max,
-      case when c.hist is null then p.hist when p.hist is null then c.hist else result_hist_add(c.hist, p.hist) end as hist
-    from cur c full join prev p using (monitor_id, location)`;
+      case when c.hist is null then p.hist when p.hist is null then c.hist else result_hist_add(c.hist, p.hist) end as hist,
+      null::text as status, null::integer as duration_ms, null::integer as hist_index
+    from cur c full join prev p using (monitor_id, location)
+    ${
+      watermark
+        ? sql`
+    union all
+    select monitor_id, location, 0, 0, 0, 0, 0, 0::float8, null::integer, null::integer[], status, duration_ms, result_duration_bucket(duration_ms)
+    from check_results
+    where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
+      and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)`
+        : sql``
+    }`;
+  const out = new Map<string, WindowRow>();
+  const raw: WindowPart[] = [];
+  for (const r of rows) {
+    if (r.status === null) out.set(`${r.monitor_id}\u0000${r.location}`, { monitor_id: r.monitor_id, location: r.location, up: r.up, down: r.down, degraded: r.degraded, timeout: r.timeout, unavailable: r.unavailable, duration_sum: r.duration_sum, duration_max: r.duration_max, hist: r.hist });
+    else raw.push(r);
+  }
+  for (const r of raw) {
+    const key = `${r.monitor_id}\u0000${r.location}`;
+    let w = out.get(key);
+    if (!w) out.set(key, (w = { monitor_id: r.monitor_id, location: r.location, up: 0, down: 0, degraded: 0, timeout: 0, unavailable: 0, duration_sum: 0, duration_max: null, hist: null }));
+    w[r.status!]++;
+    // As a rollup row: zeros when every result was 'unavailable'.
+    w.hist ??= new Array<number>(HIST_BUCKETS).fill(0);
+    if (r.status === "unavailable") continue;
+    w.duration_sum += r.duration_ms!;
+    w.duration_max = Math.max(w.duration_max ?? r.duration_ms!, r.duration_ms!);
+    w.hist[r.hist_index!]!++;
+  }
+  return [...out.values()];
 }
 
 /** Alert rules firing now, per (monitor, region); acknowledged alerts still count (they have not resolved). */

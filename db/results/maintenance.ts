@@ -112,10 +112,12 @@ export async function deleteAllRollupsBatch(sql: Sql, relation: string[], cutoff
 }
 
 /**
- * Plain mode: recomputes the hourly and daily rollups of some monitors over [from, to) (whole UTC
- * days) from raw rows, e.g. after a bulk load or a repair. Run it inside one transaction.
+ * Plain mode: recomputes the hourly and daily rollups of some monitors from `from` (a UTC day start)
+ * from raw rows, e.g. after a bulk load or a repair: hourly rows from the results due before `to`,
+ * daily rows from the hourly rows before `dailyTo` (≤ `to`; the rows of the day holding `to` are
+ * replaced). Run it inside one transaction.
  */
-export async function rebuildRollups(sql: Sql, orgId: string, monitorIds: string[], from: Date, to: Date): Promise<void> {
+export async function rebuildRollups(sql: Sql, orgId: string, monitorIds: string[], from: Date, to: Date, dailyTo: Date = to): Promise<void> {
   const ids = sql.array(monitorIds);
   for (const table of ["check_results_hourly", "check_results_daily"]) {
     await sql`delete from ${sql(table)} where org_id = ${orgId} and monitor_id = any(${ids}::text[]) and bucket >= ${from} and bucket < ${to}`;
@@ -137,7 +139,7 @@ export async function rebuildRollups(sql: Sql, orgId: string, monitorIds: string
     select org_id, monitor_id, location, date_bin('1 day', bucket, ${ORIGIN}::timestamptz),
       sum(total), sum(up), sum(down), sum(degraded), sum(timeout), sum(unavailable), sum(duration_sum), max(duration_max), result_hist_sum(hist)
     from check_results_hourly
-    where org_id = ${orgId} and monitor_id = any(${ids}::text[]) and bucket >= ${from} and bucket < ${to}
+    where org_id = ${orgId} and monitor_id = any(${ids}::text[]) and bucket >= ${from} and bucket < ${dailyTo}
     group by 1, 2, 3, 4`;
 }
 

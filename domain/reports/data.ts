@@ -2,6 +2,7 @@ import type { Sql } from "../../db/client.ts";
 import { selectCounts, selectIntervals, type CountRow } from "../../db/queries/uptime.ts";
 import { orgName, periodIncidents, type PeriodIncident, type ReportRow, scopeMonitors, statusPageName } from "../../db/queries/reports.ts";
 import { addHistogram, emptyHistogram, histogramQuantile } from "../results/histogram.ts";
+import { rollupsCompleteThrough } from "../results/rollup-closer.ts";
 import { planSegments } from "../results/segments.ts";
 import { uptimePct } from "../results/uptime.ts";
 import { daysOf, type ReportPeriod } from "./schedule.ts";
@@ -78,10 +79,11 @@ export async function computeReportData(sql: Sql, report: Pick<ReportRow, "org_i
   ]);
   const ids = monitors.map((m) => m.id);
   const days = daysOf(report.timezone, period);
+  const through = await rollupsCompleteThrough(sql);
   const [rows, intervals, ...perDay] = await Promise.all([
-    selectCounts(sql, { orgId, monitorIds: ids, segments: planSegments(period.from, period.to, "daily"), bucket: null, durations: true }),
+    selectCounts(sql, { orgId, monitorIds: ids, segments: planSegments(period.from, period.to, through, "daily"), bucket: null, durations: true }),
     selectIntervals(sql, orgId, ids),
-    ...days.map((d) => selectCounts(sql, { orgId, monitorIds: ids, segments: planSegments(d.from, d.to, "hourly"), bucket: null, durations: false })),
+    ...days.map((d) => selectCounts(sql, { orgId, monitorIds: ids, segments: planSegments(d.from, d.to, through, "hourly"), bucket: null, durations: false })),
   ]);
   const all = zero();
   const summaries = monitors.map((m): MonitorSummary => {

@@ -4,6 +4,7 @@ import { storageMode } from "../../db/results/storage-mode.ts";
 import { countResults, cursorResults, selectResultById, selectResultByJobId, selectResults, type ResultFilter } from "../../db/queries/results.ts";
 import { selectCounts } from "../../db/queries/uptime.ts";
 import { parseResultId } from "./result-id.ts";
+import { rollupsCompleteThrough } from "./rollup-closer.ts";
 import { DAY_MS, planSegments } from "./segments.ts";
 import type { CheckResultRow, ResultStatus } from "./types.ts";
 
@@ -37,15 +38,16 @@ function range(opts: { from?: Date; to?: Date }): { from: Date; to: Date } {
 
 /**
  * How many results match. Plain PostgreSQL: summed from the daily and hourly rollups with raw rows
- * only at the sub-hour edges (the uptime query), so a 90-day count of a one-minute monitor costs a
- * few ms rather than a scan of 130,000 index entries; the rollups are written in the same
- * transaction as the rows and keyed by due time, status and location, so the sum is exact.
+ * only at the sub-hour edges and after the rollup watermark (the uptime query), so a 90-day count of
+ * a one-minute monitor costs a few ms rather than a scan of 130,000 index entries; a result is in the
+ * rollups exactly when it is due before the watermark, keyed by due time, status and location, so the
+ * sum is exact.
  * TimescaleDB: count(*) on the hypertable, because a continuous aggregate lags for results stored
  * behind its refresh watermark, and a total must agree with the rows listed.
  */
 async function countMatching(sql: Sql, f: ResultFilter): Promise<number> {
   if ((await storageMode(sql)) === "timescale") return countResults(sql, f);
-  const rows = await selectCounts(sql, { orgId: f.orgId, monitorIds: [f.monitorId], segments: planSegments(f.from, f.to), bucket: null, location: f.location, durations: false });
+  const rows = await selectCounts(sql, { orgId: f.orgId, monitorIds: [f.monitorId], segments: planSegments(f.from, f.to, await rollupsCompleteThrough(sql)), bucket: null, location: f.location, durations: false });
   return rows.reduce((n, r) => n + (f.status ? r[f.status] : r.total), 0);
 }
 

@@ -1,7 +1,9 @@
 import { withTx, type Sql } from "../../db/client.ts";
 import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
+import { lockRollupWatermarkShared } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
+import { HOUR_MS, floorTo } from "./segments.ts";
 import type { CheckResultInput } from "./types.ts";
 
 /** A monitor whose status moved: publish `monitor.status_changed` for it. */
@@ -56,9 +58,12 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
 }
 
 /**
- * Stores a batch of results once each, in one transaction with the hourly/daily rollups (plain
- * PostgreSQL; TimescaleDB's continuous aggregates roll up by themselves) and the monitors' current
- * state. A deadlock with a concurrent batch is retried when this call owns the transaction.
+ * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
+ * PostgreSQL: the results due before the rollup watermark (late ones) are added to the hourly rollup
+ * here (and to the daily one before the watermark's hour); the others stay raw until the closer
+ * rolls them up (rollup-closer.ts). TimescaleDB's
+ * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
+ * this call owns the transaction.
  */
 export async function storeResults(sql: Sql, results: readonly CheckResultInput[]): Promise<StoreOutcome> {
   if (results.length === 0) return { inserted: [], statusChanges: [] };
@@ -68,10 +73,14 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
   for (let attempt = 1; ; attempt++) {
     try {
       return await withTx(sql, async (tx) => {
+        // First, so that a closer holding the lock has committed and this batch sees its watermark.
+        const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
-        if (rollups) {
-          const { hourly, daily } = rollupDeltas(inserted);
-          await addToRollups(tx, hourly, daily);
+        if (watermark) {
+          // Daily rows hold the results due before the watermark's hour; the closer adds that hour's row.
+          const late = inserted.filter((r) => r.scheduled_at < watermark);
+          const hour = floorTo(watermark.getTime(), HOUR_MS);
+          await addToRollups(tx, rollupDeltas(late).hourly, rollupDeltas(late.filter((r) => r.scheduled_at.getTime() < hour)).daily);
         }
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
         const statusChanges = moved

@@ -1,6 +1,7 @@
 import type { Sql } from "../../db/client.ts";
 import type { Actor } from "../access/actor.ts";
 import { firingAlerts, latestResults, LOOKBACK_INTERVALS, LOOKBACK_SLACK_SECONDS, metricsMonitors, windowFigures, type WindowRow } from "../../db/queries/monitor-metrics.ts";
+import { storageMode } from "../../db/results/storage-mode.ts";
 import { histogramQuantile } from "./histogram.ts";
 
 /** The quantiles of the response-time summary. */
@@ -39,7 +40,7 @@ export async function listMonitorSeries({ sql, actor }: { sql: Sql; actor: Actor
   const orgId = actor.orgId;
   const monitors = await metricsMonitors(sql, orgId);
   const longest = monitors.reduce((max, m) => Math.max(max, m.interval_seconds), 0) * LOOKBACK_INTERVALS + LOOKBACK_SLACK_SECONDS;
-  const [latest, windows, alerts] = await Promise.all([latestResults(sql, orgId, longest), windowFigures(sql, orgId), firingAlerts(sql, orgId)]);
+  const [latest, windows, alerts] = await Promise.all([latestResults(sql, orgId, longest), storageMode(sql).then((mode) => windowFigures(sql, orgId, mode === "partitioned")), firingAlerts(sql, orgId)]);
   const byId = new Map(monitors.map((m) => [m.id, m]));
   const series = new Map<string, MonitorSeries>();
   const seriesOf = (monitorId: string, region: string): MonitorSeries | undefined => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { storeResults } from "./ingest.ts";
 import { enforceRetention, getRetention, maintainPartitions, oldestKept } from "./retention.ts";
+import { closeRollups } from "./rollup-closer.ts";
 import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
 import { uptime } from "./uptime.ts";
 
@@ -14,6 +15,11 @@ afterAll(async () => {
 }, 30_000);
 
 const d = (s: string) => new Date(s);
+/** The scheduler's closer having kept up until `now` (years at a time: these tests live in the 2030s). */
+const closeThrough = async (now: Date) => {
+  await closeRollups(db.sql, now, { stepMs: 30 * 86_400_000, graceMs: 0, maxSteps: 1000 });
+  await closeRollups(db.sql, now, { stepMs: 3_600_000, graceMs: 0, maxSteps: 1000 });
+};
 const partitionOf = async (jobId: string) => {
   const [row] = await db.sql`select tableoid::regclass::text as part from check_results where job_id = ${jobId}`;
   return row?.part as string | undefined;
@@ -30,6 +36,7 @@ describe("maintainPartitions", () => {
     await storeResults(db.sql, [stray]);
     expect(await partitionOf(stray.job_id)).toBe("check_results_default");
 
+    await closeThrough(d("2031-03-10T05:00:00Z"));
     const first = await maintainPartitions(db.sql, d("2031-03-10T05:00:00Z"), { aheadDays: 3, maxRetentionDays: 30 });
     expect(first.created).toEqual(["check_results_p20310309", "check_results_p20310310", "check_results_p20310311", "check_results_p20310312", "check_results_p20310313", "check_results_p20310320"]);
     // Everything that ends on or before 2031-02-08 (the migration made partitions around its own date).
@@ -41,6 +48,7 @@ describe("maintainPartitions", () => {
     const again = await maintainPartitions(db.sql, d("2031-03-10T06:00:00Z"), { aheadDays: 3, maxRetentionDays: 30 });
     expect(again).toEqual({ created: [], dropped: [] });
 
+    await closeThrough(d("2031-04-15T00:00:00Z"));
     const later = await maintainPartitions(db.sql, d("2031-04-15T00:00:00Z"), { aheadDays: 1, maxRetentionDays: 30 });
     expect(later.dropped).toEqual(["check_results_p20310309", "check_results_p20310310", "check_results_p20310311", "check_results_p20310312", "check_results_p20310313"]);
     expect(await partitionOf(stray.job_id)).toBe("check_results_p20310320");
@@ -48,6 +56,7 @@ describe("maintainPartitions", () => {
     expect(await rollups()).toBe(1);
 
     // Past the longest retention the rollups go with the partitions.
+    await closeThrough(d("2031-04-21T00:00:00Z"));
     const gone = await maintainPartitions(db.sql, d("2031-04-21T00:00:00Z"), { aheadDays: 0, maxRetentionDays: 30 });
     expect(gone.dropped).toContain("check_results_p20310320");
     expect(await partitionOf(stray.job_id)).toBeUndefined();
@@ -74,6 +83,7 @@ describe("enforceRetention", () => {
       p("2033-05-15T23:59:00Z"), p("2032-06-14T10:00:00Z"), p("2032-06-15T00:00:00Z"),
     ]);
 
+    await closeThrough(now);
     const out = await enforceRetention(db.sql, now, { batchSize: 2 });
     expect(out.deletedResults).toBeGreaterThanOrEqual(4);
 
@@ -93,6 +103,29 @@ describe("enforceRetention", () => {
     expect((await uptime(db.sql, free.orgId, free.monitorIds[0]!, all)).total).toBe(2);
     expect((await uptime(db.sql, pro.orgId, pro.monitorIds[0]!, all)).total).toBe(2);
     expect(await enforceRetention(db.sql, now)).toEqual({ deletedResults: 0, deletedRollups: 0 });
+  });
+});
+
+describe("retention and the rollup watermark", () => {
+  it("never deletes raw results due at or after the watermark, which the rollups do not hold yet", async () => {
+    const free = await createOrgWithMonitors(db.sql, { planId: "free" });
+    const mon = free.monitorIds[0]!;
+    await closeThrough(d("2034-01-01T00:00:00Z"));
+    await storeResults(db.sql, [makeResult(free.orgId, mon, "2033-12-20T10:00:00Z", "up"), makeResult(free.orgId, mon, "2034-01-01T01:00:00Z", "down")]);
+    const raw = async () => (await db.sql`select scheduled_at from check_results where monitor_id = ${mon} order by 1`).map((r) => r.scheduled_at.toISOString());
+    const hours = async () => (await db.sql`select bucket from check_results_hourly where monitor_id = ${mon} order by 1`).map((r) => r.bucket.toISOString());
+
+    // The closer stopped at 2034-01-01; 30 days' retention on 2034-03-01 would cut at 2034-01-30.
+    await enforceRetention(db.sql, d("2034-03-01T00:00:00Z"));
+    await maintainPartitions(db.sql, d("2034-03-01T00:00:00Z"), { aheadDays: 0, maxRetentionDays: 30 });
+    expect(await raw()).toEqual(["2034-01-01T01:00:00.000Z"]);
+    expect(await hours()).toEqual([]);
+
+    await closeThrough(d("2034-03-01T00:00:00Z"));
+    expect(await hours()).toEqual(["2034-01-01T01:00:00.000Z"]);
+    await enforceRetention(db.sql, d("2034-03-01T00:00:00Z"));
+    expect(await raw()).toEqual([]);
+    expect(await hours()).toEqual([]);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   rollupRelations,
 } from "../../db/results/maintenance.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
+import { rollupsCompleteThrough } from "./rollup-closer.ts";
 import { DAY_MS, floorTo } from "./segments.ts";
 
 /** The first instant kept under a retention of `days`: the start of the UTC day `days` days before `now`. */
@@ -25,6 +26,15 @@ const dayString = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 const ROLLUP_BATCH = 10_000;
 
+/**
+ * Where raw rows may be deleted up to: `cutoff`, but never at or after the rollup watermark (plain
+ * PostgreSQL), since the rollups do not hold those rows yet (the closer would find them gone).
+ */
+async function rawCutoff(sql: Sql, cutoff: Date): Promise<Date> {
+  const through = await rollupsCompleteThrough(sql);
+  return through && through < cutoff ? through : cutoff;
+}
+
 export interface PartitionMaintenance {
   created: string[];
   dropped: string[];
@@ -33,7 +43,8 @@ export interface PartitionMaintenance {
 /**
  * Run by the scheduler (hourly is plenty). Plain PostgreSQL: creates the daily partitions from
  * yesterday to `aheadDays` ahead, gives days that landed in the default partition their own, and
- * drops partitions (and deletes rollup rows) older than the longest retention. TimescaleDB creates
+ * drops partitions (and deletes rollup rows) older than the longest retention, raw ones only before
+ * the rollup watermark. TimescaleDB creates
  * chunks itself; there this only drops raw and rollup chunks older than the longest retention.
  */
 export async function maintainPartitions(
@@ -46,11 +57,12 @@ export async function maintainPartitions(
   const today = floorTo(now.getTime(), DAY_MS);
   const days = new Set<string>();
   for (let i = -1; i <= (opts.aheadDays ?? 7); i++) days.add(dayString(today + i * DAY_MS));
-  await deleteDefaultPartitionRowsBefore(sql, cutoff);
+  const raw = await rawCutoff(sql, cutoff);
+  await deleteDefaultPartitionRowsBefore(sql, raw);
   for (const d of await defaultPartitionDays(sql)) days.add(d);
   const created: string[] = [];
   for (const d of [...days].sort()) if (await ensurePartition(sql, d)) created.push(`check_results_p${d.replaceAll("-", "")}`);
-  const dropped = await dropPartitionsBefore(sql, cutoff);
+  const dropped = await dropPartitionsBefore(sql, raw);
   for (const rel of await rollupRelations(sql, false)) await drain(ROLLUP_BATCH, () => deleteAllRollupsBatch(sql, rel, cutoff, ROLLUP_BATCH));
   return { created, dropped };
 }
@@ -61,8 +73,9 @@ export interface RetentionOutcome {
 }
 
 /**
- * Deletes each organisation's results and rollups older than its plan's retention, `batchSize`
- * rows per statement so no transaction grows large. Call it with a pool, not inside a transaction.
+ * Deletes each organisation's results and rollups older than its plan's retention (raw results only
+ * before the rollup watermark), `batchSize` rows per statement so no transaction grows large. Call
+ * it with a pool, not inside a transaction.
  */
 export async function enforceRetention(sql: Sql, now: Date, opts: { batchSize?: number } = {}): Promise<RetentionOutcome> {
   const batch = opts.batchSize ?? 5000;
@@ -70,7 +83,8 @@ export async function enforceRetention(sql: Sql, now: Date, opts: { batchSize?: 
   const out: RetentionOutcome = { deletedResults: 0, deletedRollups: 0 };
   for (const g of await retentionGroups(sql)) {
     const cutoff = oldestKept(now, g.retention_days);
-    out.deletedResults += await drain(batch, () => deleteResultsBatch(sql, g.org_ids, cutoff, batch));
+    const raw = await rawCutoff(sql, cutoff);
+    out.deletedResults += await drain(batch, () => deleteResultsBatch(sql, g.org_ids, raw, batch));
     for (const rel of relations) out.deletedRollups += await drain(batch, () => deleteRollupsBatch(sql, rel, g.org_ids, cutoff, batch));
   }
   return out;

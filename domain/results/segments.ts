@@ -13,15 +13,17 @@ export const ceilTo = (t: number, step: number) => Math.ceil(t / step) * step;
 /**
  * Splits [from, to) into whole UTC days read from the daily rollup, whole hours at the edges read
  * from the hourly rollup, and the sub-hour remainders read from raw rows, so that any range is
- * exact. `coarsest` caps the source used (hour buckets cannot come from daily rows).
+ * exact. Rollup buckets are read only when they end by `rollupsThrough` (the rollups are complete
+ * up to it: plain PostgreSQL's watermark; null for always, TimescaleDB); after it, raw rows.
+ * `coarsest` caps the source used (hour buckets cannot come from daily rows).
  */
-export function planSegments(from: Date, to: Date, coarsest: "hourly" | "daily" = "daily"): Segment[] {
+export function planSegments(from: Date, to: Date, rollupsThrough: Date | null, coarsest: "hourly" | "daily" = "daily"): Segment[] {
   const f = from.getTime();
   const t = to.getTime();
   if (!(f < t)) return [];
   const seg = (source: Source, a: number, b: number): Segment[] => (a < b ? [{ source, from: new Date(a), to: new Date(b) }] : []);
   const h1 = ceilTo(f, HOUR_MS);
-  const h2 = floorTo(t, HOUR_MS);
+  const h2 = floorTo(rollupsThrough ? Math.min(t, rollupsThrough.getTime()) : t, HOUR_MS);
   if (h1 >= h2) return seg("raw", f, t);
   const d1 = ceilTo(h1, DAY_MS);
   const d2 = floorTo(h2, DAY_MS);

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts
 import { storageMode } from "../../db/results/storage-mode.ts";
 import type { Sql } from "../../db/client.ts";
 import { storeResults } from "./ingest.ts";
+import { closeRollups } from "./rollup-closer.ts";
 import { DAY_MS, HOUR_MS, floorTo } from "./segments.ts";
 import { createOrgWithMonitors, generateDataset, prng } from "./test-fixtures.ts";
 import { createTimescaleTestDatabase, type TimescaleTestDatabase } from "./timescale-test-db.ts";
@@ -11,7 +12,9 @@ import { aggregates, dailyBars, uptime, uptimeForMonitors, uptimeWindows, type R
 
 // The same generated results stored on plain PostgreSQL (partitions + rollup tables) and on
 // TimescaleDB (PGlite: hypertable + continuous aggregates) must give identical uptime and
-// aggregates, and both must equal what raw rows alone say.
+// aggregates, and both must equal what raw rows alone say. Plain PostgreSQL's rollup watermark
+// stands at SPLIT too: ingest rolls up the results before it, the later ones stay raw until the
+// closer runs (the last test).
 
 let plain: TestDatabase;
 let ts: TimescaleTestDatabase;
@@ -34,6 +37,8 @@ beforeAll(async () => {
   [plain, ts] = await Promise.all([createTestDatabase(), createTimescaleTestDatabase()]);
   ({ orgId, monitorIds } = await createOrgWithMonitors(plain.sql, { monitors: 2, intervalSeconds: 120 }));
   await createOrgWithMonitors(ts.sql, { intervalSeconds: 120, ids: { orgId, monitorIds } });
+  // A fresh database holds no results yet: the watermark may be put anywhere.
+  await plain.sql`update rollup_watermark set closed_through = ${new Date(SPLIT)}`;
   dataset = generateDataset({ orgId, monitorIds, locations: ["eu-west", "us-east", "run_office"], start: new Date(START), days: DAYS, intervalSeconds: 120, seed: 42 });
   const before = dataset.filter((r) => new Date(r.scheduled_at).getTime() < SPLIT);
   const after = dataset.filter((r) => new Date(r.scheduled_at).getTime() >= SPLIT);
@@ -140,5 +145,18 @@ describe("storage equivalence", () => {
     }
     const now = new Date(floorTo(END, DAY_MS) + 5 * HOUR_MS);
     await same((sql, source) => dailyBars(sql, orgId, monitorIds, { days: 7, now, source }));
+  });
+  it("still agrees once plain PostgreSQL's closer has rolled up the rest, and halfway there", async () => {
+    for (const maxSteps of [45, 1000]) {
+      const closed = await closeRollups(plain.sql, new Date(END + HOUR_MS), { stepMs: 10 * 60_000, maxSteps });
+      expect(closed.results).toBeGreaterThan(0);
+      await same((sql, source) => aggregates(sql, orgId, monitorIds[0]!, { bucket: "hour", from: new Date(START - 1000), to: new Date(END), source }));
+      for (let i = 0; i < 6; i++) {
+        const range = randomRange();
+        await same((sql, source) => uptime(sql, orgId, monitorIds[i % 2]!, { ...range, byLocation: true, source }));
+      }
+    }
+    const [w] = await plain.sql`select closed_through as t from rollup_watermark`;
+    expect(w!.t).toEqual(new Date(floorTo(END + HOUR_MS - 30_000, 10 * 60_000)));
   });
 });

@@ -2,6 +2,7 @@ import type { Sql } from "../../db/client.ts";
 import { validationError } from "../../core/errors.ts";
 import { selectCounts, selectIntervals, type CountRow } from "../../db/queries/uptime.ts";
 import { addHistogram, emptyHistogram, histogramQuantile } from "./histogram.ts";
+import { rollupsCompleteThrough } from "./rollup-closer.ts";
 import { DAY_MS, HOUR_MS, floorTo, planSegments, type BucketSize, type Segment } from "./segments.ts";
 import type { ResultCounts } from "./types.ts";
 
@@ -91,10 +92,14 @@ function figures(c: ResultCounts, downtime: number | null): UptimeFigures {
   return { uptime_pct: uptimePct(c), total, up, down, degraded, timeout, unavailable, downtime_seconds_estimate: downtime };
 }
 
-function segmentsFor(from: Date, to: Date, source: ReadSource, bucket: BucketSize | null): Segment[] {
+/** `through`: rollupsCompleteThrough(), read before planning (an older value is still exact). */
+function segmentsFor(from: Date, to: Date, source: ReadSource, bucket: BucketSize | null, through: Date | null): Segment[] {
   if (!(from.getTime() < to.getTime())) throw validationError([{ path: "query.from", message: "from must be before to" }]);
-  return source === "raw" ? [{ source: "raw", from, to }] : planSegments(from, to, bucket === "hour" ? "hourly" : "daily");
+  return source === "raw" ? [{ source: "raw", from, to }] : planSegments(from, to, through, bucket === "hour" ? "hourly" : "daily");
 }
+
+/** The rollup watermark when the read uses rollups. */
+const throughFor = (sql: Sql, source: ReadSource | undefined) => (source === "raw" ? Promise.resolve(null) : rollupsCompleteThrough(sql));
 
 /** Folds per-location rows of one monitor into the overall figures and (optionally) per location. */
 function foldUptime(rows: CountRow[], interval: number | undefined, from: Date, to: Date, byLocation: boolean): Uptime {
@@ -124,7 +129,7 @@ export async function uptime(
   monitorId: string,
   opts: { from: Date; to: Date; byLocation?: boolean; source?: ReadSource },
 ): Promise<Uptime> {
-  const segments = segmentsFor(opts.from, opts.to, opts.source ?? "auto", null);
+  const segments = segmentsFor(opts.from, opts.to, opts.source ?? "auto", null, await throughFor(sql, opts.source));
   const [rows, intervals] = await Promise.all([
     selectCounts(sql, { orgId, monitorIds: [monitorId], segments, bucket: null, durations: false }),
     selectIntervals(sql, orgId, [monitorId]),
@@ -142,10 +147,11 @@ export async function uptimeWindows(
   const to = opts.now ?? new Date();
   const names = Object.keys(UPTIME_WINDOWS) as UptimeWindow[];
   const froms = names.map((w) => new Date(to.getTime() - UPTIME_WINDOWS[w]));
+  const through = await throughFor(sql, opts.source);
   const [intervals, ...counts] = await Promise.all([
     selectIntervals(sql, orgId, [monitorId]),
     ...froms.map((from) =>
-      selectCounts(sql, { orgId, monitorIds: [monitorId], segments: segmentsFor(from, to, opts.source ?? "auto", null), bucket: null, durations: false }),
+      selectCounts(sql, { orgId, monitorIds: [monitorId], segments: segmentsFor(from, to, opts.source ?? "auto", null, through), bucket: null, durations: false }),
     ),
   ]);
   return Object.fromEntries(
@@ -163,7 +169,7 @@ export async function uptimeForMonitors(
 ): Promise<Record<string, Uptime>> {
   const to = typeof window === "string" ? (opts.now ?? new Date()) : window.to;
   const from = typeof window === "string" ? new Date(to.getTime() - UPTIME_WINDOWS[window]) : window.from;
-  const segments = segmentsFor(from, to, opts.source ?? "auto", null);
+  const segments = segmentsFor(from, to, opts.source ?? "auto", null, await throughFor(sql, opts.source));
   const [rows, intervals] = await Promise.all([
     selectCounts(sql, { orgId, monitorIds, segments, bucket: null, durations: false }),
     selectIntervals(sql, orgId, monitorIds),
@@ -191,7 +197,7 @@ export async function aggregates(
   const rows = await selectCounts(sql, {
     orgId,
     monitorIds: [monitorId],
-    segments: segmentsFor(opts.from, opts.to, opts.source ?? "auto", opts.bucket),
+    segments: segmentsFor(opts.from, opts.to, opts.source ?? "auto", opts.bucket, await throughFor(sql, opts.source)),
     bucket: opts.bucket,
     location: opts.location,
     durations: true,
@@ -231,7 +237,7 @@ export async function dailyBars(
   const days = opts.days ?? 90;
   const end = floorTo((opts.now ?? new Date()).getTime(), DAY_MS) + DAY_MS;
   const from = new Date(end - days * DAY_MS);
-  const rows = await selectCounts(sql, { orgId, monitorIds: ids, segments: segmentsFor(from, new Date(end), opts.source ?? "auto", "day"), bucket: "day", durations: false });
+  const rows = await selectCounts(sql, { orgId, monitorIds: ids, segments: segmentsFor(from, new Date(end), opts.source ?? "auto", "day", await throughFor(sql, opts.source)), bucket: "day", durations: false });
   const sums = new Map<string, ResultCounts>();
   for (const r of rows) {
     const key = `${r.monitor_id} ${r.bucket!.getTime()}`;

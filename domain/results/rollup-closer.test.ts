@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
+import type { Sql } from "../../db/client.ts";
+import { windowFigures } from "../../db/queries/monitor-metrics.ts";
+import { storeResults } from "./ingest.ts";
+import { closeRollups } from "./rollup-closer.ts";
+import { DAY_MS, HOUR_MS } from "./segments.ts";
+import { createOrgWithMonitors, generateDataset, makeResult, prng } from "./test-fixtures.ts";
+import type { CheckResultInput } from "./types.ts";
+import { aggregates, dailyBars, uptime, uptimeForMonitors, uptimeWindows, type ReadSource } from "./uptime.ts";
+
+// Plain PostgreSQL with the rollup watermark: ingest rolls up only results due before it, the closer
+// the rest. At every moment the readers must say what the raw rows alone say, and the rollup tables
+// must hold exactly the raw results due before the watermark: none counted twice, none lost.
+
+let db: TestDatabase;
+let orgId: string;
+let monitorIds: string[];
+
+const START = Date.parse("2026-03-01T05:17:00Z");
+const DAYS = 2;
+const END = START + DAYS * DAY_MS;
+/** The watermark while the dataset is stored: results before it take ingest's late path, the others stay raw. */
+const W0 = Date.parse("2026-03-02T00:00:00Z");
+
+const watermark = async () => ((await db.sql`select closed_through as t from rollup_watermark`)[0]!.t as Date).getTime();
+
+async function load(sql: Sql, rows: CheckResultInput[], batch = 500) {
+  for (let i = 0; i < rows.length; i += batch) await storeResults(sql, rows.slice(i, i + batch));
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // A fresh database holds no results yet: the watermark may be put anywhere.
+  await db.sql`update rollup_watermark set closed_through = ${new Date(W0)}`;
+  ({ orgId, monitorIds } = await createOrgWithMonitors(db.sql, { monitors: 2, intervalSeconds: 120 }));
+  const dataset = generateDataset({ orgId, monitorIds, locations: ["eu-west", "us-east", "run_office"], start: new Date(START), days: DAYS, intervalSeconds: 120, seed: 11 });
+  await load(db.sql, dataset);
+}, 120_000);
+
+afterAll(async () => {
+  await db?.drop();
+}, 30_000);
+
+/** Each rollup table against the raw rows it must hold, grouped the same way. */
+async function expectRollupsMatchRawBelowWatermark() {
+  // Hourly rows hold the results due before the watermark; daily rows those due before its hour.
+  const bounds = [["check_results_hourly", "1 hour", "closed_through"], ["check_results_daily", "1 day", "date_bin('1 hour', closed_through, '2000-01-01T00:00:00Z'::timestamptz)"]] as const;
+  for (const [table, step, bound] of bounds) {
+    const [diff] = await db.sql`
+      with expected as (
+        select org_id, monitor_id, location, date_bin(${step}::interval, scheduled_at, '2000-01-01T00:00:00Z'::timestamptz) as bucket,
+          count(*)::int as total, count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
+          count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
+          count(*) filter (where status = 'unavailable')::int as unavailable,
+          coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::bigint as duration_sum,
+          max(duration_ms) filter (where status <> 'unavailable') as duration_max,
+          result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
+        from check_results where scheduled_at < (select ${db.sql.unsafe(bound)} from rollup_watermark) group by 1, 2, 3, 4
+      ), actual as (
+        select org_id, monitor_id, location, bucket, total, up, down, degraded, timeout, unavailable, duration_sum, duration_max, hist from ${db.sql(table)}
+      )
+      select (select count(*) from (select * from expected except all select * from actual) a)::int as missing,
+        (select count(*) from (select * from actual except all select * from expected) b)::int as extra,
+        (select count(*) from expected)::int as rows`;
+    expect({ table, missing: diff!.missing, extra: diff!.extra }).toEqual({ table, missing: 0, extra: 0 });
+  }
+}
+
+/** Runs `read` on raw rows alone and on rollups plus raw rows, and expects one answer. */
+async function same<T>(read: (source: ReadSource) => Promise<T>): Promise<T> {
+  const raw = await read("raw");
+  expect(await read("auto")).toEqual(raw);
+  return raw;
+}
+
+const rand = prng(3);
+/** Fixed ranges around the dataset and the watermark, and random ones. */
+function ranges(): { from: Date; to: Date }[] {
+  const w = [W0 - 90_000, W0 + 3 * HOUR_MS + 5_000];
+  const fixed = [[START, END], [START - DAY_MS, END + DAY_MS], w, [Date.parse("2026-03-02T07:03:10Z"), Date.parse("2026-03-03T00:00:00Z")]];
+  const random = Array.from({ length: 6 }, () => {
+    const a = START - HOUR_MS + Math.floor(rand() * (DAYS * DAY_MS + 2 * HOUR_MS));
+    return [a, a + Math.floor(rand() * rand() * DAYS * DAY_MS) + 1000];
+  });
+  return [...fixed, ...random].map(([a, b]) => ({ from: new Date(a!), to: new Date(b!) }));
+}
+
+async function expectReadsExact() {
+  for (const [i, range] of ranges().entries()) {
+    await same((source) => uptime(db.sql, orgId, monitorIds[i % 2]!, { ...range, byLocation: true, source }));
+    await same((source) => aggregates(db.sql, orgId, monitorIds[i % 2]!, { bucket: i % 2 ? "day" : "hour", ...range, source }));
+  }
+  const now = new Date(END + 30 * 60_000);
+  await same((source) => dailyBars(db.sql, orgId, monitorIds, { days: 10, now, source }));
+  await same((source) => uptimeWindows(db.sql, orgId, monitorIds[1]!, { now, byLocation: true, source }));
+  await same((source) => uptimeForMonitors(db.sql, orgId, monitorIds, "24h", { now: new Date(W0 + 5 * HOUR_MS + 123), source }));
+}
+
+describe("rollups closed through the watermark", () => {
+  it("gives exact figures before the closer ran, halfway and after", async () => {
+    expect(await watermark()).toBe(W0);
+    const [{ hours }] = (await db.sql`select count(*)::int as hours from check_results_hourly where bucket >= ${new Date(W0)}`) as unknown as [{ hours: number }];
+    expect(hours).toBe(0);
+    await expectRollupsMatchRawBelowWatermark();
+    await expectReadsExact();
+
+    // Halfway: 100 one-minute steps, through the middle of an hour.
+    const half = await closeRollups(db.sql, new Date(END), { maxSteps: 100 });
+    expect(half.steps).toBe(100);
+    expect(half.results).toBeGreaterThan(0);
+    expect(await watermark()).toBe(W0 + 100 * 60_000);
+    await expectRollupsMatchRawBelowWatermark();
+    await expectReadsExact();
+
+    // After: everything up to an hour after the last result (hour-wide steps for speed).
+    const rest = await closeRollups(db.sql, new Date(END + HOUR_MS + 30_000), { stepMs: HOUR_MS, maxSteps: 100 });
+    expect(await watermark()).toBe(Math.floor((END + HOUR_MS) / HOUR_MS) * HOUR_MS);
+    expect(rest.results).toBeGreaterThan(0);
+    await expectRollupsMatchRawBelowWatermark();
+    await expectReadsExact();
+  });
+
+  it("rolls up a late result (due before the watermark) at ingest", async () => {
+    const late = makeResult(orgId, monitorIds[0]!, new Date(W0 + 90_000), "down", { duration_ms: 4321 });
+    const hour = new Date(W0);
+    const down = async () => (await db.sql`select down from check_results_hourly where monitor_id = ${monitorIds[0]!} and location = 'eu' and bucket = ${hour}`)[0]?.down ?? 0;
+    const before = await down();
+    await storeResults(db.sql, [late]);
+    expect(await down()).toBe(before + 1);
+    await expectRollupsMatchRawBelowWatermark();
+    await expectReadsExact();
+  });
+
+  it("catches up after downtime a bounded number of steps per run", async () => {
+    const from = await watermark();
+    const now = new Date(from + 10 * 60_000 + 30_000); // ten steps behind, past the 30 s grace
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push((await closeRollups(db.sql, now, { maxSteps: 3 })).steps);
+    expect(runs).toEqual([3, 3, 3, 1, 0]);
+    expect(await watermark()).toBe(from + 10 * 60_000);
+    await expectRollupsMatchRawBelowWatermark();
+  });
+
+  it("neither loses nor double-counts results stored while the closer runs", async () => {
+    const start = Date.parse("2026-03-10T00:00:00Z");
+    // Close up to the new range first (day steps), so the closer and ingest meet there.
+    while ((await closeRollups(db.sql, new Date(start + 30_000), { stepMs: DAY_MS, maxSteps: 100 })).steps > 0);
+    expect(await watermark()).toBe(start);
+    const { orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 });
+    const rows = generateDataset({ orgId: org, monitorIds: mons, locations: ["eu-west", "us-east"], start: new Date(start), days: 1 / 24, intervalSeconds: 20, seed: 5 });
+    // Arrival order: by due time plus up to three minutes of jitter, so many arrive after the closer passed them.
+    const jitter = prng(9);
+    const arrivals = rows.map((r) => ({ r, at: new Date(r.scheduled_at).getTime() + Math.floor(jitter() * 180_000) })).sort((a, b) => a.at - b.at);
+    const batches: CheckResultInput[][] = [];
+    for (let i = 0; i < arrivals.length; i += 25) batches.push(arrivals.slice(i, i + 25).map((a) => a.r));
+
+    let closedByCloser = 0;
+    let clock = start;
+    let done = false;
+    // Each batch is stored at its arrival time on a clock shared with the closer, once the closer has
+    // caught up with that clock (less its 30 s grace): results arriving over a minute late find the
+    // watermark past them and take ingest's path, the others wait for the closer.
+    const ingest = async (worker: number) => {
+      for (let i = worker; i < batches.length; i += 4) {
+        clock = Math.max(clock, arrivals[i * 25]!.at);
+        while ((await watermark()) < Math.floor((clock - 30_000) / 60_000) * 60_000) await Bun.sleep(1);
+        await storeResults(db.sql, batches[i]!);
+      }
+    };
+    const closer = async () => {
+      while (!done) {
+        const c = await closeRollups(db.sql, new Date(clock), { maxSteps: 2 });
+        closedByCloser += c.results;
+        if (c.steps === 0) await Bun.sleep(1);
+      }
+    };
+    const closing = closer();
+    await Promise.all([0, 1, 2, 3].map(ingest));
+    done = true;
+    await closing;
+    for (;;) {
+      const c = await closeRollups(db.sql, new Date(start + 2 * HOUR_MS), { maxSteps: 500 });
+      closedByCloser += c.results;
+      if (c.steps === 0) break;
+    }
+
+    const unique = new Set(rows.map((r) => r.job_id)).size;
+    const [{ n, rolled }] = (await db.sql`
+      select (select count(*)::int from check_results where org_id = ${org}) as n,
+        (select sum(total)::int from check_results_hourly where org_id = ${org}) as rolled`) as unknown as [{ n: number; rolled: number }];
+    expect(n).toBe(unique);
+    expect(rolled).toBe(unique);
+    // Both paths ran: the closer rolled some results up, ingest the late ones.
+    expect(closedByCloser).toBeGreaterThan(0);
+    expect(closedByCloser).toBeLessThan(unique);
+    await expectRollupsMatchRawBelowWatermark();
+  });
+  it("gives the metrics window (this and the last hour) exactly from rollups plus raw rows after the watermark", async () => {
+    const now = Date.now();
+    const { orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 });
+    await load(db.sql, generateDataset({ orgId: org, monitorIds: mons, locations: ["eu-west", "us-east"], start: new Date(now - 100 * 60_000), days: 100 / 1440, intervalSeconds: 20, seed: 8 }));
+    const sorted = <T extends { monitor_id: string; location: string }>(rows: T[]) =>
+      rows.map((r) => ({ ...r })).sort((a, b) => (a.monitor_id + a.location < b.monitor_id + b.location ? -1 : 1));
+    const expectWindowExact = () =>
+      db.sql.begin(async (tx) => {
+        const raw = await tx`
+          select monitor_id, location,
+            count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
+            count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
+            count(*) filter (where status = 'unavailable')::int as unavailable,
+            coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::float8 as duration_sum,
+            max(duration_ms) filter (where status <> 'unavailable') as duration_max,
+            result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
+          from check_results where org_id = ${org} and scheduled_at >= date_trunc('hour', now(), 'UTC') - interval '1 hour'
+          group by 1, 2`;
+        expect(raw.length).toBe(6);
+        expect(sorted(await windowFigures(tx as unknown as Sql, org, true))).toEqual(sorted(raw as never));
+      });
+    // Coarse steps first: the watermark is months behind here.
+    const closeTo = async (t: number) => {
+      for (const stepMs of [30 * DAY_MS, DAY_MS, HOUR_MS, 60_000]) await closeRollups(db.sql, new Date(t), { stepMs, maxSteps: 100 });
+    };
+    await expectWindowExact();
+    for (const t of [now - 70 * 60_000, now - 20 * 60_000, now]) {
+      await closeTo(t);
+      expect(await watermark()).toBe(Math.floor((t - 30_000) / 60_000) * 60_000);
+      await expectWindowExact();
+    }
+  });
+});
