@@ -5,7 +5,7 @@ import { loadWorkerConfig } from "./config.ts";
 describe("worker configuration", () => {
   it("takes the region from --region, which wins over REGION, with the documented defaults", () => {
     const c = loadWorkerConfig({ REGION: "eu-west" }, ["--region", "us-east"]);
-    expect(c).toMatchObject({ REGION: "us-east", CONCURRENCY: 50, ALLOW_PRIVATE_IPS: false, JOB_ACK_WAIT_MS: 30_000, HEARTBEAT_INTERVAL_MS: 5000 });
+    expect(c).toMatchObject({ REGION: "us-east", CONCURRENCY: 200, ALLOW_PRIVATE_IPS: false, JOB_ACK_WAIT_MS: 30_000, HEARTBEAT_INTERVAL_MS: 5000 });
     expect(loadWorkerConfig({}, ["--region=ap-south"]).REGION).toBe("ap-south");
     expect(loadWorkerConfig({ REGION: "local", ALLOW_PRIVATE_IPS: "yes" }).ALLOW_PRIVATE_IPS).toBe(true);
   });

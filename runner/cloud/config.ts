@@ -9,7 +9,7 @@ const { DATABASE_URL: _database, EMBEDDED_PG_PORT: _embedded, ...busEnv } = comm
 export const workerEnv = Type.Object({
   ...busEnv,
   REGION: Type.Optional(Type.String({ pattern: "^[a-z0-9-]+$", maxLength: 64, description: "cloud region this worker serves (also --region); lower-case letters, digits and -" })),
-  CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: "checks run at once, 1-1000" }),
+  CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: "checks run at once, 1-1000" }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let checks reach private, loopback and link-local addresses; only for the all-in-one local region"),
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 60_000, default: 5000, description: "how often the worker reports itself alive, 1000-60000 ms" }),
   JOB_ACK_WAIT_MS: Type.Integer({

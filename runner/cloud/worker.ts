@@ -120,7 +120,7 @@ export function jobRunner(deps: JobRunnerDeps): (job: CheckJobMessage, record: b
 export async function startWorker(deps: WorkerDeps): Promise<WorkerHandle> {
   const { bus, log, region } = deps;
   const clock = deps.clock ?? systemClock;
-  const concurrency = deps.concurrency ?? 50;
+  const concurrency = deps.concurrency ?? 200;
   const ackWaitMs = deps.ackWaitMs ?? 30_000;
   const workerId = deps.workerId ?? `${region}/${hostname()}/${process.pid}`;
   const durations = new RecentDurations();
