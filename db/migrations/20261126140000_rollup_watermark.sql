@@ -4,13 +4,15 @@
 -- results due at or after it are raw rows only, until the scheduler's closer aggregates them and
 -- moves this forward (domain/results/rollup-closer.ts). Ingest upserts rollups only for late results
 -- (due before it). TimescaleDB's continuous aggregates do not use it. An existing database starts at
--- the next whole hour: the old ingest rolled up every result stored so far, and until then the new one
--- rolls up every result it stores, as the old one did (stop the old ingest before migrating).
+-- the whole hour after the next: the old ingest rolled up every result stored so far, and until then
+-- the new one rolls up every result it stores, as the old one did. A rolling upgrade has at least an
+-- hour to stop the previous release's ingest (an old ingest still running past this instant would roll
+-- up results the closer then adds again).
 create table rollup_watermark (
   id boolean primary key default true check (id),
   closed_through timestamptz not null
 );
-insert into rollup_watermark (closed_through) values (date_trunc('hour', now()) + interval '1 hour');
+insert into rollup_watermark (closed_through) values (date_trunc('hour', now()) + interval '2 hours');
 -- A database without results (a fresh one) starts at the current minute. (With TimescaleDB
 -- check_results does not exist yet here: dynamic SQL, so the statement is not even planned.)
 do $migration$
