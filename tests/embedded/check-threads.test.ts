@@ -110,8 +110,14 @@ describe("the all-in-one with CHECK_THREADS=2", () => {
       let status = "pending";
       for (const deadline = Date.now() + 30_000; status !== "up" && Date.now() < deadline; await Bun.sleep(300)) status = (await call("GET", `/api/v1/monitors/${fast.body.id}`)).body.status;
       expect(status).toBe("up");
-      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(metrics).toMatch(/^watchpost_worker_checks_total\{region="local",status="up",role="all-in-one"\} [1-9]/m);
+      // The thread counts a check once the bus has confirmed its result, and that answer crosses back lazily (with the
+      // port's next message, or within 20 ms): the stored status can be seen first, so the scrape waits for the count.
+      const counted = /^watchpost_worker_checks_total\{region="local",status="up",role="all-in-one"\} [1-9]/m;
+      let metrics = "";
+      for (const deadline = Date.now() + 10_000; !counted.test(metrics) && Date.now() < deadline; await Bun.sleep(100)) {
+        metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      }
+      expect(metrics).toMatch(counted);
       expect(metrics.match(/^# TYPE process_cpu_seconds_total/gm)).toHaveLength(1);
 
       // A new monitor is checked at once; SIGTERM comes while a thread runs that check.
