@@ -61,7 +61,7 @@ try {
       };
     });
   const sums = { watermark: 0, insert: 0, rollups: 0, state: 0, commit: 0 };
-  const steps: { cpuMs: number; wallMs: number; results: number; endsHour: boolean }[] = [];
+  const steps: { cpuMs: number; wallMs: number; heldMs: number; results: number; endsHour: boolean }[] = [];
   let closedThrough = start;
   const store = async (rows: ResultRecord[]) => {
     let t = cpuNs();
@@ -93,7 +93,7 @@ try {
       const c = await closeRollups(conn as never, new Date(now), { maxSteps: 1 });
       if (c.steps === 0) return;
       const endsHour = c.closedThrough!.getTime() % 3_600_000 === 0;
-      steps.push({ cpuMs: (cpuNs() - cpu) / 1e6, wallMs: performance.now() - wall, results: c.results, endsHour });
+      steps.push({ cpuMs: (cpuNs() - cpu) / 1e6, wallMs: performance.now() - wall, heldMs: c.lockHeldMs ?? 0, results: c.results, endsHour });
       closedThrough = c.closedThrough!.getTime();
     }
   };
@@ -118,7 +118,7 @@ try {
   const results = within.reduce((a, x) => a + x.results, 0);
   console.log(
     `closer, ${steps.length} steps: PostgreSQL CPU-µs per result closed ${((cpuMs * 1000) / results).toFixed(1)} (steps within an hour); ` +
-      `per step (CPU ms / wall ms / results; * ends an hour, daily rows too): ${steps.map((x) => `${x.endsHour ? "*" : ""}${x.cpuMs.toFixed(0)}/${x.wallMs.toFixed(0)}/${x.results}`).join(", ")}`,
+      `per step (CPU ms / wall ms / ms holding ingest's lock / results; * ends an hour, daily rows too): ${steps.map((x) => `${x.endsHour ? "*" : ""}${x.cpuMs.toFixed(0)}/${x.wallMs.toFixed(0)}/${x.heldMs.toFixed(0)}/${x.results}`).join(", ")}`,
   );
 } finally {
   await conn.end();

@@ -32,6 +32,7 @@
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
+ *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
@@ -64,6 +65,7 @@ const { values } = parseArgs({
     "heap-probe-gc": { type: "boolean", default: false },
     env: { type: "string", default: "" },
     "pg-set": { type: "string", default: "" },
+    timeline: { type: "string" },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -325,6 +327,10 @@ async function run(n: number) {
 
     // Arrivals inside the window, and the interval between consecutive arrivals of each monitor.
     const w = target.window(n, from, to, INTERVAL_S * 1000);
+    if (values.timeline) {
+      const lines = target.timeline(n, from, to, INTERVAL_S * 1000);
+      await Bun.write(`${values.timeline}.n${n}`, `# window from ${new Date(performance.timeOrigin + from).toISOString()}: s arrivals p50 p99 max (ms)\n${lines.join("\n")}\n`);
+    }
     const inWindow = w.arrivals;
     const windowS = (to - from) / 1000;
     const achieved = inWindow / windowS;

@@ -51,6 +51,21 @@ export function startArrivalTarget(delayMs = 0) {
       deviations.sort((a, b) => a - b);
       return { arrivals: inWindow, silent, deviationP50: pct(deviations, 0.5), deviationP99: pct(deviations, 0.99), deviationMax: deviations.at(-1) ?? NaN };
     },
+    /**
+     * The same deviations per `bucketMs` of the window, by the later arrival's time: when the schedule slipped, to set
+     * beside the service's log (one line per bucket: seconds into the window, arrivals, p50, p99, max).
+     */
+    timeline(n: number, from: number, to: number, intervalMs: number, bucketMs = 1000): string[] {
+      const buckets: number[][] = Array.from({ length: Math.ceil((to - from) / bucketMs) }, () => []);
+      for (let i = 0; i < n; i++) {
+        const times = (arrivals[i] ?? []).filter((t) => t >= from && t < to);
+        for (let k = 1; k < times.length; k++) buckets[Math.floor((times[k]! - from) / bucketMs)]!.push(Math.abs(times[k]! - times[k - 1]! - intervalMs));
+      }
+      return buckets.map((d, b) => {
+        d.sort((x, y) => x - y);
+        return `${((b * bucketMs) / 1000).toFixed(0)} ${d.length} ${pct(d, 0.5).toFixed(0)} ${pct(d, 0.99).toFixed(0)} ${(d.at(-1) ?? 0).toFixed(0)}`;
+      });
+    },
     stop: () => server.stop(true),
   };
 }

@@ -112,7 +112,12 @@ export async function windowFigures(sql: Sql, orgId: string, watermark: boolean)
     select monitor_id, location, 0, 0, 0, 0, 0, 0::float8, null::integer, null::integer[], status, duration_ms, result_duration_bucket(duration_ms)
     from check_results
     where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
-      and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)`
+      and scheduled_at >= (select greatest(closed_through, date_trunc('hour', now(), 'UTC') - interval '1 hour') from rollup_watermark)
+    union all
+    select monitor_id, location, 0, 0, 0, 0, 0, 0::float8, null::integer, null::integer[], status, duration_ms, result_duration_bucket(duration_ms)
+    from rollup_late
+    where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
+      and scheduled_at >= date_trunc('hour', now(), 'UTC') - interval '1 hour'`
         : sql``
     }`;
   const out = new Map<string, WindowRow>();

@@ -115,6 +115,19 @@ function upsertRollup(sql: Sql, table: "check_results_hourly" | "check_results_d
       duration_max = greatest(r.duration_max, excluded.duration_max), hist = result_hist_add_delta(r.hist, excluded.hist)`;
 }
 
+/**
+ * Plain mode: late results of the rollup watermark's own hour, kept for the closer's next step
+ * (rollup_late, migration 20261126150000) instead of being added to that hour's rollup rows here.
+ */
+export async function deferLateResults(sql: Sql, rows: readonly InsertedResult[]): Promise<void> {
+  if (rows.length === 0) return;
+  const col = <K extends keyof InsertedResult>(k: K) => rows.map((r) => r[k]);
+  await sql`
+    insert into rollup_late (org_id, monitor_id, location, scheduled_at, status, duration_ms)
+    select * from unnest(${col("org_id")}::text[], ${col("monitor_id")}::text[], ${col("location")}::text[],
+      ${rows.map((r) => r.scheduled_at.toISOString())}::timestamptz[], ${col("status")}::text[], ${col("duration_ms")}::integer[])`;
+}
+
 /** Plain mode: adds a batch's deltas to the hourly and daily rollup tables, rows in the order given. */
 export async function addToRollups(sql: Sql, hourly: RollupDelta[], daily: RollupDelta[]): Promise<void> {
   if (hourly.length === 0) return;

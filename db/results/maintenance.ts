@@ -119,6 +119,8 @@ export async function deleteAllRollupsBatch(sql: Sql, relation: string[], cutoff
  */
 export async function rebuildRollups(sql: Sql, orgId: string, monitorIds: string[], from: Date, to: Date, dailyTo: Date = to): Promise<void> {
   const ids = sql.array(monitorIds);
+  // Late results the closer has not added yet are among the raw rows counted here.
+  await sql`delete from rollup_late where org_id = ${orgId} and monitor_id = any(${ids}::text[]) and scheduled_at >= ${from} and scheduled_at < ${to}`;
   for (const table of ["check_results_hourly", "check_results_daily"]) {
     await sql`delete from ${sql(table)} where org_id = ${orgId} and monitor_id = any(${ids}::text[]) and bucket >= ${from} and bucket < ${to}`;
   }

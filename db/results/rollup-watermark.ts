@@ -2,6 +2,9 @@ import type { Sql } from "../client.ts";
 
 const ORIGIN = "2000-01-01T00:00:00Z";
 
+/** A piece of SQL spliced into a statement. */
+type Fragment = ReturnType<Sql["unsafe"]>;
+
 /**
  * Plain mode: the rollup watermark without a lock. It only moves forward and everything due before
  * it stays in the rollups, so a reader may use a value that is already a little old.
@@ -21,10 +24,29 @@ export async function lockRollupWatermarkShared(sql: Sql): Promise<Date> {
   return row!.t;
 }
 
-/** The closer and rebuilds, inside their transaction: the watermark, read after taking its lock exclusively. */
-export async function lockRollupWatermarkExclusive(sql: Sql): Promise<Date> {
+/**
+ * The closer and rebuilds, inside their transaction: the watermark, read after taking its lock
+ * exclusively. With `timeoutMs` the wait is bounded: past it the statement fails with 55P03
+ * (lock_not_available) and the transaction is lost; the closer then retries with the lock first.
+ */
+export async function lockRollupWatermarkExclusive(sql: Sql, o: { timeoutMs?: number } = {}): Promise<Date> {
+  if (o.timeoutMs === undefined) {
+    const [row] = await sql<{ t: Date }[]>`select rollup_watermark_exclusive() as t`;
+    return row!.t;
+  }
+  await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(o.timeoutMs))}ms`}, true)`;
   const [row] = await sql<{ t: Date }[]>`select rollup_watermark_exclusive() as t`;
+  await sql`select set_config('lock_timeout', '0', true)`;
   return row!.t;
+}
+
+/**
+ * The closer's settings for its transaction: one process per statement (a parallel plan would take
+ * both cores of a small machine away from the checks for a second, and merging partial histograms
+ * costs more than it saves) and memory enough to aggregate a minute of 100,000 monitors in one pass.
+ */
+export async function useCloserSettings(sql: Sql): Promise<void> {
+  await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`;
 }
 
 export interface ClosedRange {
@@ -34,32 +56,34 @@ export interface ClosedRange {
 }
 
 /**
- * Adds the raw results due from the watermark to `to` to the hourly rollup in one statement,
- * set-based, and moves the watermark to `to`; when that completes hours, adds their hourly rows to
- * the daily rollup (so a daily row is written once an hour, not once a step: daily rows hold the
- * results due before the watermark's hour). Run it in a transaction holding the watermark lock
- * exclusively (lockRollupWatermarkExclusive), with `to` after the watermark.
+ * The closer: adds the raw results due in [from, to) that are committed now to the hourly rollup (seen
+ * by no one before this transaction commits) and returns the snapshot they were read in. Before the
+ * watermark lock, the batches committing after that snapshot are added under it by
+ * rollUpCommittedSince; with the lock already held, nothing can commit meanwhile.
  */
-export async function closeRollupRange(sql: Sql, to: Date): Promise<ClosedRange> {
-  const [row] = await sql<(ClosedRange & { prev: Date })[]>`
-    with prev as (select closed_through from rollup_watermark), agg as (
-      select org_id, monitor_id, location, date_bin('1 hour', scheduled_at, ${ORIGIN}::timestamptz) as bucket,
-        count(*)::int as total, count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
-        count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
-        count(*) filter (where status = 'unavailable')::int as unavailable,
-        coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::bigint as duration_sum,
-        max(duration_ms) filter (where status <> 'unavailable') as duration_max,
-        result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
-      from check_results
-      where scheduled_at >= (select closed_through from prev) and scheduled_at < ${to}
-      group by 1, 2, 3, 4
-    ), h as (
-      ${upsert(sql, "check_results_hourly", sql`select * from agg`)}
-    ), w as (
-      update rollup_watermark set closed_through = ${to}
-    )
-    select (select closed_through from prev) as prev, count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
-  const hours = [new Date(Math.floor(row!.prev.getTime() / HOUR_MS) * HOUR_MS), new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)] as const;
+export async function rollUpCommitted(sql: Sql, from: Date, to: Date): Promise<ClosedRange & { snapshot: string }> {
+  return rollUpRaw(sql, from, to, null) as Promise<ClosedRange & { snapshot: string }>;
+}
+
+/**
+ * The closer, under the lock: adds the raw results due in [from, to) that `snapshot` (rollUpCommitted's)
+ * did not see. Every ingest batch that read the watermark before this lock has committed by now, and
+ * none after it can store a result in [from, to) without rolling it up itself once the watermark moves.
+ */
+export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snapshot: string): Promise<ClosedRange> {
+  const { series, results } = await rollUpRaw(sql, from, to, snapshot);
+  return { series, results };
+}
+
+/**
+ * Moves the watermark from `from` to `to`, under the lock, after the results due between them are
+ * in the hourly rollup. When that completes hours, adds their hourly rows to the daily rollup (so a
+ * daily row is written once an hour, not once a step: daily rows hold the results due before the
+ * watermark's hour).
+ */
+export async function advanceRollupWatermark(sql: Sql, from: Date, to: Date): Promise<void> {
+  await sql`update rollup_watermark set closed_through = ${to}`;
+  const hours = [new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)] as const;
   if (hours[0] < hours[1]) {
     await sql`
       ${upsert(
@@ -72,12 +96,68 @@ export async function closeRollupRange(sql: Sql, to: Date): Promise<ClosedRange>
         group by 1, 2, 3, 4`,
       )}`;
   }
-  return { series: row!.series, results: row!.results };
+}
+
+/**
+ * The closer, under the lock: moves the late results ingest kept for the watermark's hour
+ * (rollup_late) into the hourly rollup. Returns how many.
+ */
+export async function foldLateResults(sql: Sql): Promise<number> {
+  const [row] = await sql<{ results: number }[]>`
+    with d as (delete from rollup_late returning *), agg as (${aggregateHourly(sql, sql`d`)}), h as (
+      ${upsert(sql, "check_results_hourly", sql`select * from agg order by org_id, monitor_id, bucket, location`)}
+    )
+    select coalesce(sum(total), 0)::int as results from agg`;
+  return row!.results;
+}
+
+/**
+ * Raw results due in [from, to) into the hourly rollup, set-based, keys in order (so two writers lock
+ * rollup rows in one order). With `since`, only rows whose transaction that snapshot did not see.
+ * Returns the snapshot of this statement's read.
+ */
+async function rollUpRaw(sql: Sql, from: Date, to: Date, since: string | null): Promise<ClosedRange & { snapshot: string }> {
+  const raw = sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} ${since === null ? sql`` : sql`and ${notSeenBy(sql, since)}`}`;
+  const [row] = await sql<(ClosedRange & { snapshot: string })[]>`
+    with agg as (${aggregateHourly(sql, raw)}), h as (
+      ${upsert(sql, "check_results_hourly", sql`select * from agg order by org_id, monitor_id, bucket, location`)}
+    )
+    select pg_current_snapshot()::text as snapshot, count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
+  return row!;
+}
+
+/** Results (org_id, monitor_id, location, scheduled_at, status, duration_ms) as hourly rollup rows; `source` follows FROM. */
+function aggregateHourly(sql: Sql, source: Fragment) {
+  return sql`
+    select org_id, monitor_id, location, date_bin('1 hour', scheduled_at, ${ORIGIN}::timestamptz) as bucket,
+      count(*)::int as total, count(*) filter (where status = 'up')::int as up, count(*) filter (where status = 'down')::int as down,
+      count(*) filter (where status = 'degraded')::int as degraded, count(*) filter (where status = 'timeout')::int as timeout,
+      count(*) filter (where status = 'unavailable')::int as unavailable,
+      coalesce(sum(duration_ms) filter (where status <> 'unavailable'), 0)::bigint as duration_sum,
+      max(duration_ms) filter (where status <> 'unavailable') as duration_max,
+      result_duration_hist(duration_ms) filter (where status <> 'unavailable') as hist
+    from ${source}
+    group by 1, 2, 3, 4`;
 }
 
 const HOUR_MS = 3_600_000;
 
-function upsert(sql: Sql, table: "check_results_hourly" | "check_results_daily", rows: ReturnType<Sql>) {
+/**
+ * A row's transaction (xmin) was not yet committed as of `snapshot`: it started at or after the
+ * snapshot's xmax, or was in progress then. Compared through age() (transactions back from this
+ * transaction's reference point, the same for every call in it), which is cheap per row and needs
+ * no widening of 32-bit ids; the rows asked about are minutes old, far inside 2^31 transactions.
+ * Frozen ids have the greatest age: seen.
+ */
+function notSeenBy(sql: Sql, snapshot: string) {
+  const xid = (x: ReturnType<Sql>) => sql`((${x})::text::bigint % 4294967296)::text::xid`;
+  return sql`(
+    age(xmin) <= (select age(${xid(sql`pg_snapshot_xmax(${snapshot}::pg_snapshot)`)}))
+    or xmin = any(array(select ${xid(sql`x`)} from pg_snapshot_xip(${snapshot}::pg_snapshot) as x))
+  )`;
+}
+
+function upsert(sql: Sql, table: "check_results_hourly" | "check_results_daily", rows: Fragment) {
   return sql`
     insert into ${sql(table)} as r (org_id, monitor_id, location, bucket, total, up, down, degraded, timeout, unavailable, duration_sum, duration_max, hist)
     ${rows}

@@ -1,5 +1,5 @@
 import { withTx, type Sql } from "../../db/client.ts";
-import { addToRollups, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
+import { addToRollups, deferLateResults, insertResults, updateMonitorStates, type InsertedResult, type MonitorStateUpdate, type ResultRecord } from "../../db/queries/results.ts";
 import { lockRollupWatermarkShared } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
@@ -59,9 +59,9 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
 
 /**
  * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
- * PostgreSQL: the results due before the rollup watermark (late ones) are added to the hourly rollup
- * here (and to the daily one before the watermark's hour); the others stay raw until the closer
- * rolls them up (rollup-closer.ts). TimescaleDB's
+ * PostgreSQL: the results due before the rollup watermark's hour (late ones) are added to the hourly
+ * and daily rollups here; late ones of the watermark's hour are left to the closer (rollup_late),
+ * and the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
  * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
  * this call owns the transaction.
  */
@@ -77,10 +77,14 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
         const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
         if (watermark) {
-          // Daily rows hold the results due before the watermark's hour; the closer adds that hour's row.
-          const late = inserted.filter((r) => r.scheduled_at < watermark);
+          // Late results before the watermark's hour go to its hourly and daily rows here; those of
+          // the watermark's hour wait for the closer, which holds that hour's rows (rollup_late).
           const hour = floorTo(watermark.getTime(), HOUR_MS);
-          await addToRollups(tx, rollupDeltas(late).hourly, rollupDeltas(late.filter((r) => r.scheduled_at.getTime() < hour)).daily);
+          const late = inserted.filter((r) => r.scheduled_at < watermark);
+          const before = late.filter((r) => r.scheduled_at.getTime() < hour);
+          const deltas = rollupDeltas(before);
+          await addToRollups(tx, deltas.hourly, deltas.daily);
+          if (before.length < late.length) await deferLateResults(tx, late.filter((r) => r.scheduled_at.getTime() >= hour));
         }
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
         const statusChanges = moved

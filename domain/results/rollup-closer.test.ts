@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts
 import type { Sql } from "../../db/client.ts";
 import { windowFigures } from "../../db/queries/monitor-metrics.ts";
 import { storeResults } from "./ingest.ts";
+import { advanceRollupWatermark, foldLateResults, lockRollupWatermarkExclusive, rollUpCommitted, rollUpCommittedSince, useCloserSettings } from "../../db/results/rollup-watermark.ts";
 import { closeRollups } from "./rollup-closer.ts";
 import { DAY_MS, HOUR_MS } from "./segments.ts";
 import { createOrgWithMonitors, generateDataset, makeResult, prng } from "./test-fixtures.ts";
@@ -196,6 +197,90 @@ describe("rollups closed through the watermark", () => {
     expect(closedByCloser).toBeLessThan(unique);
     await expectRollupsMatchRawBelowWatermark();
   });
+
+  // A step reads what is committed before it takes the lock, then under it only what committed since.
+  describe("a step that takes the lock last", () => {
+    const T = Date.parse("2026-03-20T10:00:00Z");
+    let org: string;
+    let mons: string[];
+    const minute = (m: number, n: number, at = T + m * 60_000) =>
+      Array.from({ length: n }, (_, i) => makeResult(org, mons[i % mons.length]!, new Date(at + (i * 60_000) / n), i % 5 ? "up" : "down", { duration_ms: 10 + i * 37 }));
+    /** Closes one minute [T + m, T + m + 1) by hand, calling `between` after the first read (before the lock). */
+    const stepByHand = (m: number, between: () => Promise<void>, lockWaitMs = 5_000) =>
+      db.sql.begin(async (tx) => {
+        const [from, to] = [new Date(T + m * 60_000), new Date(T + (m + 1) * 60_000)];
+        expect(await watermark()).toBe(from.getTime());
+        await useCloserSettings(tx as never);
+        const first = await rollUpCommitted(tx as never, from, to);
+        await between();
+        expect((await lockRollupWatermarkExclusive(tx as never, { timeoutMs: lockWaitMs })).getTime()).toBe(from.getTime());
+        const rest = await rollUpCommittedSince(tx as never, from, to, first.snapshot);
+        const late = await foldLateResults(tx as never);
+        await advanceRollupWatermark(tx as never, from, to);
+        return { first: first.results, rest: rest.results, late };
+      });
+
+    beforeAll(async () => {
+      ({ orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 }));
+      for (const stepMs of [DAY_MS, HOUR_MS]) await closeRollups(db.sql, new Date(T + 30_000), { stepMs, maxSteps: 1_000 });
+      expect(await watermark()).toBe(T);
+    });
+
+    it("adds a batch committed between its first read and the lock, once", async () => {
+      await storeResults(db.sql, minute(0, 7));
+      const done = await stepByHand(0, async () => {
+        await storeResults(db.sql, minute(0, 5)); // read the old watermark: stays raw
+      });
+      expect(done).toEqual({ first: 7, rest: 5, late: 0 });
+      await expectRollupsMatchRawBelowWatermark();
+    });
+
+    it("waits for a batch in progress at its first read (read the old watermark), and adds it", async () => {
+      await storeResults(db.sql, minute(1, 4));
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const batch = db.sql.begin(async (tx) => {
+        await storeResults(tx as never, minute(1, 6));
+        await held;
+      });
+      await Bun.sleep(100); // the batch holds the shared lock and its rows, uncommitted
+      const done = await stepByHand(1, async () => {
+        setTimeout(release, 300); // committed while the step waits for the lock
+      });
+      await batch;
+      expect(done).toEqual({ first: 4, rest: 6, late: 0 });
+      await expectRollupsMatchRawBelowWatermark();
+    });
+
+    it("keeps a late result of its hour off the rows it holds, and adds it under the lock", async () => {
+      // The step holds the hour's rollup rows of every monitor from its first read to its commit. A
+      // result of that hour due before the watermark (late) is stored meanwhile: ingest holds the
+      // shared lock, so waiting for one of those rows would deadlock with the step's wait for the lock.
+      await storeResults(db.sql, minute(2, 6));
+      const done = await stepByHand(2, async () => {
+        const late = storeResults(db.sql, [makeResult(org, mons[0]!, new Date(T + 30_000), "down", { duration_ms: 999 })]);
+        await Promise.race([late, Bun.sleep(5_000).then(() => Promise.reject(new Error("the late batch waited for the step's rollup rows")))]);
+      });
+      expect(done).toEqual({ first: 6, rest: 0, late: 1 });
+      expect(await watermark()).toBe(T + 3 * 60_000);
+      await expectRollupsMatchRawBelowWatermark();
+    });
+
+    it("redoes a step with the lock first when the lock does not come in time", async () => {
+      await storeResults(db.sql, minute(3, 5));
+      const batch = db.sql.begin(async (tx) => {
+        await storeResults(tx as never, minute(3, 3));
+        await Bun.sleep(700);
+      });
+      await Bun.sleep(100);
+      const out = await closeRollups(db.sql, new Date(T + 4 * 60_000 + 30_000), { maxSteps: 1, lockWaitMs: 100 });
+      await batch;
+      expect(out).toMatchObject({ steps: 1, results: 8, lockedFirst: 1 });
+      expect(await watermark()).toBe(T + 4 * 60_000);
+      await expectRollupsMatchRawBelowWatermark();
+    });
+  });
+
   it("gives the metrics window (this and the last hour) exactly from rollups plus raw rows after the watermark", async () => {
     const now = Date.now();
     const { orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 });
@@ -225,6 +310,13 @@ describe("rollups closed through the watermark", () => {
     for (const t of [now - 70 * 60_000, now - 20 * 60_000, now]) {
       await closeTo(t);
       expect(await watermark()).toBe(Math.floor((t - 30_000) / 60_000) * 60_000);
+      await expectWindowExact();
+    }
+    // A late result of the watermark's hour waits in rollup_late for the closer: the window counts it.
+    const w = await watermark();
+    if (w % HOUR_MS !== 0) {
+      await storeResults(db.sql, [makeResult(org, mons[0]!, new Date(w - 1_000), "down", { location: "eu-west", duration_ms: 777 })]);
+      expect((await db.sql`select count(*)::int as n from rollup_late`)[0]!.n).toBe(1);
       await expectWindowExact();
     }
   });

@@ -1,5 +1,13 @@
 import { withTx, type Sql } from "../../db/client.ts";
-import { closeRollupRange, lockRollupWatermarkExclusive, selectRollupWatermark } from "../../db/results/rollup-watermark.ts";
+import {
+  advanceRollupWatermark,
+  foldLateResults,
+  lockRollupWatermarkExclusive,
+  rollUpCommitted,
+  rollUpCommittedSince,
+  selectRollupWatermark,
+  useCloserSettings,
+} from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { floorTo } from "./segments.ts";
 
@@ -10,6 +18,11 @@ export interface CloseOptions {
   graceMs?: number;
   /** Steps per call at most, so a catch-up after downtime is spread over several runs; default 30. */
   maxSteps?: number;
+  /**
+   * How long a step waits for the watermark lock after reading what is committed; past it the step
+   * is redone with the lock taken first. Default 2 s.
+   */
+  lockWaitMs?: number;
 }
 
 export interface CloseOutcome {
@@ -18,30 +31,85 @@ export interface CloseOutcome {
   results: number;
   /** The watermark afterwards; null with TimescaleDB (continuous aggregates, no watermark). */
   closedThrough: Date | null;
+  /** Steps redone with the lock first (their first try waited too long for it). */
+  lockedFirst?: number;
+  /** The longest time one step held the watermark lock (ingest waits meanwhile), in ms. */
+  lockHeldMs?: number;
 }
+
+/** lock_not_available (lock_timeout) and deadlock_detected: the step is redone with the lock first. */
+const LOCK_CONFLICT = new Set(["55P03", "40P01"]);
+
+/** Thrown inside a step's transaction to roll it back: another closer moved the watermark meanwhile. */
+class WatermarkMoved extends Error {}
 
 /**
  * Plain PostgreSQL: rolls the raw results up to the last step boundary before `now` minus the grace,
- * one step per transaction under the watermark lock, from where the watermark stands. Run once per
- * cluster (the scheduler leader's housekeeping); a second closer at once only waits for the lock.
+ * one step per transaction, from where the watermark stands. Run once per cluster (the scheduler
+ * leader's housekeeping); a second closer at once finds the watermark moved and gives its step up.
+ *
+ * A step holds ingest back only briefly. In one transaction (so readers see the rollup rows and the
+ * watermark move at once) it first adds the step's raw rows committed so far to the hourly rollup,
+ * then takes the watermark lock, which waits for the ingest batches that read the old watermark,
+ * adds the rows committed since its first read (by transaction id against that read's snapshot) and
+ * the late results ingest kept for the watermark's hour (rollup_late: ingest never writes the rows
+ * this step holds, so the two cannot deadlock), moves the watermark and commits. Only that last part holds ingest. Should the lock not come within
+ * `lockWaitMs` (a long ingest batch; a rebuild waiting for a row this step wrote), the step is redone
+ * with the lock taken first.
  */
 export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): Promise<CloseOutcome> {
   if ((await storageMode(sql)) !== "partitioned") return { steps: 0, results: 0, closedThrough: null };
   const step = o.stepMs ?? 60_000;
   const target = floorTo(now.getTime() - (o.graceMs ?? 30_000), step);
-  const out: CloseOutcome = { steps: 0, results: 0, closedThrough: await selectRollupWatermark(sql) };
+  const out: CloseOutcome = { steps: 0, results: 0, closedThrough: await selectRollupWatermark(sql), lockedFirst: 0, lockHeldMs: 0 };
   while (out.steps < (o.maxSteps ?? 30) && out.closedThrough!.getTime() < target) {
-    const moved = await withTx(sql, async (tx) => {
-      const from = await lockRollupWatermarkExclusive(tx);
-      if (from.getTime() >= target) return { to: from, results: 0 };
-      const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
-      return { to, results: (await closeRollupRange(tx, to)).results };
+    const from = out.closedThrough!;
+    const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
+    let moved = await withTx(sql, (tx) => closeStepLockLast(tx, from, to, o.lockWaitMs ?? 2_000)).catch((err) => {
+      if (err instanceof WatermarkMoved || LOCK_CONFLICT.has((err as { code?: string }).code ?? "")) return null;
+      throw err;
     });
+    if (!moved) {
+      out.lockedFirst!++;
+      moved = await withTx(sql, (tx) => closeStepLockFirst(tx, step, target));
+    }
     out.steps++;
     out.results += moved.results;
     out.closedThrough = moved.to;
+    out.lockHeldMs = Math.max(out.lockHeldMs!, performance.now() - moved.lockedAt);
   }
   return out;
+}
+
+interface Step {
+  to: Date;
+  results: number;
+  /** performance.now() when the step had the lock. */
+  lockedAt: number;
+}
+
+async function closeStepLockLast(tx: Sql, from: Date, to: Date, lockWaitMs: number): Promise<Step> {
+  await useCloserSettings(tx);
+  const first = await rollUpCommitted(tx, from, to);
+  const at = await lockRollupWatermarkExclusive(tx, { timeoutMs: lockWaitMs });
+  const lockedAt = performance.now();
+  if (at.getTime() !== from.getTime()) throw new WatermarkMoved();
+  const rest = await rollUpCommittedSince(tx, from, to, first.snapshot);
+  const late = await foldLateResults(tx);
+  await advanceRollupWatermark(tx, from, to);
+  return { to, results: first.results + rest.results + late, lockedAt };
+}
+
+async function closeStepLockFirst(tx: Sql, step: number, target: number): Promise<Step> {
+  await useCloserSettings(tx);
+  const from = await lockRollupWatermarkExclusive(tx);
+  const lockedAt = performance.now();
+  if (from.getTime() >= target) return { to: from, results: 0, lockedAt };
+  const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
+  const { results } = await rollUpCommitted(tx, from, to);
+  const late = await foldLateResults(tx);
+  await advanceRollupWatermark(tx, from, to);
+  return { to, results: results + late, lockedAt };
 }
 
 /**

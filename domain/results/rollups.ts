@@ -15,10 +15,18 @@ export async function rebuildRollups(sql: Sql, orgId: string, monitorIds: string
   const lo = new Date(floorTo(from.getTime(), DAY_MS));
   const hi = new Date(ceilTo(to.getTime(), DAY_MS));
   if ((await storageMode(sql)) !== "partitioned") return refreshContinuousAggregates(sql, lo, hi);
-  await withTx(sql, async (tx) => {
-    const watermark = await lockRollupWatermarkExclusive(tx);
-    // The hour and day holding the watermark are rebuilt partly, as the closer keeps them.
-    const to = Math.min(hi.getTime(), watermark.getTime());
-    if (to > lo.getTime()) await rebuildRollupRows(tx, orgId, monitorIds, lo, new Date(to), new Date(Math.min(to, floorTo(watermark.getTime(), HOUR_MS))));
-  });
+  // A closer's step may hold rollup rows of the watermark's hour while it waits for the lock held
+  // here: one of the two is chosen as the deadlock's victim; the closer redoes its step, this retries.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTx(sql, async (tx) => {
+        const watermark = await lockRollupWatermarkExclusive(tx);
+        // The hour and day holding the watermark are rebuilt partly, as the closer keeps them.
+        const to = Math.min(hi.getTime(), watermark.getTime());
+        if (to > lo.getTime()) await rebuildRollupRows(tx, orgId, monitorIds, lo, new Date(to), new Date(Math.min(to, floorTo(watermark.getTime(), HOUR_MS))));
+      });
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: string }).code !== "40P01") throw err;
+    }
+  }
 }
