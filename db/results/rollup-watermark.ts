@@ -55,23 +55,36 @@ export interface ClosedRange {
   results: number;
 }
 
-/**
- * The closer: adds the raw results due in [from, to) that are committed now to the hourly rollup (seen
- * by no one before this transaction commits) and returns the snapshot they were read in. Before the
- * watermark lock, the batches committing after that snapshot are added under it by
- * rollUpCommittedSince; with the lock already held, nothing can commit meanwhile.
- */
-export async function rollUpCommitted(sql: Sql, from: Date, to: Date): Promise<ClosedRange & { snapshot: string }> {
-  return rollUpRaw(sql, from, to, null) as Promise<ClosedRange & { snapshot: string }>;
+/** Part `part` of `parts` (a power of two) of the monitors, by a hash of the monitor id. */
+export interface MonitorPart {
+  part: number;
+  parts: number;
 }
 
 /**
- * The closer, under the lock: adds the raw results due in [from, to) that `snapshot` (rollUpCommitted's)
- * did not see. Every ingest batch that read the watermark before this lock has committed by now, and
- * none after it can store a result in [from, to) without rolling it up itself once the watermark moves.
+ * The closer: adds the raw results due in [from, to) that are committed now to the hourly rollup (seen
+ * by no one before this transaction commits), of one part of the monitors (all by default), and
+ * returns the snapshot they were read in. Before the watermark lock, the batches committing after that
+ * snapshot are added under it by rollUpCommittedSince; with the lock already held, nothing can commit
+ * meanwhile.
  */
-export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snapshot: string): Promise<ClosedRange> {
-  const { series, results } = await rollUpRaw(sql, from, to, snapshot);
+export async function rollUpCommitted(sql: Sql, from: Date, to: Date, p: MonitorPart = { part: 0, parts: 1 }): Promise<ClosedRange & { snapshot: string }> {
+  const raw = sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} ${p.parts > 1 ? sql`and ${partOf(sql, p.parts)} = ${p.part}` : sql``}`;
+  return rollUp(sql, raw);
+}
+
+/**
+ * The closer, under the lock: adds the raw results due in [from, to) that the snapshot of their
+ * monitors' part (rollUpCommitted's, `snapshots[part]`) did not see. Every ingest batch that read the
+ * watermark before this lock has committed by now, and none after it can store a result in [from, to)
+ * without rolling it up itself once the watermark moves.
+ */
+export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snapshots: readonly string[]): Promise<ClosedRange> {
+  const notSeen =
+    snapshots.length === 1
+      ? notSeenBy(sql, snapshots[0]!)
+      : sql`(case ${partOf(sql, snapshots.length)} ${snapshots.map((s, i) => sql`when ${i} then ${notSeenBy(sql, s)} `)} end)`;
+  const { series, results } = await rollUp(sql, sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} and ${notSeen}`);
   return { series, results };
 }
 
@@ -112,19 +125,20 @@ export async function foldLateResults(sql: Sql): Promise<number> {
 }
 
 /**
- * Raw results due in [from, to) into the hourly rollup, set-based, keys in order (so two writers lock
- * rollup rows in one order). With `since`, only rows whose transaction that snapshot did not see.
- * Returns the snapshot of this statement's read.
+ * Raw results (`source` follows FROM) into the hourly rollup, set-based, keys in order (so two writers
+ * lock rollup rows in one order). Returns the snapshot of this statement's read.
  */
-async function rollUpRaw(sql: Sql, from: Date, to: Date, since: string | null): Promise<ClosedRange & { snapshot: string }> {
-  const raw = sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} ${since === null ? sql`` : sql`and ${notSeenBy(sql, since)}`}`;
+async function rollUp(sql: Sql, source: Fragment): Promise<ClosedRange & { snapshot: string }> {
   const [row] = await sql<(ClosedRange & { snapshot: string })[]>`
-    with agg as (${aggregateHourly(sql, raw)}), h as (
+    with agg as (${aggregateHourly(sql, source)}), h as (
       ${upsert(sql, "check_results_hourly", sql`select * from agg order by org_id, monitor_id, bucket, location`)}
     )
     select pg_current_snapshot()::text as snapshot, count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
   return row!;
 }
+
+/** The part (0 … parts − 1, parts a power of two) a row's monitor falls in. */
+const partOf = (sql: Sql, parts: number) => sql`(hashtext(monitor_id) & ${parts - 1})`;
 
 /** Results (org_id, monitor_id, location, scheduled_at, status, duration_ms) as hourly rollup rows; `source` follows FROM. */
 function aggregateHourly(sql: Sql, source: Fragment) {

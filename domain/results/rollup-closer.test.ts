@@ -214,7 +214,7 @@ describe("rollups closed through the watermark", () => {
         const first = await rollUpCommitted(tx as never, from, to);
         await between();
         expect((await lockRollupWatermarkExclusive(tx as never, { timeoutMs: lockWaitMs })).getTime()).toBe(from.getTime());
-        const rest = await rollUpCommittedSince(tx as never, from, to, first.snapshot);
+        const rest = await rollUpCommittedSince(tx as never, from, to, [first.snapshot]);
         const late = await foldLateResults(tx as never);
         await advanceRollupWatermark(tx as never, from, to);
         return { first: first.results, rest: rest.results, late };

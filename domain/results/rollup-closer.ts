@@ -23,6 +23,14 @@ export interface CloseOptions {
    * is redone with the lock taken first. Default 2 s.
    */
   lockWaitMs?: number;
+  /**
+   * A step reads what is committed in this many parts of the monitors (a power of two, by a hash of
+   * the monitor id), one statement each, resting after each as long as it took times `restRatio`, so
+   * that a step of 100,000 monitors does not take the machine for two seconds at once. Default 4
+   * parts, rest ratio 1 (at most 1 s a rest).
+   */
+  parts?: number;
+  restRatio?: number;
 }
 
 export interface CloseOutcome {
@@ -65,7 +73,7 @@ export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): P
   while (out.steps < (o.maxSteps ?? 30) && out.closedThrough!.getTime() < target) {
     const from = out.closedThrough!;
     const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
-    let moved = await withTx(sql, (tx) => closeStepLockLast(tx, from, to, o.lockWaitMs ?? 2_000)).catch((err) => {
+    let moved = await withTx(sql, (tx) => closeStepLockLast(tx, from, to, o)).catch((err) => {
       if (err instanceof WatermarkMoved || LOCK_CONFLICT.has((err as { code?: string }).code ?? "")) return null;
       throw err;
     });
@@ -88,16 +96,25 @@ interface Step {
   lockedAt: number;
 }
 
-async function closeStepLockLast(tx: Sql, from: Date, to: Date, lockWaitMs: number): Promise<Step> {
+async function closeStepLockLast(tx: Sql, from: Date, to: Date, o: CloseOptions): Promise<Step> {
   await useCloserSettings(tx);
-  const first = await rollUpCommitted(tx, from, to);
-  const at = await lockRollupWatermarkExclusive(tx, { timeoutMs: lockWaitMs });
+  const parts = o.parts ?? 4;
+  const snapshots: string[] = [];
+  let results = 0;
+  for (let part = 0; part < parts; part++) {
+    const started = performance.now();
+    const read = await rollUpCommitted(tx, from, to, { part, parts });
+    snapshots.push(read.snapshot);
+    results += read.results;
+    if (part < parts - 1) await Bun.sleep(Math.min(1_000, (performance.now() - started) * (o.restRatio ?? 1)));
+  }
+  const at = await lockRollupWatermarkExclusive(tx, { timeoutMs: o.lockWaitMs ?? 2_000 });
   const lockedAt = performance.now();
   if (at.getTime() !== from.getTime()) throw new WatermarkMoved();
-  const rest = await rollUpCommittedSince(tx, from, to, first.snapshot);
+  const rest = await rollUpCommittedSince(tx, from, to, snapshots);
   const late = await foldLateResults(tx);
   await advanceRollupWatermark(tx, from, to);
-  return { to, results: first.results + rest.results + late, lockedAt };
+  return { to, results: results + rest.results + late, lockedAt };
 }
 
 async function closeStepLockFirst(tx: Sql, step: number, target: number): Promise<Step> {
