@@ -103,6 +103,13 @@ describe("the all-in-one with CHECK_THREADS=2", () => {
       const started = lines(first.log()).filter((l) => l.op === "worker.start");
       expect(started.map((l) => l.thread).sort()).toEqual([1, 2]);
 
+      // The scheduler learns that the region's workers are online from their heartbeats (placement, refreshed every
+      // 2 s): a monitor whose first check fell due before that would be recorded unavailable, never reach a thread.
+      const online = /^watchpost_region_workers_online\{region="local",role="all-in-one"\} [1-9]/m;
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await Bun.sleep(100)) {
+        if (online.test(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())) break;
+      }
+      await Bun.sleep(2_500);
       const call = await signIn("threads@example.test", true);
       const fast = await call("POST", "/api/v1/monitors", { name: "fast", type: "http", config: { url: `http://127.0.0.1:${target.port}/` }, interval_seconds: 300 });
       expect(fast.status).toBe(201);
