@@ -161,7 +161,9 @@ const HOUR_MS = 3_600_000;
  * snapshot's xmax, or was in progress then. Compared through age() (transactions back from this
  * transaction's reference point, the same for every call in it), which is cheap per row and needs
  * no widening of 32-bit ids; the rows asked about are minutes old, far inside 2^31 transactions.
- * Frozen ids have the greatest age: seen.
+ * Frozen ids have the greatest age: seen. A snapshot lists running transactions but not their
+ * subtransactions, so a row written in a savepoint of a transaction running at the snapshot would be
+ * taken as seen: check_results is written only by storeResults, never in a savepoint.
  */
 function notSeenBy(sql: Sql, snapshot: string) {
   const xid = (x: ReturnType<Sql>) => sql`((${x})::text::bigint % 4294967296)::text::xid`;

@@ -63,16 +63,20 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
  * and daily rollups here; late ones of the watermark's hour are left to the closer (rollup_late),
  * and the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
  * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
- * this call owns the transaction.
+ * this call owns the transaction; given one, it writes in it (no savepoint).
  */
 export async function storeResults(sql: Sql, results: readonly CheckResultInput[]): Promise<StoreOutcome> {
   if (results.length === 0) return { inserted: [], statusChanges: [] };
   const rollups = (await storageMode(sql)) === "partitioned";
   const records = results.map(toRecord);
   const ownsTx = typeof (sql as { begin?: unknown }).begin === "function";
+  // In a caller's transaction, at its own level, never in a savepoint: the rollup closer tells the rows
+  // committed after its read by their transaction id against its snapshot, which lists running
+  // transactions but not their subtransactions (db/results/rollup-watermark.ts, notSeenBy).
+  const inTx = <T>(fn: (tx: Sql) => Promise<T>) => (ownsTx ? withTx(sql, fn) : fn(sql));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withTx(sql, async (tx) => {
+      return await inTx(async (tx) => {
         // First, so that a closer holding the lock has committed and this batch sees its watermark.
         const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
