@@ -63,7 +63,8 @@ it(
     expect(takeoverMs).toBeLessThan(10_000);
 
     await Bun.sleep(5000);
-    const to = Date.now() - 1000;
+    // Due checks of the last seconds may still be on their way to the subscriber on a loaded machine.
+    const to = Date.now() - 3000;
     await b.stop();
     await Bun.sleep(300);
 
