@@ -30,13 +30,10 @@ export async function lockRollupWatermarkShared(sql: Sql): Promise<Date> {
  * (lock_not_available) and the transaction is lost; the closer then retries with the lock first.
  */
 export async function lockRollupWatermarkExclusive(sql: Sql, o: { timeoutMs?: number } = {}): Promise<Date> {
-  if (o.timeoutMs === undefined) {
-    const [row] = await sql<{ t: Date }[]>`select rollup_watermark_exclusive() as t`;
-    return row!.t;
-  }
-  await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(o.timeoutMs))}ms`}, true)`;
+  const bounded = o.timeoutMs !== undefined;
+  if (bounded) await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(o.timeoutMs!))}ms`}, true)`;
   const [row] = await sql<{ t: Date }[]>`select rollup_watermark_exclusive() as t`;
-  await sql`select set_config('lock_timeout', '0', true)`;
+  if (bounded) await sql`select set_config('lock_timeout', '0', true)`;
   return row!.t;
 }
 
@@ -46,7 +43,7 @@ export async function lockRollupWatermarkExclusive(sql: Sql, o: { timeoutMs?: nu
  * costs more than it saves) and memory enough to aggregate a minute of 100,000 monitors in one pass.
  */
 export async function useCloserSettings(sql: Sql): Promise<void> {
-  await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`;
+  await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '64MB', true)`;
 }
 
 export interface ClosedRange {
