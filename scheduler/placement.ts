@@ -6,6 +6,7 @@ import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.
 import type { JobQueue } from "./job-queues.ts";
 
 const NONE: ReadonlyMap<string, number> = new Map();
+const ANY = { has: () => true };
 
 /** Whether a location can run a job now; answered from memory on the hot path. */
 export interface Placement {
@@ -24,6 +25,16 @@ export interface PlacementOptions {
   runnerTtlSeconds?: number;
   /** Replaces the default runner answer (the `runners` table when it exists, else offline). */
   isRunnerOnline?: (runnerId: string) => boolean;
+  /**
+   * For this long after it starts, a region not seen online yet counts as online, offering every browser engine:
+   * its due checks are published rather than recorded unavailable, since its workers may be starting with the
+   * scheduler (the all-in-one) or beating again after a restart longer than the liveness window. A job no worker
+   * takes expires unclaimed and the leader's sweep records it unavailable then. Default: the region liveness
+   * window (15 s).
+   */
+  startGraceMs?: number;
+  /** The schedule's clock, for the grace; default Date.now. */
+  now?: () => number;
 }
 
 /** Placement plus what the scheduled loop needs to keep it fresh. */
@@ -46,6 +57,10 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let regionBrowsers = new Map<string, Map<string, number>>();
   let runnerBrowsers = new Map<string, Set<string>>();
   let warned = false;
+  const now = opts.now ?? Date.now;
+  const graceEnds = now() + (opts.startGraceMs ?? (opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS) * 1000);
+  /** A region not seen online since the start, inside the start-up grace. */
+  const unseenInGrace = (region: string) => !regions.has(region) && now() < graceEnds;
 
   const refresh = async () => {
     try {
@@ -64,9 +79,9 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   await refresh();
   const timer = setInterval(() => void refresh(), refreshMs);
   return {
-    regionOnline: (region) => regions.has(region),
+    regionOnline: (region) => regions.has(region) || unseenInGrace(region),
     runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
-    regionEngines: (region) => regionBrowsers.get(region) ?? NONE,
+    regionEngines: (region) => regionBrowsers.get(region) ?? (unseenInGrace(region) ? ANY : NONE),
     runnerEngines: (id) => runnerBrowsers.get(id) ?? NONE,
     queueConcurrency: (q) =>
       q.kind === "region" ? (regions.get(q.location) ?? 0) : q.kind === "browser" ? (regionBrowsers.get(q.location)?.get(q.engine!) ?? 0) : (runners.get(q.location) ?? 1),

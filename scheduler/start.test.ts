@@ -6,6 +6,7 @@ import { silentLogger } from "../core/log.ts";
 import { readWatermark } from "../db/queries/scheduler.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { insertMonitors, insertOrg, markRegionOnline, until } from "../tests/support/scheduling.ts";
+import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { startScheduler, type SchedulerHandle } from "./start.ts";
 
 let db: TestDatabase;
@@ -101,15 +102,41 @@ describe("scheduler with the database", () => {
     expect(later.every((j) => j.monitor_id === edited)).toBe(true);
   });
 
-  it("records unavailable for a region with no worker online", async () => {
+  it("records unavailable for a region with no worker online, once its start-up grace is over", async () => {
     const org = await insertOrg(db.sql);
-    const [m] = await insertMonitors(db.sql, org, [{ regions: ["nowhere-1"] }]);
+    const [m] = await insertMonitors(db.sql, org, [{ regions: ["nowhere-1"], interval_seconds: 10 }]);
+    const s = await scheduler();
+    const started = s.clock.now();
+    await until(() => s.handle.size() >= 1);
+    await s.clock.advance(40_000);
+    // Due within the grace (a region's worker may not have been seen yet): published, for a worker coming online
+    // to run, or for the leader's sweep to record unavailable once they expire unclaimed.
+    const jobs = s.jobs.filter((j) => j.monitor_id === m);
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(jobs.every((j) => j.due_at < started + REGION_ONLINE_TTL_SECONDS * 1000)).toBe(true);
+    const gaps = s.results.filter((x) => x.monitor_id === m);
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps[0]).toMatchObject({ status: "unavailable", error: "no worker online in region nowhere-1", location: "nowhere-1", location_type: "region" });
+    expect(gaps.every((r) => r.scheduled_at >= started + REGION_ONLINE_TTL_SECONDS * 1000)).toBe(true);
+  });
+
+  it("runs the first checks of a region whose worker comes online a moment after the scheduler starts", async () => {
+    // The all-in-one starts its scheduler and its workers together; a worker is online once ingest has stored its
+    // first beat. Checks due before the scheduler saw it were recorded unavailable (a gap after every restart).
+    const org = await insertOrg(db.sql);
+    const [m] = await insertMonitors(db.sql, org, [{ regions: ["starting-1"], interval_seconds: 10 }]);
     const s = await scheduler();
     await until(() => s.handle.size() >= 1);
+    await s.clock.advance(1_000);
+    await db.sql`insert into region_workers (worker_id, region, version, concurrency, browsers, started_at, last_seen_at)
+      values ('test-starting-1', 'starting-1', 'test', 4, '{}', now(), now()) on conflict (worker_id) do update set last_seen_at = now()`;
+    await s.clock.advance(9_000);
+    expect(s.jobs.filter((j) => j.monitor_id === m).length).toBeGreaterThanOrEqual(1);
+    // Seen online at the scheduler's next look (every 2 s): past the grace its checks still go to the worker.
+    await Bun.sleep(2_500);
     await s.clock.advance(30_000);
-    const r = s.results.find((x) => x.monitor_id === m);
-    expect(r).toMatchObject({ status: "unavailable", error: "no worker online in region nowhere-1", location: "nowhere-1", location_type: "region" });
-    expect(s.jobs.some((j) => j.monitor_id === m)).toBe(false);
+    expect(s.jobs.filter((j) => j.monitor_id === m).length).toBeGreaterThanOrEqual(4);
+    expect(s.results.filter((r) => r.monitor_id === m)).toEqual([]);
   });
 
   it("stops scheduling monitors while a maintenance window that pauses them is active", async () => {

@@ -107,7 +107,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
 
   async function beginTerm() {
     const gate = new MaintenanceGate((err, windowId) => log.error({ op: "scheduler.maintenance", err, windowId }, "maintenance window cannot be evaluated; ignored"));
-    const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline });
+    const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline, now: () => clock.now() });
     const admission = new Admission({
       bus: deps.bus,
       clock,
