@@ -131,6 +131,13 @@ function pssSplit(bunPid: number, postmaster: number): string {
 
 // ---------------------------------------------------------------- one run
 
+/** The sum of a gauge's series in a Prometheus text exposition. */
+const gaugeSum = (text: string, name: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+
 const freePort = () => {
   const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = s.port!;
@@ -141,12 +148,15 @@ const freePort = () => {
 interface Started {
   proc: ReturnType<typeof Bun.spawn>;
   url: string;
+  /** The all-in-one's /metrics (its own port). */
+  metricsUrl: string;
   pgUrl: string;
   dataDir: string;
 }
 
 async function startAllInOne(dataDir: string, pgPort: number, profileDir?: string, probeDir?: string): Promise<Started> {
   const port = freePort();
+  const metricsPort = freePort();
   const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
   const probe = probeDir ? ["--preload", "./bench/heap-probe.ts"] : [];
   const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, ...probe, "scripts/start.ts"], {
@@ -155,6 +165,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
       ...process.env,
       DATA_DIR: dataDir,
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       HOST: "127.0.0.1",
       EMBEDDED_PG_PORT: String(pgPort),
       LOG_LEVEL: "warn",
@@ -177,7 +188,7 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
     if (proc.exitCode !== null || i > 600) throw new Error(`the all-in-one did not become ready (exit ${proc.exitCode})`);
     await Bun.sleep(100);
   }
-  return { proc, url, pgUrl: `postgres://postgres:watchpost@127.0.0.1:${pgPort}/watchpost`, dataDir };
+  return { proc, url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, pgUrl: `postgres://postgres:watchpost@127.0.0.1:${pgPort}/watchpost`, dataDir };
 }
 
 async function stop(s: Started) {
@@ -307,6 +318,18 @@ async function run(n: number) {
     const pssSamples: { bun: number; pg: number }[] = [];
     // The job queue of the local region (GET /regions: waiting and running jobs), to show whether it stays bounded.
     let maxBacklog = 0;
+    // Where the checks wait: slots in use in the check threads and results waiting for the bus (every second).
+    const gauges = { samples: 0, inFlight: 0, publishing: 0 };
+    const scraper = setInterval(() => {
+      void fetch(s.metricsUrl)
+        .then((r) => r.text())
+        .then((t) => {
+          gauges.samples++;
+          gauges.inFlight += gaugeSum(t, "watchpost_worker_in_flight");
+          gauges.publishing += gaugeSum(t, "watchpost_worker_publishing");
+        })
+        .catch(() => {});
+    }, 1000);
     const sampler = setInterval(() => {
       pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
       void fetch(`${s.url}/api/v1/regions`, { headers })
@@ -316,6 +339,7 @@ async function run(n: number) {
     }, 5000);
     await Bun.sleep(WINDOW_S * 1000);
     clearInterval(sampler);
+    clearInterval(scraper);
     const to = performance.now();
     const bun1 = stat(bunPid)!;
     const main1 = mainThreadTicks(bunPid);
@@ -353,6 +377,7 @@ async function run(n: number) {
         `checks/s ${achieved.toFixed(1)} of ${expected.toFixed(1)}`,
         `silent monitors ${w.silent}`,
         `job queue max ${maxBacklog}`,
+        `worker slots in use (mean) ${(gauges.inFlight / Math.max(1, gauges.samples)).toFixed(0)}, results publishing ${(gauges.publishing / Math.max(1, gauges.samples)).toFixed(0)}`,
         `stored ${stored.map((r) => `${r.status} ${r.n}`).join(", ") || "none"}`,
         `interval deviation p50 ${w.deviationP50.toFixed(0)} ms p99 ${w.deviationP99.toFixed(0)} ms max ${Number.isNaN(w.deviationMax) ? "-" : w.deviationMax.toFixed(0)} ms`,
         `CPU bun ${((bunMs / 1000 / windowS) * 100).toFixed(1)} % (main thread ${((mainMs / 1000 / windowS) * 100).toFixed(1)} %) pg ${((pgMs / 1000 / windowS) * 100).toFixed(1)} %`,

@@ -282,6 +282,28 @@ describe("rollups closed through the watermark", () => {
       expect(await watermark()).toBe(T + 4 * 60_000);
       await expectRollupsMatchRawBelowWatermark();
     });
+
+    it("rewrites the hour's rows in place, step after step (HOT: no new index entries, no growth)", async () => {
+      // Each step writes a new version of every series' hourly row. At fillfactor 70 only about a third of a
+      // page's rows had room for theirs: the others moved to new pages (migration 20261126160000).
+      const many = await createOrgWithMonitors(db.sql, { monitors: 240, intervalSeconds: 20 });
+      const results = (m: number) => many.monitorIds.map((id, i) => makeResult(many.orgId, id, new Date(T + m * 60_000 + i * 100), "up", { duration_ms: 5 + i }));
+      const pages = async () =>
+        new Map(
+          (await db.sql<{ monitor_id: string; page: string }[]>`
+            select monitor_id, (ctid::text::point)[0]::text as page from check_results_hourly where org_id = ${many.orgId} and bucket = ${new Date(T)}`).map((r) => [r.monitor_id, r.page]),
+        );
+      await storeResults(db.sql, results(4));
+      await closeRollups(db.sql, new Date(T + 5 * 60_000 + 30_000), { maxSteps: 1 });
+      const first = await pages();
+      expect(first.size).toBe(240);
+      for (const m of [5, 6]) {
+        await storeResults(db.sql, results(m));
+        await closeRollups(db.sql, new Date(T + (m + 1) * 60_000 + 30_000), { maxSteps: 1 });
+        expect(await pages()).toEqual(first);
+      }
+      await expectRollupsMatchRawBelowWatermark();
+    });
   });
 
   it("gives the metrics window (this and the last hour) exactly from rollups plus raw rows after the watermark", async () => {
