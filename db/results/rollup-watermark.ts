@@ -94,18 +94,22 @@ export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snaps
 export async function advanceRollupWatermark(sql: Sql, from: Date, to: Date): Promise<void> {
   await sql`update rollup_watermark set closed_through = ${to}`;
   const hours = [new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)] as const;
-  if (hours[0] < hours[1]) {
-    await sql`
-      ${upsert(
-        sql,
-        "check_results_daily",
-        sql`
+  if (hours[0] >= hours[1]) return;
+  // One hour (every minute step that completes one): each series has one hourly row in it, so its rows go to the
+  // daily rollup as they are. Summing them per day (a PL/pgSQL histogram step per row) took 2.1 s of the lock at
+  // 100,000 series, against 0.04 s to read them (docs/performance.md).
+  const rows =
+    hours[1].getTime() - hours[0].getTime() === HOUR_MS
+      ? sql`
+        select org_id, monitor_id, location, date_bin('1 day', bucket, ${ORIGIN}::timestamptz), total, up, down, degraded,
+          timeout, unavailable, duration_sum, duration_max, hist
+        from check_results_hourly where bucket = ${hours[0]}`
+      : sql`
         select org_id, monitor_id, location, date_bin('1 day', bucket, ${ORIGIN}::timestamptz), sum(total), sum(up), sum(down), sum(degraded),
           sum(timeout), sum(unavailable), sum(duration_sum), max(duration_max), result_hist_sum(hist)
         from check_results_hourly where bucket >= ${hours[0]} and bucket < ${hours[1]}
-        group by 1, 2, 3, 4`,
-      )}`;
-  }
+        group by 1, 2, 3, 4`;
+  await sql`${upsert(sql, "check_results_daily", rows)}`;
 }
 
 /**
