@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts
 import { HISTOGRAM_BOUNDS, emptyHistogram, histogramIndex } from "./histogram.ts";
 import { storeResults } from "./ingest.ts";
 import { rebuildRollups } from "./rollups.ts";
-import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
+import { createOrgWithMonitors, makeResult, prng } from "./test-fixtures.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -198,5 +198,17 @@ describe("storeResults", () => {
     }
     const [hist] = await db.sql`select result_duration_hist(ms) as h from unnest(${db.sql.array(probes)}::int[]) ms`;
     expect(hist!.h).toEqual(expected);
+  });
+
+  it("sums histograms element by element in SQL, skipping nulls (rollup rows into wider buckets)", async () => {
+    const rand = prng(5);
+    const hists = Array.from({ length: 5 }, () => Array.from({ length: HISTOGRAM_BOUNDS.length }, () => Math.floor(rand() * 1000)));
+    const expected = hists.reduce((sum, h) => sum.map((v, i) => v + h[i]!), emptyHistogram());
+    const literal = (h: number[] | null) => (h ? `{${h.join(",")}}` : null);
+    const [row] = await db.sql`
+      select result_hist_sum(h::int[]) as sum, result_hist_sum(h::int[]) filter (where false) as none
+      from unnest(${[literal(null), ...hists.map(literal), literal(null)]}::text[]) as h`;
+    expect(row!.sum).toEqual(expected);
+    expect(row!.none).toEqual(emptyHistogram());
   });
 });
