@@ -59,12 +59,15 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let warned = false;
   const now = opts.now ?? Date.now;
   const graceEnds = now() + (opts.startGraceMs ?? (opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS) * 1000);
+  /** Regions seen online since the start: one that went away is offline at once, grace or not. */
+  const seen = new Set<string>();
   /** A region not seen online since the start, inside the start-up grace. */
-  const unseenInGrace = (region: string) => !regions.has(region) && now() < graceEnds;
+  const unseenInGrace = (region: string) => !seen.has(region) && now() < graceEnds;
 
   const refresh = async () => {
     try {
       regions = await onlineRegionConcurrency(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      for (const region of regions.keys()) seen.add(region);
       regionBrowsers = await onlineRegionEngines(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
       runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());

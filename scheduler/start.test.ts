@@ -139,6 +139,20 @@ describe("scheduler with the database", () => {
     expect(s.results.filter((r) => r.monitor_id === m)).toEqual([]);
   });
 
+  it("gives no grace to a region seen online that goes away: its checks are recorded unavailable at once", async () => {
+    const org = await insertOrg(db.sql);
+    const [m] = await insertMonitors(db.sql, org, [{ regions: ["leaving-1"], interval_seconds: 10 }]);
+    await db.sql`insert into region_workers (worker_id, region, version, concurrency, browsers, started_at, last_seen_at)
+      values ('test-leaving-1', 'leaving-1', 'test', 4, '{}', now(), now()) on conflict (worker_id) do update set last_seen_at = now()`;
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 1);
+    await db.sql`update region_workers set last_seen_at = now() - interval '1 hour' where worker_id = 'test-leaving-1'`;
+    await Bun.sleep(2_500); // the scheduler's next look (every 2 s) finds it gone
+    await s.clock.advance(10_000);
+    expect(s.results.filter((r) => r.monitor_id === m).length).toBeGreaterThan(0);
+    expect(s.results.find((r) => r.monitor_id === m)).toMatchObject({ status: "unavailable", error: "no worker online in region leaving-1" });
+  });
+
   it("stops scheduling monitors while a maintenance window that pauses them is active", async () => {
     const org = await insertOrg(db.sql);
     await markRegionOnline(db.sql, "local");
