@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { createContext, useContext, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
 import { api, ApiError, csrfToken, data, ORG_KEY, selectedOrg } from "../api/client";
 
 type User = { id: string; email: string; name: string; two_factor_enabled: boolean };
@@ -42,12 +42,24 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     retryDelay: (n) => Math.min(8000, 1000 * 2 ** n),
     staleTime: 60_000,
   });
+  // Signed out (or the session ended): every other query goes, so nobody who signs in next on this tab sees what
+  // was cached. Dropped in an effect, once the screens that held them are gone: a query dropped while its screen is
+  // still mounted is fetched again at that screen's next render, now without a session (a burst of 401s).
+  const user = me.data?.user ?? null;
+  const wasSignedIn = useRef(false);
+  useEffect(() => {
+    if (user) wasSignedIn.current = true;
+    else if (wasSignedIn.current && me.data) {
+      wasSignedIn.current = false;
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
+    }
+  }, [user, me.data, qc]);
   const orgs = me.data?.orgs ?? [];
   const orgId = orgs.find((o) => o.id === stored)?.id ?? orgs.find((o) => o.default)?.id ?? orgs[0]?.id ?? null;
   if (orgId && orgId !== stored) localStorage.setItem(ORG_KEY, orgId);
 
   const value: Session = {
-    user: me.data?.user ?? null,
+    user,
     orgs,
     orgId,
     loading: me.isPending,
@@ -67,8 +79,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       await api.POST("/api/v1/auth/signout").catch(() => {});
       localStorage.removeItem(ORG_KEY);
       setStored(null);
-      qc.clear();
-      await qc.invalidateQueries({ queryKey: ["session"] });
+      // Signed out at once: the signed-in screens unmount, and the effect above then drops their queries.
+      qc.setQueryData(["session"], { user: null, orgs: [] });
     },
   };
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;

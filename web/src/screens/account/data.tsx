@@ -1,4 +1,4 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, ApiError, data, ORG_KEY } from "../../api/client";
 import { ConfirmButton } from "../../components/widgets";
@@ -7,7 +7,6 @@ import { AccountNav } from "./account-nav";
 
 /** A JSON export of everything the account owns, and deleting the account. */
 export function AccountData() {
-  const qc = useQueryClient();
   const [password, setPassword] = useState("");
   const exportData = useMutation({
     mutationFn: () => api.GET("/api/v1/user/export").then(data),
@@ -25,9 +24,9 @@ export function AccountData() {
   const remove = useMutation({
     mutationFn: () => api.DELETE("/api/v1/user", { body: { password } }).then(data),
     onSuccess: () => {
-      // The API cleared the session cookies with the account; a fresh load starts signed out.
+      // The API cleared the session cookies with the account; a fresh load starts signed out (and with an empty
+      // cache: clearing it here would only have the screen still showing fetch its queries again without a session).
       localStorage.removeItem(ORG_KEY);
-      qc.clear();
       location.assign("/signin");
     },
   });
