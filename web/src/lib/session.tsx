@@ -42,16 +42,18 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     retryDelay: (n) => Math.min(8000, 1000 * 2 ** n),
     staleTime: 60_000,
   });
-  // Signed out (or the session ended): every other query goes, so nobody who signs in next on this tab sees what
-  // was cached. Dropped in an effect, once the screens that held them are gone: a query dropped while its screen is
-  // still mounted is fetched again at that screen's next render, now without a session (a burst of 401s).
+  // Signed out (or the session ended): every other query is reset, so nobody who signs in next on this tab sees what
+  // was cached, and the signed-out screen's own (the setup probe, cached when the installation was new) asks again.
+  // Done in an effect, once the signed-in screens are gone: a query dropped while its screen is still mounted is
+  // fetched again at that screen's next render, now without a session (a burst of 401s); a reset one is refetched
+  // only if a screen shows it, and a removed one that a screen shows is left pending for good.
   const user = me.data?.user ?? null;
   const wasSignedIn = useRef(false);
   useEffect(() => {
     if (user) wasSignedIn.current = true;
     else if (wasSignedIn.current && me.data) {
       wasSignedIn.current = false;
-      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
+      void qc.resetQueries({ predicate: (q) => q.queryKey[0] !== "session" });
     }
   }, [user, me.data, qc]);
   const orgs = me.data?.orgs ?? [];
@@ -79,7 +81,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       await api.POST("/api/v1/auth/signout").catch(() => {});
       localStorage.removeItem(ORG_KEY);
       setStored(null);
-      // Signed out at once: the signed-in screens unmount, and the effect above then drops their queries.
+      // Signed out at once: the signed-in screens unmount, and the effect above then resets the queries.
       qc.setQueryData(["session"], { user: null, orgs: [] });
     },
   };
