@@ -159,7 +159,9 @@ async function startAllInOne(dataDir: string, pgPort: number, profileDir?: strin
   const metricsPort = freePort();
   const prof = profileDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
   const probe = probeDir ? ["--preload", "./bench/heap-probe.ts"] : [];
-  const proc = Bun.spawn(["bun", ...(values.smol ? ["--smol"] : []), ...prof, ...probe, "scripts/start.ts"], {
+  // As `npm start` runs it (scripts/start.sh): with the runtime settings of scripts/runtime-env.sh, which --env overrides.
+  const bun = ["bun", ...(values.smol ? ["--smol"] : []), ...prof, ...probe, "scripts/start.ts"];
+  const proc = Bun.spawn(["bash", "-c", 'source scripts/runtime-env.sh && exec "$@"', "bash", ...bun], {
     cwd: root,
     env: {
       ...process.env,

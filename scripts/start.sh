@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
+source scripts/runtime-env.sh
 exec bun run scripts/start.ts
