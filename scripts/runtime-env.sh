@@ -11,7 +11,7 @@
 # every check: 1 gives the heap the room it has on a smaller machine. At 100,000 monitors it saved about 100 MB of
 # PSS for no CPU per check that the bench resolves (docs/performance.md, "Memory per monitor").
 watchpost_runtime_env() {
-  local name value
+  local setting name value
   for setting in BUN_JSC_heapGrowthMaxIncrease=1; do
     name=${setting%%=*}
     value=${setting#*=}
