@@ -142,6 +142,11 @@ export class Scheduler {
     return this.entries.keys();
   }
 
+  /** Calls `fn` with each monitor held and its version, without a lookup per id (the reconcile's digests). */
+  eachVersion(fn: (id: string, version: number) => void): void {
+    for (const e of this.entries.values()) fn(e.id, e.version);
+  }
+
   /**
    * Adds or updates a monitor; a new interval takes effect from the next grid point of that interval.
    * A monitor new to a running schedule (created, resumed, unsuspended) is checked at once, within

@@ -39,10 +39,41 @@ export function schedulableByIds(sql: Sql, ids: string[]): Promise<SchedulableRo
   return sql<SchedulableRow[]>`select ${cols(sql)} from monitors where id = any(${ids}) and ${schedulable(sql)}`;
 }
 
-/** id → version of every schedulable monitor: the cheap half of a full reconcile. */
-export async function schedulableVersions(sql: Sql): Promise<Map<string, number>> {
+/**
+ * The reconcile compares the schedule with the table by buckets of ids: a bucket is an id's last two characters
+ * (256 buckets of the hex ids newId makes), its digest the count of its monitors and the sum of a residue of each one's
+ * version (updated_at in whole microseconds, modulo a prime). Only the buckets whose digests differ are read id by
+ * id, so a reconcile that finds nothing reads 256 rows, not one per monitor. The functions below compute the same on
+ * both sides: change them together.
+ */
+export const reconcileBucketOf = (id: string): number => (id.charCodeAt(id.length - 2) << 16) | id.charCodeAt(id.length - 1);
+
+const DIGEST_PRIME = 1_000_003;
+
+/** A version's (ms since the epoch, microsecond fraction, as `cols` reads it) residue in a bucket's digest. */
+export const versionResidue = (version: number): number => Math.round(version * 1000) % DIGEST_PRIME;
+
+export interface BucketDigest {
+  count: number;
+  /** Sum of the bucket's versions' residues (exact: below 2^53 up to 9·10^9 monitors in one bucket). */
+  sum: number;
+}
+
+/** bucket (reconcileBucketOf) → digest of the schedulable monitors in it. */
+export async function schedulableDigests(sql: Sql): Promise<Map<number, BucketDigest>> {
+  const rows = await sql<{ bucket: string; count: number; sum: number }[]>`
+    select right(id, 2) as bucket, count(*)::int as count,
+      sum(((extract(epoch from updated_at) * 1000000)::bigint % ${DIGEST_PRIME}))::float8 as sum
+    from monitors where ${schedulable(sql)} group by 1`;
+  return new Map(rows.map((r) => [reconcileBucketOf(r.bucket), { count: r.count, sum: r.sum }]));
+}
+
+/** id → version of the schedulable monitors in the given buckets (reconcileBucketOf): the reconcile's second read. */
+export async function schedulableVersionsIn(sql: Sql, buckets: number[]): Promise<Map<string, number>> {
+  const suffixes = buckets.map((b) => (b >>> 16 ? String.fromCharCode(b >>> 16) : "") + String.fromCharCode(b & 0xffff));
   const rows = await sql<{ id: string; version: number }[]>`
-    select id, (extract(epoch from updated_at) * 1000)::float8 as version from monitors where ${schedulable(sql)}`;
+    select id, (extract(epoch from updated_at) * 1000)::float8 as version from monitors
+    where right(id, 2) = any(${suffixes}) and ${schedulable(sql)}`;
   return new Map(rows.map((r) => [r.id, r.version]));
 }
 
