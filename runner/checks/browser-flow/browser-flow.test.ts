@@ -145,7 +145,9 @@ describe("browser_flow check", () => {
   });
 
   it("reports timeout, naming the running step, when the check's deadline ends inside a step", async () => {
-    const r = await flow([{ action: "wait_for_selector", selector: "#never", timeout_ms: 60_000 }], {}, { timeoutMs: 1500 });
+    // The deadline leaves the browser time to open the page on a loaded machine (1.5 s once ended while "opening url"
+    // in CI), and still ends inside the step, which waits a minute.
+    const r = await flow([{ action: "wait_for_selector", selector: "#never", timeout_ms: 60_000 }], {}, { timeoutMs: 6000 });
     expectWellFormed(browserFlowCheck, r);
     expect(r.status).toBe("timeout");
     expect(r.error).toContain("step 1 (wait_for_selector)");
