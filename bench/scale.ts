@@ -32,7 +32,11 @@
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
- *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped)
+ *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped;
+ *            beside each second the CPU of Bun's main thread, its check threads, PostgreSQL and the machine's idle, the
+ *            check threads' slots in use and results waiting for the bus, and PostgreSQL's busy backends by wait event,
+ *            autovacuum workers with their table: why it slipped. A slip shows twice: where checks ran late, and one
+ *            interval later, where the next checks ran on time after them)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
@@ -112,6 +116,53 @@ const mainThreadTicks = (pid: number) => {
   const f = (readText(`/proc/${pid}/task/${pid}/stat`) ?? "").split(") ")[1]?.split(" ") ?? [];
   return Number(f[11] ?? 0) + Number(f[12] ?? 0);
 };
+
+/** One second's sample for --timeline: CPU readings (ticks) and the last scraped gauges. */
+interface Second {
+  at: number;
+  main: number;
+  checkThreads: number;
+  pg: number;
+  /** /proc/stat: idle + iowait ticks of the whole machine. */
+  idle: number;
+  inFlight: number;
+  publishing: number;
+  /** PostgreSQL's busy backends at the sample, by what they wait on ("cpu" when on a core). */
+  pgActive?: string;
+}
+const SECOND_COLUMNS = "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, pg busy backends";
+/**
+ * PostgreSQL's busy backends but this one (autovacuum workers with what they vacuum), counted by wait event:
+ * "cpu:2,IO.WalSync:1,Timeout.VacuumDelay(VACUUM public.monitor_state):1".
+ */
+async function pgActivity(sql: postgres.Sql): Promise<string> {
+  const rows = await sql<{ w: string; n: number }[]>`
+    select coalesce(wait_event_type || '.' || wait_event, 'cpu')
+      || case when backend_type = 'client backend' then '' else '(' || coalesce(substring(query from '^autovacuum: (.*)$'), backend_type) || ')' end as w,
+      count(*)::int as n
+    from pg_stat_activity where pid <> pg_backend_pid() and (state = 'active' or backend_type = 'autovacuum worker')
+    group by 1 order by 2 desc`.catch(() => []);
+  return rows.map((r) => `${r.w}:${r.n}`).join(",") || "-";
+}
+function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number; publishing: number }): Second {
+  const cpu = (readText("/proc/stat") ?? "").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
+  return {
+    at: performance.now(),
+    main: mainThreadTicks(bunPid),
+    checkThreads: threadsCpu(bunPid).get("Worker")?.ticks ?? 0,
+    pg: pgTicks(postmaster),
+    idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+    ...g,
+  };
+}
+/** The timeline's columns for the second starting at `at`: the CPU between the samples around it, in % of one core. */
+function secondColumns(seconds: Second[], at: number): string {
+  const i = seconds.findIndex((x) => x.at >= at + 1000);
+  if (i < 1) return "";
+  const [a, b] = [seconds[i - 1]!, seconds[i]!];
+  const pct = (x: number) => ((x / TICK / ((b.at - a.at) / 1000)) * 100).toFixed(0);
+  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${a.pgActive ?? "?"}`;
+}
 
 /** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
 function pgTicks(postmaster: number): number {
@@ -322,13 +373,22 @@ async function run(n: number) {
     let maxBacklog = 0;
     // Where the checks wait: slots in use in the check threads and results waiting for the bus (every second).
     const gauges = { samples: 0, inFlight: 0, publishing: 0 };
+    // With --timeline, the same gauges and the CPU of each side per second, set beside the slips.
+    const seconds: Second[] = [];
+    let lastGauges = { inFlight: 0, publishing: 0 };
     const scraper = setInterval(() => {
+      if (values.timeline) {
+        const second = sampleSecond(bunPid, postmaster, lastGauges);
+        seconds.push(second);
+        void pgActivity(sql).then((a) => (second.pgActive = a));
+      }
       void fetch(s.metricsUrl)
         .then((r) => r.text())
         .then((t) => {
           gauges.samples++;
-          gauges.inFlight += gaugeSum(t, "watchpost_worker_in_flight");
-          gauges.publishing += gaugeSum(t, "watchpost_worker_publishing");
+          lastGauges = { inFlight: gaugeSum(t, "watchpost_worker_in_flight"), publishing: gaugeSum(t, "watchpost_worker_publishing") };
+          gauges.inFlight += lastGauges.inFlight;
+          gauges.publishing += lastGauges.publishing;
         })
         .catch(() => {});
     }, 1000);
@@ -354,8 +414,11 @@ async function run(n: number) {
     // Arrivals inside the window, and the interval between consecutive arrivals of each monitor.
     const w = target.window(n, from, to, INTERVAL_S * 1000);
     if (values.timeline) {
-      const lines = target.timeline(n, from, to, INTERVAL_S * 1000);
-      await Bun.write(`${values.timeline}.n${n}`, `# window from ${new Date(performance.timeOrigin + from).toISOString()}: s arrivals p50 p99 max (ms)\n${lines.join("\n")}\n`);
+      const lines = target.timeline(n, from, to, INTERVAL_S * 1000).map((line, i) => `${line} ${secondColumns(seconds, from + i * 1000)}`);
+      await Bun.write(
+        `${values.timeline}.n${n}`,
+        `# window from ${new Date(performance.timeOrigin + from).toISOString()}: s arrivals p50 p99 max (ms) | over the second before: ${SECOND_COLUMNS}\n${lines.join("\n")}\n`,
+      );
     }
     const inWindow = w.arrivals;
     const windowS = (to - from) / 1000;
