@@ -6,14 +6,8 @@
  * (what delays the checks due meanwhile).
  * Usage: bun bench/reconcile.ts [monitors=100000] [runs=7]
  */
-import { createMemoryBus } from "../core/bus/index.ts";
-import { ManualClock } from "../core/clock.ts";
-import { silentLogger } from "../core/log.ts";
-import { MaintenanceGate } from "../scheduler/maintenance-gate.ts";
-import { Scheduler } from "../scheduler/scheduler.ts";
-import { startSync } from "../scheduler/sync.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
-import { insertMonitors, insertOrg } from "../tests/support/scheduling.ts";
+import { insertMonitors, insertOrg, syncedScheduler, unnoticed } from "../tests/support/scheduling.ts";
 
 const MONITORS = Number(process.argv[2] ?? 100_000);
 const RUNS = Number(process.argv[3] ?? 7);
@@ -46,36 +40,21 @@ try {
   for (let i = 0; i < MONITORS; i += 5000) ids.push(...(await insertMonitors(db.sql, org, Array.from({ length: Math.min(5000, MONITORS - i) }, () => ({})))));
   await db.sql`update monitors set updated_at = now() - (random() * interval '30 days')`;
   await db.sql`vacuum analyze monitors`;
-  const scheduler = new Scheduler({
-    bus: createMemoryBus(),
-    clock: new ManualClock(Date.now()),
-    log: silentLogger,
-    placement: { regionOnline: () => true, runnerOnline: () => true },
-    maintenance: new MaintenanceGate(),
-    isLeader: () => true,
-    backfillMs: 60_000,
-  });
-  const sync = await startSync({ sql: db.sql, scheduler, gate: new MaintenanceGate(), log: silentLogger, reconcileMs: 3_600_000 });
+  const { sync } = await syncedScheduler(db.sql);
   for (const [kind, before] of [
     ["nothing changed", async () => {}],
     [
       "one monitor edited unnoticed",
       async () => {
         const id = ids[Math.floor(Math.random() * ids.length)]!;
-        await db.sql.begin(async (tx) => {
-          await tx`set local session_replication_role = replica`;
-          await tx`update monitors set updated_at = updated_at + interval '1 second' where id = ${id}`;
-        });
+        await unnoticed(db.sql, (tx) => tx`update monitors set updated_at = updated_at + interval '1 second' where id = ${id}`);
       },
     ],
     [
       "one monitor deleted unnoticed",
       async () => {
         const id = ids.splice(Math.floor(Math.random() * ids.length), 1)[0]!;
-        await db.sql.begin(async (tx) => {
-          await tx`set local session_replication_role = replica`;
-          await tx`delete from monitors where id = ${id}`;
-        });
+        await unnoticed(db.sql, (tx) => tx`delete from monitors where id = ${id}`);
       },
     ],
   ] as const) {

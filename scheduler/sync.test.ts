@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { createMemoryBus } from "../core/bus/index.ts";
-import { ManualClock } from "../core/clock.ts";
-import { silentLogger } from "../core/log.ts";
-import type { Sql } from "../db/client.ts";
 import { allSchedulable, reconcileBucketOf, schedulableDigests, versionResidue } from "../db/queries/scheduler.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
-import { insertMonitors, insertOrg } from "../tests/support/scheduling.ts";
-import { MaintenanceGate } from "./maintenance-gate.ts";
-import { Scheduler } from "./scheduler.ts";
-import { startSync } from "./sync.ts";
+import { insertMonitors, insertOrg, syncedScheduler, unnoticed } from "../tests/support/scheduling.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -17,28 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop();
 }, 30_000);
-
-/** Writes without the triggers, so the scheduler gets no notification: what a dropped LISTEN connection misses. */
-async function unnoticed(sql: Sql, write: (tx: Sql) => Promise<unknown>) {
-  await sql.begin(async (tx) => {
-    await tx`set local session_replication_role = replica`;
-    await write(tx as unknown as Sql);
-  });
-}
-
-async function synced() {
-  const scheduler = new Scheduler({
-    bus: createMemoryBus(),
-    clock: new ManualClock(Date.now()),
-    log: silentLogger,
-    placement: { regionOnline: () => true, runnerOnline: () => true },
-    maintenance: new MaintenanceGate(),
-    isLeader: () => true,
-    backfillMs: 60_000,
-  });
-  const sync = await startSync({ sql: db.sql, scheduler, gate: new MaintenanceGate(), log: silentLogger, reconcileMs: 3_600_000 });
-  return { scheduler, sync };
-}
 
 describe("the scheduler's reconcile", () => {
   it("computes the same digest per bucket of ids from the versions it holds as the database does from updated_at", async () => {
@@ -65,7 +36,7 @@ describe("the scheduler's reconcile", () => {
     const ids = await insertMonitors(db.sql, org, Array.from({ length: 600 }, () => ({ interval_seconds: 30 })));
     // Versions with microseconds, as updated_at = now() writes them.
     await db.sql`update monitors set updated_at = now() - (random() * interval '5 days') where org_id = ${org}`;
-    const { scheduler, sync } = await synced();
+    const { scheduler, sync } = await syncedScheduler(db.sql);
     try {
       expect(ids.every((id) => scheduler.has(id))).toBe(true);
       const before = new Map(ids.map((id) => [id, scheduler.versionOf(id)]));

@@ -1,8 +1,13 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { Sql } from "../../db/client.ts";
-import type { Clock } from "../../core/clock.ts";
+import { createMemoryBus } from "../../core/bus/index.ts";
+import { ManualClock, type Clock } from "../../core/clock.ts";
 import { newId } from "../../core/ids.ts";
+import { silentLogger } from "../../core/log.ts";
+import { MaintenanceGate } from "../../scheduler/maintenance-gate.ts";
+import { Scheduler } from "../../scheduler/scheduler.ts";
+import { startSync } from "../../scheduler/sync.ts";
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 
@@ -94,4 +99,30 @@ export function fastClock(factor: number): Clock {
     setTimeout: (fn, ms) => setTimeout(fn, ms / factor),
     clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   };
+}
+
+/**
+ * A leader's schedule kept in step with the monitors table by scheduler/sync.ts (loaded, then notified), with an
+ * in-memory bus and every region and runner online; its reconcile runs only when called (`sync.reconcile()`).
+ */
+export async function syncedScheduler(sql: Sql): Promise<{ scheduler: Scheduler; sync: Awaited<ReturnType<typeof startSync>> }> {
+  const scheduler = new Scheduler({
+    bus: createMemoryBus(),
+    clock: new ManualClock(Date.now()),
+    log: silentLogger,
+    placement: { regionOnline: () => true, runnerOnline: () => true },
+    maintenance: new MaintenanceGate(),
+    isLeader: () => true,
+    backfillMs: 60_000,
+  });
+  const sync = await startSync({ sql, scheduler, gate: new MaintenanceGate(), log: silentLogger, reconcileMs: 3_600_000 });
+  return { scheduler, sync };
+}
+
+/** Writes without the triggers, so the scheduler gets no notification: what a dropped LISTEN connection misses. */
+export async function unnoticed(sql: Sql, write: (tx: Sql) => Promise<unknown>): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`set local session_replication_role = replica`;
+    await write(tx as unknown as Sql);
+  });
 }
