@@ -116,7 +116,7 @@ export async function windowFigures(sql: Sql, orgId: string, watermark: boolean)
     union all
     select monitor_id, location, 0, 0, 0, 0, 0, 0::float8, null::integer, null::integer[], status, duration_ms, result_duration_bucket(duration_ms)
     from rollup_late
-    where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId}))
+    where org_id = ${orgId} and monitor_id = any(array(select id from monitors where org_id = ${orgId})) and not hourly_done
       and scheduled_at >= date_trunc('hour', now(), 'UTC') - interval '1 hour'`
         : sql``
     }`;

@@ -116,15 +116,17 @@ function upsertRollup(sql: Sql, table: "check_results_hourly" | "check_results_d
 }
 
 /**
- * Plain mode: late results of the rollup watermark's own hour, kept for the closer's next step
- * (rollup_late, migration 20261126150000) instead of being added to that hour's rollup rows here.
+ * Plain mode: late results kept for the closer's next step (rollup_late, migrations 20261126150000 and
+ * 20261127100000) instead of being added to rollup rows it may hold: those of the rollup watermark's own
+ * hour whole, those of earlier hours of its day for their daily rows only (`hourlyDone`: ingest added
+ * them to their hourly rows).
  */
-export async function deferLateResults(sql: Sql, rows: readonly InsertedResult[]): Promise<void> {
+export async function deferLateResults(sql: Sql, rows: readonly InsertedResult[], o: { hourlyDone?: boolean } = {}): Promise<void> {
   if (rows.length === 0) return;
   const col = <K extends keyof InsertedResult>(k: K) => rows.map((r) => r[k]);
   await sql`
-    insert into rollup_late (org_id, monitor_id, location, scheduled_at, status, duration_ms)
-    select * from unnest(${col("org_id")}::text[], ${col("monitor_id")}::text[], ${col("location")}::text[],
+    insert into rollup_late (org_id, monitor_id, location, scheduled_at, status, duration_ms, hourly_done)
+    select *, ${o.hourlyDone ?? false}::boolean from unnest(${col("org_id")}::text[], ${col("monitor_id")}::text[], ${col("location")}::text[],
       ${rows.map((r) => r.scheduled_at.toISOString())}::timestamptz[], ${col("status")}::text[], ${col("duration_ms")}::integer[])`;
 }
 

@@ -74,14 +74,15 @@ export async function rollUpCommitted(sql: Sql, from: Date, to: Date, p: Monitor
  * The closer, under the lock: adds the raw results due in [from, to) that the snapshot of their
  * monitors' part (rollUpCommitted's, `snapshots[part]`) did not see. Every ingest batch that read the
  * watermark before this lock has committed by now, and none after it can store a result in [from, to)
- * without rolling it up itself once the watermark moves.
+ * without rolling it up itself once the watermark moves. Those due before `dailyBefore` go to the daily
+ * rollup too (their hour is in it already: addHoursToDaily ran before the lock).
  */
-export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snapshots: readonly string[]): Promise<ClosedRange> {
+export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snapshots: readonly string[], dailyBefore?: Date): Promise<ClosedRange> {
   const notSeen =
     snapshots.length === 1
       ? notSeenBy(sql, snapshots[0]!)
       : sql`(case ${partOf(sql, snapshots.length)} ${snapshots.map((s, i) => sql`when ${i} then ${notSeenBy(sql, s)} `)} end)`;
-  const { series, results } = await rollUp(sql, sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} and ${notSeen}`);
+  const { series, results } = await rollUp(sql, sql`check_results where scheduled_at >= ${from} and scheduled_at < ${to} and ${notSeen}`, dailyBefore);
   return { series, results };
 }
 
@@ -89,10 +90,21 @@ export async function rollUpCommittedSince(sql: Sql, from: Date, to: Date, snaps
  * Moves the watermark from `from` to `to`, under the lock, after the results due between them are
  * in the hourly rollup. When that completes hours, adds their hourly rows to the daily rollup (so a
  * daily row is written once an hour, not once a step: daily rows hold the results due before the
- * watermark's hour).
+ * watermark's hour), unless the step did so before the lock (`dailyDone`).
  */
-export async function advanceRollupWatermark(sql: Sql, from: Date, to: Date): Promise<void> {
+export async function advanceRollupWatermark(sql: Sql, from: Date, to: Date, o: { dailyDone?: boolean } = {}): Promise<void> {
   await sql`update rollup_watermark set closed_through = ${to}`;
+  if (!o.dailyDone) await addHoursToDaily(sql, from, to);
+}
+
+/**
+ * Adds the hourly rows of the hours a step from `from` to `to` completes (from the hour holding `from`
+ * up to the one holding `to`) to the daily rollup. The closer does it before the watermark lock, when
+ * those hourly rows hold all but the results committed since its read and the late ones, which it adds
+ * to both rollups under the lock; ingest writes no daily row of the watermark's day (its late results
+ * wait in rollup_late), so the rows held meanwhile are none it waits for.
+ */
+export async function addHoursToDaily(sql: Sql, from: Date, to: Date): Promise<void> {
   const hours = [new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS), new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS)] as const;
   if (hours[0] >= hours[1]) return;
   // One hour (every minute step that completes one): each series has one hourly row in it, so its rows go to the
@@ -113,29 +125,44 @@ export async function advanceRollupWatermark(sql: Sql, from: Date, to: Date): Pr
 }
 
 /**
- * The closer, under the lock: moves the late results ingest kept for the watermark's hour
- * (rollup_late) into the hourly rollup. Returns how many.
+ * The closer, under the lock: moves the late results ingest kept for it (rollup_late) into the hourly
+ * rollup (but those ingest added there itself, `hourly_done`), and those due before `dailyBefore` (hours
+ * already in the daily rollup) into the daily one. Returns how many.
  */
-export async function foldLateResults(sql: Sql): Promise<number> {
+export async function foldLateResults(sql: Sql, dailyBefore: Date): Promise<number> {
   const [row] = await sql<{ results: number }[]>`
-    with d as (delete from rollup_late returning *), agg as (${aggregateHourly(sql, sql`d`)}), h as (
+    with d as (delete from rollup_late returning *), agg as (${aggregateHourly(sql, sql`d where not hourly_done`)}), h as (
       ${upsert(sql, "check_results_hourly", sql`select * from agg order by org_id, monitor_id, bucket, location`)}
-    )
-    select coalesce(sum(total), 0)::int as results from agg`;
+    ), every_hour as (${aggregateHourly(sql, sql`d`)}), dd as (${upsertDaily(sql, "every_hour", dailyBefore)})
+    select coalesce(sum(total), 0)::int as results from every_hour`;
   return row!.results;
 }
 
 /**
  * Raw results (`source` follows FROM) into the hourly rollup, set-based, keys in order (so two writers
- * lock rollup rows in one order). Returns the snapshot of this statement's read.
+ * lock rollup rows in one order), and those due before `dailyBefore` into the daily one too. Returns the
+ * snapshot of this statement's read.
  */
-async function rollUp(sql: Sql, source: Fragment): Promise<ClosedRange & { snapshot: string }> {
+async function rollUp(sql: Sql, source: Fragment, dailyBefore?: Date): Promise<ClosedRange & { snapshot: string }> {
   const [row] = await sql<(ClosedRange & { snapshot: string })[]>`
     with agg as (${aggregateHourly(sql, source)}), h as (
       ${upsert(sql, "check_results_hourly", sql`select * from agg order by org_id, monitor_id, bucket, location`)}
-    )
+    ) ${dailyBefore ? sql`, dd as (${upsertDaily(sql, "agg", dailyBefore)})` : sql``}
     select pg_current_snapshot()::text as snapshot, count(*)::int as series, coalesce(sum(total), 0)::int as results from agg`;
   return row!;
+}
+
+/** In a statement with the CTE `cte` (hourly rows): its rows of hours before `before`, summed per day, into the daily rollup. */
+function upsertDaily(sql: Sql, cte: "agg" | "every_hour", before: Date) {
+  return upsert(
+    sql,
+    "check_results_daily",
+    sql`
+      select org_id, monitor_id, location, date_bin('1 day', bucket, ${ORIGIN}::timestamptz) as day, sum(total), sum(up), sum(down), sum(degraded),
+        sum(timeout), sum(unavailable), sum(duration_sum), max(duration_max), result_hist_sum(hist)
+      from ${sql.unsafe(cte)} where bucket < ${before}
+      group by 1, 2, 3, 4 order by 1, 2, 4, 3`,
+  );
 }
 
 /** The part (0 … parts − 1, parts a power of two) a row's monitor falls in. */

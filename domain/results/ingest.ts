@@ -3,7 +3,7 @@ import { addToRollups, deferLateResults, insertResults, updateMonitorStates, typ
 import { lockRollupWatermarkShared } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { rollupDeltas } from "./rollup-deltas.ts";
-import { HOUR_MS, floorTo } from "./segments.ts";
+import { DAY_MS, floorTo, HOUR_MS } from "./segments.ts";
 import type { CheckResultInput } from "./types.ts";
 
 /** A monitor whose status moved: publish `monitor.status_changed` for it. */
@@ -60,7 +60,8 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
 /**
  * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
  * PostgreSQL: the results due before the rollup watermark's hour (late ones) are added to the hourly
- * and daily rollups here; late ones of the watermark's hour are left to the closer (rollup_late),
+ * rollup here, and to the daily one when before the watermark's day; the rest of them is left to the
+ * closer (rollup_late),
  * and the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
  * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
  * this call owns the transaction; given one, it writes in it (no savepoint).
@@ -81,14 +82,21 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
         const watermark = rollups ? await lockRollupWatermarkShared(tx) : null;
         const inserted = await insertResults(tx, records);
         if (watermark) {
-          // Late results before the watermark's hour go to its hourly and daily rows here; those of
-          // the watermark's hour wait for the closer, which holds that hour's rows (rollup_late).
+          // Late results before the watermark's hour go to their hourly rows here, and to their daily rows
+          // unless of the watermark's day: from an hour's last step to its commit the closer holds those, and
+          // this batch holds the lock it waits for, so their part waits for the closer (rollup_late, marked
+          // hourly_done); readers never read the watermark's day from daily rows. Late results of the
+          // watermark's hour wait for the closer whole: it holds that hour's rows from its first read.
           const hour = floorTo(watermark.getTime(), HOUR_MS);
+          const day = floorTo(watermark.getTime(), DAY_MS);
           const late = inserted.filter((r) => r.scheduled_at < watermark);
-          const before = late.filter((r) => r.scheduled_at.getTime() < hour);
-          const deltas = rollupDeltas(before);
-          await addToRollups(tx, deltas.hourly, deltas.daily);
-          if (before.length < late.length) await deferLateResults(tx, late.filter((r) => r.scheduled_at.getTime() >= hour));
+          const beforeHour = late.filter((r) => r.scheduled_at.getTime() < hour);
+          const ofDay = beforeHour.filter((r) => r.scheduled_at.getTime() >= day);
+          const { hourly } = rollupDeltas(beforeHour);
+          const { daily } = ofDay.length === 0 ? rollupDeltas(beforeHour) : rollupDeltas(beforeHour.filter((r) => r.scheduled_at.getTime() < day));
+          await addToRollups(tx, hourly, daily);
+          await deferLateResults(tx, ofDay, { hourlyDone: true });
+          await deferLateResults(tx, late.filter((r) => r.scheduled_at.getTime() >= hour));
         }
         const moved = await updateMonitorStates(tx, latestPerMonitor(inserted));
         const statusChanges = moved

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts
 import type { Sql } from "../../db/client.ts";
 import { windowFigures } from "../../db/queries/monitor-metrics.ts";
 import { storeResults } from "./ingest.ts";
-import { advanceRollupWatermark, foldLateResults, lockRollupWatermarkExclusive, rollUpCommitted, rollUpCommittedSince, useCloserSettings } from "../../db/results/rollup-watermark.ts";
+import { addHoursToDaily, advanceRollupWatermark, foldLateResults, lockRollupWatermarkExclusive, rollUpCommitted, rollUpCommittedSince, useCloserSettings } from "../../db/results/rollup-watermark.ts";
 import { closeRollups } from "./rollup-closer.ts";
 import { DAY_MS, HOUR_MS } from "./segments.ts";
 import { createOrgWithMonitors, generateDataset, makeResult, prng } from "./test-fixtures.ts";
@@ -144,9 +144,11 @@ describe("rollups closed through the watermark", () => {
   });
 
   it("neither loses nor double-counts results stored while the closer runs", async () => {
-    const start = Date.parse("2026-03-10T00:00:00Z");
-    // Close up to the new range first (day steps), so the closer and ingest meet there.
-    while ((await closeRollups(db.sql, new Date(start + 30_000), { stepMs: DAY_MS, maxSteps: 100 })).steps > 0);
+    // Half an hour before midnight: results late past the day's end are rolled up by ingest (before the
+    // watermark's day), the others by the closer (late ones of the watermark's day through rollup_late).
+    const start = Date.parse("2026-03-10T23:30:00Z");
+    // Close up to the new range first (day steps, then half-hour ones), so the closer and ingest meet there.
+    for (const stepMs of [DAY_MS, HOUR_MS / 2]) while ((await closeRollups(db.sql, new Date(start + 30_000), { stepMs, maxSteps: 100 })).steps > 0);
     expect(await watermark()).toBe(start);
     const { orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 });
     const rows = generateDataset({ orgId: org, monitorIds: mons, locations: ["eu-west", "us-east"], start: new Date(start), days: 1 / 24, intervalSeconds: 20, seed: 5 });
@@ -205,20 +207,37 @@ describe("rollups closed through the watermark", () => {
     let mons: string[];
     const minute = (m: number, n: number, at = T + m * 60_000) =>
       Array.from({ length: n }, (_, i) => makeResult(org, mons[i % mons.length]!, new Date(at + (i * 60_000) / n), i % 5 ? "up" : "down", { duration_ms: 10 + i * 37 }));
-    /** Closes one minute [T + m, T + m + 1) by hand, calling `between` after the first read (before the lock). */
+    /** Closes one minute [T + m, T + m + 1) by hand as the closer does, calling `between` after the first read and the daily rows (before the lock). */
     const stepByHand = (m: number, between: () => Promise<void>, lockWaitMs = 5_000) =>
       db.sql.begin(async (tx) => {
         const [from, to] = [new Date(T + m * 60_000), new Date(T + (m + 1) * 60_000)];
         expect(await watermark()).toBe(from.getTime());
         await useCloserSettings(tx as never);
         const first = await rollUpCommitted(tx as never, from, to);
+        await addHoursToDaily(tx as never, from, to);
         await between();
         expect((await lockRollupWatermarkExclusive(tx as never, { timeoutMs: lockWaitMs })).getTime()).toBe(from.getTime());
-        const rest = await rollUpCommittedSince(tx as never, from, to, [first.snapshot]);
-        const late = await foldLateResults(tx as never);
-        await advanceRollupWatermark(tx as never, from, to);
+        const dailyBefore = new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS);
+        const rest = await rollUpCommittedSince(tx as never, from, to, [first.snapshot], dailyBefore);
+        const late = await foldLateResults(tx as never, dailyBefore);
+        await advanceRollupWatermark(tx as never, from, to, { dailyDone: true });
         return { first: first.results, rest: rest.results, late };
       });
+
+    /**
+     * The closer's step of minute m while an ingest batch of 3 results of that minute holds the shared lock for
+     * 700 ms: its lock does not come within 100 ms, so the step is redone with the lock first.
+     */
+    const stepBehindLongBatch = async (m: number) => {
+      const batch = db.sql.begin(async (tx) => {
+        await storeResults(tx as never, minute(m, 3));
+        await Bun.sleep(700);
+      });
+      await Bun.sleep(100);
+      const out = await closeRollups(db.sql, new Date(T + (m + 1) * 60_000 + 30_000), { maxSteps: 1, lockWaitMs: 100 });
+      await batch;
+      return out;
+    };
 
     beforeAll(async () => {
       ({ orgId: org, monitorIds: mons } = await createOrgWithMonitors(db.sql, { monitors: 3, intervalSeconds: 20 }));
@@ -271,14 +290,7 @@ describe("rollups closed through the watermark", () => {
 
     it("redoes a step with the lock first when the lock does not come in time", async () => {
       await storeResults(db.sql, minute(3, 5));
-      const batch = db.sql.begin(async (tx) => {
-        await storeResults(tx as never, minute(3, 3));
-        await Bun.sleep(700);
-      });
-      await Bun.sleep(100);
-      const out = await closeRollups(db.sql, new Date(T + 4 * 60_000 + 30_000), { maxSteps: 1, lockWaitMs: 100 });
-      await batch;
-      expect(out).toMatchObject({ steps: 1, results: 8, lockedFirst: 1 });
+      expect(await stepBehindLongBatch(3)).toMatchObject({ steps: 1, results: 8, lockedFirst: 1 });
       expect(await watermark()).toBe(T + 4 * 60_000);
       await expectRollupsMatchRawBelowWatermark();
     });
@@ -302,6 +314,49 @@ describe("rollups closed through the watermark", () => {
         await closeRollups(db.sql, new Date(T + (m + 1) * 60_000 + 30_000), { maxSteps: 1 });
         expect(await pages()).toEqual(first);
       }
+      await expectRollupsMatchRawBelowWatermark();
+    });
+
+    it("adds the hour it ends to the daily rows before the lock, and what comes meanwhile under it; a late result of the day waits in rollup_late, not for those rows", async () => {
+      // The hour's last step writes the day's daily rows before it takes the lock and holds them until it commits.
+      // Ingest, holding the shared lock, must not wait for one of them: a late result of an earlier hour of the
+      // same day goes to rollup_late (hung before the change), and the step adds it to the hourly and daily rows.
+      await closeRollups(db.sql, new Date(T + 59 * 60_000 + 30_000), { maxSteps: 100 });
+      expect(await watermark()).toBe(T + 59 * 60_000);
+      await storeResults(db.sql, minute(59, 6));
+      const down = async () => (await db.sql`select coalesce(sum(down), 0)::int as n from check_results_hourly where monitor_id = ${mons[1]!} and bucket = ${new Date(T - 2 * HOUR_MS)}`)[0]!.n as number;
+      const downBefore = await down();
+      const done = await stepByHand(59, async () => {
+        const late = storeResults(db.sql, [makeResult(org, mons[1]!, new Date(T - 90 * 60_000), "down", { duration_ms: 777 })]);
+        await Promise.race([late, Bun.sleep(5_000).then(() => Promise.reject(new Error("the late batch waited for the step's daily rows")))]);
+        expect(await down()).toBe(downBefore + 1); // its hourly row at once: readers read that hour from it
+        await storeResults(db.sql, minute(59, 4)); // committed between the read and the lock
+      });
+      expect(done).toEqual({ first: 6, rest: 4, late: 1 });
+      expect(await watermark()).toBe(T + HOUR_MS);
+      await expectRollupsMatchRawBelowWatermark();
+      // The lock-first path (a redone step) ends an hour the same way.
+      await storeResults(db.sql, minute(119, 5));
+      await closeRollups(db.sql, new Date(T + 119 * 60_000 + 30_000), { maxSteps: 100 });
+      await storeResults(db.sql, [makeResult(org, mons[2]!, new Date(T + 5 * 60_000), "up", { duration_ms: 55 })]);
+      expect(await stepBehindLongBatch(119)).toMatchObject({ steps: 1, results: 9, lockedFirst: 1 });
+      expect(await watermark()).toBe(T + 2 * HOUR_MS);
+      await expectRollupsMatchRawBelowWatermark();
+    });
+
+    it("adds to the daily rows too what commits between the read of an hour's last step and its lock", async () => {
+      // The closer itself, its read in two parts with a rest of up to 1 s between them: a batch committed in
+      // the rest holds rows of the first part's monitors that its read did not see (8 monitors: some are in it).
+      const eight = await createOrgWithMonitors(db.sql, { monitors: 8, intervalSeconds: 20 });
+      const batch = (n: number) =>
+        Array.from({ length: n }, (_, i) => makeResult(eight.orgId, eight.monitorIds[i % 8]!, new Date(T + 179 * 60_000 + i * 1_000), i % 3 ? "up" : "down", { duration_ms: 20 + i }));
+      await closeRollups(db.sql, new Date(T + 179 * 60_000 + 30_000), { maxSteps: 1_000 });
+      await storeResults(db.sql, batch(8));
+      const closing = closeRollups(db.sql, new Date(T + 180 * 60_000 + 30_000), { maxSteps: 1, parts: 2, restRatio: 1_000 });
+      await Bun.sleep(150);
+      await storeResults(db.sql, batch(16).slice(8));
+      expect(await closing).toMatchObject({ steps: 1, results: 16, lockedFirst: 0 });
+      expect(await watermark()).toBe(T + 3 * HOUR_MS);
       await expectRollupsMatchRawBelowWatermark();
     });
   });
@@ -344,5 +399,9 @@ describe("rollups closed through the watermark", () => {
       expect((await db.sql`select count(*)::int as n from rollup_late`)[0]!.n).toBe(1);
       await expectWindowExact();
     }
+    // A late result of the hour before: in its hourly row at once, its daily part waits in rollup_late when of the
+    // watermark's day. The window counts it once.
+    await storeResults(db.sql, [makeResult(org, mons[1]!, new Date(Math.floor(w / HOUR_MS) * HOUR_MS - 10 * 60_000), "down", { location: "us-east", duration_ms: 555 })]);
+    await expectWindowExact();
   });
 });

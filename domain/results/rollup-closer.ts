@@ -1,5 +1,6 @@
 import { withTx, type Sql } from "../../db/client.ts";
 import {
+  addHoursToDaily,
   advanceRollupWatermark,
   foldLateResults,
   lockRollupWatermarkExclusive,
@@ -9,7 +10,7 @@ import {
   useCloserSettings,
 } from "../../db/results/rollup-watermark.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
-import { floorTo } from "./segments.ts";
+import { floorTo, HOUR_MS } from "./segments.ts";
 
 export interface CloseOptions {
   /** Width of one step (one transaction) and the grid the watermark moves on; default one minute. */
@@ -57,11 +58,13 @@ class WatermarkMoved extends Error {}
  * leader's housekeeping); a second closer at once finds the watermark moved and gives its step up.
  *
  * A step holds ingest back only briefly. In one transaction (so readers see the rollup rows and the
- * watermark move at once) it first adds the step's raw rows committed so far to the hourly rollup,
- * then takes the watermark lock, which waits for the ingest batches that read the old watermark,
- * adds the rows committed since its first read (by transaction id against that read's snapshot) and
- * the late results ingest kept for the watermark's hour (rollup_late: ingest never writes the rows
- * this step holds, so the two cannot deadlock), moves the watermark and commits. Only that last part holds ingest. Should the lock not come within
+ * watermark move at once) it first adds the step's raw rows committed so far to the hourly rollup, and
+ * the hours it completes to the daily rollup, then takes the watermark lock, which waits for the ingest
+ * batches that read the old watermark, adds the rows committed since its first read (by transaction id
+ * against that read's snapshot) and the late results ingest kept for it (rollup_late: ingest never
+ * writes the rows this step holds, so the two cannot deadlock), each to the daily rollup too when its
+ * hour is there already, moves the watermark and commits. Only that last part holds
+ * ingest. Should the lock not come within
  * `lockWaitMs` (a long ingest batch; a rebuild waiting for a row this step wrote), the step is redone
  * with the lock taken first.
  */
@@ -108,12 +111,16 @@ async function closeStepLockLast(tx: Sql, from: Date, to: Date, o: CloseOptions)
     results += read.results;
     if (part < parts - 1) await Bun.sleep(Math.min(1_000, (performance.now() - started) * (o.restRatio ?? 1)));
   }
+  // The hours this step completes go to the daily rollup before the lock (1.5 s at 100,000 monitors, once an hour);
+  // what is added to them under it goes to both rollups.
+  await addHoursToDaily(tx, from, to);
+  const dailyBefore = new Date(floorTo(to.getTime(), HOUR_MS));
   const at = await lockRollupWatermarkExclusive(tx, { timeoutMs: o.lockWaitMs ?? 2_000 });
   const lockedAt = performance.now();
   if (at.getTime() !== from.getTime()) throw new WatermarkMoved();
-  const rest = await rollUpCommittedSince(tx, from, to, snapshots);
-  const late = await foldLateResults(tx);
-  await advanceRollupWatermark(tx, from, to);
+  const rest = await rollUpCommittedSince(tx, from, to, snapshots, dailyBefore);
+  const late = await foldLateResults(tx, dailyBefore);
+  await advanceRollupWatermark(tx, from, to, { dailyDone: true });
   return { to, results: results + rest.results + late, lockedAt };
 }
 
@@ -124,7 +131,8 @@ async function closeStepLockFirst(tx: Sql, step: number, target: number): Promis
   if (from.getTime() >= target) return { to: from, results: 0, lockedAt };
   const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
   const { results } = await rollUpCommitted(tx, from, to);
-  const late = await foldLateResults(tx);
+  // Late results of hours already in the daily rollup go to it too; the rest with the hours this step completes.
+  const late = await foldLateResults(tx, new Date(floorTo(from.getTime(), HOUR_MS)));
   await advanceRollupWatermark(tx, from, to);
   return { to, results: results + late, lockedAt };
 }
