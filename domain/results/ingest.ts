@@ -61,8 +61,7 @@ function latestPerMonitor(rows: InsertedResult[]): MonitorStateUpdate[] {
  * Stores a batch of results once each, in one transaction with the monitors' current state. Plain
  * PostgreSQL: the results due before the rollup watermark's hour (late ones) are added to the hourly
  * rollup here, and to the daily one when before the watermark's day; the rest of them is left to the
- * closer (rollup_late),
- * and the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
+ * closer (rollup_late), and the others stay raw until the closer rolls them up (rollup-closer.ts). TimescaleDB's
  * continuous aggregates roll up by themselves. A deadlock with a concurrent batch is retried when
  * this call owns the transaction; given one, it writes in it (no savepoint).
  */
@@ -92,9 +91,9 @@ export async function storeResults(sql: Sql, results: readonly CheckResultInput[
           const late = inserted.filter((r) => r.scheduled_at < watermark);
           const beforeHour = late.filter((r) => r.scheduled_at.getTime() < hour);
           const ofDay = beforeHour.filter((r) => r.scheduled_at.getTime() >= day);
-          const { hourly } = rollupDeltas(beforeHour);
-          const { daily } = ofDay.length === 0 ? rollupDeltas(beforeHour) : rollupDeltas(beforeHour.filter((r) => r.scheduled_at.getTime() < day));
-          await addToRollups(tx, hourly, daily);
+          const deltas = rollupDeltas(beforeHour);
+          const daily = ofDay.length === 0 ? deltas.daily : rollupDeltas(beforeHour.filter((r) => r.scheduled_at.getTime() < day)).daily;
+          await addToRollups(tx, deltas.hourly, daily);
           await deferLateResults(tx, ofDay, { hourlyDone: true });
           await deferLateResults(tx, late.filter((r) => r.scheduled_at.getTime() >= hour));
         }
