@@ -63,10 +63,9 @@ class WatermarkMoved extends Error {}
  * batches that read the old watermark, adds the rows committed since its first read (by transaction id
  * against that read's snapshot) and the late results ingest kept for it (rollup_late: ingest never
  * writes the rows this step holds, so the two cannot deadlock), each to the daily rollup too when its
- * hour is there already, moves the watermark and commits. Only that last part holds
- * ingest. Should the lock not come within
- * `lockWaitMs` (a long ingest batch; a rebuild waiting for a row this step wrote), the step is redone
- * with the lock taken first.
+ * hour is there already, moves the watermark and commits. Only that last part holds ingest. Should
+ * the lock not come within `lockWaitMs` (a long ingest batch; a rebuild waiting for a row this step
+ * wrote), the step is redone with the lock taken first.
  */
 export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): Promise<CloseOutcome> {
   if ((await storageMode(sql)) !== "partitioned") return { steps: 0, results: 0, closedThrough: null };
@@ -115,10 +114,12 @@ async function closeStepLockLast(tx: Sql, from: Date, to: Date, o: CloseOptions)
   // what is added to them under it goes to both rollups.
   await addHoursToDaily(tx, from, to);
   const dailyBefore = new Date(floorTo(to.getTime(), HOUR_MS));
+  const completesHours = dailyBefore.getTime() > floorTo(from.getTime(), HOUR_MS);
   const at = await lockRollupWatermarkExclusive(tx, { timeoutMs: o.lockWaitMs ?? 2_000 });
   const lockedAt = performance.now();
   if (at.getTime() !== from.getTime()) throw new WatermarkMoved();
-  const rest = await rollUpCommittedSince(tx, from, to, snapshots, dailyBefore);
+  // Only a step that completes hours has rows of them in its range; the late ones may be of any earlier hour.
+  const rest = await rollUpCommittedSince(tx, from, to, snapshots, completesHours ? dailyBefore : undefined);
   const late = await foldLateResults(tx, dailyBefore);
   await advanceRollupWatermark(tx, from, to, { dailyDone: true });
   return { to, results: results + rest.results + late, lockedAt };
