@@ -63,4 +63,28 @@ describe("leader election", () => {
     expect(events.filter((e) => /^a deposed: (connection|lock) lost$/.test(e)).length).toBe(1);
     await Promise.all([a.stop(), b.stop()]);
   });
+
+  it("keeps its lock session for good: postgres.js's connection lifetime (30-60 min by default) does not end its term", async () => {
+    // postgres.js closes a connection once its max_lifetime has passed (PGMAX_LIFETIME overrides the default) and
+    // opens a new one on the next query: the session advisory lock went with the old one, so the leader stepped down
+    // and the schedule stopped for a few seconds every half hour to an hour (seen in a 40-minute bench/scale.ts run).
+    const events: string[] = [];
+    const before = process.env.PGMAX_LIFETIME;
+    process.env.PGMAX_LIFETIME = "1";
+    let a: LeaderHandle;
+    try {
+      a = instance("a", events); // the lock's connection is opened synchronously, reading the variable
+    } finally {
+      if (before === undefined) delete process.env.PGMAX_LIFETIME;
+      else process.env.PGMAX_LIFETIME = before;
+    }
+    await until(() => a.isLeader());
+    const started = Date.now();
+    while (Date.now() - started < 3_000) {
+      expect(a.isLeader()).toBe(true);
+      await Bun.sleep(100);
+    }
+    expect(events).toEqual(["a elected"]);
+    await a.stop();
+  });
 });

@@ -48,6 +48,9 @@ export function startLeaderElection(o: LeaderOptions): LeaderHandle {
       ssl: tls.ssl,
       max: 1,
       idle_timeout: 0,
+      // The lock lives as long as this session: postgres.js would otherwise close the connection after 30-60 minutes
+      // (its default max_lifetime) and open another on the next query, and the leader would step down each time.
+      max_lifetime: null,
       connect_timeout: 5,
       onnotice: () => {},
       // The server notices a vanished leader host in ~10 s instead of the OS default of hours.
