@@ -32,6 +32,8 @@
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
+ *          [--memory-every S] (every S seconds of the first window, a line with the time into it, Bun's PSS (its anonymous
+ *            part: heaps and the allocator's memory) and PostgreSQL's: whether memory levels off over a long window)
  *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped;
  *            beside each second the CPU of Bun's main thread, its check threads, PostgreSQL and the machine's idle, the
  *            check threads' slots in use and results waiting for the bus, and PostgreSQL's busy backends by wait event,
@@ -70,6 +72,7 @@ const { values } = parseArgs({
     env: { type: "string", default: "" },
     "pg-set": { type: "string", default: "" },
     timeline: { type: "string" },
+    "memory-every": { type: "string", default: "0" },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -86,6 +89,7 @@ const WARMUP_S = Number(values.warmup);
 const WINDOW_S = Number(values.window);
 const PROBES = Number(values.probes);
 const OVERVIEW_EVERY_S = Number(values["overview-every"]);
+const MEMORY_EVERY_S = Number(values["memory-every"]);
 const root = `${import.meta.dir}/..`;
 const EXTRA_ENV = Object.fromEntries(
   values.env
@@ -392,8 +396,16 @@ async function run(n: number) {
         })
         .catch(() => {});
     }, 1000);
+    let memoryLines = 0;
     const sampler = setInterval(() => {
       pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
+      const into = (performance.now() - from) / 1000;
+      if (MEMORY_EVERY_S > 0 && into >= (memoryLines + 1) * MEMORY_EVERY_S) {
+        memoryLines++;
+        const { bun, pg } = pssSamples.at(-1)!;
+        const anon = pssPartsKb(bunPid).anon;
+        console.log(`  memory at ${into.toFixed(0)} s: Bun PSS ${(bun / 1024).toFixed(0)} MB (anon ${(anon / 1024).toFixed(0)} MB), PostgreSQL ${(pg / 1024).toFixed(0)} MB`);
+      }
       void fetch(`${s.url}/api/v1/regions`, { headers })
         .then((r) => r.json() as Promise<{ data: { backlog: number | null }[] }>)
         .then((r) => (maxBacklog = Math.max(maxBacklog, ...r.data.map((x) => x.backlog ?? 0))))

@@ -9,6 +9,7 @@ import {
   selectRollupWatermark,
   useCloserSettings,
 } from "../../db/results/rollup-watermark.ts";
+import { summarizeNewRanges } from "../../db/results/maintenance.ts";
 import { storageMode } from "../../db/results/storage-mode.ts";
 import { floorTo, HOUR_MS } from "./segments.ts";
 
@@ -44,6 +45,8 @@ export interface CloseOutcome {
   lockedFirst?: number;
   /** The longest time one step held the watermark lock (ingest waits meanwhile), in ms. */
   lockHeldMs?: number;
+  /** BRIN ranges of the raw rows summarised before the steps; null when a VACUUM held the partition (not waited for). */
+  rangesSummarized?: number | null;
 }
 
 /** lock_not_available (lock_timeout) and deadlock_detected: the step is redone with the lock first. */
@@ -72,6 +75,8 @@ export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): P
   const step = o.stepMs ?? 60_000;
   const target = floorTo(now.getTime() - (o.graceMs ?? 30_000), step);
   const out: CloseOutcome = { steps: 0, results: 0, closedThrough: await selectRollupWatermark(sql), lockedFirst: 0, lockHeldMs: 0 };
+  // The steps find their minutes through the BRIN index on the due time, which visits every range not summarised yet.
+  if (out.closedThrough!.getTime() < target) out.rangesSummarized = await summarizeNewRanges(sql, out.closedThrough!, new Date(target - 1));
   while (out.steps < (o.maxSteps ?? 30) && out.closedThrough!.getTime() < target) {
     const from = out.closedThrough!;
     const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
