@@ -12,11 +12,12 @@ export async function ensurePartition(sql: Sql, day: string): Promise<boolean> {
  * Plain mode: summarises the block ranges of the BRIN index on `scheduled_at` not summarised yet, in the partitions of
  * the UTC days from `from` to `to` (both included); returns how many ranges, or null when another process holds such
  * a partition for VACUUM or a summary of its own (this does not wait for it, nor cancel an autovacuum: the lock's wait
- * stays under deadlock_timeout). A BRIN scan visits every range not summarised, whatever it holds, and autosummarize
- * only asks autovacuum to summarise a filled range: it records at most 256 such requests at a time and drops the
- * rest, so at a few hundred ranges a minute most stayed unsummarised until the partition's next VACUUM, and every
- * read of a minute visited every page inserted since. A pass over the index's summaries costs ~0.1 µs a range
- * (a day of 100,000 monitors at a 20 s interval ends near 1.2 million ranges). Its own transaction.
+ * stays under deadlock_timeout). A BRIN scan visits every range not summarised, whatever it holds. autosummarize (off
+ * since migration 20261127120000) only asked autovacuum to summarise each filled range: it records at most 256 such
+ * requests at a time and drops the rest, so at a few hundred ranges a minute most stayed unsummarised until the
+ * partition's next VACUUM, and every read of a minute visited every page inserted since. A pass over the index's
+ * summaries costs ~0.1 µs a range (a day of 100,000 monitors at a 20 s interval ends near 1.2 million ranges). Its
+ * own transaction.
  */
 export async function summarizeNewRanges(sql: Sql, from: Date, to: Date): Promise<number | null> {
   try {

@@ -46,8 +46,6 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await ensurePartition(db.sql, DAY);
   await db.sql`update rollup_watermark set closed_through = ${new Date(T)}`;
-  // As in service past autovacuum's 256 recorded requests: no range is summarised when it fills.
-  await db.sql.unsafe(`alter index ${PARTITION}_scheduled_at_idx set (autosummarize = off)`);
   for (let m = 0; m < MINUTES; m++) await insertMinute(m);
 }, 60_000);
 
@@ -67,6 +65,17 @@ describe("the closer and the BRIN index it reads through", () => {
     // After one step: the next minute's read visits its own blocks and at most a range (16 blocks) on each side.
     const after = await minuteRead(1);
     expect(after.visited).toBeLessThanOrEqual(after.holding + 32);
+  });
+
+  it("leaves the summaries to the closer in every daily partition: autovacuum is asked for none (it dropped most, each a LOG line)", async () => {
+    await ensurePartition(db.sql, "2026-05-05");
+    const rows = await db.sql<{ relname: string; autosummarize: boolean }[]>`
+      select ic.relname, 'autosummarize=off' <> all(coalesce(ic.reloptions, '{}')) as autosummarize
+      from pg_inherits h join pg_index i on i.indrelid = h.inhrelid join pg_class ic on ic.oid = i.indexrelid
+      join pg_am am on am.oid = ic.relam and am.amname = 'brin'
+      where h.inhparent = 'check_results'::regclass and h.inhrelid <> 'check_results_default'::regclass order by 1`;
+    expect(rows.map((r) => r.relname)).toContain("check_results_p20260505_scheduled_at_idx");
+    expect(rows.filter((r) => r.autosummarize)).toEqual([]);
   });
 
   it("does not wait for a summary another process holds the table for (autovacuum): it reads as before and closes the step", async () => {
