@@ -1,4 +1,4 @@
-import type { Sql } from "../client.ts";
+import { withTx, type Sql } from "../client.ts";
 
 const ORIGIN = "2000-01-01T00:00:00Z";
 
@@ -21,7 +21,7 @@ export async function ensurePartition(sql: Sql, day: string): Promise<boolean> {
  */
 export async function summarizeNewRanges(sql: Sql, from: Date, to: Date): Promise<number | null> {
   try {
-    return await sql.begin(async (tx) => {
+    return await withTx(sql, async (tx) => {
       await tx`set local lock_timeout = '50ms'`;
       const [row] = await tx<{ ranges: number }[]>`
         select coalesce(sum(brin_summarize_new_values(i.indexrelid)), 0)::int as ranges
