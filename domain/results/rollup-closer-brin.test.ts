@@ -4,11 +4,11 @@ import { ensurePartition } from "../../db/results/maintenance.ts";
 import { closeRollups } from "./rollup-closer.ts";
 
 // The closer finds a minute's raw rows through the BRIN index on scheduled_at. A BRIN scan returns every block range
-// not yet summarised, whatever it holds, and autosummarize only asks autovacuum to summarise a filled range: it
-// records at most 256 such requests (per cluster, done once a minute) and drops the rest, so past ~250 ranges a minute
-// (about 20,000 rows a minute here, 30,000 monitors at a 20 s interval in service) ranges stayed unsummarised until
-// the partition's next VACUUM, hours apart on a large day. Every part of every step then read every page inserted
-// since. The closer summarises the new ranges itself before it reads.
+// not yet summarised, whatever it holds. autosummarize only asked autovacuum to summarise each filled range, and
+// autovacuum records at most 256 such requests and drops the rest: past ~250 ranges a minute (30,000 monitors at a
+// 20 s interval) ranges stayed unsummarised until the partition's next VACUUM, hours apart on a large day, and every
+// part of every step read every page inserted since. autosummarize is now off (migration 20261127120000), as here:
+// the closer summarises the new ranges itself before it reads.
 
 const T = Date.parse("2026-05-04T10:00:00Z");
 const DAY = "2026-05-04";
