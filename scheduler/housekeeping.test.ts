@@ -3,6 +3,8 @@ import { createMemoryBus, type Bus } from "../core/bus/index.ts";
 import { silentLogger } from "../core/log.ts";
 import { storeResults } from "../domain/results/ingest.ts";
 import { createOrgWithMonitors, makeResult } from "../domain/results/test-fixtures.ts";
+import { createSql } from "../db/client.ts";
+import { resultKeyState } from "../db/results/result-key.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 
@@ -72,4 +74,41 @@ describe("storage housekeeping", () => {
       await housekeeping.stop();
     }
   });
+
+  it("moves the raw results' unique key to due time first after the partitions, and stopping cancels a build in progress", async () => {
+    // As migration 20261127140000 leaves a database whose days were all too big to key at once.
+    await db.sql`drop index check_results_due_job_key`;
+    await db.sql`alter table check_results add constraint check_results_job_key unique (job_id, scheduled_at)`;
+    await db.sql`create unique index check_results_due_job_key on only check_results (scheduled_at, job_id)`;
+    const options = { heartbeatSweepMs: 60_000, runnerSweepMs: 60_000, regionSweepMs: 60_000, storageMs: 3_600_000, rollupCloseMs: 60_000 };
+
+    // A writer's open transaction keeps the first concurrent build waiting: stop() must not wait for it.
+    const other = createSql(db.url, { max: 1 });
+    const writer = await other.reserve();
+    try {
+      await writer`begin`;
+      await writer`lock table check_results in row exclusive mode`;
+      const first = startHousekeeping(db.sql, bus, silentLogger, options);
+      await until(async () => {
+        const [row] = await db.sql`select count(*)::int as n from pg_stat_activity where query ilike 'create unique index concurrently%' and wait_event_type = 'Lock'`;
+        return row!.n > 0;
+      });
+      const stopping = performance.now();
+      await first.stop();
+      expect(performance.now() - stopping).toBeLessThan(5_000);
+      await writer`commit`;
+    } finally {
+      writer.release();
+      await other.end();
+    }
+    expect(await resultKeyState(db.sql)).toEqual({ valid: false, oldKey: true });
+
+    const second = startHousekeeping(db.sql, bus, silentLogger, options);
+    try {
+      await until(async () => (await resultKeyState(db.sql)).oldKey === false, 30_000);
+      expect(await resultKeyState(db.sql)).toEqual({ valid: true, oldKey: false });
+    } finally {
+      await second.stop();
+    }
+  }, 60_000);
 });

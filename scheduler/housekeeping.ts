@@ -6,6 +6,7 @@ import { sweepStaleRunnerQueues } from "../domain/runners/queue.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
 import { closeRollups } from "../domain/results/rollup-closer.ts";
+import { rekeyResults } from "../domain/results/result-key.ts";
 import { sweepRegionQueues } from "./region-queues.ts";
 
 export interface HousekeepingOptions {
@@ -15,7 +16,7 @@ export interface HousekeepingOptions {
   runnerSweepMs?: number;
   /** How often jobs that expired unclaimed in regions without workers are recorded as unavailable; default 10 s. */
   regionSweepMs?: number;
-  /** How often result partitions are created ahead and retention is enforced; default 1 h. */
+  /** How often result partitions are created ahead, retention is enforced and the results' key moved on; default 1 h. */
   storageMs?: number;
   /** How often the rollups are closed through the watermark (plain PostgreSQL); default 15 s. */
   rollupCloseMs?: number;
@@ -27,11 +28,13 @@ export interface HousekeepingOptions {
  * stale jobs of runners that went offline (re-queued by their ack deadline, recorded unavailable), the
  * jobs that expired unclaimed in regions whose workers all went away (recorded unavailable), and the
  * storage of check results (daily partitions ahead, drops and deletes past each plan's retention, the
- * raw results rolled up through the watermark).
- * All are idempotent, so a leader change mid-run does no harm.
+ * raw results rolled up through the watermark, the raw results' unique key moved to due time first).
+ * All are idempotent, so a leader change mid-run does no harm; stopping cancels a key build in progress.
  */
 export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: HousekeepingOptions = {}): { stop(): Promise<void> } {
   const now = o.now ?? (() => new Date());
+  const stopping = new AbortController();
+  let toldOperator = false;
   const tasks: PeriodicTask[] = [
     runPeriodically(
       "scheduler.heartbeats",
@@ -75,12 +78,21 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
         const partitions = await maintainPartitions(sql, now());
         const retention = await enforceRetention(sql, now());
         log.info({ op: "scheduler.storage", ...partitions, ...retention }, "result storage maintained");
+        // After the partitions, never beside them: creating one locks every partition, and would queue ingest
+        // behind a concurrent build holding one.
+        const rekeyed = await rekeyResults(sql, { signal: stopping.signal });
+        if (rekeyed.built.length > 0 || rekeyed.droppedOldKey) log.info({ op: "scheduler.storage", resultKey: rekeyed }, "raw results' unique key moved on");
+        if (rekeyed.waitsForOperator && !toldOperator) {
+          toldOperator = true;
+          log.warn({ op: "scheduler.storage" }, "check_results keeps its old unique key, each insert costing a buffer read more: run `bun run cli results:rekey` in a quiet hour (it holds writes while it builds; docs/operations.md)");
+        }
       },
       log,
     ),
   ];
   return {
     async stop() {
+      stopping.abort();
       await Promise.all(tasks.map((t) => t.stop()));
     },
   };
