@@ -8,7 +8,10 @@
  * upserts rollups only for late results (none here), and the closer (closeRollups, on the same
  * backend, its clock the newest due time) rolls the rest up a minute at a time; its cost per result
  * closed and per step is printed on a line of its own.
- * Usage: bun bench/ingest-statements.ts [monitors=10000] [batch=60] [checks=30000] (TEST_DATABASE_URL; a database of its own)
+ * Blocks each index of check_results read into shared buffers per check are printed too: an index whose hot pages
+ * outgrow shared_buffers reads about one per insert. `key=job` measures the raw results' unique key as it was before
+ * migration 20261127140000, (job_id, scheduled_at), against today's (scheduled_at, job_id).
+ * Usage: bun bench/ingest-statements.ts [monitors=10000] [batch=60] [checks=30000] [key=due|job] (TEST_DATABASE_URL; a database of its own)
  */
 import { readFileSync } from "node:fs";
 import { createSql } from "../db/client.ts";
@@ -23,11 +26,17 @@ import { createTestDatabase } from "../tests/support/db.ts";
 const MONITORS = Number(process.argv[2] ?? 10_000);
 const BATCH = Number(process.argv[3] ?? 60);
 const CHECKS = Number(process.argv[4] ?? 30_000);
+const KEY = process.argv[5] ?? "due";
+if (KEY !== "due" && KEY !== "job") throw new Error(`key is due or job, not ${KEY}`);
 const INTERVAL_MS = 20_000;
 
 const db = await createTestDatabase();
 const conn = createSql(db.url, { max: 1 });
 try {
+  if (KEY === "job") {
+    const migration = readFileSync(new URL("../db/migrations/20261127140000_check_results_key_due_first.sql", import.meta.url), "utf8");
+    await db.sql.unsafe(migration.split("-- migrate:down")[1]!);
+  }
   const { orgId, monitorIds } = await createOrgWithMonitors(db.sql, { planId: "unlimited", monitors: MONITORS, intervalSeconds: 20 });
   // A minute before a whole hour: the closer's first step ends that hour and writes the daily rows too.
   const start = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000 - 60_000;
@@ -60,6 +69,19 @@ try {
         data: { status_code: status === "down" ? 503 : 200, dns_ms: 1, connect_ms: 2, tls_ms: 0, ttfb_ms: 12, size_bytes: 1432 },
       };
     });
+  // Blocks each index of check_results read into shared buffers so far (every partition's index under its parent's name).
+  const indexReads = async () => {
+    await conn`select pg_stat_force_next_flush()`; // the bench's backend reports its counts as it goes idle
+    await Bun.sleep(50);
+    const rows = await db.sql<{ name: string; reads: string }[]>`
+      select coalesce(parent.relname, s.indexrelname) as name, sum(s.idx_blks_read)::text as reads
+      from pg_statio_user_indexes s
+      left join pg_inherits i on i.inhrelid = s.indexrelid
+      left join pg_class parent on parent.oid = i.inhparent
+      where s.relname like 'check_results_p%'
+      group by 1 order by 1`;
+    return new Map(rows.map((r) => [r.name, Number(r.reads)]));
+  };
   const sums = { watermark: 0, insert: 0, rollups: 0, state: 0, commit: 0 };
   const steps: { cpuMs: number; wallMs: number; heldMs: number; results: number; endsHour: boolean }[] = [];
   let closedThrough = start;
@@ -101,6 +123,7 @@ try {
   while (next < 2 * MONITORS) await store(batch());
   await db.sql`vacuum analyze check_results, check_results_hourly, check_results_daily, monitor_state`;
   for (const k of Object.keys(sums) as (keyof typeof sums)[]) sums[k] = 0;
+  const readsBefore = await indexReads();
   const first = next;
   while (next - first < CHECKS) await store(batch());
   const n = next - first;
@@ -108,8 +131,13 @@ try {
   const total = sums.watermark + sums.insert + sums.rollups + sums.state + sums.commit;
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `ingest statements, ${MONITORS} monitors, batches of ${BATCH}, ${n} checks: PostgreSQL CPU-µs per check: watermark ${us(sums.watermark)} | insert ${us(sums.insert)} | late rollups ${us(sums.rollups)} | ` +
+    `ingest statements, ${MONITORS} monitors, batches of ${BATCH}, ${n} checks, key ${KEY === "due" ? "(scheduled_at, job_id)" : "(job_id, scheduled_at)"}: PostgreSQL CPU-µs per check: watermark ${us(sums.watermark)} | insert ${us(sums.insert)} | late rollups ${us(sums.rollups)} | ` +
       `state ${us(sums.state)} | begin+commit ${us(sums.commit)} | total ${us(total)} | load average ${load}`,
+  );
+  const readsAfter = await indexReads();
+  console.log(
+    `  blocks read into shared buffers per check, by index of check_results (shared_buffers ${(await db.sql`show shared_buffers`)[0]!.shared_buffers}): ` +
+      [...readsAfter].map(([name, r]) => `${name} ${((r - (readsBefore.get(name) ?? 0)) / n).toFixed(2)}`).join(" | "),
   );
   // The rest, for the closer's figures: every whole minute due so far.
   await closeSteps(lastDue + 30_000 + 60_000);

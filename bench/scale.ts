@@ -32,8 +32,11 @@
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
+ *          [--result-key job] (the raw results' unique key as before migration 20261127140000, (job_id, scheduled_at),
+ *            set before the monitors are created: an A/B against today's (scheduled_at, job_id))
  *          [--memory-every S] (every S seconds of the first window, a line with the time into it, Bun's PSS (its anonymous
- *            part: heaps and the allocator's memory) and PostgreSQL's: whether memory levels off over a long window)
+ *            part: heaps and the allocator's memory) and PostgreSQL's: whether memory levels off over a long window; and
+ *            Bun's and PostgreSQL's CPU per check since the line before: whether the cost moves)
  *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped;
  *            beside each second the CPU of Bun's main thread, its check threads, PostgreSQL and the machine's idle, the
  *            check threads' slots in use and results waiting for the bus, and PostgreSQL's busy backends by wait event,
@@ -43,7 +46,7 @@
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -71,6 +74,7 @@ const { values } = parseArgs({
     "heap-probe-gc": { type: "boolean", default: false },
     env: { type: "string", default: "" },
     "pg-set": { type: "string", default: "" },
+    "result-key": { type: "string", default: "due" },
     timeline: { type: "string" },
     "memory-every": { type: "string", default: "0" },
   },
@@ -91,6 +95,7 @@ const PROBES = Number(values.probes);
 const OVERVIEW_EVERY_S = Number(values["overview-every"]);
 const MEMORY_EVERY_S = Number(values["memory-every"]);
 const root = `${import.meta.dir}/..`;
+if (values["result-key"] !== "due" && values["result-key"] !== "job") throw new Error(`--result-key is due or job, not ${values["result-key"]}`);
 const EXTRA_ENV = Object.fromEntries(
   values.env
     .split(",")
@@ -309,6 +314,14 @@ async function restartWithPgSettings(s: Started, probeDir?: string): Promise<Sta
   return again;
 }
 
+/** --result-key job: the down section of migration 20261127140000 (the scheduler's housekeeping then finds no new key to build). */
+async function withOldResultKey(pgUrl: string) {
+  const migration = readFileSync(join(root, "db", "migrations", "20261127140000_check_results_key_due_first.sql"), "utf8");
+  const sql = postgres(pgUrl, { max: 1, onnotice: () => {} });
+  await sql.unsafe(migration.split("-- migrate:down")[1]!);
+  await sql.end();
+}
+
 type Probes = Awaited<ReturnType<typeof startAlertProbes>>;
 
 /**
@@ -355,6 +368,7 @@ async function run(n: number) {
   let probes: Probes | null = null;
   try {
     if (restart) s = await restartWithPgSettings(s, probeDir);
+    if (values["result-key"] === "job") await withOldResultKey(s.pgUrl);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
     probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);
@@ -397,14 +411,24 @@ async function run(n: number) {
         .catch(() => {});
     }, 1000);
     let memoryLines = 0;
+    let lastLine = { at: from, bun: bun0[1], pg: pg0 };
     const sampler = setInterval(() => {
       pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
-      const into = (performance.now() - from) / 1000;
+      const now = performance.now();
+      const into = (now - from) / 1000;
       if (MEMORY_EVERY_S > 0 && into >= (memoryLines + 1) * MEMORY_EVERY_S) {
         memoryLines++;
         const { bun, pg } = pssSamples.at(-1)!;
         const anon = pssPartsKb(bunPid).anon;
-        console.log(`  memory at ${into.toFixed(0)} s: Bun PSS ${(bun / 1024).toFixed(0)} MB (anon ${(anon / 1024).toFixed(0)} MB), PostgreSQL ${(pg / 1024).toFixed(0)} MB`);
+        // CPU per check since the last line: how the cost moves over a long window (PostgreSQL's, as its indexes grow).
+        const line = { at: now, bun: stat(bunPid)![1], pg: pgTicks(postmaster) };
+        const checks = target.window(n, lastLine.at, now, INTERVAL_S * 1000).arrivals;
+        const perCheck = (ticks: number) => (checks > 0 ? ((ticks / TICK) * 1000) / checks : 0).toFixed(3);
+        console.log(
+          `  memory at ${into.toFixed(0)} s: Bun PSS ${(bun / 1024).toFixed(0)} MB (anon ${(anon / 1024).toFixed(0)} MB), PostgreSQL ${(pg / 1024).toFixed(0)} MB | ` +
+            `since the last line: ${checks} checks, CPU-ms per check Bun ${perCheck(line.bun - lastLine.bun)} PostgreSQL ${perCheck(line.pg - lastLine.pg)}`,
+        );
+        lastLine = line;
       }
       void fetch(`${s.url}/api/v1/regions`, { headers })
         .then((r) => r.json() as Promise<{ data: { backlog: number | null }[] }>)
