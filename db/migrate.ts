@@ -8,7 +8,8 @@ const dbmateBin = join(here, "..", "node_modules", ".bin", "dbmate");
 async function dbmate(url: string, dir: string, table: string): Promise<void> {
   const proc = Bun.spawn(
     [dbmateBin, "--url", withSslMode(url), "--migrations-dir", dir, "--migrations-table", table, "--no-dump-schema", "--wait", "up"],
-    { stdout: "pipe", stderr: "pipe" },
+    // process.env as it is now (Bun's default is the environment at start), so DBMATE_* settings made since reach dbmate.
+    { stdout: "pipe", stderr: "pipe", env: process.env },
   );
   const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   if (code !== 0) throw new Error(`dbmate failed on ${dir} (exit ${code}): ${(err || out).trim().slice(0, 2000)}`);
