@@ -37,11 +37,12 @@ if ! node_modules/.bin/knip --no-progress; then
   echo "unused code: delete it, drop the export, or list it in knip.json with its reason in docs/decisions.md"
   status=1
 fi
-# Test files run in TEST_PARALLEL worker processes (default 2, this machine's cores): most of a file's time is spent
-# waiting on servers, timers and PostgreSQL. tests/timings.json (per-file durations) starts the slowest files first;
-# refresh it with `bun test --timeout 60000 --parallel=2 --timings=tests/timings.json --update-timings`.
+# Test files run in TEST_PARALLEL worker processes (default 3 on this 2-core machine): much of a file's time is spent
+# waiting on servers, timers and PostgreSQL. Measured on a slow 2-core machine: 2 workers 943 s with the cores 79 %
+# busy, 3 workers 785 s at 95 % (docs/contributing.md). tests/timings.json (per-file durations) starts the slowest files
+# first; refresh it with `bun test --timeout 60000 --parallel=3 --timings=tests/timings.json --update-timings`.
 echo "== tests"
-bun test --timeout 60000 --parallel="${TEST_PARALLEL:-2}" --timings=tests/timings.json "$@" 2>&1 | tee "$out"
+bun test --timeout 60000 --parallel="${TEST_PARALLEL:-3}" --timings=tests/timings.json "$@" 2>&1 | tee "$out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 failed=$(grep -Eo '^ *[0-9]+ fail$' "$out" | tail -1 | grep -Eo '[0-9]+' || echo 0)
