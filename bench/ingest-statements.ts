@@ -10,10 +10,10 @@
  * closed and per step is printed on a line of its own.
  * Blocks each index of check_results read into shared buffers per check are printed too: an index whose hot pages
  * outgrow shared_buffers reads about one per insert. `key=job` measures the raw results' unique key as it was before
- * migration 20261127140000, (job_id, scheduled_at), against today's (scheduled_at, job_id). `indexes=one` replaces the
- * two per-monitor indexes, (org_id, monitor_id, scheduled_at desc) and (monitor_id, location, scheduled_at desc), by
- * one, (monitor_id, scheduled_at desc, location).
- * Usage: bun bench/ingest-statements.ts [monitors=10000] [batch=60] [checks=30000] [key=due|job] [indexes=two|one]
+ * migration 20261127140000, (job_id, scheduled_at), against today's (scheduled_at, job_id). The per-monitor indexes:
+ * today one, (org_id, monitor_id, scheduled_at desc); `indexes=two` adds back (monitor_id, location, scheduled_at desc)
+ * as before migration 20261127180000; `indexes=one` has (monitor_id, scheduled_at desc, location) alone instead.
+ * Usage: bun bench/ingest-statements.ts [monitors=10000] [batch=60] [checks=30000] [key=due|job] [indexes=org|two|one]
  * (TEST_DATABASE_URL; a database of its own)
  */
 import { readFileSync } from "node:fs";
@@ -25,14 +25,14 @@ import { closeRollups } from "../domain/results/rollup-closer.ts";
 import { rollupDeltas } from "../domain/results/rollup-deltas.ts";
 import { createOrgWithMonitors } from "../domain/results/test-fixtures.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
+import { rawIndexesOf, setRawIndexes } from "./lib/raw-indexes.ts";
 
 const MONITORS = Number(process.argv[2] ?? 10_000);
 const BATCH = Number(process.argv[3] ?? 60);
 const CHECKS = Number(process.argv[4] ?? 30_000);
 const KEY = process.argv[5] ?? "due";
 if (KEY !== "due" && KEY !== "job") throw new Error(`key is due or job, not ${KEY}`);
-const INDEXES = process.argv[6] ?? "two";
-if (INDEXES !== "two" && INDEXES !== "one") throw new Error(`indexes is two or one, not ${INDEXES}`);
+const INDEXES = rawIndexesOf(process.argv[6] ?? "org");
 const INTERVAL_MS = 20_000;
 
 const db = await createTestDatabase();
@@ -42,11 +42,7 @@ try {
     const migration = readFileSync(new URL("../db/migrations/20261127140000_check_results_key_due_first.sql", import.meta.url), "utf8");
     await db.sql.unsafe(migration.split("-- migrate:down")[1]!);
   }
-  if (INDEXES === "one") {
-    await db.sql`drop index check_results_monitor_time_idx`;
-    await db.sql`drop index check_results_location_time_idx`;
-    await db.sql`create index check_results_monitor_due_idx on check_results (monitor_id, scheduled_at desc, location)`;
-  }
+  await setRawIndexes(db.sql, INDEXES);
   const { orgId, monitorIds } = await createOrgWithMonitors(db.sql, { planId: "unlimited", monitors: MONITORS, intervalSeconds: 20 });
   // A minute before a whole hour: the closer's first step ends that hour and writes the daily rows too.
   const start = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3 * 3_600_000 - 60_000;

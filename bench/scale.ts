@@ -34,8 +34,10 @@
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
  *          [--result-key job] (the raw results' unique key as before migration 20261127140000, (job_id, scheduled_at),
  *            set before the monitors are created: an A/B against today's (scheduled_at, job_id))
- *          [--raw-indexes one] (the raw results' two per-monitor indexes replaced by one, (monitor_id, scheduled_at desc,
- *            location), before the monitors are created: an A/B of the indexes each insert maintains)
+ *          [--raw-indexes two|one] (the raw results' per-monitor indexes, set before the monitors are created: an A/B of
+ *            the indexes each insert maintains. Today one, (org_id, monitor_id, scheduled_at desc); `two` adds back
+ *            (monitor_id, location, scheduled_at desc) as before migration 20261127180000; `one` has (monitor_id,
+ *            scheduled_at desc, location) alone instead)
  *          [--memory-every S] (every S seconds of the first window, a line with the time into it, Bun's PSS (its anonymous
  *            part: heaps and the allocator's memory) and PostgreSQL's: whether memory levels off over a long window; and
  *            Bun's and PostgreSQL's CPU per check since the line before: whether the cost moves)
@@ -56,6 +58,7 @@ import postgres from "postgres";
 import { PROBE_RULE, startAlertProbes } from "./lib/alert-probes.ts";
 import { startArrivalTarget } from "./lib/arrivals.ts";
 import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
+import { rawIndexesOf, setRawIndexes, type RawIndexes } from "./lib/raw-indexes.ts";
 import { loadAverage, pssKb, pssPartsKb, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
 
 const { values } = parseArgs({
@@ -77,7 +80,7 @@ const { values } = parseArgs({
     env: { type: "string", default: "" },
     "pg-set": { type: "string", default: "" },
     "result-key": { type: "string", default: "due" },
-    "raw-indexes": { type: "string", default: "two" },
+    "raw-indexes": { type: "string", default: "org" },
     timeline: { type: "string" },
     "memory-every": { type: "string", default: "0" },
   },
@@ -99,7 +102,7 @@ const OVERVIEW_EVERY_S = Number(values["overview-every"]);
 const MEMORY_EVERY_S = Number(values["memory-every"]);
 const root = `${import.meta.dir}/..`;
 if (values["result-key"] !== "due" && values["result-key"] !== "job") throw new Error(`--result-key is due or job, not ${values["result-key"]}`);
-if (values["raw-indexes"] !== "two" && values["raw-indexes"] !== "one") throw new Error(`--raw-indexes is two or one, not ${values["raw-indexes"]}`);
+const RAW = rawIndexesOf(values["raw-indexes"]);
 const EXTRA_ENV = Object.fromEntries(
   values.env
     .split(",")
@@ -326,12 +329,10 @@ async function withOldResultKey(pgUrl: string) {
   await sql.end();
 }
 
-/** --raw-indexes one: (org_id, monitor_id, scheduled_at desc) and (monitor_id, location, scheduled_at desc) become one index. */
-async function withOneRawIndex(pgUrl: string) {
+/** --raw-indexes: the raw results' per-monitor indexes for an A/B (bench/lib/raw-indexes.ts). */
+async function withRawIndexes(pgUrl: string, which: RawIndexes) {
   const sql = postgres(pgUrl, { max: 1, onnotice: () => {} });
-  await sql`drop index check_results_monitor_time_idx`;
-  await sql`drop index check_results_location_time_idx`;
-  await sql`create index check_results_monitor_due_idx on check_results (monitor_id, scheduled_at desc, location)`;
+  await setRawIndexes(sql, which);
   await sql.end();
 }
 
@@ -382,7 +383,7 @@ async function run(n: number) {
   try {
     if (restart) s = await restartWithPgSettings(s, probeDir);
     if (values["result-key"] === "job") await withOldResultKey(s.pgUrl);
-    if (values["raw-indexes"] === "one") await withOneRawIndex(s.pgUrl);
+    if (RAW !== "org") await withRawIndexes(s.pgUrl, RAW);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
     probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);

@@ -17,6 +17,23 @@ afterAll(async () => {
   await ts?.close();
 }, 30_000);
 
+describe("the raw results' per-monitor indexes on TimescaleDB", () => {
+  // Plain storage dropped (monitor_id, location, scheduled_at desc) in migration 20261127180000; the hypertable keeps
+  // it. There the results list's total is a count over the raw rows, and a location's total over the uncompressed
+  // days cost five times as much through the other index (bench/location-reads.ts), against an ingest gain measured
+  // on plain storage only (docs/decisions.md).
+  it("are (org_id, monitor_id, scheduled_at desc) and (monitor_id, location, scheduled_at desc), beside the unique key", async () => {
+    const rows = await ts.sql<{ def: string }[]>`
+      select pg_get_indexdef(i.indexrelid) as def from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+      where i.indrelid = 'check_results'::regclass and a.amname = 'btree'`;
+    expect(rows.map((r) => r.def.slice(r.def.indexOf("(") + 1, r.def.lastIndexOf(")"))).sort()).toEqual([
+      "monitor_id, location, scheduled_at DESC",
+      "org_id, monitor_id, scheduled_at DESC",
+      "scheduled_at, job_id",
+    ]);
+  });
+});
+
 describe("the raw results' unique key on TimescaleDB", () => {
   it("is (scheduled_at, job_id) on a fresh hypertable", async () => {
     expect(await resultKeyState(ts.sql)).toEqual({ valid: true, oldKey: false });

@@ -105,3 +105,21 @@ export function generateDataset(opts: {
   }
   return out;
 }
+
+/**
+ * Inserts one raw result a minute per monitor and location, due in [from, to) (whole minutes), one statement per UTC
+ * day; the days' partitions must exist. Every 97th minute is down; each row carries the monitor's certificate
+ * fingerprint. For reads over history at a realistic size (tests and benches of the raw results' indexes).
+ */
+export async function insertResultsEveryMinute(sql: Sql, orgId: string, monitorIds: string[], locations: string[], from: number, to: number): Promise<void> {
+  for (let d = from; d < to; d = Math.floor(d / 86_400_000) * 86_400_000 + 86_400_000) {
+    const end = Math.min(Math.floor(d / 86_400_000) * 86_400_000 + 86_400_000, to);
+    await sql`
+      insert into check_results (job_id, org_id, monitor_id, location, location_type, scheduled_at, checked_at, status, duration_ms, error, data)
+      select m || '.' || l || '.' || extract(epoch from t)::bigint * 1000, ${orgId}, m, l, 'region', t, t + interval '80 ms',
+        case when (extract(epoch from t)::bigint / 60) % 97 = 0 then 'down' else 'up' end, 80, null,
+        jsonb_build_object('status_code', 200, 'fingerprint_sha256', md5(m))
+      from unnest(${monitorIds}::text[]) m, unnest(${locations}::text[]) l,
+        generate_series(${new Date(d)}::timestamptz, ${new Date(end - 60_000)}::timestamptz, interval '1 minute') t`;
+  }
+}

@@ -128,8 +128,9 @@ describe("the all-in-one with CHECK_THREADS=2", () => {
       expect(metrics.match(/^# TYPE process_cpu_seconds_total/gm)).toHaveLength(1);
 
       // A new monitor is checked at once; SIGTERM comes while a thread runs that check. Its interval is the longest
-      // allowed: with 300 s its grid point fell inside the test's ~20 s now and then (a check due then, run by the
-      // first process or by the second's scheduler resuming from its watermark), a second arrival that proves nothing.
+      // allowed: with 300 s the target once saw a second arrival, most likely because the grid point fell inside the
+      // test's ~20 s (a check due then, run by the first process or by the second's scheduler resuming from its
+      // watermark; inferred from the scheduling rules, not seen in a log), a second arrival that proves nothing.
       const running = new Promise<void>((resolve) => (slowStarted = resolve));
       const slow = await call("POST", "/api/v1/monitors", { name: "slow", type: "http", config: { url: `http://127.0.0.1:${target.port}/slow` }, interval_seconds: 86_400 });
       expect(slow.status).toBe(201);
