@@ -7,7 +7,7 @@ import { previousFingerprint } from "../../db/queries/alert-states.ts";
 import { alertChecks } from "../../db/queries/alert-timeline.ts";
 import { latestResults } from "../../db/queries/monitor-metrics.ts";
 import { latestResultsOf } from "../../db/queries/monitor-overview.ts";
-import { countResults, selectResultByJobId, selectResults } from "../../db/queries/results.ts";
+import { countResults, insertResults, selectResultByJobId, selectResults, type ResultRecord } from "../../db/queries/results.ts";
 import { averageDurationMs } from "../../db/queries/status-pages.ts";
 import { ensurePartition } from "../../db/results/maintenance.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
@@ -30,6 +30,20 @@ let orgId: string;
 let monitorIds: string[];
 const now = Math.floor(Date.now() / 60_000) * 60_000;
 const start = Math.floor(now / DAY_MS) * DAY_MS - DAYS * DAY_MS;
+
+const record = (jobId: string, at: number): ResultRecord => ({
+  job_id: jobId,
+  org_id: orgId,
+  monitor_id: monitorIds[0]!,
+  location: "eu-west",
+  location_type: "region",
+  scheduled_at: new Date(at).toISOString(),
+  checked_at: new Date(at + 80).toISOString(),
+  status: "up",
+  duration_ms: 80,
+  error: null,
+  data: {},
+});
 
 const count = async () => ((await db.sql`select count(*)::int as n from check_results`) as unknown as [{ n: number }])[0].n;
 
@@ -69,6 +83,37 @@ describe("the raw results' per-monitor index", () => {
     await db.sql.unsafe(UP);
     expect(await btreeColumns("check_results")).toEqual(PER_MONITOR);
     expect(await count()).toBe(rows);
+  }, 60_000);
+
+  it("is dropped by a migration that waits for a long reader in 2 s attempts, letting ingest through between them", async () => {
+    await db.sql.unsafe(DOWN);
+    const reader = await db.sql.reserve();
+    let migrated = false;
+    let up: Promise<unknown> | undefined;
+    const waits: number[] = [];
+    try {
+      await reader`begin`;
+      await reader`select 1 from check_results limit 1`; // holds the table's share lock, as an export's cursor would
+      up = db.sql.unsafe(UP).then(() => (migrated = true));
+      // Ingest goes on while the reader holds the lock and the migration waits for it.
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        const stored = await Promise.race([
+          insertResults(db.sql, [record(`${monitorIds[0]}.lock-test.${i}`, now - 30_000 + i)]).then(() => true),
+          Bun.sleep(5_000).then(() => false),
+        ]);
+        waits.push(performance.now() - t0);
+        if (!stored) break; // queued behind the migration until the reader ends
+        await Bun.sleep(500);
+      }
+      expect(migrated).toBe(false);
+    } finally {
+      await reader`commit`;
+      reader.release();
+    }
+    await up;
+    expect(await btreeColumns("check_results")).toEqual(PER_MONITOR);
+    expect(Math.max(...waits)).toBeLessThan(3_000);
   }, 60_000);
 
   it("serves every read of a monitor's raw rows, those naming a location among them, without a sequential scan or the due-time key", async () => {
