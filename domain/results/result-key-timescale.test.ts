@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { resultKeyState } from "../../db/results/result-key.ts";
 import { storeResults } from "./ingest.ts";
 import { rekeyResults } from "./result-key.ts";
-import { createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
+import { btreeIndexColumns, createOrgWithMonitors, makeResult } from "./test-fixtures.ts";
 import { createTimescaleTestDatabase, type TimescaleTestDatabase } from "./timescale-test-db.ts";
 
 // TimescaleDB's side of migration 20261127140000 (db/timescale/20261127140100): a fresh hypertable gets the key
@@ -23,10 +23,7 @@ describe("the raw results' per-monitor indexes on TimescaleDB", () => {
   // days cost five times as much through the other index (bench/location-reads.ts), against an ingest gain measured
   // on plain storage only (docs/decisions.md).
   it("are (org_id, monitor_id, scheduled_at desc) and (monitor_id, location, scheduled_at desc), beside the unique key", async () => {
-    const rows = await ts.sql<{ def: string }[]>`
-      select pg_get_indexdef(i.indexrelid) as def from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
-      where i.indrelid = 'check_results'::regclass and a.amname = 'btree'`;
-    expect(rows.map((r) => r.def.slice(r.def.indexOf("(") + 1, r.def.lastIndexOf(")"))).sort()).toEqual([
+    expect(await btreeIndexColumns(ts.sql, "check_results")).toEqual([
       "monitor_id, location, scheduled_at DESC",
       "org_id, monitor_id, scheduled_at DESC",
       "scheduled_at, job_id",

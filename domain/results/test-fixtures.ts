@@ -123,3 +123,11 @@ export async function insertResultsEveryMinute(sql: Sql, orgId: string, monitorI
         generate_series(${new Date(d)}::timestamptz, ${new Date(end - 60_000)}::timestamptz, interval '1 minute') t`;
   }
 }
+
+/** The btree indexes of a relation (a table, a partition or a hypertable), as their column lists, sorted. */
+export async function btreeIndexColumns(sql: Sql, relation: string): Promise<string[]> {
+  const rows = await sql<{ def: string }[]>`
+    select pg_get_indexdef(i.indexrelid) as def from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+    where i.indrelid = ${relation}::regclass and a.amname = 'btree'`;
+  return rows.map((r) => r.def.slice(r.def.indexOf("(") + 1, r.def.lastIndexOf(")"))).sort();
+}
