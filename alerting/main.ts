@@ -6,7 +6,7 @@ import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 import { startMetricsServer } from "../core/process/metrics-server.ts";
-import { onShutdown } from "../core/process/lifecycle.ts";
+import { shutdownOnSignal } from "../core/process/lifecycle.ts";
 import { loadAlertingConfig } from "./config.ts";
 import { startAlertingRole } from "./role.ts";
 
@@ -16,6 +16,7 @@ export { startAlerting } from "./runtime/start.ts";
 export async function runAlerting(env: Record<string, string | undefined>) {
   const config = loadAlertingConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "alerting" });
+  const started = shutdownOnSignal(log);
   const db = await openDatabase(config, log, { migrate: true, poolSize: 10 });
   const box = new SecretBox(loadSecretKey(config.SECRET_KEY, config.DATA_DIR), previousSecretKeys(config.SECRET_KEY_PREVIOUS));
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, log, prefix: config.NATS_PREFIX });
@@ -30,7 +31,7 @@ export async function runAlerting(env: Record<string, string | undefined>) {
     options: config.ALERTING_TEST_CRASH_BEFORE_SEND ? { beforeSend: () => process.kill(process.pid, "SIGKILL") } : {},
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
-  onShutdown(log, [() => role.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
+  started([() => role.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
   return role;
 }
 

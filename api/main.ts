@@ -3,7 +3,7 @@ import { loadSecretKey } from "../core/crypto/secret-key.ts";
 import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createBus } from "../core/bus/index.ts";
-import { onShutdown } from "../core/process/lifecycle.ts";
+import { shutdownOnSignal } from "../core/process/lifecycle.ts";
 import { listenError } from "../core/process/listen-error.ts";
 import { loadApiConfig } from "./config.ts";
 import { buildApiDeps, startApiServer } from "./server.ts";
@@ -13,6 +13,7 @@ import { maybeStartSimulator } from "../billing/simulator/attach.ts";
 export async function runApi(env: Record<string, string | undefined>) {
   const config = loadApiConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "api" });
+  const started = shutdownOnSignal(log);
   const db = await openDatabase(config, log, { migrate: true, poolSize: 20 });
   // A failed start ends the process; an embedded PostgreSQL is a child that would outlive it.
   const abort = async (err: unknown): Promise<never> => {
@@ -26,7 +27,7 @@ export async function runApi(env: Record<string, string | undefined>) {
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps).catch(listenError("PORT", config.PORT)).catch(abort);
   sim.attach(api.url);
-  onShutdown(log, [() => api.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
+  started([() => api.stop(), () => sim.stop(), () => bus.close(), () => db.close()]);
   return { api, db, log, bus, config, secretKey };
 }
 

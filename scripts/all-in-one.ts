@@ -13,7 +13,7 @@ import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../db/open.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
-import { onShutdown } from "../core/process/lifecycle.ts";
+import { shutdownOnSignal } from "../core/process/lifecycle.ts";
 import { listenError } from "../core/process/listen-error.ts";
 import pkg from "../package.json" with { type: "json" };
 import { loadWorkerConfig } from "../runner/cloud/config.ts";
@@ -40,6 +40,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   const { CHECK_THREADS, CHECK_THREADS_CPU_PROF } = loadAllInOneConfig(env);
 
   const log = createLogger({ level: apiConfig.LOG_LEVEL, format: apiConfig.LOG_FORMAT, name: "watchpost" });
+  // Signals are taken from here on: one during the start waits for it, then stops everything in order.
+  const started = shutdownOnSignal(log);
   const db = await openDatabase(apiConfig, log, { migrate: true, poolSize: 30, movablePort: !input.EMBEDDED_PG_PORT });
   // A role that fails to start ends the process; the embedded PostgreSQL is a child that would outlive it.
   const abort = async (err: unknown): Promise<never> => {
@@ -124,7 +126,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, `Watchpost running (all-in-one) at ${api.url}`);
 
   // Stop taking work first, then let the running checks report, then drain results, then close.
-  onShutdown(log, [
+  started([
     () => api.stop(),
     () => scheduler.stop(),
     () => worker.stop(),

@@ -5,7 +5,7 @@ import { SecretBox } from "../../core/crypto/secrets.ts";
 import { createLogger } from "../../core/log.ts";
 import { createMetrics } from "../../core/metrics.ts";
 import { startMetricsServer } from "../../core/process/metrics-server.ts";
-import { onShutdown } from "../../core/process/lifecycle.ts";
+import { shutdownOnSignal } from "../../core/process/lifecycle.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { startBrowserPool } from "../checks/browser/browser-env.ts";
 import { loadWorkerConfig } from "./config.ts";
@@ -15,6 +15,7 @@ import { startWorker } from "./worker.ts";
 export async function runWorker(env: Record<string, string | undefined>, argv: string[]) {
   const config = loadWorkerConfig(env, argv);
   const log = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: "worker" });
+  const started = shutdownOnSignal(log);
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("worker");
   // BROWSERS naming an engine that is not installed stops the worker here, naming it.
@@ -35,7 +36,7 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
     browsers,
   });
   const server = config.METRICS_PORT === undefined ? null : startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry: metrics.registry, healthy: () => true });
-  onShutdown(log, [() => worker.stop(), async () => browsers?.close(), async () => server?.stop(), () => bus.close()]);
+  started([() => worker.stop(), async () => browsers?.close(), async () => server?.stop(), () => bus.close()]);
   return { worker, bus, log };
 }
 
