@@ -60,6 +60,7 @@ import { startArrivalTarget } from "./lib/arrivals.ts";
 import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
 import { rawIndexesOf, setRawIndexes, type RawIndexes } from "./lib/raw-indexes.ts";
 import { loadAverage, pssKb, pssPartsKb, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
+import { freePort } from "../tests/support/free-port.ts";
 
 const { values } = parseArgs({
   options: {
@@ -204,13 +205,6 @@ const gaugeSum = (text: string, name: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-
-const freePort = () => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-};
 
 interface Started {
   proc: ReturnType<typeof Bun.spawn>;

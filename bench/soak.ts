@@ -18,7 +18,8 @@ import { migrate } from "../db/migrate.ts";
 import { client, makeOrg } from "../tests/support/api.ts";
 import { spawnRole, type RoleProcess } from "../tests/support/processes.ts";
 import { insertMonitors } from "../tests/support/scheduling.ts";
-import { freePort, startPrivateNats, startPrivatePostgres } from "../tests/faults/servers.ts";
+import { startPrivateNats, startPrivatePostgres } from "../tests/faults/servers.ts";
+import { freePort } from "../tests/support/free-port.ts";
 
 const { values: args } = parseArgs({
   options: { mode: { type: "string" }, minutes: { type: "string" }, monitors: { type: "string" }, interval: { type: "string" }, short: { type: "boolean" } },

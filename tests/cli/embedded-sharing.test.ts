@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dirs: string[] = [];
@@ -18,13 +19,6 @@ afterAll(async () => {
   await Bun.sleep(1000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 const alive = (pid: number) => {
   try {

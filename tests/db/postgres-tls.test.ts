@@ -11,6 +11,7 @@ import { createSql } from "../../db/client.ts";
 import { startEmbeddedPostgres } from "../../db/embedded.ts";
 import { startPostmaster, type Postmaster } from "../../db/postmaster.ts";
 import { migrate } from "../../db/migrate.ts";
+import { freePort } from "../support/free-port.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "wp-pg-tls-"));
 chmodSync(dir, 0o755);
@@ -24,18 +25,10 @@ function makeCa(name: string): void {
   openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", `${name}.key`, "-out", `${name}.crt`);
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const p = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return p;
-}
-
 const url = (query: string) => `postgres://postgres:watchpost@localhost:${port}/watchpost?${query}`;
 
 beforeAll(async () => {
-  port = await freePort();
+  port = freePort();
   execFileSync("mkdir", ["-p", certs]);
   makeCa("ca");
   makeCa("other-ca");

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 24, goal 3: the all-in-one runs its checks in worker threads (CHECK_THREADS); they report through the main
 // process's logs and /metrics, and a SIGTERM lets the check a thread is running finish and its result be stored.
@@ -10,13 +11,6 @@ const root = join(import.meta.dir, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "wp-threads-"));
 // Run as root, the embedded server runs as a separate postgres user that must reach the folder.
 chmodSync(dataDir, 0o755);
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 const port = freePort();
 const metricsPort = freePort();

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 20, item 1: pretty logs when stdout is a terminal, JSON otherwise; LOG_FORMAT still decides when set.
 // Each start logs the embedded database starting, then exits on the taken PORT (nothing to stop).
@@ -13,12 +14,6 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 const pgPort = freePort();
 
 /** The log line of the embedded database starting, from `bun scripts/start.ts` on a pipe or a terminal (util-linux `script`). */

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 20, item 1: SIGTERM to the `npm start` process (what `kill PID` does) and SIGINT to its whole
 // process group (Ctrl-C in a terminal) stop the server and its embedded PostgreSQL, not only npm.
@@ -19,13 +20,6 @@ afterAll(async () => {
   await Bun.sleep(3000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 const alive = (pid: number) => {
   try {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 20, item 1: a second instance on the machine must not need EMBEDDED_PG_PORT and BILLING_SIM_PORT
 // changed by hand, and an embedded PostgreSQL left behind (its server killed) must not outlive the next one.
@@ -15,13 +16,6 @@ afterAll(async () => {
   await Promise.all(servers.map((proc) => proc.exited));
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 const port = freePort();
 // EMBEDDED_PG_PORT and BILLING_SIM_PORT unset: the all-in-one chooses (as a new user runs it).

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 export const REPO_ROOT = join(import.meta.dir, "..", "..");
 
@@ -28,10 +29,3 @@ export function privateCheckout(): { home: string; repo: string } {
   return { home, repo };
 }
 
-/** A loopback port nothing listens on now. */
-export function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}

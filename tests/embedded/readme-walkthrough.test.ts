@@ -11,7 +11,8 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium, screenshot, watchConsole } from "../web/browser.ts";
-import { freePort, privateCheckout, REPO_ROOT } from "./private-checkout.ts";
+import { privateCheckout, REPO_ROOT } from "./private-checkout.ts";
+import { freePort } from "../support/free-port.ts";
 
 const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
 

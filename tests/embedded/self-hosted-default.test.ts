@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 20, item 2: `npm start` with no payment provider is a self-hosted installation — one unlimited
 // plan, no billing simulator, and the local region may check private targets. BILLING=simulator is explicit.
@@ -10,13 +11,6 @@ const root = join(import.meta.dir, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "wp-selfhosted-"));
 // Run as root, the embedded server runs as a separate postgres user that must reach the folder.
 chmodSync(dataDir, 0o755);
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 const port = freePort();
 const base = `http://127.0.0.1:${port}`;

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, privateCheckout, REPO_ROOT } from "./private-checkout.ts";
+import { privateCheckout, REPO_ROOT } from "./private-checkout.ts";
+import { freePort } from "../support/free-port.ts";
 
 // Issue 20, item 1: `npm start` from a checkout in a 0700 folder (as under /root) and with a DATA_DIR from
 // `mktemp -d` (0700). As root the embedded PostgreSQL runs as another user, which must reach both.

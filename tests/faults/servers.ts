@@ -2,6 +2,7 @@ import type { Subprocess } from "bun";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 /**
  * Servers the fault tests may stop and start: a PostgreSQL cluster and a NATS JetStream server
@@ -11,14 +12,6 @@ import { join } from "node:path";
 
 const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const asRoot = process.getuid?.() === 0;
-
-/** A free loopback TCP port (closed again before it is returned). */
-export function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
 
 /** PostgreSQL refuses to run as root: the tools run as the `postgres` user then. */
 function pgCommand(args: string[]): string[] {

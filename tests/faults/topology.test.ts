@@ -28,7 +28,8 @@ import { client, makeOrg } from "../support/api.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { insertMonitors, until } from "../support/scheduling.ts";
 import { startBalancer, startTargets } from "./loopback.ts";
-import { freePort, type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./servers.ts";
+import { type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./servers.ts";
+import { freePort } from "../support/free-port.ts";
 
 const SECRET_KEY = "fault-test-secret-key-0123456789abcdef0123";
 const REGION = "fault";

@@ -10,7 +10,7 @@ import { Registry } from "prom-client";
 import { startMetricsServer } from "../../core/process/metrics-server.ts";
 import { startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
-import { freePort } from "../faults/servers.ts";
+import { freePort } from "../support/free-port.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dockerfile = (path: string) => readFileSync(join(root, path), "utf8");

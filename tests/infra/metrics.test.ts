@@ -8,7 +8,7 @@ import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { dropNatsStreams, NATS_URL, natsPrefix } from "../support/scheduling.ts";
-import { freePort } from "../faults/servers.ts";
+import { freePort } from "../support/free-port.ts";
 
 const prefix = natsPrefix("met");
 let db: TestDatabase;

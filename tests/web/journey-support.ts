@@ -5,21 +5,11 @@ import { startDnsServer, type TestDnsServer, type ZoneEntry } from "../../runner
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { injectScript, launchChromium, screenshot, watchConsole } from "./browser.ts";
+import { freePort } from "../support/free-port.ts";
 
 const require = createRequire(import.meta.url);
 export const AXE_PATH = require.resolve("axe-core/axe.min.js");
 export const JSQR_PATH = require.resolve("jsqr/dist/jsQR.js");
-
-const handedOut = new Set<number>();
-/** A loopback port nothing listens on now, never the same twice in this process. */
-export const freePort = (): number => {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  if (handedOut.has(port)) return freePort();
-  handedOut.add(port);
-  return port;
-};
 
 export interface JourneyEnv {
   base: string;

@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
+import { freePort } from "../support/free-port.ts";
 
 let db: TestDatabase;
 let server: RoleProcess;
@@ -24,13 +25,6 @@ async function apiCall(method: "POST" | "GET", path: string, data?: unknown) {
   expect(res.status()).toBeLessThan(300);
   return res.json();
 }
-
-const freePort = () => {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port;
-  s.stop(true);
-  return port;
-};
 
 beforeAll(async () => {
   db = await createTestDatabase();
