@@ -220,6 +220,9 @@ describe("charts that tell the story, and the incident timeline", () => {
     await page.getByTestId("monitor-alerts").getByRole("link", { name: `Checkout down in ${region}` }).click();
     await page.getByRole("heading", { name: /Checkout down: Checkout/ }).waitFor();
     await page.goto(`${env.base}/alerts/history`);
+    // The rows show ids until the rule, monitor and channel names load, and the Timeline column moves when they do:
+    // a click at that moment lands beside the link. Click once the row has its names.
+    await page.getByRole("row").filter({ hasText: "Checkout down" }).filter({ hasText: "Ops hook" }).filter({ has: page.getByRole("link", { name: "Checkout", exact: true }) }).first().waitFor();
     await page.getByRole("link", { name: /Timeline of the alert of this alert/ }).first().click();
     await page.getByRole("heading", { name: /Checkout down: Checkout/ }).waitFor();
 
