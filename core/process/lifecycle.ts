@@ -10,6 +10,13 @@ type Step = () => Promise<void>;
  * exits at once — unless it comes within a second of the first: `npm start` forwards to us the signal our process
  * group also got.
  */
+let received: string | null = null;
+
+/** The signal that asked this process to stop, if one has: a start that fails after it failed because of it. */
+export function stopSignal(): string | null {
+  return received;
+}
+
 export function shutdownOnSignal(log: Logger): (steps: Step[]) => void {
   let started!: (steps: Step[]) => void;
   const steps = new Promise<Step[]>((resolve) => (started = resolve));
@@ -18,6 +25,7 @@ export function shutdownOnSignal(log: Logger): (steps: Step[]) => void {
     if (stoppingSince && Date.now() - stoppingSince < 1000) return;
     if (stoppingSince) process.exit(1);
     stoppingSince = Date.now();
+    received = signal;
     log.info({ op: "shutdown", signal }, "shutting down");
     for (const step of await steps) {
       try {
