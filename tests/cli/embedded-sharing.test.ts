@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../support/free-port.ts";
+import { alive, gone } from "../support/processes.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dirs: string[] = [];
@@ -19,21 +20,6 @@ afterAll(async () => {
   await Bun.sleep(1000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function gone(pid: number, ms = 10_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (alive(pid) && Date.now() < deadline) await Bun.sleep(100);
-  return !alive(pid);
-}
 
 /** One DATA_DIR, as a new user has it: EMBEDDED_PG_PORT and BILLING_SIM_PORT unset. */
 function installation() {

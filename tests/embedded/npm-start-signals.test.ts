@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../support/free-port.ts";
+import { gone } from "../support/processes.ts";
 
 // Issue 20, item 1: SIGTERM to the `npm start` process (what `kill PID` does) and SIGINT to its whole
 // process group (Ctrl-C in a terminal) stop the server and its embedded PostgreSQL, not only npm.
@@ -20,15 +21,6 @@ afterAll(async () => {
   await Bun.sleep(3000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `npm start` in a process group of its own, as a terminal or systemd runs it; resolves once serving. */
 async function npmStart() {
@@ -50,12 +42,6 @@ async function npmStart() {
   serverPids.push(serverPid);
   const postmaster = Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
   return { npm, exited, port, dataDir, serverPid, postmaster, output: () => out };
-}
-
-async function gone(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (alive(pid) && Date.now() < deadline) await Bun.sleep(100);
-  return !alive(pid);
 }
 
 describe("signals to npm start", () => {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../support/free-port.ts";
+import { alive, gone } from "../support/processes.ts";
 
 // Issue 20, item 1: a second instance on the machine must not need EMBEDDED_PG_PORT and BILLING_SIM_PORT
 // changed by hand, and an embedded PostgreSQL left behind (its server killed) must not outlive the next one.
@@ -38,15 +39,6 @@ async function start() {
 
 const remembered = () => JSON.parse(readFileSync(join(dataDir, "ports.json"), "utf8")) as { EMBEDDED_PG_PORT: number; BILLING_SIM_PORT: number };
 const postmasterPid = () => Number(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("ports and left-behind databases of the all-in-one mode", () => {
   it("moves the embedded database and the billing simulator off taken ports, and remembers the new ones in DATA_DIR", async () => {
     const pgSquatter = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
@@ -84,9 +76,7 @@ describe("ports and left-behind databases of the all-in-one mode", () => {
     const next = await start();
     next.kill("SIGTERM");
     expect(await next.exited).toBe(0);
-    const deadline = Date.now() + 10_000;
-    while (alive(orphan) && Date.now() < deadline) await Bun.sleep(100);
-    expect(alive(orphan)).toBe(false);
+    expect(await gone(orphan)).toBe(true);
     expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
   }, 120_000);
 

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../support/free-port.ts";
+import { gone } from "../support/processes.ts";
 
 // SIGTERM or Ctrl-C while the all-in-one is still starting (a service manager's stop, an impatient user) stops it in
 // order like a signal later on: exit 0, "stopped" logged, the embedded PostgreSQL stopped with it, not left running.
@@ -19,15 +20,6 @@ afterAll(async () => {
   await Bun.sleep(1000);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `bun scripts/start.ts` on a new DATA_DIR, signalled as soon as it logs `message`. */
 async function signalledAt(message: string, signal: "SIGTERM" | "SIGINT") {
@@ -104,9 +96,7 @@ describe("a signal while the all-in-one starts", () => {
     expect({ code: s.code, err: s.err }).toEqual({ code: 0, err: "" });
     expect(s.out).toContain('"msg":"stopped"');
     expect(s.out).not.toContain("shutdown step failed");
-    const deadline = Date.now() + 5000;
-    while (alive(s.postmaster) && Date.now() < deadline) await Bun.sleep(100);
-    expect(alive(s.postmaster)).toBe(false);
+    expect(await gone(s.postmaster, 5000)).toBe(true);
     expect(existsSync(join(s.dataDir, "postgres", "postmaster.pid"))).toBe(false);
   }, 90_000);
 });

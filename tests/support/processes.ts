@@ -63,3 +63,20 @@ export function spawnRole(entry: string, env: Record<string, string>, args: stri
     },
   };
 }
+
+/** Whether a process with this pid exists (signal 0: nothing is sent). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits up to `ms` for a process to end; whether it did. */
+export async function gone(pid: number, ms = 10_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (alive(pid) && Date.now() < deadline) await Bun.sleep(100);
+  return !alive(pid);
+}
