@@ -2,6 +2,13 @@ import type { Logger } from "../log.ts";
 
 type Step = () => Promise<void>;
 
+let received: string | null = null;
+
+/** The signal that asked this process to stop, if one has: a start that fails after it failed because of it. */
+export function stopSignal(): string | null {
+  return received;
+}
+
 /**
  * Takes SIGINT and SIGTERM from now on; the returned function hands over the shutdown steps once the process has
  * started. On a signal the steps run once, in order (in-flight work first, then the database), then the process
@@ -10,13 +17,6 @@ type Step = () => Promise<void>;
  * exits at once — unless it comes within a second of the first: `npm start` forwards to us the signal our process
  * group also got.
  */
-let received: string | null = null;
-
-/** The signal that asked this process to stop, if one has: a start that fails after it failed because of it. */
-export function stopSignal(): string | null {
-  return received;
-}
-
 export function shutdownOnSignal(log: Logger): (steps: Step[]) => void {
   let started!: (steps: Step[]) => void;
   const steps = new Promise<Step[]>((resolve) => (started = resolve));
