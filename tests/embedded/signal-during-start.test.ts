@@ -21,11 +21,17 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `bun scripts/start.ts` on a new DATA_DIR, signalled as soon as it logs `message`. */
-async function signalledAt(message: string, signal: "SIGTERM" | "SIGINT") {
+/** A new user's start: the embedded defaults on a new DATA_DIR, JSON logs at info. */
+function newStart() {
   const dataDir = mkdtempSync(join(tmpdir(), "wp-early-signal-"));
   dirs.push(dataDir);
   const env = { ...process.env, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(freePort()), EMBEDDED_PG_PORT: String(freePort()), BILLING_SIM_PORT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json" };
+  return { dataDir, env };
+}
+
+/** `bun scripts/start.ts` on a new DATA_DIR, signalled as soon as it logs `message`. */
+async function signalledAt(message: string, signal: "SIGTERM" | "SIGINT") {
+  const { dataDir, env } = newStart();
   const proc = Bun.spawn(["bun", "scripts/start.ts"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
   const stderr = new Response(proc.stderr).text();
   let out = "";
@@ -44,9 +50,7 @@ async function signalledAt(message: string, signal: "SIGTERM" | "SIGINT") {
 
 /** `bun scripts/start.ts` in a process group of its own (a terminal's); Ctrl-C to the group while its initdb runs. */
 async function ctrlCDuringInitdb() {
-  const dataDir = mkdtempSync(join(tmpdir(), "wp-early-ctrl-c-"));
-  dirs.push(dataDir);
-  const env = { ...process.env, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(freePort()), EMBEDDED_PG_PORT: String(freePort()), BILLING_SIM_PORT: "0", LOG_LEVEL: "info", LOG_FORMAT: "json" };
+  const { dataDir, env } = newStart();
   const proc = spawn("bun", ["scripts/start.ts"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   proc.stderr!.on("data", (c: Buffer) => (err += c.toString()));
