@@ -38,6 +38,9 @@
  *            the indexes each insert maintains. Today one, (org_id, monitor_id, scheduled_at desc); `two` adds back
  *            (monitor_id, location, scheduled_at desc) as before migration 20261127180000; `one` has (monitor_id,
  *            scheduled_at desc, location) alone instead)
+ *          [--restart-after-create] (stop the all-in-one once the monitors are created and start it again on the same
+ *            DATA_DIR before the warm-up: memory figures of a service that did not take the create requests, since with
+ *            npm start's MIMALLOC_PURGE_DELAY=-1 Bun's PSS is its high-water mark)
  *          [--memory-every S] (every S seconds of the first window, a line with the time into it, Bun's PSS (its anonymous
  *            part: heaps and the allocator's memory) and PostgreSQL's: whether memory levels off over a long window; and
  *            Bun's and PostgreSQL's CPU per check since the line before: whether the cost moves)
@@ -84,6 +87,7 @@ const { values } = parseArgs({
     "raw-indexes": { type: "string", default: "org" },
     timeline: { type: "string" },
     "memory-every": { type: "string", default: "0" },
+    "restart-after-create": { type: "boolean", default: false },
   },
 });
 const INTERVAL_S = Number(values.interval);
@@ -380,6 +384,10 @@ async function run(n: number) {
     if (RAW !== "org") await withRawIndexes(s.pgUrl, RAW);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
+    if (values["restart-after-create"]) {
+      await stop(s);
+      s = await startAllInOne(dataDir, Number(new URL(s.pgUrl).port), values["cpu-prof"], probeDir);
+    }
     probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);
     await Bun.sleep(WARMUP_S * 1000);
 
