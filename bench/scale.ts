@@ -32,6 +32,8 @@
  *          [--heap-probe-gc] (the probe also collects fully and records the live heap after it: not for PSS figures)
  *          [--env K=V,K=V] (more variables for the all-in-one, e.g. an A/B of a setting on the same code)
  *          [--pg-set name=value,…] (restarts the embedded PostgreSQL once with these settings, e.g. shared_buffers=32MB)
+ *          [--pg-nice N] (the embedded PostgreSQL's postmaster and every process it has, once started, at niceness N; the
+ *            backends it forks later inherit it: whether the checks keep their schedule when the database yields the cores)
  *          [--result-key job] (the raw results' unique key as before migration 20261127140000, (job_id, scheduled_at),
  *            set before the monitors are created: an A/B against today's (scheduled_at, job_id))
  *          [--raw-indexes two|one] (the raw results' per-monitor indexes, set before the monitors are created: an A/B of
@@ -46,15 +48,17 @@
  *            Bun's and PostgreSQL's CPU per check since the line before: whether the cost moves)
  *          [--timeline FILE] (the first window's interval deviations per second, to FILE.n<N>: when the schedule slipped;
  *            beside each second the CPU of Bun's main thread, its check threads, PostgreSQL and the machine's idle, the
- *            check threads' slots in use and results waiting for the bus, and PostgreSQL's busy backends by wait event,
- *            autovacuum workers with their table: why it slipped. A slip shows twice: where checks ran late, and one
- *            interval later, where the next checks ran on time after them)
+ *            check threads' slots in use and results waiting for the bus, the due checks the scheduler keeps back,
+ *            PostgreSQL's busy backends by wait event, autovacuum workers with their table, and PostgreSQL's CPU by role
+ *            (closer, ingest, autovacuum, background processes, other client statements; per process, by the statement
+ *            it ran last): why it slipped. A slip shows twice: where checks ran late, and one interval later, where the
+ *            next checks ran on time after them)
  *            Together they fix the capacity at C × 1000 / MS checks/s, small enough to pass on a loaded machine; a size
  *            written `1.5x` is then 1.5 × that capacity × the interval (the overload point of #24 goal 3).
  * Linux only (/proc). N = 0 gives the base, so (PSS at N − PSS at 0) / N is the memory per monitor.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
@@ -83,6 +87,7 @@ const { values } = parseArgs({
     "heap-probe-gc": { type: "boolean", default: false },
     env: { type: "string", default: "" },
     "pg-set": { type: "string", default: "" },
+    "pg-nice": { type: "string" },
     "result-key": { type: "string", default: "due" },
     "raw-indexes": { type: "string", default: "org" },
     timeline: { type: "string" },
@@ -148,10 +153,48 @@ interface Second {
   idle: number;
   inFlight: number;
   publishing: number;
+  /** Due checks the scheduler keeps back (its queue full, or in-process ingest behind): watchpost_scheduler_waiting_checks. */
+  keptBack: number;
   /** PostgreSQL's busy backends at the sample, by what they wait on ("cpu" when on a core). */
   pgActive?: string;
+  /** Each PostgreSQL process's CPU ticks and role (pgRoles): what of its CPU the closer, ingest or autovacuum took. */
+  pgByPid: Map<number, { ticks: number; role: string }>;
 }
-const SECOND_COLUMNS = "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, pg busy backends";
+const SECOND_COLUMNS =
+  "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, due checks kept back, pg busy backends, pg % by role";
+/**
+ * Each PostgreSQL process's role, from pg_stat_activity once a second: a client backend by the statement it runs or
+ * ran last (the closer's statements write the rollups or take the watermark exclusively; ingest's insert raw results
+ * and monitor state), other processes by their type. A process not seen yet (or gone: its ticks then count in the
+ * postmaster's reaped children) is "other". The pool's connections serve every role, so a backend between statements
+ * counts for the last one's ("client" when none of the above).
+ */
+const pgRoles = new Map<number, string>();
+function roleOf(backendType: string, query: string): string {
+  if (backendType === "autovacuum worker") return "autovacuum";
+  if (backendType !== "client backend") return "background";
+  if (/check_results_hourly|check_results_daily|rollup_watermark_exclusive|update rollup_watermark|brin_summarize|max_parallel_workers_per_gather/.test(query)) return "closer";
+  if (/check_results|monitor_state|rollup_watermark_shared|rollup_late/.test(query)) return "ingest";
+  return "client";
+}
+async function readPgRoles(sql: postgres.Sql): Promise<void> {
+  const rows = await sql<{ pid: number; t: string; q: string }[]>`
+    select pid, coalesce(backend_type, '') as t, coalesce(query, '') as q from pg_stat_activity where pid <> pg_backend_pid()`.catch(() => []);
+  for (const r of rows) {
+    const role = roleOf(r.t, r.q);
+    // A pooled connection between statements shows its transaction's end: it keeps the role it had.
+    if (role === "client" && /^\s*(commit|begin|rollback)\b/i.test(r.q) && pgRoles.has(r.pid)) continue;
+    pgRoles.set(r.pid, role);
+  }
+}
+/** Each PostgreSQL process's own ticks and role; key 0: the postmaster's reaped children (cutime + cstime). */
+function pgTicksByPid(postmaster: number): Map<number, { ticks: number; role: string }> {
+  const out = new Map<number, { ticks: number; role: string }>();
+  const s = stat(postmaster);
+  if (s) out.set(postmaster, { ticks: s[1], role: "other" }).set(0, { ticks: s[2], role: "other" });
+  for (const child of childrenOf(postmaster)) out.set(child, { ticks: stat(child)?.[1] ?? 0, role: pgRoles.get(child) ?? "other" });
+  return out;
+}
 /**
  * PostgreSQL's busy backends but this one (autovacuum workers with what they vacuum), counted by wait event:
  * "cpu:2,IO.WalSync:1,Timeout.VacuumDelay(VACUUM public.monitor_state):1".
@@ -165,7 +208,7 @@ async function pgActivity(sql: postgres.Sql): Promise<string> {
     group by 1 order by 2 desc`.catch(() => []);
   return rows.map((r) => `${r.w}:${r.n}`).join(",") || "-";
 }
-function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number; publishing: number }): Second {
+function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number; publishing: number; keptBack: number }): Second {
   const cpu = (readText("/proc/stat") ?? "").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
   return {
     at: performance.now(),
@@ -174,6 +217,7 @@ function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number;
     pg: pgTicks(postmaster),
     idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
     ...g,
+    pgByPid: pgTicksByPid(postmaster),
   };
 }
 /** The timeline's columns for the second starting at `at`: the CPU between the samples around it, in % of one core. */
@@ -182,7 +226,20 @@ function secondColumns(seconds: Second[], at: number): string {
   if (i < 1) return "";
   const [a, b] = [seconds[i - 1]!, seconds[i]!];
   const pct = (x: number) => ((x / TICK / ((b.at - a.at) / 1000)) * 100).toFixed(0);
-  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${a.pgActive ?? "?"}`;
+  // Each process's ticks over the second, counted for the role it had at the second's end.
+  const roles = new Map<string, number>();
+  const add = (role: string, ticks: number) => roles.set(role, (roles.get(role) ?? 0) + ticks);
+  for (const [pid, { ticks, role }] of b.pgByPid) if (pid !== 0) add(role, ticks - (a.pgByPid.get(pid)?.ticks ?? 0));
+  // A process that exited in the second: its ticks move to the postmaster's reaped children, where only what it
+  // took after the first sample is new (counted for its role then).
+  const gone = [...a.pgByPid].filter(([pid]) => pid !== 0 && !b.pgByPid.has(pid));
+  const reaped = (b.pgByPid.get(0)?.ticks ?? 0) - (a.pgByPid.get(0)?.ticks ?? 0) - gone.reduce((sum, [, x]) => sum + x.ticks, 0);
+  if (reaped > 0) add(gone.length === 1 ? gone[0]![1].role : "other", reaped);
+  const byRole = [...roles]
+    .filter(([, ticks]) => ticks > 0)
+    .map(([role, ticks]) => `${role}:${pct(ticks)}`)
+    .join(",");
+  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${b.keptBack} ${a.pgActive ?? "?"} ${byRole || "-"}`;
 }
 
 /** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
@@ -371,6 +428,13 @@ async function underLoadWindow(url: string, headers: Record<string, string>, pro
   );
 }
 
+/** --pg-nice: the embedded PostgreSQL's processes at that niceness (its later backends inherit the postmaster's). */
+function renicePg(dataDir: string): void {
+  if (values["pg-nice"] === undefined) return;
+  const postmaster = postmasterOf(dataDir);
+  for (const pid of [postmaster, ...childrenOf(postmaster)]) setPriority(pid, Number(values["pg-nice"]));
+}
+
 async function run(n: number) {
   target.reset();
   const dataDir = mkdtempSync(join(tmpdir(), "wp-scale-"));
@@ -382,11 +446,13 @@ async function run(n: number) {
     if (restart) s = await restartWithPgSettings(s, probeDir);
     if (values["result-key"] === "job") await withOldResultKey(s.pgUrl);
     if (RAW !== "org") await withRawIndexes(s.pgUrl, RAW);
+    renicePg(dataDir);
     const headers = await signIn(s.url);
     const createS = await createMonitors(s.url, headers, n);
     if (values["restart-after-create"]) {
       await stop(s);
       s = await startAllInOne(dataDir, Number(new URL(s.pgUrl).port), values["cpu-prof"], probeDir);
+      renicePg(dataDir);
     }
     probes = await startAlertProbes(s.url, headers, PROBES, INTERVAL_S);
     await Bun.sleep(WARMUP_S * 1000);
@@ -410,18 +476,23 @@ async function run(n: number) {
     const gauges = { samples: 0, inFlight: 0, publishing: 0 };
     // With --timeline, the same gauges and the CPU of each side per second, set beside the slips.
     const seconds: Second[] = [];
-    let lastGauges = { inFlight: 0, publishing: 0 };
+    let lastGauges = { inFlight: 0, publishing: 0, keptBack: 0 };
     const scraper = setInterval(() => {
       if (values.timeline) {
         const second = sampleSecond(bunPid, postmaster, lastGauges);
         seconds.push(second);
         void pgActivity(sql).then((a) => (second.pgActive = a));
+        void readPgRoles(sql);
       }
       void fetch(s.metricsUrl)
         .then((r) => r.text())
         .then((t) => {
           gauges.samples++;
-          lastGauges = { inFlight: gaugeSum(t, "watchpost_worker_in_flight"), publishing: gaugeSum(t, "watchpost_worker_publishing") };
+          lastGauges = {
+            inFlight: gaugeSum(t, "watchpost_worker_in_flight"),
+            publishing: gaugeSum(t, "watchpost_worker_publishing"),
+            keptBack: gaugeSum(t, "watchpost_scheduler_waiting_checks"),
+          };
           gauges.inFlight += lastGauges.inFlight;
           gauges.publishing += lastGauges.publishing;
         })
