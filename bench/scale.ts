@@ -210,14 +210,16 @@ async function pgActivity(sql: postgres.Sql): Promise<string> {
 }
 function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number; publishing: number; keptBack: number }): Second {
   const cpu = (readText("/proc/stat") ?? "").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
+  // One walk of /proc a second: PostgreSQL's total (pgTicks) is the sum of its processes' ticks.
+  const pgByPid = pgTicksByPid(postmaster);
   return {
     at: performance.now(),
     main: mainThreadTicks(bunPid),
     checkThreads: threadsCpu(bunPid).get("Worker")?.ticks ?? 0,
-    pg: pgTicks(postmaster),
+    pg: [...pgByPid.values()].reduce((sum, x) => sum + x.ticks, 0),
     idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
     ...g,
-    pgByPid: pgTicksByPid(postmaster),
+    pgByPid,
   };
 }
 /** The timeline's columns for the second starting at `at`: the CPU between the samples around it, in % of one core. */
