@@ -7,13 +7,13 @@ export function createSchedulerMetrics(registry?: Registry) {
     jobs: new Counter({ name: "watchpost_scheduler_jobs_published_total", help: "Check jobs published", labelNames: ["location_type"] as const, registers }),
     unavailable: new Counter({
       name: "watchpost_scheduler_unavailable_total",
-      help: "Due checks recorded as unavailable because their location could not run them",
+      help: "Due checks the scheduler recorded as unavailable: their location could not run them, or the bus did not take them before they expired (bus_outage)",
       labelNames: ["reason"] as const,
       registers,
     }),
     skipped: new Counter({ name: "watchpost_scheduler_maintenance_skipped_total", help: "Due checks not scheduled because a maintenance window paused the monitor", registers }),
-    publishErrors: new Counter({ name: "watchpost_scheduler_publish_errors_total", help: "Failed publish attempts (retried until the job expires)", registers }),
-    dropped: new Counter({ name: "watchpost_scheduler_dropped_total", help: "Due checks given up because the bus did not take them before they expired", registers }),
+    publishErrors: new Counter({ name: "watchpost_scheduler_publish_errors_total", help: "Failed publish attempts (retried until the job expires, then recorded unavailable once the bus is back)", registers }),
+    dropped: new Counter({ name: "watchpost_scheduler_dropped_total", help: "Due checks given up unrecorded: expired while queued behind an overloaded publisher, or owed past the gaps kept while the bus is down", registers }),
     lag: new Histogram({
       name: "watchpost_scheduler_publish_lag_seconds",
       help: "From a check's due time until the bus confirmed its job",

@@ -429,33 +429,107 @@ describe("scheduler", () => {
     scheduler.stop();
   });
 
-  it("retries a failed publish and gives up once the job would have expired", async () => {
-    const clock = new ManualClock(T0);
-    let failures = 0;
-    const bus = createMemoryBus();
-    await bus.ensureTopology();
-    const flaky: Bus = Object.create(bus);
-    flaky.publishJob = async () => {
-      failures++;
-      throw new Error("bus down");
+  /** A bus that refuses every publish while `down` is set, as NATS does while it restarts. */
+  function outage(clock: ManualClock) {
+    const real = createMemoryBus();
+    const { bus: recorded, sent } = recording(real, clock);
+    const state = { down: true, failures: 0 };
+    const flaky: Bus = Object.create(recorded);
+    flaky.publishJob = async (subject, job) => {
+      if (state.down) throw (state.failures++, new Error("bus down"));
+      return recorded.publishJob(subject, job);
     };
+    flaky.publishResult = async (subject, result) => {
+      if (state.down) throw (state.failures++, new Error("bus down"));
+      return recorded.publishResult(subject, result);
+    };
+    return { real, bus: flaky, sent, state };
+  }
+
+  it("records a due check the bus did not take before it expired as unavailable once the bus is back, holding the watermark until then", async () => {
+    const clock = new ManualClock(T0);
+    const { real, bus, sent, state } = outage(clock);
+    await real.ensureTopology();
+    const metrics = createSchedulerMetrics();
+    const warnings: unknown[][] = [];
+    const log = Object.assign(Object.create(silentLogger), { warn: (...args: unknown[]) => warnings.push(args) });
     const scheduler = new Scheduler({
-      bus: flaky,
+      bus,
       clock,
-      log: silentLogger,
+      log,
+      metrics,
       placement: { regionOnline: () => true, runnerOnline: () => false },
       maintenance: new MaintenanceGate(),
       isLeader: () => true,
       backfillMs: 60_000,
+      // One sender: the checks due behind the one being retried expire while queued, during the outage.
+      publishConcurrency: 1,
     });
-    scheduler.upsert(row({ interval_seconds: 10 }));
-    scheduler.start(null);
-    await clock.advance(10_000);
-    const firstDue = scheduler.handledThrough()! + 1;
-    for (let i = 0; i < 100; i++) await clock.advance(200);
-    expect(failures).toBeGreaterThan(3);
-    // The first job's expiry (due + 10 s) has passed: it is given up and the watermark moves on.
-    expect(scheduler.handledThrough()!).toBeGreaterThan(firstDue);
+    const monitors = Array.from({ length: 4 }, () => row({ interval_seconds: 10 }));
+    for (const m of monitors) scheduler.upsert(m);
+    scheduler.start(T0);
+    // The bus refuses everything for 35 s: every due check of the first 25 s expires (due + 10 s) unpublished.
+    for (let i = 0; i < 175; i++) await clock.advance(200);
+    expect(state.failures).toBeGreaterThan(3);
+    expect(sent).toEqual([]);
+    // Nothing recorded yet: the watermark stays before the first gap, so a successor would replay it.
+    const firstDue = Math.min(...monitors.map((m) => T0 + phaseOf(m.id, 10_000)));
+    expect(scheduler.handledThrough()!).toBeLessThan(firstDue);
+
+    state.down = false;
+    for (let i = 0; i < 50; i++) await clock.advance(200);
     scheduler.stop();
+
+    // Every due time of every monitor is on the bus once: its job, or its gap recorded unavailable.
+    for (const m of monitors) {
+      const phase = phaseOf(m.id, 10_000);
+      for (let due = T0 + phase; due < T0 + 40_000; due += 10_000) {
+        const id = jobId(m.id, "eu-west", due);
+        const out = sent.filter((s) => (s.job ?? s.result)!.id === id);
+        expect(out.length).toBe(1);
+        if (due + 10_000 <= T0 + 35_000) {
+          expect(out[0]!.result).toMatchObject({ status: "unavailable", location: "eu-west", location_type: "region", scheduled_at: due });
+          expect(out[0]!.result!.error).toContain("message bus");
+        }
+      }
+    }
+    expect((await metrics.dropped.get()).values[0]?.value ?? 0).toBe(0);
+    const recorded = sent.filter((s) => s.result).length;
+    expect((await metrics.unavailable.get()).values).toEqual([expect.objectContaining({ labels: { reason: "bus_outage" }, value: recorded })]);
+    // One warning line for the outage's gaps, not one per check.
+    expect(warnings.filter((w) => String(w[1]).includes("recorded unavailable")).length).toBe(1);
+  });
+
+  it("keeps at most maxOwedGaps gaps while the bus is down: the rest are counted dropped and logged", async () => {
+    const clock = new ManualClock(T0);
+    const { real, bus, sent, state } = outage(clock);
+    await real.ensureTopology();
+    const metrics = createSchedulerMetrics();
+    const errors: unknown[][] = [];
+    const log = Object.assign(Object.create(silentLogger), { error: (...args: unknown[]) => errors.push(args) });
+    const scheduler = new Scheduler({
+      bus,
+      clock,
+      log,
+      metrics,
+      placement: { regionOnline: () => true, runnerOnline: () => false },
+      maintenance: new MaintenanceGate(),
+      isLeader: () => true,
+      backfillMs: 60_000,
+      maxOwedGaps: 3,
+    });
+    for (let i = 0; i < 4; i++) scheduler.upsert(row({ interval_seconds: 10 }));
+    scheduler.start(T0);
+    for (let i = 0; i < 175; i++) await clock.advance(200);
+    state.down = false;
+    for (let i = 0; i < 50; i++) await clock.advance(200);
+    scheduler.stop();
+    const gaps = sent.filter((s) => s.result);
+    expect(gaps.length).toBe(3);
+    const dropped = (await metrics.dropped.get()).values[0]?.value ?? 0;
+    // 4 monitors × the due times of the first 25 s, less the 3 kept.
+    expect(dropped).toBeGreaterThanOrEqual(4 * 2 - 3);
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(String(errors[0]![1])).toContain("not recorded");
   });
 });

@@ -17,6 +17,7 @@ import { retry } from "../core/retry.ts";
 import type { Admission, Waiting } from "./admission.ts";
 import { type JobQueue, queueOf } from "./job-queues.ts";
 import { LINE_RECOVERY_MS, recoverLine, routesTo } from "./line-recovery.ts";
+import { OwedGaps } from "./owed-gaps.ts";
 
 /** One message to hand to the bus for one (monitor, location, due time). */
 interface Outgoing {
@@ -26,9 +27,12 @@ interface Outgoing {
   monitorId: string;
   orgId: string;
   expiresAt: number;
+  location: string;
   locationType: LocationType;
   send(): Promise<unknown>;
   kind: "job" | "unavailable";
+  /** The unavailable result an `unavailable` item publishes. */
+  result?: CheckResultMessage;
   reason?: string;
   /**
    * A job still runnable when enqueued: given up if it expires while queued here (publishing behind). A due time
@@ -76,6 +80,21 @@ export interface SchedulerOptions {
    * instead of once per check (docs/performance.md, "Cut: due checks published on ticks").
    */
   tickMs?: number;
+  /**
+   * Gaps kept while the bus is down (due checks it did not take before they expired, to be recorded unavailable once
+   * it is back); past that a gap is given up unrecorded and counted dropped. Default MAX_OWED_GAPS.
+   */
+  maxOwedGaps?: number;
+}
+
+/** See SchedulerOptions.maxOwedGaps: about 20 MB at most, a minute's due checks at 100,000 monitors on a 20 s interval. */
+const MAX_OWED_GAPS = 300_000;
+
+/** One due check's gap, owed while the bus is down. */
+interface Gap {
+  due: number;
+  result: CheckResultMessage;
+  reason: string;
 }
 
 /** See SchedulerOptions.firstChecksPerSecond. */
@@ -108,6 +127,13 @@ export class Scheduler {
   private readonly inflight = new Map<number, number>();
   private expiredSinceWarn = 0;
   private expiredWarnedAt = Number.NEGATIVE_INFINITY;
+  /** Set by a publish the bus refused, cleared by one it took: a due check expiring meanwhile is a gap of its outage. */
+  private busRefusing = false;
+  private readonly gaps: OwedGaps<Gap>;
+  /** Gaps recorded since the bus came back, and gaps given up unrecorded since the last error line about them. */
+  private gapsRecorded = 0;
+  private gapsDropped = 0;
+  private gapsDroppedWarnedAt = Number.NEGATIVE_INFINITY;
   private readonly idleWaiters: (() => void)[] = [];
   private timer: unknown = null;
   private timerAt = Infinity;
@@ -124,6 +150,12 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     if (o.admission) o.admission.onSample = () => this.releaseWaiting();
+    this.gaps = new OwedGaps<Gap>({
+      clock: o.clock,
+      limit: o.maxOwedGaps ?? MAX_OWED_GAPS,
+      publish: (g) => o.bus.publishResult(resultSubject(g.result.org_id, g.result.monitor_id), g.result),
+      recorded: (g) => this.gapRecorded(g),
+    });
   }
 
   get size(): number {
@@ -237,6 +269,8 @@ export class Scheduler {
     this.timerAt = Infinity;
     this.queue.length = 0;
     this.heap.clear();
+    // Gaps still owed stay unrecorded here: the watermark was held before them, so a successor replays them.
+    this.gaps.stop();
   }
 
   /** Every due time up to this instant has been handled (published, recorded unavailable, skipped or given up). */
@@ -312,7 +346,19 @@ export class Scheduler {
       const expiresAt = expiryOf(due, e.intervalMs);
       const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
       const result = unavailableResult({ ...base, id: jobId(e.id, NOWHERE, due), location: NOWHERE, location_type: "region" }, "no region or runner to run on (its runners were revoked)", now);
-      this.enqueue({ due, expiresAt, locationType: "region", jobId: result.id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: "no_location", send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      this.enqueue({
+        due,
+        expiresAt,
+        location: NOWHERE,
+        locationType: "region",
+        jobId: result.id,
+        monitorId: e.id,
+        orgId: e.orgId,
+        kind: "unavailable",
+        result,
+        reason: "no_location",
+        send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result),
+      });
       return;
     }
     for (const region of e.regions) this.planAt(e, due, now, "region", region);
@@ -344,7 +390,20 @@ export class Scheduler {
           : "runner offline";
       const metric = browserless ? "no_browser" : locationType === "region" ? "region_offline" : "runner_offline";
       const result: CheckResultMessage = unavailableResult({ ...base, id, location, location_type: locationType }, reason, now);
-      this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "unavailable", reason: metric, released, send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result) });
+      this.enqueue({
+        due,
+        expiresAt,
+        location,
+        locationType,
+        jobId: id,
+        monitorId: e.id,
+        orgId: e.orgId,
+        kind: "unavailable",
+        result,
+        reason: metric,
+        released,
+        send: () => this.o.bus.publishResult(resultSubject(e.orgId, e.id), result),
+      });
       return;
     }
     // Every queue (a region's, a browser engine's, a runner's) goes through its backpressure (docs/scheduling.md).
@@ -354,7 +413,7 @@ export class Scheduler {
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
     );
-    this.enqueue({ due, expiresAt, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
+    this.enqueue({ due, expiresAt, location, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
   }
 
   /** One descriptor per queue, kept: the hot path allocates none per check. */
@@ -403,9 +462,7 @@ export class Scheduler {
       for (let item = this.queue.shift(); item; item = this.running ? this.queue.shift() : undefined) {
         await this.deliver(item);
         if (item.released) this.o.admission?.settle(item.released);
-        const left = (this.inflight.get(item.due) ?? 1) - 1;
-        if (left > 0) this.inflight.set(item.due, left);
-        else this.inflight.delete(item.due);
+        this.release(item.due);
       }
     } finally {
       this.senders--;
@@ -416,12 +473,24 @@ export class Scheduler {
     }
   }
 
-  /** Publishes with retries (core/retry) until the job would have expired anyway. */
+  /** Counts one message of this due time as handled: it no longer holds the watermark back. */
+  private release(due: number): void {
+    const left = (this.inflight.get(due) ?? 1) - 1;
+    if (left > 0) this.inflight.set(due, left);
+    else this.inflight.delete(due);
+  }
+
+  /**
+   * Publishes with retries (core/retry) until the job would have expired anyway; a due check the bus did not take
+   * by then is a gap of the bus's outage, recorded unavailable once the bus is back (oweGap).
+   */
   private async deliver(item: Outgoing): Promise<void> {
     if (item.shedIfExpired && this.o.clock.now() >= item.expiresAt) {
-      // Publishing fell behind by more than the job's life: a worker could only record it unavailable, at the full
-      // cost of a result, which deepens the overload it comes from. Given up here, counted and warned about instead.
-      this.expiredUnsent(item);
+      // The bus refusing messages: a gap of its outage. Otherwise publishing fell behind by more than the job's life:
+      // a worker could only record it unavailable, at the full cost of a result, which deepens the overload it comes
+      // from. Given up here, counted and warned about instead.
+      if (this.busRefusing) this.oweGap(item);
+      else this.expiredUnsent(item);
       return;
     }
     if (!this.running) return;
@@ -429,8 +498,10 @@ export class Scheduler {
     try {
       await item.send();
     } catch (err) {
+      this.busRefusing = true;
       if (!(await this.retryDeliver(item, err))) return;
     }
+    this.busRefusing = false;
     const m = this.o.metrics;
     if (item.kind === "job") {
       m?.jobs.inc({ location_type: item.locationType });
@@ -465,11 +536,54 @@ export class Scheduler {
       );
       return true;
     } catch (err) {
-      if (err === stopped) return false;
-      this.o.metrics?.dropped.inc();
-      this.o.log.error({ op: "scheduler.publish", err, due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "giving up a due check: the bus did not take it before it expired");
+      if (err !== stopped) this.oweGap(item);
       return false;
     }
+  }
+
+  /**
+   * A due check the bus did not take before it expired: its gap, an `unavailable` result, goes out once the bus takes
+   * messages again, and holds the watermark until then (a successor replays it). One warn line when an outage's
+   * first gap is owed and one info line when its gaps are recorded; past maxOwedGaps a gap is dropped unrecorded.
+   */
+  private oweGap(item: Outgoing): void {
+    if (!this.running) return;
+    const now = this.o.clock.now();
+    const result =
+      item.result ??
+      unavailableResult(
+        { id: item.jobId, org_id: item.orgId, monitor_id: item.monitorId, location: item.location, location_type: item.locationType, due_at: item.due },
+        `the message bus did not take the check before it expired (due ${new Date(item.due).toISOString()})`,
+        now,
+      );
+    const first = this.gaps.size === 0;
+    if (this.gaps.owe({ due: item.due, result, reason: item.kind === "job" ? "bus_outage" : (item.reason ?? "unknown") })) {
+      this.inflight.set(item.due, (this.inflight.get(item.due) ?? 0) + 1);
+      if (first) {
+        this.gapsRecorded = 0;
+        this.o.log.warn(
+          { op: "scheduler.publish", due: item.due, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId },
+          "the message bus did not take due checks before they expired; their gaps are recorded unavailable once it takes messages again",
+        );
+      }
+      return;
+    }
+    this.o.metrics?.dropped.inc();
+    this.gapsDropped++;
+    if (now - this.gapsDroppedWarnedAt < EXPIRED_WARN_MS) return;
+    this.o.log.error(
+      { op: "scheduler.publish", dropped: this.gapsDropped, owed: this.gaps.size, due: item.due },
+      "the message bus has been down too long: due checks were given up and their gaps not recorded",
+    );
+    this.gapsDroppedWarnedAt = now;
+    this.gapsDropped = 0;
+  }
+
+  private gapRecorded(g: Gap): void {
+    this.release(g.due);
+    this.o.metrics?.unavailable.inc({ reason: g.reason });
+    this.gapsRecorded++;
+    if (this.gaps.size === 0) this.o.log.info({ op: "scheduler.publish", gaps: this.gapsRecorded }, "recorded the gaps of a bus outage as unavailable");
   }
 
   /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */

@@ -3,8 +3,8 @@
  * a TLS balancer, scheduler ×2, alerting ×2, cloud worker ×2, a self-hosted runner) on a PostgreSQL
  * cluster and a NATS JetStream server of this test's own, with monitors checking loopback targets
  * (some slow, some flapping between up and down) and an alert rule notifying a loopback webhook.
- * Mid-run each process type is SIGKILLed (and started again), NATS is restarted and PostgreSQL is
- * restarted. Afterwards:
+ * Mid-run each process type is SIGKILLed (and started again), NATS is restarted after an outage longer than a
+ * job's life, and PostgreSQL is restarted. Afterwards:
  * - results: every job the schedule owed (one per monitor, location and grid point between the
  *   start and the end of the run) is stored exactly once: `unavailable` (a recorded gap) counts as
  *   stored; a second row for the same monitor, location and due time is a duplicate;
@@ -40,6 +40,8 @@ const FLAP_MS = 30_000;
 /** The API's claim deadline for runner jobs (the bus default): a dead runner's claims come back after it. */
 const RUNNER_CLAIM_MS = 60_000;
 const RUN_MS = 76_000;
+/** How long NATS stays down: longer than a job's life (the interval, 10 s). */
+const NATS_DOWN_MS = 12_000;
 
 let pg: PrivatePostgres;
 let nats: PrivateNats;
@@ -53,7 +55,10 @@ let balancer: ReturnType<typeof startBalancer>;
 const apiPorts = [freePort(), freePort()];
 const procs = new Map<string, RoleProcess>();
 const everyProcess: RoleProcess[] = [];
+const nameOf = new Map<RoleProcess, string>();
 const killed: Record<string, number> = {};
+/** What happened when, for the failure output: [what, ms since epoch]. */
+const timeline: [string, number][] = [];
 
 beforeAll(async () => {
   [pg, nats] = await Promise.all([startPrivatePostgres(), startPrivateNats()]);
@@ -130,6 +135,7 @@ async function start(name: string): Promise<RoleProcess> {
   const p = name === "runner" ? runner() : ROLES[name]!();
   procs.set(name, p);
   everyProcess.push(p);
+  nameOf.set(p, name);
   const ready = READY[name.split("-")[0]!];
   if (ready) await p.waitForLog(ready, 30_000);
   return p;
@@ -137,6 +143,7 @@ async function start(name: string): Promise<RoleProcess> {
 
 async function kill(name: string): Promise<number> {
   const p = procs.get(name)!;
+  timeline.push([`kill ${name}`, Date.now()]);
   p.proc.kill("SIGKILL");
   await p.proc.exited;
   const type = name.split("-")[0]!;
@@ -240,13 +247,17 @@ it(
     const takeoverMs = Date.now() - leaderKilledAt;
     await restart(leaderName);
 
-    // NATS restarts (JetStream keeps its store).
+    // NATS restarts (JetStream keeps its store), down for longer than a job's life (10 s): the checks due as it went
+    // down expire unpublished, and their gaps must still be recorded (unavailable) once it is back.
     await at(30_000);
-    await nats.restart(2000);
+    timeline.push(["NATS stop", Date.now()]);
+    await nats.restart(NATS_DOWN_MS);
+    timeline.push(["NATS started", Date.now()]);
     const natsRestarts = 1;
 
     // PostgreSQL restarts; meanwhile the API answers 503 with the error body, quickly.
     await at(42_000);
+    timeline.push(["PostgreSQL stop", Date.now()]);
     await pg.stop();
     const outage: { port: number; status: number; code: string; hasError: boolean; ms: number }[] = [];
     for (const port of apiPorts) {
@@ -257,6 +268,7 @@ it(
     }
     await Bun.sleep(2000);
     await pg.start();
+    timeline.push(["PostgreSQL started", Date.now()]);
     const pgRestarts = 1;
 
     // ---- the end of the run: the schedulers stop; every job owed until then must be recorded ----
@@ -300,6 +312,9 @@ it(
     const duplicatedResults = [...perSlot.values()].reduce((n, c) => n + c - 1, 0);
     const storedExpected = rows.filter((r) => expected.has(r.job_id));
     const unavailable = storedExpected.filter((r) => r.status === "unavailable").length;
+    // The checks due as NATS went down that it did not take before they expired, recorded by the scheduler. How many
+    // depends on when the clients notice the outage (a publish buffered while reconnecting goes out late instead).
+    const busGaps = storedExpected.filter((r) => r.status === "unavailable" && r.error?.startsWith("the message bus did not take")).length;
 
     // ---- notifications owed by the stored results: status_change to down, confirmation 1, recovery on ----
     const owed = new Map<string, number>();
@@ -344,13 +359,24 @@ it(
     console.log(
       [
         `faults: processes killed ${Object.values(killed).reduce((a, b) => a + b, 0)} (${Object.entries(killed).map(([k, v]) => `${k} ${v}`).join(", ")}), NATS restarts ${natsRestarts}, PostgreSQL restarts ${pgRestarts}`,
-        `faults: results expected ${expected.size}, stored ${storedExpected.length} (${unavailable} unavailable), missing ${missing.length}, duplicated ${duplicatedResults}`,
+        `faults: results expected ${expected.size}, stored ${storedExpected.length} (${unavailable} unavailable, ${busGaps} of them gaps of the NATS outage), missing ${missing.length}, duplicated ${duplicatedResults}`,
         `faults: notifications expected ${owedTotal}, sent ${sentTotal}, lost ${lostNotifications}, extra ${extraNotifications}, duplicated ${duplicatedNotifications}`,
         `faults: standby took over in ${takeoverMs} ms; dead runner's job ${requeued ? `recorded ${requeued.status} ${Math.round((requeued.checked_at.getTime() - runnerKilledAt) / 1000)} s after the kill` : "NOT recorded"}`,
         `faults: API during the PostgreSQL outage: ${outage.map((o) => `${o.status} ${o.code} in ${o.ms} ms`).join("; ")}`,
       ].join("\n"),
     );
-    if (missing.length > 0) console.log(`faults: missing ${missing.slice(0, 10).join(", ")}`);
+    if (missing.length > 0) {
+      // Where in the run each missing job was due, what the target saw of it, and what the roles logged about it.
+      const since = (ms: number) => `${((ms - t0) / 1000).toFixed(2)} s`;
+      console.log(`faults: timeline ${timeline.map(([what, ms]) => `${what} at ${since(ms)}`).join(", ")}`);
+      for (const id of missing.slice(0, 10)) {
+        const job = expected.get(id)!;
+        const path = monitors.find((m) => m.id === job.monitor)!.path;
+        const hits = targets.hits.filter((h) => h.path === path && h.at >= job.due - 1000 && h.at < job.due + INTERVAL_MS);
+        const said = everyProcess.flatMap((p) => p.lines.filter((l) => JSON.stringify(l).includes(job.monitor)).map((l) => `${nameOf.get(p)} (${p.proc.pid}): ${JSON.stringify(l)}`));
+        console.log(`faults: missing ${id} (${path}, due at ${since(job.due)}; target hit at ${hits.map((h) => since(h.at)).join(", ") || "none"})${said.length ? `\n  ${said.slice(0, 5).join("\n  ")}` : ""}`);
+      }
+    }
 
     expect(Object.keys(killed).sort()).toEqual(["alerting", "api", "runner", "scheduler", "worker"]);
     expect(missing).toEqual([]);
