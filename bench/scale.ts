@@ -155,13 +155,17 @@ interface Second {
   publishing: number;
   /** Due checks the scheduler keeps back (its queue full, or in-process ingest behind): watchpost_scheduler_waiting_checks. */
   keptBack: number;
+  /** Cumulative buckets (le → count) of the due → published and due → started histograms, at the last scrape. */
+  publishLag: Map<number, number>;
+  startLag: Map<number, number>;
   /** PostgreSQL's busy backends at the sample, by what they wait on ("cpu" when on a core). */
   pgActive?: string;
   /** Each PostgreSQL process's CPU ticks and role (pgRoles): what of its CPU the closer, ingest or autovacuum took. */
   pgByPid: Map<number, { ticks: number; role: string }>;
 }
 const SECOND_COLUMNS =
-  "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, due checks kept back, pg busy backends, pg % by role";
+  "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, due checks kept back, " +
+  "p99 due → published ms, p99 due → started ms (bucket bounds), pg busy backends, pg % by role";
 /**
  * Each PostgreSQL process's role, from pg_stat_activity once a second: a client backend by the statement it runs or
  * ran last (the closer's statements write the rollups or take the watermark exclusively; ingest's insert raw results
@@ -208,7 +212,8 @@ async function pgActivity(sql: postgres.Sql): Promise<string> {
     group by 1 order by 2 desc`.catch(() => []);
   return rows.map((r) => `${r.w}:${r.n}`).join(",") || "-";
 }
-function sampleSecond(bunPid: number, postmaster: number, g: { inFlight: number; publishing: number; keptBack: number }): Second {
+type Gauges = Pick<Second, "inFlight" | "publishing" | "keptBack" | "publishLag" | "startLag">;
+function sampleSecond(bunPid: number, postmaster: number, g: Gauges): Second {
   const cpu = (readText("/proc/stat") ?? "").split("\n")[0]!.split(/\s+/).slice(1).map(Number);
   // One walk of /proc a second: PostgreSQL's total (pgTicks) is the sum of its processes' ticks.
   const pgByPid = pgTicksByPid(postmaster);
@@ -241,7 +246,8 @@ function secondColumns(seconds: Second[], at: number): string {
     .filter(([, ticks]) => ticks > 0)
     .map(([role, ticks]) => `${role}:${pct(ticks)}`)
     .join(",");
-  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${b.keptBack} ${a.pgActive ?? "?"} ${byRole || "-"}`;
+  const lags = `${bucketP99(a.publishLag, b.publishLag)} ${bucketP99(a.startLag, b.startLag)}`;
+  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${b.keptBack} ${lags} ${a.pgActive ?? "?"} ${byRole || "-"}`;
 }
 
 /** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
@@ -261,6 +267,27 @@ function pssSplit(bunPid: number, postmaster: number): string {
 }
 
 // ---------------------------------------------------------------- one run
+
+/** A histogram's cumulative buckets (upper bound in seconds → count), its series summed, from a Prometheus text exposition. */
+function histogramBuckets(text: string, name: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const l of text.split("\n")) {
+    if (!l.startsWith(`${name}_bucket{`)) continue;
+    const le = /le="([^"]+)"/.exec(l)?.[1];
+    if (!le) continue;
+    const bound = le === "+Inf" ? Infinity : Number(le);
+    out.set(bound, (out.get(bound) ?? 0) + Number(l.slice(l.lastIndexOf(" ") + 1)));
+  }
+  return out;
+}
+/** The bucket bound (ms) holding the p99 of the observations between two scrapes; "-" when there were none. */
+function bucketP99(a: Map<number, number>, b: Map<number, number>): string {
+  const bounds = [...b.keys()].sort((x, y) => x - y);
+  const total = (b.get(Infinity) ?? 0) - (a.get(Infinity) ?? 0);
+  if (total <= 0) return "-";
+  const bound = bounds.find((le) => (b.get(le) ?? 0) - (a.get(le) ?? 0) >= 0.99 * total)!;
+  return bound === Infinity ? ">max" : `≤${Math.round(bound * 1000)}`;
+}
 
 /** The sum of a gauge's series in a Prometheus text exposition. */
 const gaugeSum = (text: string, name: string) =>
@@ -478,7 +505,7 @@ async function run(n: number) {
     const gauges = { samples: 0, inFlight: 0, publishing: 0 };
     // With --timeline, the same gauges and the CPU of each side per second, set beside the slips.
     const seconds: Second[] = [];
-    let lastGauges = { inFlight: 0, publishing: 0, keptBack: 0 };
+    let lastGauges: Gauges = { inFlight: 0, publishing: 0, keptBack: 0, publishLag: new Map(), startLag: new Map() };
     const scraper = setInterval(() => {
       if (values.timeline) {
         const second = sampleSecond(bunPid, postmaster, lastGauges);
@@ -494,6 +521,8 @@ async function run(n: number) {
             inFlight: gaugeSum(t, "watchpost_worker_in_flight"),
             publishing: gaugeSum(t, "watchpost_worker_publishing"),
             keptBack: gaugeSum(t, "watchpost_scheduler_waiting_checks"),
+            publishLag: histogramBuckets(t, "watchpost_scheduler_publish_lag_seconds"),
+            startLag: histogramBuckets(t, "watchpost_worker_start_lag_seconds"),
           };
           gauges.inFlight += lastGauges.inFlight;
           gauges.publishing += lastGauges.publishing;
