@@ -429,30 +429,29 @@ describe("scheduler", () => {
     scheduler.stop();
   });
 
-  /** A bus that refuses every publish while `down` is set, as NATS does while it restarts. */
-  function outage(clock: ManualClock) {
+  /**
+   * A scheduler on a bus that refuses every publish while `state.down` is set (as NATS does while it restarts), down
+   * from the start; with its metrics and the warn and error lines it logged.
+   */
+  async function outage(over: Partial<SchedulerOptions> = {}) {
+    const clock = new ManualClock(T0);
     const real = createMemoryBus();
+    await real.ensureTopology();
     const { bus: recorded, sent } = recording(real, clock);
     const state = { down: true, failures: 0 };
-    const flaky: Bus = Object.create(recorded);
-    flaky.publishJob = async (subject, job) => {
+    const bus: Bus = Object.create(recorded);
+    bus.publishJob = async (subject, job) => {
       if (state.down) throw (state.failures++, new Error("bus down"));
       return recorded.publishJob(subject, job);
     };
-    flaky.publishResult = async (subject, result) => {
+    bus.publishResult = async (subject, result) => {
       if (state.down) throw (state.failures++, new Error("bus down"));
       return recorded.publishResult(subject, result);
     };
-    return { real, bus: flaky, sent, state };
-  }
-
-  it("records a due check the bus did not take before it expired as unavailable once the bus is back, holding the watermark until then", async () => {
-    const clock = new ManualClock(T0);
-    const { real, bus, sent, state } = outage(clock);
-    await real.ensureTopology();
     const metrics = createSchedulerMetrics();
     const warnings: unknown[][] = [];
-    const log = Object.assign(Object.create(silentLogger), { warn: (...args: unknown[]) => warnings.push(args) });
+    const errors: unknown[][] = [];
+    const log = Object.assign(Object.create(silentLogger), { warn: (...args: unknown[]) => warnings.push(args), error: (...args: unknown[]) => errors.push(args) });
     const scheduler = new Scheduler({
       bus,
       clock,
@@ -462,9 +461,14 @@ describe("scheduler", () => {
       maintenance: new MaintenanceGate(),
       isLeader: () => true,
       backfillMs: 60_000,
-      // One sender: the checks due behind the one being retried expire while queued, during the outage.
-      publishConcurrency: 1,
+      ...over,
     });
+    return { clock, sent, state, metrics, warnings, errors, scheduler };
+  }
+
+  it("records a due check the bus did not take before it expired as unavailable once the bus is back, holding the watermark until then", async () => {
+    // One sender: the checks due behind the one being retried expire while queued, during the outage.
+    const { clock, sent, state, metrics, warnings, scheduler } = await outage({ publishConcurrency: 1 });
     const monitors = Array.from({ length: 4 }, () => row({ interval_seconds: 10 }));
     for (const m of monitors) scheduler.upsert(m);
     scheduler.start(T0);
@@ -501,23 +505,7 @@ describe("scheduler", () => {
   });
 
   it("keeps at most maxOwedGaps gaps while the bus is down: the rest are counted dropped and logged", async () => {
-    const clock = new ManualClock(T0);
-    const { real, bus, sent, state } = outage(clock);
-    await real.ensureTopology();
-    const metrics = createSchedulerMetrics();
-    const errors: unknown[][] = [];
-    const log = Object.assign(Object.create(silentLogger), { error: (...args: unknown[]) => errors.push(args) });
-    const scheduler = new Scheduler({
-      bus,
-      clock,
-      log,
-      metrics,
-      placement: { regionOnline: () => true, runnerOnline: () => false },
-      maintenance: new MaintenanceGate(),
-      isLeader: () => true,
-      backfillMs: 60_000,
-      maxOwedGaps: 3,
-    });
+    const { clock, sent, state, metrics, errors, scheduler } = await outage({ maxOwedGaps: 3 });
     for (let i = 0; i < 4; i++) scheduler.upsert(row({ interval_seconds: 10 }));
     scheduler.start(T0);
     for (let i = 0; i < 175; i++) await clock.advance(200);
