@@ -408,7 +408,9 @@ export class Scheduler {
     }
     // Every queue (a region's, a browser engine's, a runner's) goes through its backpressure (docs/scheduling.md).
     const queue = this.queueAt(locationType, location, engine);
-    if (!admitted && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
+    // A due time replayed already expired (a new leader's backfill) only records its gap: it goes past the backpressure,
+    // where a later due time of the same monitor would be merged into it and leave it unrecorded.
+    if (!admitted && expiresAt > now && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
     const job = buildCheckJob(
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },

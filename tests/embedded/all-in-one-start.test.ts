@@ -3,13 +3,16 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../support/free-port.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "wp-embedded-"));
 // Run as root, the embedded server runs as a separate postgres user that must reach the folder.
 chmodSync(dataDir, 0o755);
-const port = 20000 + Math.floor(Math.random() * 20000);
-const pgPort = port + 1;
+// Below the kernel's ephemeral range (tests/support/free-port.ts): a random port in it was once the local end of some
+// outgoing connection, and the embedded PostgreSQL could not bind it.
+const port = freePort();
+const pgPort = freePort();
 const env = {
   ...process.env,
   DATABASE_URL: "",
