@@ -8,6 +8,7 @@ function world(limit = 10) {
   const state = { down: true, refuse: new Set<number>(), attempts: 0 };
   const taken: number[] = [];
   const recorded: number[] = [];
+  let drained = 0;
   const gaps = new OwedGaps<number>({
     clock,
     limit,
@@ -17,11 +18,12 @@ function world(limit = 10) {
       taken.push(n);
     },
     recorded: (n) => recorded.push(n),
+    drained: () => drained++,
   });
   const run = async (ms: number) => {
     for (let t = 0; t < ms; t += 100) await clock.advance(100);
   };
-  return { clock, state, gaps, taken, recorded, run };
+  return { clock, state, gaps, taken, recorded, drained: () => drained, run };
 }
 
 describe("owed gaps", () => {
@@ -38,6 +40,8 @@ describe("owed gaps", () => {
     expect(w.taken).toEqual([1, 2, 3, 4, 5]);
     expect(w.recorded).toEqual([1, 2, 3, 4, 5]);
     expect(w.gaps.size).toBe(0);
+    // Once, when nothing is owed any more (the scheduler logs the outage's end then).
+    expect(w.drained()).toBe(1);
   });
 
   it("keeps a gap the bus refused in its place while the others go", async () => {

@@ -14,6 +14,8 @@ export interface OwedGapsOptions<T> {
   limit: number;
   /** Called once per gap the bus took. */
   recorded(gap: T): void;
+  /** Called when a round leaves nothing owed. */
+  drained?(): void;
 }
 
 /**
@@ -65,9 +67,10 @@ export class OwedGaps<T> {
         if (this.stopped) return;
         // The taken ones leave; a refused one stays where it was, so the gaps go out in due order.
         const refused = round.filter((_, i) => outcomes[i]!.status === "rejected");
-        for (const [i, r] of round.entries()) if (outcomes[i]!.status === "fulfilled") this.o.recorded(r);
         this.head += round.length - refused.length;
         for (let i = 0; i < refused.length; i++) this.owed[this.head + i] = refused[i]!;
+        for (const [i, r] of round.entries()) if (outcomes[i]!.status === "fulfilled") this.o.recorded(r);
+        if (this.size === 0) this.o.drained?.();
         if (this.head > 1024 && this.head * 2 > this.owed.length) {
           this.owed.splice(0, this.head);
           this.head = 0;

@@ -467,7 +467,12 @@ describe("scheduler", () => {
     const metrics = createSchedulerMetrics();
     const warnings: unknown[][] = [];
     const errors: unknown[][] = [];
-    const log = Object.assign(Object.create(silentLogger), { warn: (...args: unknown[]) => warnings.push(args), error: (...args: unknown[]) => errors.push(args) });
+    const infos: unknown[][] = [];
+    const log = Object.assign(Object.create(silentLogger), {
+      info: (...args: unknown[]) => infos.push(args),
+      warn: (...args: unknown[]) => warnings.push(args),
+      error: (...args: unknown[]) => errors.push(args),
+    });
     const scheduler = new Scheduler({
       bus,
       clock,
@@ -479,12 +484,12 @@ describe("scheduler", () => {
       backfillMs: 60_000,
       ...over,
     });
-    return { clock, sent, state, metrics, warnings, errors, scheduler };
+    return { clock, sent, state, metrics, warnings, errors, infos, scheduler };
   }
 
   it("records a due check the bus did not take before it expired as unavailable once the bus is back, holding the watermark until then", async () => {
     // One sender: the checks due behind the one being retried expire while queued, during the outage.
-    const { clock, sent, state, metrics, warnings, scheduler } = await outage({ publishConcurrency: 1 });
+    const { clock, sent, state, metrics, warnings, infos, scheduler } = await outage({ publishConcurrency: 1 });
     const monitors = Array.from({ length: 4 }, () => row({ interval_seconds: 10 }));
     for (const m of monitors) scheduler.upsert(m);
     scheduler.start(T0);
@@ -520,6 +525,9 @@ describe("scheduler", () => {
     expect((await metrics.unavailable.get()).values).toEqual([expect.objectContaining({ labels: { reason: "bus_outage" }, value: recorded })]);
     // One warning line for the outage's gaps, not one per check.
     expect(warnings.filter((w) => String(w[1]).includes("recorded unavailable")).length).toBe(1);
+    // One info line once nothing is owed any more, with how many were recorded.
+    const told = infos.filter((i) => String(i[1]).includes("recorded the gaps")).map((i) => (i[0] as { gaps: number }).gaps);
+    expect(told).toEqual([recorded]);
   });
 
   it("keeps at most maxOwedGaps gaps while the bus is down: the rest are counted dropped and logged", async () => {

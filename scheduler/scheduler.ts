@@ -155,6 +155,7 @@ export class Scheduler {
       limit: o.maxOwedGaps ?? MAX_OWED_GAPS,
       publish: (g) => o.bus.publishResult(resultSubject(g.result.org_id, g.result.monitor_id), g.result),
       recorded: (g) => this.gapRecorded(g),
+      drained: () => this.o.log.info({ op: "scheduler.publish", gaps: this.gapsRecorded }, "recorded the gaps of a bus outage as unavailable"),
     });
   }
 
@@ -585,7 +586,6 @@ export class Scheduler {
     this.release(g.due);
     this.o.metrics?.unavailable.inc({ reason: g.reason });
     this.gapsRecorded++;
-    if (this.gaps.size === 0) this.o.log.info({ op: "scheduler.publish", gaps: this.gapsRecorded }, "recorded the gaps of a bus outage as unavailable");
   }
 
   /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */
