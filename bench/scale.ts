@@ -66,7 +66,7 @@ import { PROBE_RULE, startAlertProbes } from "./lib/alert-probes.ts";
 import { startArrivalTarget } from "./lib/arrivals.ts";
 import { OVERVIEW_SCREEN_CALLS, pollOverviewScreen } from "./lib/overview-screen.ts";
 import { rawIndexesOf, setRawIndexes, type RawIndexes } from "./lib/raw-indexes.ts";
-import { loadAverage, pssKb, pssPartsKb, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
+import { loadAverage, pssKb, pssKbAsync, pssPartsKb, pssPartsKbAsync, readText, stat, threadsCpu, threadsPerUnit, TICK } from "./lib/proc.ts";
 import { freePort } from "../tests/support/free-port.ts";
 
 const { values } = parseArgs({
@@ -124,6 +124,38 @@ const EXTRA_ENV = Object.fromEntries(
 
 const target = startArrivalTarget(TARGET_DELAY_MS);
 
+/**
+ * The target records an arrival when its handler runs, on this process's event loop: a stall here (a collection, a
+ * slow /proc walk) would delay the recorded arrivals and hold the service's checks open. The timeline prints the
+ * loop's longest lateness each second, to tell such a stall from the service's own slip.
+ */
+const loopLag = (() => {
+  const EVERY_MS = 10;
+  let expected = performance.now() + EVERY_MS;
+  let worst = 0;
+  let windowWorst = 0;
+  setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - expected);
+    windowWorst = Math.max(windowWorst, now - expected);
+    expected = now + EVERY_MS;
+  }, EVERY_MS).unref();
+  return {
+    /** The longest lateness since the last call, in ms. */
+    take(): number {
+      const w = worst;
+      worst = 0;
+      return w;
+    },
+    /** The longest lateness since the last call (the window's, when called at its start and end), in ms. */
+    windowWorst(): number {
+      const w = windowWorst;
+      windowWorst = 0;
+      return w;
+    },
+  };
+})();
+
 // ---------------------------------------------------------------- /proc
 
 function childrenOf(parent: number): number[] {
@@ -153,6 +185,8 @@ interface Second {
   idle: number;
   inFlight: number;
   publishing: number;
+  /** The bench process's (the target's) longest event-loop lateness in the second before, ms. */
+  benchLag: number;
   /** Due checks the scheduler keeps back (its queue full, or in-process ingest behind): watchpost_scheduler_waiting_checks. */
   keptBack: number;
   /** Cumulative buckets (le → count) of the due → published and due → started histograms, at the last scrape. */
@@ -165,6 +199,7 @@ interface Second {
 }
 const SECOND_COLUMNS =
   "bun main thread %, check threads %, pg %, machine idle % (of 2 cores: 200), slots in use, results publishing, due checks kept back, " +
+  "the bench's (the target's) longest event-loop stall ms, " +
   "p99 due → published ms, p99 due → started ms (bucket bounds), pg busy backends, pg % by role";
 /**
  * Each PostgreSQL process's role, from pg_stat_activity once a second: a client backend by the statement it runs or
@@ -223,6 +258,7 @@ function sampleSecond(bunPid: number, postmaster: number, g: Gauges): Second {
     checkThreads: threadsCpu(bunPid).get("Worker")?.ticks ?? 0,
     pg: [...pgByPid.values()].reduce((sum, x) => sum + x.ticks, 0),
     idle: (cpu[3] ?? 0) + (cpu[4] ?? 0),
+    benchLag: loopLag.take(),
     ...g,
     pgByPid,
   };
@@ -247,7 +283,7 @@ function secondColumns(seconds: Second[], at: number): string {
     .map(([role, ticks]) => `${role}:${pct(ticks)}`)
     .join(",");
   const lags = `${bucketP99(a.publishLag, b.publishLag)} ${bucketP99(a.startLag, b.startLag)}`;
-  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${b.keptBack} ${lags} ${a.pgActive ?? "?"} ${byRole || "-"}`;
+  return `${pct(b.main - a.main)} ${pct(b.checkThreads - a.checkThreads)} ${pct(b.pg - a.pg)} ${pct(b.idle - a.idle)} ${b.inFlight} ${b.publishing} ${b.keptBack} ${b.benchLag.toFixed(0)} ${lags} ${a.pgActive ?? "?"} ${byRole || "-"}`;
 }
 
 /** CPU ticks of PostgreSQL: the postmaster's own and reaped children's, plus every live backend's own. */
@@ -259,6 +295,8 @@ function pgTicks(postmaster: number): number {
   return ticks;
 }
 const pgPssKb = (postmaster: number) => [postmaster, ...childrenOf(postmaster)].reduce((sum, pid) => sum + pssKb(pid), 0);
+/** The same off the event loop, for the samples taken while the target serves checks. */
+const pgPssKbAsync = async (postmaster: number) => (await Promise.all([postmaster, ...childrenOf(postmaster)].map(pssKbAsync))).reduce((a, b) => a + b, 0);
 /** Where the PSS went at the end of the window: Bun's anonymous memory (heaps), PostgreSQL's shared memory and its process count. */
 function pssSplit(bunPid: number, postmaster: number): string {
   const pg = [postmaster, ...childrenOf(postmaster)];
@@ -530,18 +568,22 @@ async function run(n: number) {
         .catch(() => {});
     }, 1000);
     let memoryLines = 0;
-    let lastLine = { at: from, bun: bun0[1], pg: pg0 };
-    const sampler = setInterval(() => {
-      pssSamples.push({ bun: pssKb(bunPid), pg: pgPssKb(postmaster) });
+    let lastLine = { at: from, bun: bun0[1], pg: pg0, checks: target.total() };
+    loopLag.windowWorst();
+    // Everything here runs on the target's event loop: the PSS reads go to a thread, and the memory lines count
+    // arrivals instead of walking them (a stall here would delay the recorded arrivals and hold checks open).
+    const sampler = setInterval(async () => {
+      const [bunPss, pgPss] = await Promise.all([pssKbAsync(bunPid), pgPssKbAsync(postmaster)]);
+      pssSamples.push({ bun: bunPss, pg: pgPss });
       const now = performance.now();
       const into = (now - from) / 1000;
       if (MEMORY_EVERY_S > 0 && into >= (memoryLines + 1) * MEMORY_EVERY_S) {
         memoryLines++;
         const { bun, pg } = pssSamples.at(-1)!;
-        const anon = pssPartsKb(bunPid).anon;
+        const anon = (await pssPartsKbAsync(bunPid)).anon;
         // CPU per check since the last line: how the cost moves over a long window (PostgreSQL's, as its indexes grow).
-        const line = { at: now, bun: stat(bunPid)![1], pg: pgTicks(postmaster) };
-        const checks = target.window(n, lastLine.at, now, INTERVAL_S * 1000).arrivals;
+        const line = { at: now, bun: stat(bunPid)![1], pg: pgTicks(postmaster), checks: target.total() };
+        const checks = line.checks - lastLine.checks;
         const perCheck = (ticks: number) => (checks > 0 ? ((ticks / TICK) * 1000) / checks : 0).toFixed(3);
         console.log(
           `  memory at ${into.toFixed(0)} s: Bun PSS ${(bun / 1024).toFixed(0)} MB (anon ${(anon / 1024).toFixed(0)} MB), PostgreSQL ${(pg / 1024).toFixed(0)} MB | ` +
@@ -555,6 +597,7 @@ async function run(n: number) {
         .catch(() => {});
     }, 5000);
     await Bun.sleep(WINDOW_S * 1000);
+    const stallMs = loopLag.windowWorst();
     clearInterval(sampler);
     clearInterval(scraper);
     const to = performance.now();
@@ -604,6 +647,7 @@ async function run(n: number) {
         `CPU-ms per check ${perCheck(bunMs + pgMs)} (bun ${perCheck(bunMs)} + pg ${perCheck(pgMs)}; bun's main thread ${perCheck(mainMs)})`,
         `target (this bench's process) ${((self1.user + self1.system) / 10_000 / windowS).toFixed(1)} %, ${perCheck((self1.user + self1.system) / 1000)} ms per check`,
         `per check by thread: ${inWindow > 0 ? threadsPerUnit(threads0, threads1, inWindow) : "-"}`,
+        `target's longest event-loop stall ${stallMs.toFixed(0)} ms`,
         `PSS bun ${mb(last.bun)} MB (${mb(firstPss.bun)} at window start) pg ${mb(last.pg)} MB total ${mb(last.bun + last.pg)} MB (${split})`,
         // The machine may be shared: a load average above the core count means every figure above was starved.
         `load average ${loadAverage()}`,

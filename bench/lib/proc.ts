@@ -3,6 +3,7 @@
  * smaps_rollup (not RSS), processes by command line, the load average.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 
 /** USER_HZ: /proc reports CPU in 1/100 s on Linux. */
 export const TICK = 100;
@@ -27,9 +28,26 @@ export function stat(pid: number): [number, number, number] | null {
 
 export const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
 
+/**
+ * The same, read off the event loop: the kernel walks the process's page tables for smaps_rollup (up to 50 ms for the
+ * all-in-one, 130 ms for PostgreSQL's processes together, measured), which would stall a bench whose loop also serves
+ * the loopback target.
+ */
+export async function pssKbAsync(pid: number): Promise<number> {
+  const text = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
+  return Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0);
+}
+
 /** PSS split as smaps_rollup splits it (kB): anonymous memory (heaps), mapped files (code), shared memory (PostgreSQL's buffers). */
 export function pssPartsKb(pid: number): { anon: number; file: number; shmem: number } {
   const text = readText(`/proc/${pid}/smaps_rollup`) ?? "";
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
+}
+
+/** pssPartsKb off the event loop (see pssKbAsync). */
+export async function pssPartsKbAsync(pid: number): Promise<{ anon: number; file: number; shmem: number }> {
+  const text = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
   return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
 }
