@@ -20,6 +20,9 @@ beforeAll(async () => {
   for (const name of ["Alpha", "Bravo", "Charlie"]) ids.push((await call("POST", "/api/v1/monitors", { name, type: "http", config: { url: "http://127.0.0.1:9/" }, interval_seconds: 60 })).body.id);
   chromium = await launchChromium();
   page = chromium.context.pages()[0] ?? (await chromium.context.newPage());
+  // A step that hangs fails naming its locator, before the test's own 30 s limit hides which one it was (it timed
+  // out once in CI, not reproduced since).
+  page.setDefaultTimeout(10_000);
   consoleErrors = watchConsole(page);
   page.on("request", (r) => {
     if (new URL(r.url()).pathname === "/api/v1/monitors/overview") monitorListCalls.push(r.url());
