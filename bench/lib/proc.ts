@@ -26,31 +26,26 @@ export function stat(pid: number): [number, number, number] | null {
   return [Number(f[1]), Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])];
 }
 
-export const pssKb = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readText(`/proc/${pid}/smaps_rollup`) ?? "")?.[1] ?? 0);
+/** PSS (kB) from a smaps_rollup text. */
+const pssOf = (text: string) => Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0);
+
+/** PSS split as smaps_rollup splits it (kB): anonymous memory (heaps), mapped files (code), shared memory (PostgreSQL's buffers). */
+function pssPartsOf(text: string): { anon: number; file: number; shmem: number } {
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
+}
+
+export const pssKb = (pid: number) => pssOf(readText(`/proc/${pid}/smaps_rollup`) ?? "");
+export const pssPartsKb = (pid: number) => pssPartsOf(readText(`/proc/${pid}/smaps_rollup`) ?? "");
 
 /**
- * The same, read off the event loop: the kernel walks the process's page tables for smaps_rollup (up to 50 ms for the
+ * smaps_rollup read off the event loop: the kernel walks the process's page tables for it (up to 50 ms for the
  * all-in-one, 130 ms for PostgreSQL's processes together, measured), which would stall a bench whose loop also serves
  * the loopback target.
  */
-export async function pssKbAsync(pid: number): Promise<number> {
-  const text = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
-  return Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0);
-}
-
-/** PSS split as smaps_rollup splits it (kB): anonymous memory (heaps), mapped files (code), shared memory (PostgreSQL's buffers). */
-export function pssPartsKb(pid: number): { anon: number; file: number; shmem: number } {
-  const text = readText(`/proc/${pid}/smaps_rollup`) ?? "";
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
-  return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
-}
-
-/** pssPartsKb off the event loop (see pssKbAsync). */
-export async function pssPartsKbAsync(pid: number): Promise<{ anon: number; file: number; shmem: number }> {
-  const text = await readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
-  return { anon: field("Pss_Anon"), file: field("Pss_File"), shmem: field("Pss_Shmem") };
-}
+const smapsRollupAsync = (pid: number) => readFile(`/proc/${pid}/smaps_rollup`, "utf8").catch(() => "");
+export const pssKbAsync = async (pid: number) => pssOf(await smapsRollupAsync(pid));
+export const pssPartsKbAsync = async (pid: number) => pssPartsOf(await smapsRollupAsync(pid));
 
 /** Processes whose command line contains every one of `parts` (e.g. ["nats-server", "4222"]). */
 export function pidsByCommand(...parts: string[]): number[] {
