@@ -1,5 +1,6 @@
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import { Elysia } from "elysia";
+import { BusUnavailableError } from "../../core/bus/index.ts";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { isDatabaseUnavailable } from "../../db/client.ts";
@@ -78,6 +79,11 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: { error: "The database is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
+  }
+  if (error instanceof BusUnavailableError) {
+    // NATS restarting or unreachable: runners, run-now callers and the dashboard retry (no log line per request, as for
+    // the database: the roles log the outage once).
+    return { status: 503, body: { error: "The message bus is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
   }
   log.error({ op: "api.error", code, err: error }, "unhandled error");
   return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };

@@ -30,7 +30,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   "413": "PAYLOAD_TOO_LARGE: body over the size limit",
   "429": "RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait",
   "500": "INTERNAL_ERROR; safe to retry with backoff",
-  "503": "SERVICE_UNAVAILABLE: the database is unreachable; retry",
+  "503": "SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After)",
 };
 
 const errorRef = (status: string) => ({

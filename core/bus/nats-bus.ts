@@ -6,8 +6,9 @@ import { startBatchLoop, startJobLoop, type Pull, type Puller } from "./loops.ts
 import { ConsumerRegistry, ensureStream, streamConfigs, type ConsumerSpec } from "./nats-topology.ts";
 import { assertName, assertSubject, jobConsumerName } from "./subjects.ts";
 import { assertCount, assertMessageId, resolveTopology, type Topology } from "./topology.ts";
+import { duringOutage, isNatsOutage } from "./nats-outage.ts";
 import { replyOf, unwrapReply } from "./rpc.ts";
-import { NoResponderError, RequestTimeoutError, type RpcReply } from "./types.ts";
+import { BusUnavailableError, NoResponderError, RequestTimeoutError, type RpcReply } from "./types.ts";
 import type {
   BatchHandler,
   Bus,
@@ -95,8 +96,15 @@ class NatsBus implements Bus {
   /** next() returns on the first job; the rest that are ready come from a second short pull. */
   async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: JobConsumerOptions = {}): Promise<Delivery<T>[]> {
     assertCount("max", max);
-    const consumer = await this.consumers.get(this.jobSpec(subject, opts));
-    const first = await consumer.next({ expires: Math.max(MIN_EXPIRES_MS, expiresMs) });
+    const spec = this.jobSpec(subject, opts);
+    const first = await duringOutage("fetch jobs", async () => {
+      try {
+        return await (await this.consumers.get(spec)).next({ expires: Math.max(MIN_EXPIRES_MS, expiresMs) });
+      } catch (err) {
+        this.consumers.forget(spec.stream, spec.name);
+        throw err;
+      }
+    });
     if (!first) return [];
     const out: Delivery<T>[] = [];
     const keep = (m: JsMsg) => {
@@ -105,7 +113,12 @@ class NatsBus implements Bus {
     };
     keep(first);
     const more = Math.min(max - 1, first.info.pending);
-    if (more > 0) for await (const m of await consumer.fetch({ max_messages: more, expires: MIN_EXPIRES_MS })) keep(m);
+    try {
+      if (more > 0) for await (const m of await (await this.consumers.get(spec)).fetch({ max_messages: more, expires: MIN_EXPIRES_MS })) keep(m);
+    } catch (err) {
+      // What was delivered is handed out: thrown away here, each job would wait out its ack deadline unclaimed.
+      this.log.warn({ op: "bus.jobs", err, subject, delivered: out.length }, "the second pull of a claim failed; handing out what the first brought");
+    }
     return out;
   }
 
@@ -127,7 +140,7 @@ class NatsBus implements Bus {
 
   async purgeJobs(subject: JobSubject, opts: PurgeJobsOptions = {}): Promise<number> {
     assertSubject(subject, { wildcards: true });
-    const { purged } = await this.jsm.streams.purge(this.topo.jobsStream, { filter: this.topo.prefix + subject });
+    const { purged } = await duringOutage("purge jobs", () => this.jsm.streams.purge(this.topo.jobsStream, { filter: this.topo.prefix + subject }));
     if (opts.dropConsumer) {
       const name = jobConsumerName(subject);
       this.consumers.forget(this.topo.jobsStream, name);
@@ -143,14 +156,14 @@ class NatsBus implements Bus {
     const name = jobConsumerName(subject);
     this.consumers.forget(this.topo.jobsStream, name);
     // On a work-queue stream only an ack removes a message, so the unacked ones stay for the next consumer.
-    await this.jsm.consumers.delete(this.topo.jobsStream, name).catch((err) => {
+    await duringOutage("reset a job consumer", () => this.jsm.consumers.delete(this.topo.jobsStream, name)).catch((err) => {
       if (!isNotFound(err)) throw err;
     });
   }
 
   async pendingJobs(subject: JobSubject): Promise<number> {
     assertSubject(subject, { wildcards: true });
-    const info = await this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + subject });
+    const info = await duringOutage("read a job queue's depth", () => this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + subject }));
     return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
   }
 
@@ -161,7 +174,7 @@ class NatsBus implements Bus {
   async pendingResults(durable: string): Promise<number> {
     assertName("durable name", durable);
     try {
-      const info = await this.jsm.consumers.info(this.topo.resultsStream, durable);
+      const info = await duringOutage("read a result consumer's backlog", () => this.jsm.consumers.info(this.topo.resultsStream, durable));
       return info.num_pending + info.num_ack_pending;
     } catch (err) {
       // No such durable (10014) or no stream yet (10059): nothing is pending for it.
@@ -216,7 +229,7 @@ class NatsBus implements Bus {
       if (err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError)) {
         throw new RequestTimeoutError(subject, opts.timeoutMs);
       }
-      throw err;
+      throw isNatsOutage(err) ? new BusUnavailableError(`request ${subject}`, { cause: err }) : err;
     }
     return unwrapReply(reply);
   }
@@ -266,7 +279,7 @@ class NatsBus implements Bus {
     assertSubject(subject, { wildcards: false });
     assertMessageId(message);
     if (!subject.startsWith(root)) throw new Error(`subject "${subject}" is not under ${root}`);
-    const ack = await this.js.publish(this.topo.prefix + subject, JSON.stringify(message), { msgID: message.id });
+    const ack = await duringOutage(`publish to ${root.slice(0, -1)}`, () => this.js.publish(this.topo.prefix + subject, JSON.stringify(message), { msgID: message.id }));
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 
@@ -359,7 +372,7 @@ class NatsBus implements Bus {
       return true;
     } catch (err) {
       if (err instanceof RequestError && err.isNoResponders()) return false;
-      throw err;
+      throw isNatsOutage(err) ? new BusUnavailableError("settle a job", { cause: err }) : err;
     }
   }
 

@@ -1,4 +1,4 @@
-import { NoResponderError, RemoteError, RequestTimeoutError, type RpcReply } from "./types.ts";
+import { BusUnavailableError, NoResponderError, RemoteError, RequestTimeoutError, type RpcReply } from "./types.ts";
 
 /**
  * One end of a channel between two threads: a MessagePort (MessageChannel, or one handed to a Worker). What crosses is
@@ -24,6 +24,8 @@ export interface WireError {
   name: string;
   message: string;
   subject?: string;
+  /** BusUnavailableError's operation. */
+  operation?: string;
   timeoutMs?: number;
   code?: string;
   details?: Record<string, unknown>;
@@ -104,7 +106,7 @@ export function listen<M>(port: BusPort, onMessage: (message: M) => void): void 
 export function toWireError(err: unknown): WireError {
   const e = (err ?? {}) as Partial<WireError> & { message?: unknown };
   const out: WireError = { name: typeof e.name === "string" ? e.name : "Error", message: typeof e.message === "string" ? e.message : String(err) };
-  for (const key of ["subject", "code", "details"] as const) if (e[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = e[key];
+  for (const key of ["subject", "operation", "code", "details"] as const) if (e[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = e[key];
   if (typeof e.timeoutMs === "number") out.timeoutMs = e.timeoutMs;
   if (typeof e.status === "number") out.status = e.status;
   return out;
@@ -115,6 +117,7 @@ export function fromWireError(e: WireError): Error {
   if (e.name === "NoResponderError") return new NoResponderError(e.subject ?? "");
   if (e.name === "RequestTimeoutError") return new RequestTimeoutError(e.subject ?? "", e.timeoutMs ?? 0);
   if (e.name === "RemoteError") return new RemoteError(e.message, e.code, e.details, e.status);
+  if (e.name === "BusUnavailableError") return new BusUnavailableError(e.operation ?? "", { cause: e.message });
   const err = new Error(e.message);
   err.name = e.name;
   return err;

@@ -42,6 +42,20 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/**
+ * The bus could not be reached (a NATS server down, restarting or not answering): the operation may succeed if tried
+ * again shortly. `cause` is the client's own error. The API answers it 503 SERVICE_UNAVAILABLE, never 500.
+ */
+export class BusUnavailableError extends Error {
+  constructor(
+    readonly operation: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the message bus is unavailable (${operation})`, options);
+    this.name = "BusUnavailableError";
+  }
+}
+
 /** The server's handler threw: its message, and its AppError code, status and details when it had them. */
 export class RemoteError extends Error {
   constructor(

@@ -4,6 +4,7 @@ import pino from "pino";
 import { loadApiConfig } from "../../api/config.ts";
 import { mapError } from "../../api/middleware/errors.ts";
 import { buildApiDeps, startApiServer } from "../../api/server.ts";
+import { BusUnavailableError } from "../../core/bus/index.ts";
 import { createSql } from "../../db/client.ts";
 import { conflict } from "../../core/errors.ts";
 import { silentLogger } from "../../core/log.ts";
@@ -297,6 +298,14 @@ describe("500 INTERNAL_ERROR", () => {
 });
 
 describe("503 SERVICE_UNAVAILABLE", () => {
+  it("maps the message bus being unreachable to 503 with the error body, not 500 (tests/runners/bus-outage.test.ts has it on a real NATS)", () => {
+    const err = new BusUnavailableError("publish to results", { cause: new Error("connection disconnected") });
+    expect(mapError("UNKNOWN", err, silentLogger)).toEqual({
+      status: 503,
+      body: { error: "The message bus is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } },
+    });
+  });
+
   it("answers quickly with the error body when the database is unreachable", async () => {
     const url = "postgres://postgres@127.0.0.1:1/unreachable";
     const sql = createSql(url, { max: 10 });

@@ -27,14 +27,15 @@ export interface TlsApi {
 }
 
 /** The real API over HTTPS on loopback, with a certificate from a CA made for this test (openssl CLI). */
-export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<string, string>; tls?: boolean } = {}): Promise<TlsApi> {
+/** `bus`: the API's bus instead of an in-memory one (closed by stop()). */
+export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<string, string>; tls?: boolean; bus?: Bus } = {}): Promise<TlsApi> {
   const pki = createTestPki();
   const leaf = pki.leaf(2);
   const dir = mkdtempSync(join(tmpdir(), "wp-runner-ca-"));
   const caFile = join(dir, "ca.pem");
   writeFileSync(caFile, pki.caPem);
   const db = await createTestDatabase();
-  const bus = createMemoryBus({ jobs: { ackWaitMs: opts.jobAckWaitMs ?? 60_000 } });
+  const bus = opts.bus ?? createMemoryBus({ jobs: { ackWaitMs: opts.jobAckWaitMs ?? 60_000 } });
   await bus.ensureTopology();
   const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000", RATE_LIMIT_PER_IP: "100000", LOG_LEVEL: "silent", ...opts.env });
   const server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }), opts.tls === false ? {} : { tls: leaf });
