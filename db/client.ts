@@ -41,10 +41,13 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return e?.code === "23505" && (!constraint || e.constraint_name === constraint);
 }
 
-/** PostgreSQL unreachable, restarting or shutting down: worth retrying shortly (the API answers 503). */
+/**
+ * PostgreSQL unreachable, restarting or shutting down: worth retrying shortly (the API answers 503). A connection reset
+ * or broken under a query (ECONNRESET, EPIPE) is the server going away mid-query, as in a fast shutdown.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: string })?.code;
-  return ["ECONNREFUSED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
+  return ["ECONNREFUSED", "ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
 }
 
 const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;
