@@ -525,9 +525,49 @@ describe("scheduler", () => {
     expect((await metrics.unavailable.get()).values).toEqual([expect.objectContaining({ labels: { reason: "bus_outage" }, value: recorded })]);
     // One warning line for the outage's gaps, not one per check.
     expect(warnings.filter((w) => String(w[1]).includes("recorded unavailable")).length).toBe(1);
+    // Failed publishes: a line at the first, then at most one per 10 s with how many failed meanwhile (not one per
+    // check: at 100,000 monitors that is 5,000 lines a second for as long as the bus is down).
+    const retrying = warnings.filter((w) => String(w[1]).includes("retrying"));
+    expect(retrying.length).toBeGreaterThanOrEqual(1);
+    expect(retrying.length).toBeLessThanOrEqual(4);
+    expect((retrying[0]![0] as { failed: number }).failed).toBe(1);
+    expect(retrying.slice(1).every((w) => (w[0] as { failed: number }).failed >= 1)).toBe(true);
     // One info line once nothing is owed any more, with how many were recorded.
     const told = infos.filter((i) => String(i[1]).includes("recorded the gaps")).map((i) => (i[0] as { gaps: number }).gaps);
     expect(told).toEqual([recorded]);
+  });
+
+  it("leaves a due check whose publish was still retrying when its leader was deposed to the successor, which publishes it", async () => {
+    // The fault test's sequence: the bus is down, a due check's publish retries, the bus comes back and the database
+    // goes down at once, deposing the leader before its next attempt. The watermark it last wrote stands before the
+    // due time, and a successor starting from it publishes the check: none is lost, none recorded twice.
+    const first = await outage();
+    const m = row({ interval_seconds: 10 });
+    first.scheduler.upsert(m);
+    first.scheduler.start(T0);
+    const due = T0 + phaseOf(m.id, 10_000);
+    // Into the retries: the first attempt failed, the due check is not expired yet.
+    while (first.clock.now() < due + 3000) await first.clock.advance(200);
+    expect(first.state.failures).toBeGreaterThan(1);
+    const watermark = first.scheduler.handledThrough()!;
+    expect(watermark).toBeLessThan(due);
+    first.scheduler.stop();
+    first.state.down = false;
+    for (let i = 0; i < 20; i++) await first.clock.advance(200);
+    expect(first.sent).toEqual([]);
+    expect(first.warnings.some((w) => String(w[1]).includes("recorded unavailable"))).toBe(false);
+
+    // The successor, later than the due check's expiry: it publishes the job anyway, so its worker records the gap.
+    const second = await outage();
+    second.state.down = false;
+    await second.clock.advance(due + 12_000 - T0);
+    second.scheduler.upsert(m);
+    second.scheduler.start(watermark);
+    await second.clock.advance(0);
+    await second.scheduler.idle();
+    const id = jobId(m.id, "eu-west", due);
+    expect(second.sent.filter((s) => s.job?.id === id).length).toBe(1);
+    second.scheduler.stop();
   });
 
   it("keeps at most maxOwedGaps gaps while the bus is down: the rest are counted dropped and logged", async () => {

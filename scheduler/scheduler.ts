@@ -127,6 +127,9 @@ export class Scheduler {
   private readonly inflight = new Map<number, number>();
   private expiredSinceWarn = 0;
   private expiredWarnedAt = Number.NEGATIVE_INFINITY;
+  /** Due checks whose first publish failed since the last warn line about it, and when that line went out. */
+  private failedSinceWarn = 0;
+  private failedWarnedAt = Number.NEGATIVE_INFINITY;
   /** Set by a publish the bus refused, cleared by one it took: a due check expiring meanwhile is a gap of its outage. */
   private busRefusing = false;
   private readonly gaps: OwedGaps<Gap>;
@@ -533,7 +536,7 @@ export class Scheduler {
           onFailure: (err, attempt) => {
             if (err === stopped) return;
             this.o.metrics?.publishErrors.inc();
-            if (attempt === 1 && !expired()) this.o.log.warn({ op: "scheduler.publish", err, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "publish failed; retrying");
+            if (attempt === 1 && !expired()) this.publishFailed(item, err);
           },
         },
       );
@@ -586,6 +589,22 @@ export class Scheduler {
     this.release(g.due);
     this.o.metrics?.unavailable.inc({ reason: g.reason });
     this.gapsRecorded++;
+  }
+
+  /**
+   * A due check's first publish failed (it is retried): a warn line at once, then at most one per EXPIRED_WARN_MS with
+   * how many failed meanwhile, so a bus outage is not a line per due check. The line names the latest check.
+   */
+  private publishFailed(item: Outgoing, err: unknown): void {
+    this.failedSinceWarn++;
+    const now = this.o.clock.now();
+    if (now - this.failedWarnedAt < EXPIRED_WARN_MS) return;
+    this.o.log.warn(
+      { op: "scheduler.publish", err, failed: this.failedSinceWarn, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId },
+      "publish failed; retrying",
+    );
+    this.failedWarnedAt = now;
+    this.failedSinceWarn = 0;
   }
 
   /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */
