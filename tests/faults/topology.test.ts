@@ -315,6 +315,12 @@ it(
     // The checks due as NATS went down that it did not take before they expired, recorded by the scheduler. How many
     // depends on when the clients notice the outage (a publish buffered while reconnecting goes out late instead).
     const busGaps = storedExpected.filter((r) => r.status === "unavailable" && r.error?.startsWith("the message bus did not take")).length;
+    // Why the others were unavailable, by the error's words (due times and region names taken out).
+    const whyUnavailable = new Map<string, number>();
+    for (const r of storedExpected.filter((x) => x.status === "unavailable")) {
+      const why = (r.error ?? "").replace(/\(due [^)]*\)/, "").replace(/region \S+/, "region R").trim();
+      whyUnavailable.set(why, (whyUnavailable.get(why) ?? 0) + 1);
+    }
 
     // ---- notifications owed by the stored results: status_change to down, confirmation 1, recovery on ----
     const owed = new Map<string, number>();
@@ -356,13 +362,20 @@ it(
     const killedJob = `${runnerMonitor.id}.${runnerId}.${phase + Math.floor((runnerHit.at - phase) / INTERVAL_MS) * INTERVAL_MS}`;
     const requeued = rows.find((r) => r.job_id === killedJob);
 
+    // A request the API could not serve because NATS or PostgreSQL was down is a 503, never a 500 ("unhandled error").
+    const apiFaults = everyProcess
+      .filter((p) => nameOf.get(p)!.startsWith("api"))
+      .flatMap((p) => p.lines.filter((l) => l.op === "api.error"))
+      .map((l) => `${(l.err as { type?: string })?.type}: ${(l.err as { message?: string })?.message}`);
+
     console.log(
       [
         `faults: processes killed ${Object.values(killed).reduce((a, b) => a + b, 0)} (${Object.entries(killed).map(([k, v]) => `${k} ${v}`).join(", ")}), NATS restarts ${natsRestarts}, PostgreSQL restarts ${pgRestarts}`,
         `faults: results expected ${expected.size}, stored ${storedExpected.length} (${unavailable} unavailable, ${busGaps} of them gaps of the NATS outage), missing ${missing.length}, duplicated ${duplicatedResults}`,
+        `faults: unavailable because: ${[...whyUnavailable].map(([why, n]) => `${n} ${why}`).join("; ") || "none"}`,
         `faults: notifications expected ${owedTotal}, sent ${sentTotal}, lost ${lostNotifications}, extra ${extraNotifications}, duplicated ${duplicatedNotifications}`,
         `faults: standby took over in ${takeoverMs} ms; dead runner's job ${requeued ? `recorded ${requeued.status} ${Math.round((requeued.checked_at.getTime() - runnerKilledAt) / 1000)} s after the kill` : "NOT recorded"}`,
-        `faults: API during the PostgreSQL outage: ${outage.map((o) => `${o.status} ${o.code} in ${o.ms} ms`).join("; ")}`,
+        `faults: API during the PostgreSQL outage: ${outage.map((o) => `${o.status} ${o.code} in ${o.ms} ms`).join("; ")}; 500s answered in the run: ${apiFaults.length}`,
       ].join("\n"),
     );
     if (missing.length > 0) {
@@ -374,7 +387,14 @@ it(
         const path = monitors.find((m) => m.id === job.monitor)!.path;
         const hits = targets.hits.filter((h) => h.path === path && h.at >= job.due - 1000 && h.at < job.due + INTERVAL_MS);
         const said = everyProcess.flatMap((p) => p.lines.filter((l) => JSON.stringify(l).includes(job.monitor)).map((l) => `${nameOf.get(p)} (${p.proc.pid}): ${JSON.stringify(l)}`));
-        console.log(`faults: missing ${id} (${path}, due at ${since(job.due)}; target hit at ${hits.map((h) => since(h.at)).join(", ") || "none"})${said.length ? `\n  ${said.slice(0, 5).join("\n  ")}` : ""}`);
+        console.log(`faults: missing ${id} (${path}, due at ${since(job.due)}; target hit at ${hits.map((h) => since(h.at)).join(", ") || "none"})${said.length ? `\n  ${said.slice(0, 20).join("\n  ")}` : ""}`);
+      }
+      // Each scheduler's terms (elected, running from which watermark, stepping down) and every warning or error.
+      const terms = new Set(["elected leader", "schedule running", "stepping down", "took over the last leader's line of due checks"]);
+      for (const p of everyProcess) {
+        const name = nameOf.get(p)!;
+        const notable = p.lines.filter((l) => terms.has(String(l.msg)) || (typeof l.level === "number" ? l.level >= 40 : ["warn", "error"].includes(String(l.level))));
+        for (const l of notable.slice(0, 40)) console.log(`faults: ${name} (${p.proc.pid}): ${JSON.stringify(l)}`);
       }
     }
 
@@ -388,6 +408,7 @@ it(
     expect(requeued!.checked_at.getTime()).toBeGreaterThan(runnerKilledAt);
     for (const o of outage) expect(o).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE", hasError: true });
     for (const o of outage) expect(o.ms).toBeLessThan(5000);
+    expect(apiFaults).toEqual([]);
   },
   { timeout: 170_000 },
 );
