@@ -6498,7 +6498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6577,7 +6577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6689,7 +6689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6810,7 +6810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6911,7 +6911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,7 +7001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7092,7 +7092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7157,7 +7157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7269,7 +7269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7367,7 +7367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7482,7 +7482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7609,7 +7609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7715,7 +7715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7813,7 +7813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7914,7 +7914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8039,7 +8039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8164,7 +8164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8282,7 +8282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8373,7 +8373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8478,7 +8478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8601,7 +8601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8698,7 +8698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8819,7 +8819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8922,7 +8922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9029,7 +9029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9154,7 +9154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9255,7 +9255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9353,7 +9353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9480,7 +9480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9573,7 +9573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9691,7 +9691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,7 +9789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9912,7 +9912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10019,7 +10019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10148,7 +10148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10246,7 +10246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10335,7 +10335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10460,7 +10460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10556,7 +10556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10680,7 +10680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10788,7 +10788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10914,7 +10914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11024,7 +11024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11157,7 +11157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11250,7 +11250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11348,7 +11348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11462,7 +11462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11583,7 +11583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11686,7 +11686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11803,7 +11803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,7 +11942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12068,7 +12068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12172,7 +12172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12299,7 +12299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12436,7 +12436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12567,7 +12567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12698,7 +12698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12833,7 +12833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12936,7 +12936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13041,7 +13041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13168,7 +13168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13257,7 +13257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13358,7 +13358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13484,7 +13484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13576,7 +13576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13880,7 +13880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14003,7 +14003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14098,7 +14098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14230,7 +14230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14375,7 +14375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14719,7 +14719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14810,7 +14810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14908,7 +14908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15038,7 +15038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15316,7 +15316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15618,7 +15618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15718,7 +15718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15818,7 +15818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15946,7 +15946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16065,7 +16065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16184,7 +16184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16303,7 +16303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16400,7 +16400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16508,7 +16508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16612,7 +16612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16710,7 +16710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16839,7 +16839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16961,7 +16961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17124,7 +17124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17241,7 +17241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17339,7 +17339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17503,7 +17503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17609,7 +17609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17727,7 +17727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17832,7 +17832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17924,7 +17924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18019,7 +18019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18298,7 +18298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18435,7 +18435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18526,7 +18526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18624,7 +18624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18758,7 +18758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18872,7 +18872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18971,7 +18971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19163,7 +19163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19276,7 +19276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19367,7 +19367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19465,7 +19465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19610,7 +19610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19732,7 +19732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19840,7 +19840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19973,7 +19973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20077,7 +20077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20175,7 +20175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20310,7 +20310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20435,7 +20435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20526,7 +20526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20637,7 +20637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20747,7 +20747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20838,7 +20838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -20952,7 +20952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21052,7 +21052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21131,7 +21131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21219,7 +21219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21298,7 +21298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21386,7 +21386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21465,7 +21465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21553,7 +21553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21664,7 +21664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21798,7 +21798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -21898,7 +21898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22005,7 +22005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22103,7 +22103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22237,7 +22237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22367,7 +22367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22512,7 +22512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22643,7 +22643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22774,7 +22774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -22905,7 +22905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23036,7 +23036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23179,7 +23179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23353,7 +23353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23492,7 +23492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23590,7 +23590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23765,7 +23765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23868,7 +23868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24006,7 +24006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24115,7 +24115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24247,7 +24247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24411,7 +24411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24559,7 +24559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24707,7 +24707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24806,7 +24806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24915,7 +24915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25071,7 +25071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25176,7 +25176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25274,7 +25274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25432,7 +25432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25553,7 +25553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25699,7 +25699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25814,7 +25814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25912,7 +25912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26055,7 +26055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26198,7 +26198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26337,7 +26337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26407,7 +26407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26486,7 +26486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26557,7 +26557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26637,7 +26637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26758,7 +26758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26923,7 +26923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27040,7 +27040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27138,7 +27138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27306,7 +27306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27428,7 +27428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable; retry */
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
             503: {
                 headers: {
                     [name: string]: unknown;
