@@ -3,6 +3,7 @@ import * as OTPAuth from "otpauth";
 import type { Page } from "playwright-core";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { spawnRole, type RoleProcess } from "../support/processes.ts";
+import { until } from "../support/scheduling.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
 import { freePort } from "../support/free-port.ts";
 
@@ -199,7 +200,8 @@ describe("dashboard journey", () => {
     await page.getByTestId("unread-count").waitFor({ timeout: 20_000 });
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Alerts", exact: true }).click();
     await page.getByRole("button", { name: /Acknowledge Anything down on Loopback site/ }).waitFor({ timeout: 20_000 });
-    expect(hooks.length).toBeGreaterThan(1);
+    // The page shows the alert once it fires; its webhook goes out from the alerting process's outbox a moment later.
+    await until(() => hooks.length > 1, 20_000, "the alert's webhook");
     await screenshot(page, "18-alert-firing");
     await page.getByRole("button", { name: /Acknowledge Anything down on Loopback site/ }).click();
     await page.getByText("acknowledged", { exact: true }).waitFor();
