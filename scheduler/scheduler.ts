@@ -35,8 +35,9 @@ interface Outgoing {
   result?: CheckResultMessage;
   reason?: string;
   /**
-   * A job still runnable when enqueued: given up if it expires while queued here (publishing behind). A due time
-   * replayed already expired (a new leader's backfill) is published anyway, so its worker records the gap.
+   * A job still runnable when enqueued: given up if it expires while queued here (publishing behind). A due time a new
+   * leader replays (its backfill) is published anyway, expired already or expiring behind the rest of the replay, so
+   * its worker records the gap.
    */
   shedIfExpired?: boolean;
   /** Taken off an admission line: settled there once handled, so the line's watermark moves on. */
@@ -143,6 +144,8 @@ export class Scheduler {
   private running = false;
   private started = false;
   private startFrom = 0;
+  /** When start() ran: due times up to it are the takeover's replay, never given up unrecorded. */
+  private replayThrough = Number.NEGATIVE_INFINITY;
   private senders = 0;
   /** The second (ms) the immediate first checks are counted in, and how many it has had. */
   private firstWindow = 0;
@@ -251,6 +254,7 @@ export class Scheduler {
     const trusted = fromMs !== null && fromMs <= now + this.o.backfillMs;
     const from = trusted ? Math.max(fromMs!, now - this.o.backfillMs) : now - 1;
     this.startFrom = from;
+    this.replayThrough = now;
     this.started = true;
     this.running = true;
     if (trusted && this.o.admission) {
@@ -449,8 +453,9 @@ export class Scheduler {
   }
 
   private enqueue(item: Outgoing): void {
-    // Planned now: a job that can still run now is given up if it expires before its turn to be published.
-    if (item.kind === "job") item.shedIfExpired = item.expiresAt > this.o.clock.now();
+    // Planned now: a job that can still run now is given up if it expires before its turn to be published, unless it is
+    // part of the takeover's replay (a burst the successor owes; its gap is recorded by the worker instead).
+    if (item.kind === "job") item.shedIfExpired = item.expiresAt > this.o.clock.now() && item.due > this.replayThrough;
     this.queue.push(item);
     this.inflight.set(item.due, (this.inflight.get(item.due) ?? 0) + 1);
   }
