@@ -81,8 +81,8 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
     return { status: 503, body: { error: "The database is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
   }
   if (error instanceof BusUnavailableError) {
-    // NATS restarting or unreachable: runners, run-now callers and the dashboard retry (no log line per request, as for
-    // the database: the roles log the outage once).
+    // NATS restarting or unreachable: runners retry after Retry-After. No log line per request, as for the database:
+    // the roles log the outage themselves.
     return { status: 503, body: { error: "The message bus is unavailable; retry shortly", code: "SERVICE_UNAVAILABLE", details: { retryAfterSeconds: 5 } } };
   }
   log.error({ op: "api.error", code, err: error }, "unhandled error");
