@@ -1,6 +1,6 @@
 import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
+import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
 import type { JobQueue } from "./job-queues.ts";
@@ -21,6 +21,8 @@ export interface Placement {
 export interface PlacementOptions {
   refreshMs?: number;
   regionTtlSeconds?: number;
+  /** How long past the TTL a stall of every worker's beats at once is waited out (`onlineSince`). */
+  beatsStallSeconds?: number;
   /** Floor of the runner liveness window; each runner is also given three of its own heartbeat intervals. */
   runnerTtlSeconds?: number;
   /** Replaces the default runner answer (the `runners` table when it exists, else offline). */
@@ -58,7 +60,9 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let runnerBrowsers = new Map<string, Set<string>>();
   let warned = false;
   const now = opts.now ?? Date.now;
-  const graceEnds = now() + (opts.startGraceMs ?? (opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS) * 1000);
+  const ttl = opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS;
+  const stall = opts.beatsStallSeconds ?? BEATS_STALL_GRACE_SECONDS;
+  const graceEnds = now() + (opts.startGraceMs ?? ttl * 1000);
   /** Regions seen online since the start: one that went away is offline at once, grace or not. */
   const seen = new Set<string>();
   /** A region not seen online since the start, inside the start-up grace. */
@@ -66,9 +70,9 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
 
   const refresh = async () => {
     try {
-      regions = await onlineRegionConcurrency(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      regions = await onlineRegionConcurrency(sql, ttl, stall);
       for (const region of regions.keys()) seen.add(region);
-      regionBrowsers = await onlineRegionEngines(sql, opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS);
+      regionBrowsers = await onlineRegionEngines(sql, ttl, stall);
       runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
     } catch (err) {

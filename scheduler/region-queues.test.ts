@@ -104,6 +104,26 @@ for (const kind of ["memory", "nats"] as const) {
       expect(await bus.pendingJobs(regionSubject(region))).toBe(1);
       await bus.purgeJobs(regionSubject(region));
     });
+
+    it("leaves the queue to its workers while every worker's beats stall at once (their path is down, not the workers)", async () => {
+      const org = await insertOrg(db.sql);
+      const region = `stall-${kind}`;
+      const [mon] = await insertMonitors(db.sql, org, [{ regions: [region] }]);
+      await markRegionOnline(db.sql, region);
+      const now = Date.now();
+      await bus.publishJob(regionSubject(region), job(mon!, org, region, now - 60_000, now - 30_000));
+      try {
+        await db.sql`update region_workers set last_seen_at = now() - interval '40 seconds'`;
+        expect(await sweepRegionQueues(db.sql, bus, silentLogger, () => now)).toBe(0);
+        expect(await bus.pendingJobs(regionSubject(region))).toBe(1);
+        // No beat anywhere for longer than the stall is waited out: the region's expired job is recorded.
+        await db.sql`update region_workers set last_seen_at = now() - interval '2 minutes'`;
+        expect(await sweepRegionQueues(db.sql, bus, silentLogger, () => now)).toBe(1);
+      } finally {
+        await db.sql`update region_workers set last_seen_at = now()`;
+        await bus.purgeJobs(regionSubject(region));
+      }
+    });
   });
 }
 

@@ -2,7 +2,7 @@ import type { Bus, JobSubject } from "../core/bus/index.ts";
 import type { Sql } from "../db/client.ts";
 import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
+import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegions, regionsInUse } from "../db/queries/scheduler.ts";
 import { ENGINES } from "../schemas/checks/browser-engines.ts";
@@ -27,7 +27,10 @@ export const expiredUnclaimed = (region: string, engine?: string) =>
  * Returns the jobs recorded.
  */
 export async function sweepRegionQueues(sql: Sql, bus: Bus, log: Logger, now: () => number = Date.now): Promise<number> {
-  const [online, engines] = await Promise.all([onlineRegions(sql, REGION_ONLINE_TTL_SECONDS), onlineRegionEngines(sql, REGION_ONLINE_TTL_SECONDS)]);
+  const [online, engines] = await Promise.all([
+    onlineRegions(sql, REGION_ONLINE_TTL_SECONDS, BEATS_STALL_GRACE_SECONDS),
+    onlineRegionEngines(sql, REGION_ONLINE_TTL_SECONDS, BEATS_STALL_GRACE_SECONDS),
+  ]);
   let recorded = 0;
   for (const region of await regionsInUse(sql)) {
     // A region's own queue needs a worker online there; each browser engine's queue a worker offering that engine.

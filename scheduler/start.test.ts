@@ -6,7 +6,7 @@ import { silentLogger } from "../core/log.ts";
 import { readWatermark } from "../db/queries/scheduler.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { insertMonitors, insertOrg, markRegionOnline, until } from "../tests/support/scheduling.ts";
-import { REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
+import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { startScheduler, type SchedulerHandle } from "./start.ts";
 
 let db: TestDatabase;
@@ -152,6 +152,38 @@ describe("scheduler with the database", () => {
     expect(s.results.filter((r) => r.monitor_id === m).length).toBeGreaterThan(0);
     expect(s.results.find((r) => r.monitor_id === m)).toMatchObject({ status: "unavailable", error: "no worker online in region leaving-1" });
   });
+
+  it("keeps a region online while every worker's beats stall at once (their path to the database is down), for a bounded time", async () => {
+    // The fault test's NATS outage: no beat reached ingest for 12 s, every region's newest beat grew older than the
+    // 15 s window together, and once NATS was back the scheduler recorded its due checks "no worker online" for the
+    // seconds until the next beats were stored, while the workers were there to run them.
+    const org = await insertOrg(db.sql);
+    const [m] = await insertMonitors(db.sql, org, [{ regions: ["stalled-1"], interval_seconds: 10 }]);
+    await markRegionOnline(db.sql, "stalled-1");
+    const s = await scheduler();
+    await until(() => s.handle.size() >= 1);
+    const stallFor = async (seconds: number) => {
+      await db.sql`update region_workers set last_seen_at = now() - make_interval(secs => ${seconds})`;
+      await Bun.sleep(2_500); // the scheduler's next look (every 2 s)
+      await s.clock.advance(10_000);
+    };
+    try {
+      await stallFor(REGION_ONLINE_TTL_SECONDS + 15);
+      expect(s.results.filter((r) => r.monitor_id === m)).toEqual([]);
+      expect(s.jobs.filter((j) => j.monitor_id === m).length).toBeGreaterThan(0);
+      // One region silent while another beats: its workers are gone, not the path.
+      await markRegionOnline(db.sql, "beating-1");
+      await Bun.sleep(2_500);
+      await s.clock.advance(10_000);
+      expect(s.results.find((r) => r.monitor_id === m)).toMatchObject({ status: "unavailable", error: "no worker online in region stalled-1" });
+      // Every beat silent for longer than the stall the scheduler waits out: no worker is taken to be anywhere.
+      const before = s.results.length;
+      await stallFor(REGION_ONLINE_TTL_SECONDS + BEATS_STALL_GRACE_SECONDS + 5);
+      expect(s.results.slice(before).find((r) => r.monitor_id === m)).toMatchObject({ status: "unavailable", error: "no worker online in region stalled-1" });
+    } finally {
+      await db.sql`update region_workers set last_seen_at = now()`;
+    }
+  }, 30_000);
 
   it("stops scheduling monitors while a maintenance window that pauses them is active", async () => {
     const org = await insertOrg(db.sql);

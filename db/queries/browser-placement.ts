@@ -1,10 +1,11 @@
 import type { Sql } from "../client.ts";
+import { onlineSince } from "./scheduler.ts";
 
-/** region → browser engine → how many of its workers seen in the last `ttlSeconds` (database clock) offer it. */
-export async function onlineRegionEngines(sql: Sql, ttlSeconds: number): Promise<Map<string, Map<string, number>>> {
+/** region → browser engine → how many of its online workers (`onlineSince`) offer it. */
+export async function onlineRegionEngines(sql: Sql, ttlSeconds: number, stallSeconds: number): Promise<Map<string, Map<string, number>>> {
   const rows = await sql<{ region: string; engine: string; workers: number }[]>`
     select region, b as engine, count(*)::int as workers from region_workers, unnest(browsers) as b
-    where last_seen_at > now() - make_interval(secs => ${ttlSeconds}) group by region, b`;
+    where last_seen_at > ${onlineSince(sql, ttlSeconds, stallSeconds)} group by region, b`;
   const out = new Map<string, Map<string, number>>();
   for (const r of rows) out.set(r.region, (out.get(r.region) ?? new Map()).set(r.engine, r.workers));
   return out;

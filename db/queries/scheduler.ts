@@ -90,18 +90,28 @@ export async function writeWatermark(sql: Sql, throughMs: number, leaderId: stri
       leader_id = excluded.leader_id, updated_at = now()`;
 }
 
-/** Regions with a worker seen in the last `ttlSeconds` (by the database's clock). */
-export async function onlineRegions(sql: Sql, ttlSeconds: number): Promise<Set<string>> {
+/**
+ * A worker's beat newer than this counts as online: within `ttlSeconds` of the newest beat of any worker (by the
+ * database's clock), and of now once no beat came for `stallSeconds` past the TTL. While beats stop everywhere at
+ * once, their path (the bus, ingest, the database) is down, not every worker; a region silent while another beats
+ * is offline after the TTL as before.
+ */
+export const onlineSince = (sql: Sql, ttlSeconds: number, stallSeconds: number) => sql`greatest(
+    now() - make_interval(secs => ${ttlSeconds + stallSeconds}),
+    least(now(), (select max(last_seen_at) from region_workers)) - make_interval(secs => ${ttlSeconds}))`;
+
+/** Regions with a worker online (`onlineSince`). */
+export async function onlineRegions(sql: Sql, ttlSeconds: number, stallSeconds: number): Promise<Set<string>> {
   const rows = await sql<{ region: string }[]>`
-    select distinct region from region_workers where last_seen_at > now() - make_interval(secs => ${ttlSeconds})`;
+    select distinct region from region_workers where last_seen_at > ${onlineSince(sql, ttlSeconds, stallSeconds)}`;
   return new Set(rows.map((r) => r.region));
 }
 
 /** Checks the online workers of each region run at once (the sum of their CONCURRENCY): the scheduler's backpressure. */
-export async function onlineRegionConcurrency(sql: Sql, ttlSeconds: number): Promise<Map<string, number>> {
+export async function onlineRegionConcurrency(sql: Sql, ttlSeconds: number, stallSeconds: number): Promise<Map<string, number>> {
   const rows = await sql<{ region: string; concurrency: number }[]>`
     select region, sum(concurrency)::int as concurrency from region_workers
-    where last_seen_at > now() - make_interval(secs => ${ttlSeconds}) group by region`;
+    where last_seen_at > ${onlineSince(sql, ttlSeconds, stallSeconds)} group by region`;
   return new Map(rows.map((r) => [r.region, r.concurrency]));
 }
 
