@@ -2,6 +2,7 @@ import type { Bus } from "../core/bus/index.ts";
 import type { Clock } from "../core/clock.ts";
 import { type CheckResultMessage, jobId, type LocationType, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
+import { LogThrottle } from "../core/log-throttle.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
 import { buildCheckJob } from "../domain/monitors/job.ts";
@@ -126,18 +127,15 @@ export class Scheduler {
   private readonly queue: Outgoing[] = [];
   /** Due time → messages not yet confirmed by the bus; holds the watermark back. */
   private readonly inflight = new Map<number, number>();
-  private expiredSinceWarn = 0;
-  private expiredWarnedAt = Number.NEGATIVE_INFINITY;
-  /** Due checks whose first publish failed since the last warn line about it, and when that line went out. */
-  private failedSinceWarn = 0;
-  private failedWarnedAt = Number.NEGATIVE_INFINITY;
+  /** Due checks expired unpublished, and due checks whose first publish failed: a warn line per EXPIRED_WARN_MS each. */
+  private readonly expiredLog: LogThrottle;
+  private readonly failedLog: LogThrottle;
   /** Set by a publish the bus refused, cleared by one it took: a due check expiring meanwhile is a gap of its outage. */
   private busRefusing = false;
   private readonly gaps: OwedGaps<Gap>;
-  /** Gaps recorded since the bus came back, and gaps given up unrecorded since the last error line about them. */
+  /** Gaps recorded since the bus came back; gaps given up unrecorded, an error line per EXPIRED_WARN_MS. */
   private gapsRecorded = 0;
-  private gapsDropped = 0;
-  private gapsDroppedWarnedAt = Number.NEGATIVE_INFINITY;
+  private readonly droppedLog: LogThrottle;
   private readonly idleWaiters: (() => void)[] = [];
   private timer: unknown = null;
   private timerAt = Infinity;
@@ -156,6 +154,10 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     if (o.admission) o.admission.onSample = () => this.releaseWaiting();
+    const now = () => o.clock.now();
+    this.expiredLog = new LogThrottle(EXPIRED_WARN_MS, now);
+    this.failedLog = new LogThrottle(EXPIRED_WARN_MS, now);
+    this.droppedLog = new LogThrottle(EXPIRED_WARN_MS, now);
     this.gaps = new OwedGaps<Gap>({
       clock: o.clock,
       limit: o.maxOwedGaps ?? MAX_OWED_GAPS,
@@ -580,14 +582,12 @@ export class Scheduler {
       return;
     }
     this.o.metrics?.dropped.inc();
-    this.gapsDropped++;
-    if (now - this.gapsDroppedWarnedAt < EXPIRED_WARN_MS) return;
+    const dropped = this.droppedLog.hit();
+    if (dropped === null) return;
     this.o.log.error(
-      { op: "scheduler.publish", dropped: this.gapsDropped, owed: this.gaps.size, due: item.due },
+      { op: "scheduler.publish", dropped, owed: this.gaps.size, due: item.due },
       "the message bus has been down too long: due checks were given up and their gaps not recorded",
     );
-    this.gapsDroppedWarnedAt = now;
-    this.gapsDropped = 0;
   }
 
   private gapRecorded(g: Gap): void {
@@ -601,28 +601,19 @@ export class Scheduler {
    * how many failed meanwhile, so a bus outage is not a line per due check. The line names the latest check.
    */
   private publishFailed(item: Outgoing, err: unknown): void {
-    this.failedSinceWarn++;
-    const now = this.o.clock.now();
-    if (now - this.failedWarnedAt < EXPIRED_WARN_MS) return;
-    this.o.log.warn(
-      { op: "scheduler.publish", err, failed: this.failedSinceWarn, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId },
-      "publish failed; retrying",
-    );
-    this.failedWarnedAt = now;
-    this.failedSinceWarn = 0;
+    const failed = this.failedLog.hit();
+    if (failed === null) return;
+    this.o.log.warn({ op: "scheduler.publish", err, failed, jobId: item.jobId, monitorId: item.monitorId, orgId: item.orgId }, "publish failed; retrying");
   }
 
   /** One warn line per EXPIRED_WARN_MS while due checks expire unpublished (not one per check), with how many. */
   private expiredUnsent(item: Outgoing): void {
     this.o.metrics?.dropped.inc();
-    this.expiredSinceWarn++;
-    const now = this.o.clock.now();
-    if (now - this.expiredWarnedAt < EXPIRED_WARN_MS) return;
+    const expired = this.expiredLog.hit();
+    if (expired === null) return;
     this.o.log.warn(
-      { op: "scheduler.publish", expired: this.expiredSinceWarn, behindMs: now - item.due, queued: this.queue.length },
+      { op: "scheduler.publish", expired, behindMs: this.o.clock.now() - item.due, queued: this.queue.length },
       "publishing is behind: due checks expired before they could be published and were given up",
     );
-    this.expiredWarnedAt = now;
-    this.expiredSinceWarn = 0;
   }
 }
