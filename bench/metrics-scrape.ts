@@ -5,7 +5,10 @@
  * ten (so the window's rollups hold two buckets per series), one ssl result in ten, 1% of series firing.
  * Prints the median of warm runs for the queries and the writer in-process and for the whole HTTP scrape
  * with an API key, gzip (as Prometheus asks) and uncompressed (target < 500 ms).
- * Usage: bun bench/metrics-scrape.ts [monitors=10000] [regions=1] [runs=15]   (BENCH_KEEP_DB=1 keeps the database)
+ * `--lag 1,6` then times the window's rollups again with the rollup watermark that many minutes back (the raw rows
+ * due since it read with the rollups, as with a closer whose step is that wide; the rollups are not reopened, so the
+ * figures count those rows twice: a timing, not a result): what each raw minute costs a scrape.
+ * Usage: bun bench/metrics-scrape.ts [monitors=10000] [regions=1] [runs=15] [--lag M,M…]   (BENCH_KEEP_DB=1 keeps the database)
  */
 import { closeRollups } from "../domain/results/rollup-closer.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
@@ -16,9 +19,12 @@ import { ensurePartition } from "../db/results/maintenance.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { makeOrg, startTestApi } from "../tests/support/api.ts";
 
-const MONITORS = Number(process.argv[2] ?? 10_000);
-const REGIONS = Number(process.argv[3] ?? 1);
-const RUNS = Number(process.argv[4] ?? 15);
+const lagAt = process.argv.indexOf("--lag");
+const LAGS = lagAt > 0 ? process.argv[lagAt + 1]!.split(",").map(Number) : [];
+const args = lagAt > 0 ? process.argv.slice(2, lagAt).concat(process.argv.slice(lagAt + 2)) : process.argv.slice(2);
+const MONITORS = Number(args[0] ?? 10_000);
+const REGIONS = Number(args[1] ?? 1);
+const RUNS = Number(args[2] ?? 15);
 const TARGET_MS = 500;
 
 async function median(label: string, target: number, fn: () => Promise<unknown>): Promise<void> {
@@ -96,6 +102,15 @@ try {
       if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
       await res.arrayBuffer();
     });
+  }
+  for (const lag of LAGS) {
+    await sql`update rollup_watermark set closed_through = ${new Date(minute - lag * 60_000)}`;
+    const [{ raw }] = await sql<{ raw: number }[]>`
+      select count(*)::int as raw from check_results where org_id = ${org.org_id} and scheduled_at >= (select closed_through from rollup_watermark)`;
+    const t1 = process.cpuUsage();
+    await median(`the window's rollups, watermark ${lag} min back (${raw.toLocaleString("en")} raw rows)`, Number.POSITIVE_INFINITY, () => windowFigures(sql, org.org_id, true));
+    const bun = process.cpuUsage(t1);
+    console.log(`  Bun CPU over its ${RUNS + 3} runs: ${((bun.user + bun.system) / 1000 / (RUNS + 3)).toFixed(1)} ms per scrape`);
   }
   const zipped = await fetch(`${api.url}/api/v1/metrics`, { headers: { authorization: `Bearer ${org.api_key}`, "accept-encoding": "gzip" }, decompress: false });
   console.log(`gzip body: ${((await zipped.arrayBuffer()).byteLength / 1e6).toFixed(1)} MB`);
