@@ -21,8 +21,6 @@ export interface Placement {
 export interface PlacementOptions {
   refreshMs?: number;
   regionTtlSeconds?: number;
-  /** How long past the TTL a stall of every worker's beats at once is waited out (`onlineSince`). */
-  beatsStallSeconds?: number;
   /** Floor of the runner liveness window; each runner is also given three of its own heartbeat intervals. */
   runnerTtlSeconds?: number;
   /** Replaces the default runner answer (the `runners` table when it exists, else offline). */
@@ -61,7 +59,6 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let warned = false;
   const now = opts.now ?? Date.now;
   const ttl = opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS;
-  const stall = opts.beatsStallSeconds ?? BEATS_STALL_GRACE_SECONDS;
   const graceEnds = now() + (opts.startGraceMs ?? ttl * 1000);
   /** Regions seen online since the start: one that went away is offline at once, grace or not. */
   const seen = new Set<string>();
@@ -70,9 +67,9 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
 
   const refresh = async () => {
     try {
-      regions = await onlineRegionConcurrency(sql, ttl, stall);
+      regions = await onlineRegionConcurrency(sql, ttl, BEATS_STALL_GRACE_SECONDS);
       for (const region of regions.keys()) seen.add(region);
-      regionBrowsers = await onlineRegionEngines(sql, ttl, stall);
+      regionBrowsers = await onlineRegionEngines(sql, ttl, BEATS_STALL_GRACE_SECONDS);
       runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
     } catch (err) {

@@ -4,7 +4,7 @@ export interface RegionInfo {
   city: string;
 }
 
-/** A region counts as online while one of its workers was seen this recently. */
+/** A region counts as online while one of its workers was seen this recently (see BEATS_STALL_GRACE_SECONDS). */
 export const REGION_ONLINE_TTL_SECONDS = 15;
 
 /**
