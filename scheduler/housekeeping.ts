@@ -3,6 +3,7 @@ import type { Sql } from "../db/client.ts";
 import type { Logger } from "../core/log.ts";
 import { sweepHeartbeats } from "../domain/monitors/heartbeat.ts";
 import { sweepStaleRunnerQueues } from "../domain/runners/queue.ts";
+import { BlindTime } from "../core/process/blind-time.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
 import { closeRollups } from "../domain/results/rollup-closer.ts";
@@ -35,6 +36,8 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
   const now = o.now ?? (() => new Date());
   const stopping = new AbortController();
   let toldOperator = false;
+  /** Runners silent only while this process could not see (its start, failed sweeps) keep their queues. */
+  const runnerSweepBlindness = new BlindTime();
   const tasks: PeriodicTask[] = [
     runPeriodically(
       "scheduler.heartbeats",
@@ -49,7 +52,7 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       "scheduler.runner-queues",
       o.runnerSweepMs ?? 10_000,
       async () => {
-        await sweepStaleRunnerQueues(sql, bus, log);
+        await runnerSweepBlindness.watch((blind) => sweepStaleRunnerQueues(sql, bus, log, blind));
       },
       log,
     ),

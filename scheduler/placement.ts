@@ -4,6 +4,7 @@ import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/
 import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placement.ts";
 import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
 import type { JobQueue } from "./job-queues.ts";
+import { BlindTime } from "../core/process/blind-time.ts";
 
 const NONE: ReadonlyMap<string, number> = new Map();
 const ANY = { has: () => true };
@@ -35,6 +36,11 @@ export interface PlacementOptions {
   startGraceMs?: number;
   /** The schedule's clock, for the grace; default Date.now. */
   now?: () => number;
+  /**
+   * What this process could not see (before it started, refreshes that failed): a runner silent only then is
+   * not offline, since its heartbeats could not have been read (`runnerSilenceSeconds`). Default: tracked from now.
+   */
+  blind?: BlindTime;
 }
 
 /** Placement plus what the scheduled loop needs to keep it fresh. */
@@ -58,6 +64,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let runnerBrowsers = new Map<string, Set<string>>();
   let warned = false;
   const now = opts.now ?? Date.now;
+  const blind = opts.blind ?? new BlindTime();
   const ttl = opts.regionTtlSeconds ?? REGION_ONLINE_TTL_SECONDS;
   const graceEnds = now() + (opts.startGraceMs ?? ttl * 1000);
   /** Regions seen online since the start: one that went away is offline at once, grace or not. */
@@ -70,9 +77,11 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
       regions = await onlineRegionConcurrency(sql, ttl, BEATS_STALL_GRACE_SECONDS);
       for (const region of regions.keys()) seen.add(region);
       regionBrowsers = await onlineRegionEngines(sql, ttl, BEATS_STALL_GRACE_SECONDS);
-      runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15)) ?? new Map();
+      runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15, blind.span())) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
+      blind.succeeded();
     } catch (err) {
+      blind.failed();
       // Keep the last answer: a short database hiccup should not mark every region offline.
       if (!warned) log.warn({ op: "scheduler.placement", err }, "liveness refresh failed; keeping the last answer");
       warned = true;

@@ -4,7 +4,8 @@ import { newId } from "../../core/ids.ts";
 import { silentLogger } from "../../core/log.ts";
 import { makeOrg } from "../../tests/support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
-import { sweepRunnerLiveness } from "./runner-watch.ts";
+import { BlindTime } from "../../core/process/blind-time.ts";
+import { startRunnerWatch, sweepRunnerLiveness } from "./runner-watch.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -67,5 +68,38 @@ describe("runner liveness notices", () => {
     await runner(org.org_id, "over quota", { seenSecondsAgo: 600, suspended: true });
     await sweepRunnerLiveness(db.sql, silentLogger);
     expect(await feed(org.org_id)).toEqual([]);
+  });
+
+  it("does not count what the sweeping process could not see: before its start, a stretch of failed sweeps", async () => {
+    const org = await makeOrg(db.sql, "business");
+    // Every runner's heartbeats stopped 120 s ago, together: the path (API, database) was down, not the runners.
+    const stalled = await runner(org.org_id, "stalled", { seenSecondsAgo: 120 });
+    // Silent since long before the outage: offline whatever the outage.
+    const dead = await runner(org.org_id, "dead", { seenSecondsAgo: 400 });
+    // The process started 10 s ago: it saw nothing before.
+    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 10, gapFromAgoS: 0, gapToAgoS: 0 });
+    expect(await feed(org.org_id)).toEqual([]);
+    // Running for an hour, its sweeps failed from 115 s ago until 5 s ago: 120 − 110 = 10 s of silence seen.
+    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 115, gapToAgoS: 5 });
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`]);
+    // Once it has seen a whole window of silence after the outage, the runner is offline.
+    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 115, gapToAgoS: 25 });
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`]);
+    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 30, gapToAgoS: 29 });
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`, `runner.offline ${stalled}`]);
+  });
+
+  it("a freshly started watch waits a window before announcing runners silent since before its start", async () => {
+    const org = await makeOrg(db.sql, "business");
+    const stalled = await runner(org.org_id, "stalled", { seenSecondsAgo: 120, intervalMs: 1_000 });
+    let now = 0;
+    const watch = startRunnerWatch(db.sql, silentLogger, 50, new BlindTime(() => now));
+    await Bun.sleep(300);
+    expect(await feed(org.org_id)).toEqual([]);
+    now += 3_100;
+    const end = Date.now() + 5_000;
+    while ((await feed(org.org_id)).length === 0 && Date.now() < end) await Bun.sleep(50);
+    await watch.stop();
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${stalled}`]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Sql } from "../client.ts";
+import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
 
 export interface RunnerTransition {
   org_id: string;
@@ -10,17 +11,33 @@ export interface RunnerTransition {
 /** A runner is offline once no heartbeat came for 3 × its own interval (the rule GET /runners/:id/status shows). */
 const offlineAfter = (sql: Sql) => sql`make_interval(secs => coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)`;
 
+/** Seconds in a runner's liveness window: three of its own heartbeat intervals. */
+export const offlineAfterSeconds = (sql: Sql) => sql`(coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)`;
+
+/**
+ * Seconds since a runner's last heartbeat (null if it never sent one), less the time the judging process could not
+ * see (`BlindSpan`: before it started, its latest stretch of failed reads). Heartbeats travel runner → API →
+ * PostgreSQL, so while the judge could not read the database, or was not running (the all-in-one restarting), no
+ * runner could be seen beating: that stretch is no evidence of silence, and a live runner is seen again within
+ * seconds of the path coming back (it retries every few seconds).
+ */
+export const runnerSilenceSeconds = (sql: Sql, blind: BlindSpan) => {
+  const ago = sql`extract(epoch from now() - last_seen_at)::float8`;
+  return sql`(${ago} - greatest(0, ${ago} - ${blind.startedAgoS}::float8) - greatest(0, least(${ago}, ${blind.gapFromAgoS}::float8) - ${blind.gapToAgoS}::float8))`;
+};
+
 /**
  * Marks runners that went offline since the last sweep and writes one `runner.offline` notification
  * each, in one statement: concurrent sweeps cannot announce a runner twice. Runners that never
- * connected, revoked and suspended runners (they get no jobs) are left out.
+ * connected, revoked and suspended runners (they get no jobs) are left out. Silence is counted
+ * without the sweeping process's blind time (`runnerSilenceSeconds`).
  */
-export async function announceOfflineRunners(sql: Sql): Promise<RunnerTransition[]> {
+export async function announceOfflineRunners(sql: Sql, blind: BlindSpan = FULL_VIEW): Promise<RunnerTransition[]> {
   return sql<RunnerTransition[]>`
     with went as (
       update runners set offline_notified_at = now()
       where offline_notified_at is null and revoked_at is null and not suspended
-        and last_seen_at is not null and last_seen_at <= now() - ${offlineAfter(sql)}
+        and last_seen_at is not null and ${runnerSilenceSeconds(sql, blind)} >= ${offlineAfterSeconds(sql)}
       returning id, org_id, name, last_seen_at
     ), written as (
       insert into notifications (id, org_id, type, title, body, data)

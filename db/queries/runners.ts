@@ -1,4 +1,6 @@
 import type { Sql } from "../client.ts";
+import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
+import { offlineAfterSeconds, runnerSilenceSeconds } from "./runner-liveness.ts";
 
 export interface RunnerRow {
   id: string;
@@ -175,14 +177,14 @@ export async function nextOutboundSeq(sql: Sql, sessionId: string): Promise<numb
 
 /**
  * Runners whose queue may hold jobs nobody will run: revoked, suspended, or offline (no heartbeat
- * within 3 × their interval, at least `ttlSeconds`). Only those active within the jobs' 1 h
- * lifetime can still have any.
+ * within 3 × their interval, at least `ttlSeconds`, not counting what the sweeping process could not
+ * see: `runnerSilenceSeconds`). Only those active within the jobs' 1 h lifetime can still have any.
  */
-export async function staleRunnerQueues(sql: Sql, ttlSeconds: number): Promise<{ id: string; state: "revoked" | "suspended" | "offline" }[]> {
+export async function staleRunnerQueues(sql: Sql, ttlSeconds: number, blind: BlindSpan = FULL_VIEW): Promise<{ id: string; state: "revoked" | "suspended" | "offline" }[]> {
   return sql<{ id: string; state: "revoked" | "suspended" | "offline" }[]>`
     select id, case when revoked_at is not null then 'revoked' when suspended then 'suspended' else 'offline' end as state
     from runners
     where last_seen_at > now() - interval '2 hours'
       and (revoked_at is not null or suspended
-        or last_seen_at <= now() - make_interval(secs => greatest(${ttlSeconds}::float8, coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)))`;
+        or ${runnerSilenceSeconds(sql, blind)} >= greatest(${ttlSeconds}::float8, ${offlineAfterSeconds(sql)}))`;
 }

@@ -1,4 +1,6 @@
 import type { Sql } from "../client.ts";
+import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
+import { offlineAfterSeconds, runnerSilenceSeconds } from "./runner-liveness.ts";
 
 /** What the scheduler needs of a monitor. Reads span every organisation: the scheduler serves them all. */
 export interface SchedulableRow {
@@ -127,15 +129,15 @@ export async function regionsInUse(sql: Sql): Promise<string[]> {
 /**
  * Runners seen recently and neither revoked nor suspended, with the checks each runs at once (its CONCURRENCY),
  * when the runners table exists (it arrives with self-hosted runners); null when it does not, so every runner
- * counts as offline.
+ * counts as offline. `blind`: what the asking process could not see, not counted as silence (`runnerSilenceSeconds`).
  */
-export async function onlineRunners(sql: Sql, ttlSeconds: number): Promise<Map<string, number> | null> {
+export async function onlineRunners(sql: Sql, ttlSeconds: number, blind: BlindSpan = FULL_VIEW): Promise<Map<string, number> | null> {
   const [t] = await sql<{ exists: boolean }[]>`select to_regclass('runners') is not null as exists`;
   if (!t?.exists) return null;
   // Three missed heartbeats (at the runner's own interval) make it offline; ttlSeconds is the floor.
   const rows = await sql<{ id: string; concurrency: number }[]>`
     select id, coalesce(concurrency, 1) as concurrency from runners
     where revoked_at is null and not suspended
-      and last_seen_at > now() - make_interval(secs => greatest(${ttlSeconds}::float8, coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0))`;
+      and ${runnerSilenceSeconds(sql, blind)} < greatest(${ttlSeconds}::float8, ${offlineAfterSeconds(sql)})`;
   return new Map(rows.map((r) => [r.id, r.concurrency]));
 }

@@ -3,6 +3,7 @@ import type { Sql } from "../../db/client.ts";
 import { type CheckJobMessage, resultSubject, runnerSubject, unavailableResult } from "../../schemas/messages/check-messages.ts";
 import type { Logger } from "../../core/log.ts";
 import { staleRunnerQueues } from "../../db/queries/runners.ts";
+import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
 
 /** Why a runner's waiting jobs cannot run, as recorded on their `unavailable` results. */
 export const STALE_REASONS = {
@@ -37,11 +38,13 @@ export async function drainRunnerQueue(bus: Bus, runnerId: string, reason: strin
 
 /**
  * The scheduler leader's sweep: the queues of runners that went offline, were revoked or suspended
- * are drained into `unavailable` results. `ttlSeconds` is the placement's floor of the liveness window.
+ * are drained into `unavailable` results. `blind` is what the sweeping process could not see (its start,
+ * its latest failed sweeps), not counted as a runner's silence; `ttlSeconds` is the placement's floor of
+ * the liveness window.
  */
-export async function sweepStaleRunnerQueues(sql: Sql, bus: Bus, log: Logger, ttlSeconds = 15): Promise<number> {
+export async function sweepStaleRunnerQueues(sql: Sql, bus: Bus, log: Logger, blind: BlindSpan = FULL_VIEW, ttlSeconds = 15): Promise<number> {
   let total = 0;
-  for (const r of await staleRunnerQueues(sql, ttlSeconds)) {
+  for (const r of await staleRunnerQueues(sql, ttlSeconds, blind)) {
     const n = await drainRunnerQueue(bus, r.id, STALE_REASONS[r.state]);
     if (n > 0) log.info({ op: "runners.stale-jobs", runnerId: r.id, state: r.state, recorded: n }, "recorded a stale runner's jobs as unavailable");
     total += n;

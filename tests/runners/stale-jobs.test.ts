@@ -48,6 +48,20 @@ describe("stale jobs of runners (the scheduler leader's sweep)", () => {
     await results.stop();
   });
 
+  it("keeps the queue of a runner silent only while the sweeping process could not see (its start, failed sweeps)", async () => {
+    // Heartbeats every 5 s: offline after 15 s of silence. Its last one came 30 s ago, when the database went down.
+    const { org, runner } = await runnerSeen(30);
+    await publishHttpJob(api.bus, org.org_id, runner.id, "mon_blind", "http://127.0.0.1:1/");
+    // The leader started 10 s ago: it has seen 10 s of silence.
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 10, gapFromAgoS: 0, gapToAgoS: 0 })).toBe(0);
+    // Its sweeps failed from 35 s ago until 10 s ago: 10 s of silence seen.
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 600, gapFromAgoS: 35, gapToAgoS: 10 })).toBe(0);
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(1);
+    // Until 20 s ago: 20 s seen, more than its window.
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 600, gapFromAgoS: 35, gapToAgoS: 20 })).toBe(1);
+    expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(0);
+  });
+
   it("records the queued jobs of a suspended runner with the reason", async () => {
     const { org, runner } = await runnerSeen(1, { suspended: true });
     const results = await collectResults(api.bus, org.org_id);
