@@ -36,14 +36,18 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
   const now = o.now ?? (() => new Date());
   const stopping = new AbortController();
   let toldOperator = false;
-  /** Runners silent only while this process could not see (its start, failed sweeps) keep their queues. */
-  const runnerSweepBlindness = new BlindTime();
+  // What each sweep could not see (before this process started, its failed runs) is no evidence of silence:
+  // runners silent only then keep their queues, and heartbeat deadlines a refused ping would have met are
+  // recorded unavailable, not down. On the schedule's clock when one is given (tests), else a monotonic one.
+  const blindClock = o.now ? () => o.now!().getTime() : undefined;
+  const runnerSweepBlindness = new BlindTime(blindClock);
+  const heartbeatSweepBlindness = new BlindTime(blindClock);
   const tasks: PeriodicTask[] = [
     runPeriodically(
       "scheduler.heartbeats",
       o.heartbeatSweepMs ?? 5_000,
       async () => {
-        const missed = await sweepHeartbeats(sql, bus, now());
+        const missed = await heartbeatSweepBlindness.watch((blind) => sweepHeartbeats(sql, bus, now(), blind));
         if (missed > 0) log.info({ op: "scheduler.heartbeats", missed }, "recorded missed heartbeats");
       },
       log,

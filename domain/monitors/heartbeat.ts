@@ -4,12 +4,15 @@ import { type Sql, withTx } from "../../db/client.ts";
 import { notFound } from "../../core/errors.ts";
 import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { deadlineAfter, type HeartbeatTiming, missedDeadlines } from "../../schemas/heartbeat/schedule.ts";
+import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
 import { advanceDeadline, type HeartbeatMonitorRow, lockHeartbeatByToken, overdueHeartbeats, recordPing, recordStart } from "../../db/queries/heartbeats.ts";
 
 const HEARTBEAT_LOCATION = "heartbeat";
 const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
 /** At most this many missed runs are recorded per monitor and sweep (older ones are a known gap). */
 const MAX_MISSES_PER_SWEEP = 10;
+/** The error of a missed deadline whose pings may have been refused (`sweepHeartbeats`). */
+const UNSEEN_ERROR = "Watchpost could not receive pings for part of this run's window (it was restarting or its database was unreachable)";
 /** A fail ping's error is the first line of its body, cut to this length (the whole body is in data.body). */
 const ERROR_CHARS = 500;
 
@@ -26,7 +29,7 @@ type ResultData = CheckResultMessage["data"];
 const timingOf = (m: Pick<HeartbeatMonitorRow, "config">) => m.config as HeartbeatTiming;
 const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
 
-function result(m: Pick<HeartbeatMonitorRow, "id" | "org_id">, id: string, at: number, outcome: { status: "up" | "down"; error: string | null; duration: number; data: ResultData }): CheckResultMessage {
+function result(m: Pick<HeartbeatMonitorRow, "id" | "org_id">, id: string, at: number, outcome: { status: "up" | "down" | "unavailable"; error: string | null; duration: number; data: ResultData }): CheckResultMessage {
   return resultMessage(
     { id, org_id: m.org_id, monitor_id: m.id, location: HEARTBEAT_LOCATION, location_type: "region", due_at: at },
     { checked_at: at, status: outcome.status, duration_ms: outcome.duration, error: outcome.error, data: outcome.data },
@@ -89,21 +92,51 @@ export async function acceptPing(
 }
 
 /**
+ * The earliest time a ping would have moved the deadline past `deadline` (a ping at x sets it to the next
+ * expected run after x, plus the grace): with a period, right after the run before (x + period + grace >
+ * deadline); with a schedule, the run itself (the next run after x must be a later one).
+ */
+function pingWindowStart(t: HeartbeatTiming, deadline: number): number {
+  const expected = deadline - (t.grace_seconds ?? 0) * 1000;
+  return t.schedule === undefined ? expected - (t.period_seconds ?? 0) * 1000 : expected;
+}
+
+/** Whether (from, to] touches what the sweeping process could not see, as of `now` (ms). */
+function blindBetween(blind: BlindSpan, now: number): (from: number, to: number) => boolean {
+  const startedAt = now - blind.startedAgoS * 1000;
+  const gapFrom = now - blind.gapFromAgoS * 1000;
+  const gapTo = now - blind.gapToAgoS * 1000;
+  return (from, to) => from < startedAt || (gapTo > gapFrom && from < gapTo && to >= gapFrom);
+}
+
+/**
  * Publishes a `down` result for every missed deadline (expected run + grace) up to now, then stores
  * the next deadline. A monitor whose deadline is not computed yet (new, or config changed) counts
  * from its last ping or creation. Ids are per deadline, so several sweepers, or a sweep repeated
  * after a crash, store each miss once.
+ *
+ * `blind` is what the sweeping process could not see: before it started, and its latest stretch of
+ * failed sweeps (core/process/blind-time.ts). Pings travel through the API into PostgreSQL, so while
+ * the service was down or its database unreachable a job's ping may have been refused: a deadline that
+ * such a ping would have met is recorded `unavailable` (a gap in monitoring), not `down`.
  */
-export async function sweepHeartbeats(sql: Sql, bus: Bus, now = new Date()): Promise<number> {
+export async function sweepHeartbeats(sql: Sql, bus: Bus, now = new Date(), blind: BlindSpan = FULL_VIEW): Promise<number> {
   let published = 0;
+  const unseen = blindBetween(blind, now.getTime());
   for (const m of await overdueHeartbeats(sql, now)) {
     const timing = timingOf(m);
-    const due = m.due_at?.getTime() ?? deadlineAfter(timing, (m.last_ping_at ?? m.created_at).getTime());
+    const since = (m.last_ping_at ?? m.created_at).getTime();
+    const due = m.due_at?.getTime() ?? deadlineAfter(timing, since);
     const { missed, nextDue } = due === null ? { missed: [], nextDue: null } : missedDeadlines(timing, due, now.getTime(), MAX_MISSES_PER_SWEEP);
-    const error = m.last_ping_at ? `no ping since ${m.last_ping_at.toISOString()}` : "no ping received yet";
+    const lastPing = m.last_ping_at ? `no ping since ${m.last_ping_at.toISOString()}` : "no ping received yet";
     for (const deadline of missed) {
+      // A ping from `from` on would have moved the deadline past this one.
+      const from = Math.max(since, pingWindowStart(timing, deadline));
       const data = { ...emptyData(m.last_ping_at), signal: "missed" };
-      await bus.publishResult(resultSubject(m.org_id, m.id), result(m, `hbmiss.${m.id}.${deadline}`, deadline, { status: "down", error, duration: 0, data }));
+      const outcome = unseen(from, deadline)
+        ? { status: "unavailable" as const, error: `${UNSEEN_ERROR}; ${lastPing}`, duration: 0, data }
+        : { status: "down" as const, error: lastPing, duration: 0, data };
+      await bus.publishResult(resultSubject(m.org_id, m.id), result(m, `hbmiss.${m.id}.${deadline}`, deadline, outcome));
       published++;
     }
     await advanceDeadline(sql, m.id, m.due_at, dateOrNull(nextDue));

@@ -109,6 +109,22 @@ describe("heartbeat monitors on a cron schedule", () => {
     const results = await until(() => checks(call, m.id, new Date("2026-11-02T00:00:00Z")), (r) => r.length === 3);
     expect(results.map((r) => r.scheduled_at).sort()).toEqual(["2026-11-01T05:05:00.000Z", "2026-11-01T06:05:00.000Z", "2026-11-01T07:05:00.000Z"]);
   });
+
+  it("records a run whose window Watchpost could not see as unavailable, and the next night's miss as down", async () => {
+    const { call, m } = await heartbeat({ schedule: "0 3 * * *", grace_seconds: 3600 });
+    // Pinged on the 1st at 03:02. On the 2nd the sweeper could not read the database from 02:55 to 03:10: a ping
+    // refused then would have met the 04:00 deadline. The 3rd's 03:00 run was seen whole: its miss is down.
+    await api.sql`update monitors set last_ping_at = '2026-06-01T03:02:00Z', heartbeat_due_at = null where id = ${m.id}`;
+    const now = new Date("2026-06-03T04:30:00Z");
+    const ago = (iso: string) => (now.getTime() - Date.parse(iso)) / 1000;
+    await sweepHeartbeats(api.sql, api.bus, now, { startedAgoS: 30 * 86_400, gapFromAgoS: ago("2026-06-02T02:55:00Z"), gapToAgoS: ago("2026-06-02T03:10:00Z") });
+    const results = await until(() => checks(call, m.id, now), (r) => r.length === 2);
+    expect(results.map((r) => [r.status, r.scheduled_at, r.data.signal])).toEqual([
+      ["down", "2026-06-03T04:00:00.000Z", "missed"],
+      ["unavailable", "2026-06-02T04:00:00.000Z", "missed"],
+    ]);
+    for (const r of results) expect(Value.Check(heartbeatDataSchema, r.data)).toBe(true);
+  });
 });
 
 describe("heartbeat start and fail signals with bodies", () => {

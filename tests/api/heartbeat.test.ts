@@ -28,6 +28,16 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 3000
   }
 }
 
+/** A heartbeat monitor expecting a ping every 60 s with 30 s of grace, pinged once (at `p`, ms). */
+async function pingedOnce() {
+  const o = await makeOrg(api.sql, "business");
+  const call = client(api.url, { key: o.api_key });
+  const { body: m } = await call("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 30 } });
+  await fetch(m.heartbeat_url);
+  const p = ((await api.sql`select last_ping_at from monitors where id = ${m.id}`)[0]!.last_ping_at as Date).getTime();
+  return { call, m, p };
+}
+
 describe("heartbeat monitors", () => {
   it("records an up result for a GET or POST ping, with the token as the only credential", async () => {
     const o = await makeOrg(api.sql, "business");
@@ -77,12 +87,44 @@ describe("heartbeat monitors", () => {
     expect(monitor.body.status).toBe("down");
   });
 
+  it("records a deadline a ping refused while Watchpost was down or its database unreachable would have met as unavailable, not down", async () => {
+    const { call, m, p } = await pingedOnce();
+    // Deadlines at p+90, p+150 and p+210 s; a ping at x sets the next one to x+90 s. The sweeper could not read the
+    // database from p+80 to p+95 s: a ping then would have met the first two, not the third.
+    const later = p + 211_000;
+    const ago = (at: number) => (later - at) / 1000;
+    // (The sweep also records other tests' monitors' misses: only this monitor's rows are read.)
+    await sweepHeartbeats(api.sql, api.bus, new Date(later), { startedAgoS: 3600, gapFromAgoS: ago(p + 80_000), gapToAgoS: ago(p + 95_000) });
+    const rows = await until(
+      () => api.sql`select status, error from check_results where monitor_id = ${m.id} order by scheduled_at`,
+      (r) => r.length === 4,
+    );
+    expect(rows.map((r) => r.status)).toEqual(["up", "unavailable", "unavailable", "down"]);
+    expect(rows[1]!.error).toStartWith("Watchpost could not receive pings for part of this run's window");
+    expect(rows[1]!.error).toContain("no ping since");
+    expect(rows[3]!.error).toStartWith("no ping since");
+    const results = (await call("GET", `/api/v1/monitors/${m.id}/checks?to=${new Date(later + 60_000).toISOString()}`)).body.data;
+    for (const r of results) expect(Value.Check(heartbeatDataSchema, r.data)).toBe(true);
+  });
+
+  it("after a restart, records as unavailable the deadlines a ping refused while it was down would have met", async () => {
+    const { call, m, p } = await pingedOnce();
+    // The all-in-one was down until p+100 s: the job's pings before then were refused.
+    const later = p + 211_000;
+    await sweepHeartbeats(api.sql, api.bus, new Date(later), { startedAgoS: (later - p - 100_000) / 1000, gapFromAgoS: 0, gapToAgoS: 0 });
+    const rows = await until(() => api.sql`select status from check_results where monitor_id = ${m.id} order by scheduled_at`, (r) => r.length === 4);
+    expect(rows.map((r) => r.status)).toEqual(["up", "unavailable", "unavailable", "down"]);
+  });
+
   it("is swept by the scheduler's housekeeping without anybody calling the sweep", async () => {
     const o = await makeOrg(api.sql, "business");
     const call = client(api.url, { key: o.api_key });
     const { body: m } = await call("POST", "/api/v1/monitors", { name: "silent cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 30 } });
     const created = new Date(m.created_at).getTime();
-    const housekeeping = startHousekeeping(api.sql, api.bus, silentLogger, { heartbeatSweepMs: 20, now: () => new Date(created + 91_000) });
+    // The scheduler was running before the monitor was created, and saw its whole first window.
+    let at = created - 1_000;
+    const housekeeping = startHousekeeping(api.sql, api.bus, silentLogger, { heartbeatSweepMs: 20, now: () => new Date(at) });
+    at = created + 91_000;
     try {
       const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (r) => r.body.status === "down");
       expect(monitor.body.status).toBe("down");
