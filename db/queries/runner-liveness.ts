@@ -8,11 +8,9 @@ export interface RunnerTransition {
   last_seen_at: Date;
 }
 
-/** A runner is offline once no heartbeat came for 3 × its own interval (the rule GET /runners/:id/status shows). */
-const offlineAfter = (sql: Sql) => sql`make_interval(secs => coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)`;
-
-/** Seconds in a runner's liveness window: three of its own heartbeat intervals. */
+/** A runner is offline once no heartbeat came for 3 × its own interval (the rule GET /runners/:id/status shows), in seconds. */
 export const offlineAfterSeconds = (sql: Sql) => sql`(coalesce(heartbeat_interval_ms, 30000) * 3 / 1000.0)`;
+const offlineAfter = (sql: Sql) => sql`make_interval(secs => ${offlineAfterSeconds(sql)})`;
 
 /**
  * Seconds since a runner's last heartbeat (null if it never sent one), less the time the judging process could not
