@@ -14,6 +14,7 @@ import type { AlertingConfig } from "./config.ts";
 import { INGEST_DURABLE, startIngest } from "./ingest/ingest.ts";
 import { startPresenceRecorder } from "./ingest/presence.ts";
 import { startRunnerWatch } from "./runtime/runner-watch.ts";
+import type { BlindTime } from "../core/process/blind-time.ts";
 import { startChannelTestServer } from "./rpc/channel-test.ts";
 import { type AlertingOptions, startAlerting } from "./runtime/start.ts";
 
@@ -33,6 +34,8 @@ export async function startAlertingRole(input: {
   registry?: Registry;
   /** Replaces the mail transport (SMTP when SMTP_HOST is set, else the log); tests capture mail with it. */
   mailer?: Mailer;
+  /** What this process could not see (core/process/blind-time.ts); the all-in-one passes its own. */
+  blind?: BlindTime;
 }) {
   const { config, sql, bus, box, log } = input;
   const ingest = await startIngest({ sql, bus, log, registry: input.registry });
@@ -60,7 +63,7 @@ export async function startAlertingRole(input: {
       ...input.options,
     },
   });
-  const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS);
+  const runners = startRunnerWatch(sql, log, config.ALERTING_RUNNER_SWEEP_MS, input.blind);
   const channelTests = await startChannelTestServer({ sql, bus, box, log, channelCtx });
   // The outboxes the API writes: transactional mail, and incident notices to status-page subscribers.
   const smtp = smtpSettingsOf(config);

@@ -22,6 +22,8 @@ export interface HousekeepingOptions {
   /** How often the rollups are closed through the watermark (plain PostgreSQL); default 15 s. */
   rollupCloseMs?: number;
   now?: () => Date;
+  /** The process's blind time (core/process/blind-time.ts), kept across leader terms; default one of the term's own. */
+  blind?: BlindTime;
 }
 
 /**
@@ -36,18 +38,16 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
   const now = o.now ?? (() => new Date());
   const stopping = new AbortController();
   let toldOperator = false;
-  // What each sweep could not see (before this process started, its failed runs) is no evidence of silence:
-  // runners silent only then keep their queues, and heartbeat deadlines a refused ping would have met are
-  // recorded unavailable, not down. On the schedule's clock when one is given (tests), else a monotonic one.
-  const blindClock = o.now ? () => o.now!().getTime() : undefined;
-  const runnerSweepBlindness = new BlindTime(blindClock);
-  const heartbeatSweepBlindness = new BlindTime(blindClock);
+  // What the sweeps could not see (failed runs; in the all-in-one, before the process started) is no evidence
+  // of silence: runners silent only then keep their queues, and heartbeat deadlines a refused ping would have
+  // met are recorded unavailable, not down. Without the process's own, one on the schedule's clock.
+  const blind = o.blind ?? new BlindTime({ clock: () => now().getTime() });
   const tasks: PeriodicTask[] = [
     runPeriodically(
       "scheduler.heartbeats",
       o.heartbeatSweepMs ?? 5_000,
       async () => {
-        const missed = await heartbeatSweepBlindness.watch((blind) => sweepHeartbeats(sql, bus, now(), blind));
+        const missed = await blind.watch((span) => sweepHeartbeats(sql, bus, now(), span));
         if (missed > 0) log.info({ op: "scheduler.heartbeats", missed }, "recorded missed heartbeats");
       },
       log,
@@ -56,7 +56,7 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       "scheduler.runner-queues",
       o.runnerSweepMs ?? 10_000,
       async () => {
-        await runnerSweepBlindness.watch((blind) => sweepStaleRunnerQueues(sql, bus, log, blind));
+        await blind.watch((span) => sweepStaleRunnerQueues(sql, bus, log, span));
       },
       log,
     ),

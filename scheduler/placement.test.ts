@@ -25,14 +25,14 @@ async function runnerSeen(orgId: string, secondsAgo: number | null): Promise<str
 }
 
 describe("placement of runner jobs", () => {
-  it("takes a runner silent since before the scheduler started as online until it has seen a whole window of silence", async () => {
+  it("takes a runner silent since before the all-in-one started as online until it has seen a whole window of silence", async () => {
     const org = await makeOrg(db.sql, "business");
     // Heartbeats every 30 s: offline after 90 s of silence. The all-in-one was down for two minutes.
     const stalled = await runnerSeen(org.org_id, 120);
     const live = await runnerSeen(org.org_id, 1);
     const never = await runnerSeen(org.org_id, null);
     let now = 0;
-    const placement = await startPlacement(db.sql, silentLogger, { refreshMs: 3_600_000, blind: new BlindTime(() => now) });
+    const placement = await startPlacement(db.sql, silentLogger, { refreshMs: 3_600_000, blind: new BlindTime({ clock: () => now, blindBeforeStart: true }) });
     try {
       expect([placement.runnerOnline(stalled), placement.runnerOnline(live), placement.runnerOnline(never)]).toEqual([true, true, false]);
       now += 89_000;
@@ -41,6 +41,17 @@ describe("placement of runner jobs", () => {
       now += 2_000;
       await placement.refresh();
       expect([placement.runnerOnline(stalled), placement.runnerOnline(live)]).toEqual([false, true]);
+    } finally {
+      placement.stop();
+    }
+  });
+
+  it("judges by the database alone where the process's start hid nothing (a scheduler role on its own)", async () => {
+    const org = await makeOrg(db.sql, "business");
+    const stalled = await runnerSeen(org.org_id, 120);
+    const placement = await startPlacement(db.sql, silentLogger, { refreshMs: 3_600_000 });
+    try {
+      expect(placement.runnerOnline(stalled)).toBe(false);
     } finally {
       placement.stop();
     }

@@ -37,8 +37,9 @@ export interface PlacementOptions {
   /** The schedule's clock, for the grace; default Date.now. */
   now?: () => number;
   /**
-   * What this process could not see (before it started, refreshes that failed): a runner silent only then is
-   * not offline, since its heartbeats could not have been read (`runnerSilenceSeconds`). Default: tracked from now.
+   * What this process could not see (refreshes that failed; in the all-in-one, before it started): a runner
+   * silent only then is not offline, since its heartbeats could not have been read (`runnerSilenceSeconds`).
+   * Default: one of the placement's own.
    */
   blind?: BlindTime;
 }

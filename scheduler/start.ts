@@ -14,6 +14,7 @@ import { queueFromRow } from "./job-queues.ts";
 import { type LeaderBillingOptions, startLeaderBillingJobs } from "./billing-jobs.ts";
 import { type HousekeepingOptions, startHousekeeping } from "./housekeeping.ts";
 import { startLeaderElection } from "./leader.ts";
+import { BlindTime } from "../core/process/blind-time.ts";
 import { MaintenanceGate } from "./maintenance-gate.ts";
 import { createSchedulerMetrics } from "./metrics.ts";
 import { startPlacement } from "./placement.ts";
@@ -47,6 +48,11 @@ export interface SchedulerDeps {
   tickMs?: number;
   /** Result durables whose backlog holds publishing back (the all-in-one's in-process ingest); none by default. */
   resultDurables?: readonly string[];
+  /**
+   * What this process could not see, kept across leader terms (core/process/blind-time.ts): the all-in-one
+   * passes its own, blind before it started; by default only failed reads and lost terms count.
+   */
+  blind?: BlindTime;
 }
 
 export interface SchedulerHandle {
@@ -88,6 +94,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
   const instanceId = `${hostname()}/${process.pid}/${newId("sch").slice(-6)}`;
   const metrics = createSchedulerMetrics(deps.registry);
   let term: { stop(handOver: boolean): Promise<void>; scheduler: Scheduler } | null = null;
+  const blind = deps.blind ?? new BlindTime();
 
   const election = startLeaderElection({
     databaseUrl: deps.databaseUrl,
@@ -99,6 +106,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     },
     async onDeposed(reason) {
       metrics.leader.set(0);
+      // A lost lock or connection: blind from the last good read until a later term reads again.
+      if (reason !== "stopping") blind.failed();
       const t = term;
       term = null;
       await t?.stop(reason === "stopping");
@@ -107,7 +116,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
 
   async function beginTerm() {
     const gate = new MaintenanceGate((err, windowId) => log.error({ op: "scheduler.maintenance", err, windowId }, "maintenance window cannot be evaluated; ignored"));
-    const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline, now: () => clock.now() });
+    const placement = await startPlacement(sql, log, { isRunnerOnline: deps.isRunnerOnline, now: () => clock.now(), blind });
     const admission = new Admission({
       bus: deps.bus,
       clock,
@@ -165,7 +174,7 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     };
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
-    const housekeeping = startHousekeeping(sql, deps.bus, log, deps.housekeeping);
+    const housekeeping = startHousekeeping(sql, deps.bus, log, { blind, ...deps.housekeeping });
     const billing = deps.billing ? startLeaderBillingJobs(sql, log, deps.billing) : null;
     return {
       scheduler,

@@ -22,6 +22,7 @@ import { startWorkerThreads } from "../runner/cloud/worker-threads.ts";
 import { startBrowserPool } from "../runner/checks/browser/browser-env.ts";
 import { loadSchedulerConfig } from "../scheduler/config.ts";
 import { startScheduler } from "../scheduler/start.ts";
+import { BlindTime } from "../core/process/blind-time.ts";
 import { loadAllInOneConfig } from "./all-in-one-config.ts";
 
 /**
@@ -103,7 +104,10 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   apiDeps.billingClock = sim.now;
   const api = await startApiServer(apiDeps, { metrics }).catch(listenError("PORT", apiConfig.PORT)).catch(abort);
   sim.attach(api.url);
-  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry }).catch(abort);
+  // The API runs in this process: until it listened, no runner heartbeat or heartbeat ping could reach the
+  // database, so the judges of silence (placement, sweeps) count nothing before now (docs/runners.md, docs/monitors.md).
+  const blind = new BlindTime({ blindBeforeStart: true });
+  const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry, blind }).catch(abort);
   const scheduler = await startScheduler({
     sql: db.sql,
     databaseUrl: db.url,
@@ -118,6 +122,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     resultDurables: canSpillResults(bus) ? [INGEST_DURABLE, ALERTING_DURABLE] : [],
     // The leader's billing jobs, with the API's provider (Paddle, the in-process simulator with BILLING=simulator, or none when self-hosted) and its clock.
     billing: { provider: providerFromConfig(sim.config), now: sim.now },
+    blind,
   }).catch(abort);
   if (!apiConfig.BILLING) {
     const reach = apiConfig.ALLOW_PRIVATE_IPS ? "the local region may reach private addresses" : "private addresses refused (ALLOW_PRIVATE_IPS=false)";

@@ -89,11 +89,11 @@ describe("runner liveness notices", () => {
     expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`, `runner.offline ${stalled}`]);
   });
 
-  it("a freshly started watch waits a window before announcing runners silent since before its start", async () => {
+  it("a freshly started watch in the all-in-one waits a window before announcing runners silent since before its start", async () => {
     const org = await makeOrg(db.sql, "business");
     const stalled = await runner(org.org_id, "stalled", { seenSecondsAgo: 120, intervalMs: 1_000 });
     let now = 0;
-    const watch = startRunnerWatch(db.sql, silentLogger, 50, new BlindTime(() => now));
+    const watch = startRunnerWatch(db.sql, silentLogger, 50, new BlindTime({ clock: () => now, blindBeforeStart: true }));
     await Bun.sleep(300);
     expect(await feed(org.org_id)).toEqual([]);
     now += 3_100;

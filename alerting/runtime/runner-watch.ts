@@ -17,9 +17,10 @@ export async function sweepRunnerLiveness(sql: Sql, log: Logger, blind: BlindSpa
 }
 
 /**
- * Runs the sweep every `intervalMs` in each alerting process; the sweeps are safe to run concurrently. After the
- * process starts, or after its sweeps failed (the database unreachable), a runner is announced offline only once
- * it has been silent for its whole window while this process could see: not for an outage every runner sat out.
+ * Runs the sweep every `intervalMs` in each alerting process; the sweeps are safe to run concurrently. After its
+ * sweeps failed (the database unreachable), or in the all-in-one after the process started (`blind`), a runner is
+ * announced offline only once it has been silent for its whole window while this process could see: not for an
+ * outage every runner sat out.
  */
 export function startRunnerWatch(sql: Sql, log: Logger, intervalMs = 10_000, blind = new BlindTime()): PeriodicTask {
   return runPeriodically("alerting.runners", intervalMs, () => blind.watch((span) => sweepRunnerLiveness(sql, log, span)), log);

@@ -3,7 +3,7 @@ import { BlindTime } from "./blind-time.ts";
 
 function clocked() {
   let t = 1_000_000;
-  const blind = new BlindTime(() => t);
+  const blind = new BlindTime({ clock: () => t, blindBeforeStart: true });
   return { blind, advance: (ms: number) => (t += ms) };
 }
 
@@ -57,5 +57,16 @@ describe("BlindTime", () => {
     advance(3_000);
     blind.succeeded();
     expect(blind.span()).toEqual({ startedAgoS: 5, gapFromAgoS: 5, gapToAgoS: 0 });
+  });
+
+  it("sees everything before the start where the start hid nothing (a role without the API in its process)", async () => {
+    let t = 0;
+    const blind = new BlindTime({ clock: () => t });
+    t += 5_000;
+    expect(blind.span()).toEqual({ startedAgoS: 1e9, gapFromAgoS: 0, gapToAgoS: 0 });
+    blind.failed();
+    t += 3_000;
+    blind.succeeded();
+    expect(blind.span()).toEqual({ startedAgoS: 1e9, gapFromAgoS: 8, gapToAgoS: 0 });
   });
 });

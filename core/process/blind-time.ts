@@ -1,11 +1,11 @@
 /**
  * What a periodic judge (a sweep that declares something silent, offline or stale) could not see, as seconds
- * before now: everything before the process started, and its latest stretch of failed reads, from its last
- * good read to its next one. A heartbeat that could not arrive or could not be read then is no evidence of
+ * before now: everything before the process started (where the API runs in it: `blindBeforeStart`), and its
+ * latest stretch of failed reads, from its last good read to its next one. A heartbeat that could not arrive or could not be read then is no evidence of
  * silence, so a judge subtracts these stretches from a silence before comparing it with its window.
  */
 export interface BlindSpan {
-  /** The process started this long ago: it saw nothing before. */
+  /** The process started this long ago and saw nothing before (1e9 where its start hid nothing). */
   startedAgoS: number;
   /** Its latest blind stretch began this long ago (its last good read before the failures)… */
   gapFromAgoS: number;
@@ -16,19 +16,35 @@ export interface BlindSpan {
 /** A judge that has always seen everything: the rule as before, for callers that track nothing (tests, tools). */
 export const FULL_VIEW: BlindSpan = { startedAgoS: 1e9, gapFromAgoS: 0, gapToAgoS: 0 };
 
+export interface BlindTimeOptions {
+  /** Milliseconds of a monotonic clock; default `performance.now`. Tests pass their own. */
+  clock?: () => number;
+  /**
+   * Nothing before this process started could be seen: true where the API runs in the same process (the
+   * all-in-one), so no heartbeat or ping could reach the database while it was down. A role started on its
+   * own (the scaled mode) says nothing about the API by starting, and sees only its failed reads as blind.
+   */
+  blindBeforeStart?: boolean;
+}
+
 /**
- * Tracks one judge's blind time on a monotonic clock (skew with the database's clock does not matter: the
- * span is relative to now). Only the latest failed stretch is kept: a judge whose reads fail twice within one
- * window may still judge by the older gap's silence.
+ * Tracks the blind time of a process's judges on a monotonic clock (skew with the database's clock does not
+ * matter: the span is relative to now). One per process, shared by its sweeps: they read the same database.
+ * Only the latest failed stretch is kept: reads failing twice within one window may still leave the older
+ * gap's silence counted.
  */
 export class BlindTime {
   private readonly started: number;
+  private readonly clock: () => number;
+  private readonly blindBeforeStart: boolean;
   private lastGood: number | null = null;
   private failingSince: number | null = null;
   private gap: [number, number] | null = null;
 
-  constructor(private readonly clock: () => number = () => performance.now()) {
-    this.started = clock();
+  constructor(o: BlindTimeOptions = {}) {
+    this.clock = o.clock ?? (() => performance.now());
+    this.blindBeforeStart = o.blindBeforeStart ?? false;
+    this.started = this.clock();
   }
 
   /** A read (or a whole sweep) failed: blind from the last good one, or from the start. */
@@ -48,7 +64,8 @@ export class BlindTime {
   span(): BlindSpan {
     const now = this.clock();
     const [from, to] = this.failingSince !== null ? [this.failingSince, now] : (this.gap ?? [now, now]);
-    return { startedAgoS: (now - this.started) / 1000, gapFromAgoS: (now - from) / 1000, gapToAgoS: (now - to) / 1000 };
+    const startedAgoS = this.blindBeforeStart ? (now - this.started) / 1000 : FULL_VIEW.startedAgoS;
+    return { startedAgoS, gapFromAgoS: (now - from) / 1000, gapToAgoS: (now - to) / 1000 };
   }
 
   /** Runs one sweep with the span as of its start, recording whether it failed; a failure is rethrown. */
