@@ -6,7 +6,7 @@ import { type BlindSpan, BlindTime, FULL_VIEW } from "../../core/process/blind-t
 
 /**
  * One sweep: runners that went offline or came back since the last one each get one in-app notification.
- * `blind` is what the sweeping process could not see (its start, its latest failed sweeps): not counted as silence.
+ * `blind` is what the sweeping process could not see (its latest failed sweeps; in the all-in-one, before it started): not counted as silence.
  */
 export async function sweepRunnerLiveness(sql: Sql, log: Logger, blind: BlindSpan = FULL_VIEW): Promise<{ offline: number; online: number }> {
   const offline = await announceOfflineRunners(sql, blind);

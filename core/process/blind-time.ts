@@ -1,8 +1,9 @@
 /**
  * What a periodic judge (a sweep that declares something silent, offline or stale) could not see, as seconds
- * before now: everything before the process started (where the API runs in it: `blindBeforeStart`), and its
- * latest stretch of failed reads, from its last good read to its next one. A heartbeat that could not arrive or could not be read then is no evidence of
- * silence, so a judge subtracts these stretches from a silence before comparing it with its window.
+ * before now: its latest stretch of failed reads, from its last good read to its next one, and everything
+ * before the process started where the API runs in it (`blindBeforeStart`). A heartbeat that could not arrive
+ * or could not be read then is no evidence of silence, so a judge subtracts these stretches from a silence
+ * before comparing it with its window.
  */
 export interface BlindSpan {
   /** The process started this long ago and saw nothing before (1e9 where its start hid nothing). */

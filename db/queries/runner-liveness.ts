@@ -14,7 +14,7 @@ const offlineAfter = (sql: Sql) => sql`make_interval(secs => ${offlineAfterSecon
 
 /**
  * Seconds since a runner's last heartbeat (null if it never sent one), less the time the judging process could not
- * see (`BlindSpan`: before it started, its latest stretch of failed reads). Heartbeats travel runner → API →
+ * see (`BlindSpan`: its latest stretch of failed reads; in the all-in-one, before it started). Heartbeats travel runner → API →
  * PostgreSQL, so while the judge could not read the database, or was not running (the all-in-one restarting), no
  * runner could be seen beating: that stretch is no evidence of silence, and a live runner is seen again within
  * seconds of the path coming back (it retries every few seconds).

@@ -115,10 +115,11 @@ function blindBetween(blind: BlindSpan, now: number): (from: number, to: number)
  * from its last ping or creation. Ids are per deadline, so several sweepers, or a sweep repeated
  * after a crash, store each miss once.
  *
- * `blind` is what the sweeping process could not see: before it started, and its latest stretch of
- * failed sweeps (core/process/blind-time.ts). Pings travel through the API into PostgreSQL, so while
- * the service was down or its database unreachable a job's ping may have been refused: a deadline that
- * such a ping would have met is recorded `unavailable` (a gap in monitoring), not `down`.
+ * `blind` is what the sweeping process could not see (core/process/blind-time.ts): its latest stretch
+ * of failed sweeps, and in the all-in-one (where the API runs in the same process) everything before it
+ * started. Pings travel through the API into PostgreSQL, so while the service was down or its database
+ * unreachable a job's ping may have been refused: a deadline that such a ping would have met is
+ * recorded `unavailable` (a gap in monitoring), not `down`.
  */
 export async function sweepHeartbeats(sql: Sql, bus: Bus, now = new Date(), blind: BlindSpan = FULL_VIEW): Promise<number> {
   let published = 0;

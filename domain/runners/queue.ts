@@ -38,9 +38,9 @@ export async function drainRunnerQueue(bus: Bus, runnerId: string, reason: strin
 
 /**
  * The scheduler leader's sweep: the queues of runners that went offline, were revoked or suspended
- * are drained into `unavailable` results. `blind` is what the sweeping process could not see (its start,
- * its latest failed sweeps), not counted as a runner's silence; `ttlSeconds` is the placement's floor of
- * the liveness window.
+ * are drained into `unavailable` results. `blind` is what the sweeping process could not see (its
+ * latest failed sweeps; in the all-in-one, before it started), not counted as a runner's silence;
+ * `ttlSeconds` is the placement's floor of the liveness window.
  */
 export async function sweepStaleRunnerQueues(sql: Sql, bus: Bus, log: Logger, blind: BlindSpan = FULL_VIEW, ttlSeconds = 15): Promise<number> {
   let total = 0;
