@@ -4,7 +4,7 @@ import { newId } from "../../core/ids.ts";
 import { silentLogger } from "../../core/log.ts";
 import { makeOrg } from "../../tests/support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
-import { BlindTime } from "../../core/process/blind-time.ts";
+import { BEFORE_ANYTHING, BlindTime } from "../../core/process/blind-time.ts";
 import { startRunnerWatch, sweepRunnerLiveness } from "./runner-watch.ts";
 
 let db: TestDatabase;
@@ -77,16 +77,27 @@ describe("runner liveness notices", () => {
     // Silent since long before the outage: offline whatever the outage.
     const dead = await runner(org.org_id, "dead", { seenSecondsAgo: 400 });
     // The process started 10 s ago: it saw nothing before.
-    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 10, gapFromAgoS: 0, gapToAgoS: 0 });
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: BEFORE_ANYTHING, toAgoS: 10 }] });
     expect(await feed(org.org_id)).toEqual([]);
     // Running for an hour, its sweeps failed from 115 s ago until 5 s ago: 120 − 110 = 10 s of silence seen.
-    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 115, gapToAgoS: 5 });
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: 115, toAgoS: 5 }] });
     expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`]);
     // Once it has seen a whole window of silence after the outage, the runner is offline.
-    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 115, gapToAgoS: 25 });
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: 115, toAgoS: 25 }] });
     expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`]);
-    await sweepRunnerLiveness(db.sql, silentLogger, { startedAgoS: 3600, gapFromAgoS: 30, gapToAgoS: 29 });
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: 30, toAgoS: 29 }] });
     expect(await feed(org.org_id)).toEqual([`runner.offline ${dead}`, `runner.offline ${stalled}`]);
+  });
+
+  it("subtracts every stretch it could not see, not only the latest", async () => {
+    const org = await makeOrg(db.sql, "business");
+    // Silent for 150 s, 100 s of them in two outages: 50 s seen, within its 90 s window.
+    const stalled = await runner(org.org_id, "stalled", { seenSecondsAgo: 150 });
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: 145, toAgoS: 95 }, { fromAgoS: 60, toAgoS: 10 }] });
+    expect(await feed(org.org_id)).toEqual([]);
+    // Without the older outage, 100 s were seen: offline.
+    await sweepRunnerLiveness(db.sql, silentLogger, { gaps: [{ fromAgoS: 60, toAgoS: 10 }] });
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${stalled}`]);
   });
 
   it("a freshly started watch in the all-in-one waits a window before announcing runners silent since before its start", async () => {

@@ -14,14 +14,18 @@ const offlineAfter = (sql: Sql) => sql`make_interval(secs => ${offlineAfterSecon
 
 /**
  * Seconds since a runner's last heartbeat (null if it never sent one), less the time the judging process could not
- * see (`BlindSpan`: its latest stretch of failed reads; in the all-in-one, before it started). Heartbeats travel runner → API →
- * PostgreSQL, so while the judge could not read the database, or was not running (the all-in-one restarting), no
- * runner could be seen beating: that stretch is no evidence of silence, and a live runner is seen again within
- * seconds of the path coming back (it retries every few seconds).
+ * see (`BlindSpan`: its stretches of failed reads; in the all-in-one, before it started; in the scaled mode, while no
+ * API process was up). Heartbeats travel runner → API → PostgreSQL, so while the judge could not read the database,
+ * or no API was running (the all-in-one restarting), no runner could be seen beating: that time is no evidence of
+ * silence, and a live runner is seen again within seconds of the path coming back (it retries every few seconds).
  */
 export const runnerSilenceSeconds = (sql: Sql, blind: BlindSpan) => {
   const ago = sql`extract(epoch from now() - last_seen_at)::float8`;
-  return sql`(${ago} - greatest(0, ${ago} - ${blind.startedAgoS}::float8) - greatest(0, least(${ago}, ${blind.gapFromAgoS}::float8) - ${blind.gapToAgoS}::float8))`;
+  if (blind.gaps.length === 0) return sql`(${ago})`;
+  const froms = blind.gaps.map((g) => g.fromAgoS);
+  const tos = blind.gaps.map((g) => g.toAgoS);
+  return sql`(${ago} - (select coalesce(sum(greatest(0, least(${ago}, g.f) - g.t)), 0)
+                        from unnest(${froms}::float8[], ${tos}::float8[]) as g(f, t)))`;
 };
 
 /**

@@ -103,10 +103,8 @@ function pingWindowStart(t: HeartbeatTiming, deadline: number): number {
 
 /** Whether (from, to] touches what the sweeping process could not see, as of `now` (ms). */
 function blindBetween(blind: BlindSpan, now: number): (from: number, to: number) => boolean {
-  const startedAt = now - blind.startedAgoS * 1000;
-  const gapFrom = now - blind.gapFromAgoS * 1000;
-  const gapTo = now - blind.gapToAgoS * 1000;
-  return (from, to) => from < startedAt || (gapTo > gapFrom && from < gapTo && to >= gapFrom);
+  const gaps = blind.gaps.map((g) => [now - g.fromAgoS * 1000, now - g.toAgoS * 1000] as const);
+  return (from, to) => gaps.some(([gapFrom, gapTo]) => from < gapTo && to >= gapFrom);
 }
 
 /**
@@ -115,9 +113,9 @@ function blindBetween(blind: BlindSpan, now: number): (from: number, to: number)
  * from its last ping or creation. Ids are per deadline, so several sweepers, or a sweep repeated
  * after a crash, store each miss once.
  *
- * `blind` is what the sweeping process could not see (core/process/blind-time.ts): its latest stretch
- * of failed sweeps, and in the all-in-one (where the API runs in the same process) everything before it
- * started. Pings travel through the API into PostgreSQL, so while the service was down or its database
+ * `blind` is what the sweeping process could not see (core/process/blind-time.ts): its stretches of
+ * failed sweeps, in the all-in-one (where the API runs in the same process) everything before it started,
+ * and in the scaled mode the stretches when no API process was up. Pings travel through the API into PostgreSQL, so while the service was down or its database
  * unreachable a job's ping may have been refused: a deadline that such a ping would have met is
  * recorded `unavailable` (a gap in monitoring), not `down`.
  */

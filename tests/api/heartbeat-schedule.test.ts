@@ -117,7 +117,7 @@ describe("heartbeat monitors on a cron schedule", () => {
     await api.sql`update monitors set last_ping_at = '2026-06-01T03:02:00Z', heartbeat_due_at = null where id = ${m.id}`;
     const now = new Date("2026-06-03T04:30:00Z");
     const ago = (iso: string) => (now.getTime() - Date.parse(iso)) / 1000;
-    await sweepHeartbeats(api.sql, api.bus, now, { startedAgoS: 30 * 86_400, gapFromAgoS: ago("2026-06-02T02:55:00Z"), gapToAgoS: ago("2026-06-02T03:10:00Z") });
+    await sweepHeartbeats(api.sql, api.bus, now, { gaps: [{ fromAgoS: ago("2026-06-02T02:55:00Z"), toAgoS: ago("2026-06-02T03:10:00Z") }] });
     const results = await until(() => checks(call, m.id, now), (r) => r.length === 2);
     expect(results.map((r) => [r.status, r.scheduled_at, r.data.signal])).toEqual([
       ["down", "2026-06-03T04:00:00.000Z", "missed"],

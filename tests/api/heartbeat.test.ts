@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { startIngest } from "../../alerting/ingest/ingest.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
 import { silentLogger } from "../../core/log.ts";
+import { BEFORE_ANYTHING } from "../../core/process/blind-time.ts";
 import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
 import { startHousekeeping } from "../../scheduler/housekeeping.ts";
 import { Value } from "@sinclair/typebox/value";
@@ -94,7 +95,7 @@ describe("heartbeat monitors", () => {
     const later = p + 211_000;
     const ago = (at: number) => (later - at) / 1000;
     // (The sweep also records other tests' monitors' misses: only this monitor's rows are read.)
-    await sweepHeartbeats(api.sql, api.bus, new Date(later), { startedAgoS: 3600, gapFromAgoS: ago(p + 80_000), gapToAgoS: ago(p + 95_000) });
+    await sweepHeartbeats(api.sql, api.bus, new Date(later), { gaps: [{ fromAgoS: ago(p + 80_000), toAgoS: ago(p + 95_000) }] });
     const rows = await until(
       () => api.sql`select status, error from check_results where monitor_id = ${m.id} order by scheduled_at`,
       (r) => r.length === 4,
@@ -111,7 +112,7 @@ describe("heartbeat monitors", () => {
     const { call, m, p } = await pingedOnce();
     // The all-in-one was down until p+100 s: the job's pings before then were refused.
     const later = p + 211_000;
-    await sweepHeartbeats(api.sql, api.bus, new Date(later), { startedAgoS: (later - p - 100_000) / 1000, gapFromAgoS: 0, gapToAgoS: 0 });
+    await sweepHeartbeats(api.sql, api.bus, new Date(later), { gaps: [{ fromAgoS: BEFORE_ANYTHING, toAgoS: (later - p - 100_000) / 1000 }] });
     const rows = await until(() => api.sql`select status from check_results where monitor_id = ${m.id} order by scheduled_at`, (r) => r.length === 4);
     expect(rows.map((r) => r.status)).toEqual(["up", "unavailable", "unavailable", "down"]);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
+import { BEFORE_ANYTHING } from "../../core/process/blind-time.ts";
 import { sweepStaleRunnerQueues } from "../../domain/runners/queue.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTlsApi, type TlsApi } from "./support.ts";
 
@@ -53,12 +54,12 @@ describe("stale jobs of runners (the scheduler leader's sweep)", () => {
     const { org, runner } = await runnerSeen(30);
     await publishHttpJob(api.bus, org.org_id, runner.id, "mon_blind", "http://127.0.0.1:1/");
     // The leader started 10 s ago: it has seen 10 s of silence.
-    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 10, gapFromAgoS: 0, gapToAgoS: 0 })).toBe(0);
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { gaps: [{ fromAgoS: BEFORE_ANYTHING, toAgoS: 10 }] })).toBe(0);
     // Its sweeps failed from 35 s ago until 10 s ago: 10 s of silence seen.
-    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 600, gapFromAgoS: 35, gapToAgoS: 10 })).toBe(0);
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { gaps: [{ fromAgoS: 35, toAgoS: 10 }] })).toBe(0);
     expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(1);
     // Until 20 s ago: 20 s seen, more than its window.
-    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { startedAgoS: 600, gapFromAgoS: 35, gapToAgoS: 20 })).toBe(1);
+    expect(await sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger, { gaps: [{ fromAgoS: 35, toAgoS: 20 }] })).toBe(1);
     expect(await api.bus.pendingJobs(runnerSubject(runner.id))).toBe(0);
   });
 
