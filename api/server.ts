@@ -20,6 +20,7 @@ import { setBillingEnabled } from "../db/queries/billing.ts";
 import { domainResolver } from "../domain/status-pages/domain.ts";
 import { sealPlaintextMonitorSecrets } from "../domain/monitors/seal-plaintext.ts";
 import { sealPlaintextSubscriberWebhooks } from "../domain/status-pages/seal-plaintext.ts";
+import { startApiPresence } from "./presence.ts";
 
 export interface ApiServer {
   url: string;
@@ -107,6 +108,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const metricsHost = deps.config.METRICS_HOST.includes(":") ? `[${deps.config.METRICS_HOST}]` : deps.config.METRICS_HOST;
   const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
   deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
+  const presence = startApiPresence(deps.sql, deps.log);
   // Mail (invitations, resets, confirmations) and incident notices are outbox rows the API writes; the
   // alerting role sends them (alerting/outbox, alerting/notices).
   return {
@@ -120,6 +122,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       // elsewhere), then let the other in-flight requests finish.
       const graceful = server.stop(false);
       deps.events.stop();
+      await presence.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);
       await metricsServer?.stop();

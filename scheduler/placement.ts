@@ -78,6 +78,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
       regions = await onlineRegionConcurrency(sql, ttl, BEATS_STALL_GRACE_SECONDS);
       for (const region of regions.keys()) seen.add(region);
       regionBrowsers = await onlineRegionEngines(sql, ttl, BEATS_STALL_GRACE_SECONDS);
+      await blind.refresh();
       runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15, blind.span())) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
       blind.succeeded();

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { startIngest } from "../../alerting/ingest/ingest.ts";
+import { startRunnerWatch } from "../../alerting/runtime/runner-watch.ts";
+import { buildApiDeps, startApiServer } from "../../api/server.ts";
+import type { ConsumerHandle } from "../../core/bus/index.ts";
+import { silentLogger } from "../../core/log.ts";
+import { BlindTime } from "../../core/process/blind-time.ts";
+import { apiPresences, apiTierAbsences } from "../../db/queries/api-presence.ts";
+import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
+import { newId } from "../../core/ids.ts";
+import { client, makeOrg, startTestApi, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
+
+// The scaled mode: pings and runner heartbeats arrive through the API processes, judged by the scheduler and
+// alerting processes. While every API process was down, the judges still read the database; the silence they saw
+// then is no evidence (core/process/blind-time.ts, db/queries/api-presence.ts).
+
+let api: TestApi;
+let ingest: ConsumerHandle;
+beforeAll(async () => {
+  api = await startTestApi();
+  ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
+});
+afterAll(async () => {
+  await ingest.stop();
+  await api.stop();
+});
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await Bun.sleep(20);
+  }
+}
+
+/** The API tier's history, seconds before now: each [started, last beat] (0: beating now). Replaces what is there. */
+async function apiTierWas(...presences: [startedAgoS: number, lastBeatAgoS: number][]) {
+  await api.sql`delete from api_presence`;
+  for (const [from, to] of presences) {
+    await api.sql`insert into api_presence (instance_id, started_at, last_beat_at)
+                  values (${newId("api")}, now() - make_interval(secs => ${from}), now() - make_interval(secs => ${to}))`;
+  }
+}
+
+/** A heartbeat monitor expecting a ping every 60 s without grace, last pinged 200 s ago: deadlines 140, 80 and 20 s ago. */
+async function pinged200sAgo() {
+  const o = await makeOrg(api.sql, "business");
+  const call = client(api.url, { key: o.api_key });
+  const { body: m } = await call("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 0 } });
+  await api.sql`update monitors set last_ping_at = now() - interval '200 seconds', heartbeat_due_at = null where id = ${m.id}`;
+  return m.id as string;
+}
+
+const statuses = (monitorId: string, n: number) =>
+  until(() => api.sql`select status from check_results where monitor_id = ${monitorId} order by scheduled_at`, (r) => r.length >= n).then((r) => r.map((x) => x.status));
+
+describe("an outage of every API process (scaled mode)", () => {
+  it("is recorded by each listening API, which stops counting as up when it stops", async () => {
+    const other = await startApiServer(buildApiDeps({ sql: api.sql, config: api.server.deps.config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: api.bus }));
+    const beating = () => apiPresences(api.sql).then((ps) => ps.filter((p) => p.toAgoS === 0).length);
+    expect(await until(beating, (n) => n >= 2)).toBeGreaterThanOrEqual(2);
+    expect(await apiTierAbsences(api.sql)()).toEqual([]);
+    await other.stop(100);
+    // 20 s later (moved back rather than waited for): the stopped one has not beaten since, the other beats on.
+    await api.sql`update api_presence set last_beat_at = last_beat_at - interval '20 seconds', started_at = started_at - interval '20 seconds'`;
+    expect(await until(beating, (n) => n === 1, 8000)).toBe(1);
+    const ended = (await apiPresences(api.sql)).filter((p) => p.toAgoS > 0);
+    expect(ended.length).toBe(1);
+    expect(ended[0]!.toAgoS).toBeGreaterThanOrEqual(20);
+    // The first API was up all along: nothing was blind.
+    expect(await apiTierAbsences(api.sql)()).toEqual([]);
+  });
+
+  it("records a deadline a ping would have met while no API was up as unavailable, and the next one down", async () => {
+    const monitor = await pinged200sAgo();
+    // One API up until 150 s ago, the next from 100 s ago: no ping could arrive between.
+    await apiTierWas([1000, 150], [100, 0]);
+    const scaled = new BlindTime({ elsewhere: apiTierAbsences(api.sql) });
+    await scaled.watch((span) => sweepHeartbeats(api.sql, api.bus, new Date(), span));
+    expect(await statuses(monitor, 3)).toEqual(["unavailable", "unavailable", "down"]);
+    // The judge before: every deadline down.
+    const before = await pinged200sAgo();
+    await new BlindTime().watch((span) => sweepHeartbeats(api.sql, api.bus, new Date(), span));
+    expect(await statuses(before, 3)).toEqual(["down", "down", "down"]);
+  });
+
+  it("while no API is up, records no missed deadline as down", async () => {
+    const monitor = await pinged200sAgo();
+    // The only API stopped beating 170 s ago.
+    await apiTierWas([1000, 170]);
+    await new BlindTime({ elsewhere: apiTierAbsences(api.sql) }).watch((span) => sweepHeartbeats(api.sql, api.bus, new Date(), span));
+    expect(await statuses(monitor, 3)).toEqual(["unavailable", "unavailable", "unavailable"]);
+  });
+
+  it("does not announce a runner offline whose silence fell while no API was up", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const runner = newId("run");
+    // Heartbeats every 30 s: offline after 90 s of silence. The last came 120 s ago; no API was up from 115 to 10 s ago.
+    await api.sql`insert into runners (id, org_id, name, token_hash, heartbeat_interval_ms, last_seen_at)
+                  values (${runner}, ${o.org_id}, 'office', ${crypto.getRandomValues(new Uint8Array(32))}, 30000, now() - interval '120 seconds')`;
+    await apiTierWas([1000, 115], [10, 0]);
+    const offline = () => api.sql`select count(*)::int as n from notifications where org_id = ${o.org_id} and type = 'runner.offline'`.then((r) => r[0]!.n as number);
+    const watch = startRunnerWatch(api.sql, silentLogger, 20, new BlindTime({ elsewhere: apiTierAbsences(api.sql) }));
+    await Bun.sleep(300);
+    await watch.stop();
+    expect(await offline()).toBe(0);
+    // Seen by a judge that knows nothing of the API tier: offline.
+    const before = startRunnerWatch(api.sql, silentLogger, 20, new BlindTime());
+    expect(await until(offline, (n) => n === 1)).toBe(1);
+    await before.stop();
+  });
+});
