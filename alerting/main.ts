@@ -3,7 +3,7 @@ import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { loadSecretKey, previousSecretKeys } from "../core/crypto/secret-key.ts";
 import { SecretBox } from "../core/crypto/secrets.ts";
 import { openDatabase } from "../db/open.ts";
-import { apiTierAbsences } from "../db/queries/api-presence.ts";
+import { apiTierWatch } from "../domain/runners/api-tier.ts";
 import { BlindTime } from "../core/process/blind-time.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
@@ -24,7 +24,7 @@ export async function runAlerting(env: Record<string, string | undefined>) {
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, log, prefix: config.NATS_PREFIX });
   const metrics = createMetrics("alerting");
   // Pings and runner heartbeats arrive through the API processes: while none was up, silence is no evidence.
-  const blind = new BlindTime({ elsewhere: apiTierAbsences(db.sql) });
+  const blind = new BlindTime({ elsewhere: apiTierWatch(db.sql, log) });
   const role = await startAlertingRole({
     blind,
     config,

@@ -1,7 +1,7 @@
 import { createBus } from "../core/bus/index.ts";
 import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { openDatabase } from "../db/open.ts";
-import { apiTierAbsences } from "../db/queries/api-presence.ts";
+import { apiTierWatch } from "../domain/runners/api-tier.ts";
 import { BlindTime } from "../core/process/blind-time.ts";
 import { createLogger } from "../core/log.ts";
 import { createMetrics } from "../core/metrics.ts";
@@ -20,7 +20,7 @@ export async function runScheduler(env: Record<string, string | undefined>) {
   const bus = await createBus({ natsUrl: config.NATS_URL, replicas: config.NATS_REPLICAS, prefix: config.NATS_PREFIX, log });
   const metrics = createMetrics("scheduler");
   // Pings and runner heartbeats arrive through the API processes: while none was up, silence is no evidence.
-  const blind = new BlindTime({ elsewhere: apiTierAbsences(db.sql) });
+  const blind = new BlindTime({ elsewhere: apiTierWatch(db.sql, log) });
   const scheduler = await startScheduler({
     blind,
     sql: db.sql,

@@ -3,10 +3,11 @@ import { startIngest } from "../../alerting/ingest/ingest.ts";
 import { startRunnerWatch } from "../../alerting/runtime/runner-watch.ts";
 import { buildApiDeps, startApiServer } from "../../api/server.ts";
 import type { ConsumerHandle } from "../../core/bus/index.ts";
-import { silentLogger } from "../../core/log.ts";
+import { createLogger, silentLogger } from "../../core/log.ts";
 import { BlindTime } from "../../core/process/blind-time.ts";
 import { apiPresences, apiTierAbsences } from "../../db/queries/api-presence.ts";
 import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
+import { apiTierWatch } from "../../domain/runners/api-tier.ts";
 import { newId } from "../../core/ids.ts";
 import { client, makeOrg, startTestApi, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 
@@ -109,5 +110,24 @@ describe("an outage of every API process (scaled mode)", () => {
     const before = startRunnerWatch(api.sql, silentLogger, 20, new BlindTime());
     expect(await until(offline, (n) => n === 1)).toBe(1);
     await before.stop();
+  });
+
+  it("tells the operator once when no API process is up, and once when one is back", async () => {
+    const lines: { level: number; op: string; msg: string }[] = [];
+    const log = createLogger({ level: "info", format: "json", destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+    const watch = apiTierWatch(api.sql, log);
+    // Right after this test's own API beat, so that its next beat (which says it is up) comes after the reads.
+    await api.sql`delete from api_presence`;
+    await until(() => api.sql`select 1 from api_presence`, (r) => r.length > 0, 8000);
+    await apiTierWas([1000, 170]);
+    await watch();
+    await watch();
+    await apiTierWas([1000, 170], [5, 0]);
+    await watch();
+    expect(lines.map((l) => [l.level, l.op])).toEqual([
+      [40, "api-tier.absent"],
+      [30, "api-tier.back"],
+    ]);
+    expect(lines[0]!.msg).toContain("no API process is up");
   });
 });
