@@ -12,7 +12,7 @@ const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
 /** At most this many missed runs are recorded per monitor and sweep (older ones are a known gap). */
 const MAX_MISSES_PER_SWEEP = 10;
 /** The error of a missed deadline whose pings may have been refused (`sweepHeartbeats`). */
-const UNSEEN_ERROR = "Watchpost could not receive pings for part of this run's window (it was restarting or its database was unreachable)";
+const UNSEEN_ERROR = "Watchpost could not receive pings for part of this run's window (it was down or restarting, or its database was unreachable)";
 /** A fail ping's error is the first line of its body, cut to this length (the whole body is in data.body). */
 const ERROR_CHARS = 500;
 
