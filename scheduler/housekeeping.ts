@@ -38,7 +38,8 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
   const now = o.now ?? (() => new Date());
   const stopping = new AbortController();
   let toldOperator = false;
-  // What the sweeps could not see (failed runs; in the all-in-one, before the process started) is no evidence
+  // What the sweeps could not see (failed runs; in the all-in-one, before the process started; in the scaled mode,
+  // while no API process was up) is no evidence
   // of silence: runners silent only then keep their queues, and heartbeat deadlines a refused ping would have
   // met are recorded unavailable, not down. Without the process's own, one on the schedule's clock.
   const blind = o.blind ?? new BlindTime({ clock: () => now().getTime() });

@@ -6,7 +6,7 @@ import { type BlindSpan, BlindTime, FULL_VIEW } from "../../core/process/blind-t
 
 /**
  * One sweep: runners that went offline or came back since the last one each get one in-app notification.
- * `blind` is what the sweeping process could not see (its latest failed sweeps; in the all-in-one, before it started): not counted as silence.
+ * `blind` is what the sweeping process could not see (its failed sweeps; in the all-in-one, before it started; in the scaled mode, while no API process was up): not counted as silence.
  */
 export async function sweepRunnerLiveness(sql: Sql, log: Logger, blind: BlindSpan = FULL_VIEW): Promise<{ offline: number; online: number }> {
   const offline = await announceOfflineRunners(sql, blind);
@@ -18,7 +18,8 @@ export async function sweepRunnerLiveness(sql: Sql, log: Logger, blind: BlindSpa
 
 /**
  * Runs the sweep every `intervalMs` in each alerting process; the sweeps are safe to run concurrently. After its
- * sweeps failed (the database unreachable), or in the all-in-one after the process started (`blind`), a runner is
+ * sweeps failed (the database unreachable), in the all-in-one after the process started, or in the scaled mode after
+ * every API process was down (`blind`), a runner is
  * announced offline only once it has been silent for its whole window while this process could see: not for an
  * outage every runner sat out.
  */
