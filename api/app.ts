@@ -105,7 +105,7 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
   v1.get("/openapi.json", serveDocument, { detail: { hide: true } });
 
   const app = new Elysia({ normalize: false })
-    .use(errorsPlugin(deps.log, routes))
+    .use(errorsPlugin(deps.log, routes, deps.databaseUnreachable))
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })

@@ -22,6 +22,11 @@ export interface ApiDeps {
   publicBaseUrl: string;
   /** Recent live events of this process, for SSE resume. */
   events: EventHub;
+  /**
+   * Told whenever a request found the database unreachable (answered 503): the API's presence records the stretch
+   * (api/presence.ts), and in the all-in-one its judges count it as blind (core/process/blind-time.ts).
+   */
+  databaseUnreachable: Set<() => void>;
   /** Whether the database answered recently; /readyz and the 503 path read it. */
   isReady(): Promise<boolean>;
   /** The payment provider's clock for billing (prorations): the simulator's, which /sim/advance moves; real time when unset. */

@@ -48,6 +48,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     bus: input.bus ?? createMemoryBus(),
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
     events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
+    databaseUnreachable: new Set(),
     async isReady() {
       if (Date.now() - readyAt < 1000) return true;
       try {
@@ -109,6 +110,8 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
   deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
   const presence = startApiPresence(deps.sql, deps.log);
+  const interrupted = () => presence.interrupted();
+  deps.databaseUnreachable.add(interrupted);
   // Mail (invitations, resets, confirmations) and incident notices are outbox rows the API writes; the
   // alerting role sends them (alerting/outbox, alerting/notices).
   return {
@@ -122,6 +125,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
       // elsewhere), then let the other in-flight requests finish.
       const graceful = server.stop(false);
       deps.events.stop();
+      deps.databaseUnreachable.delete(interrupted);
       await presence.stop();
       await Promise.race([graceful, Bun.sleep(graceMs)]);
       await server.stop(true);

@@ -107,6 +107,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   // The API runs in this process: until it listened, no runner heartbeat or heartbeat ping could reach the
   // database, so the judges of silence (placement, sweeps) count nothing before now (docs/runners.md, docs/monitors.md).
   const blind = new BlindTime({ blindBeforeStart: true });
+  // A request that found the database unreachable (a ping refused with 503) is a stretch they could not see either.
+  apiDeps.databaseUnreachable.add(() => blind.failed());
   const alerting = await startAlertingRole({ config: alertingConfig, sql: db.sql, bus, box, log, registry: metrics.registry, blind }).catch(abort);
   const scheduler = await startScheduler({
     sql: db.sql,

@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { AppError, type ErrorBody, rateLimited, unauthenticated } from "../../core/errors.ts";
 import type { ApiDeps, RequestMeta } from "../context.ts";
 import { requestMeta } from "../context.ts";
-import { mapError } from "../middleware/errors.ts";
+import { mapError, tellIfDatabaseUnreachable } from "../middleware/errors.ts";
 import { crossSiteRefused, isCrossSite, issuesSessionCookies } from "./cross-site.ts";
 import type { RouteTable } from "../middleware/route-table.ts";
 import { resolveIdentity } from "./identity.ts";
@@ -90,6 +90,7 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
         if (!tight.allowed) decision = tight;
       }
     } catch (err) {
+      tellIfDatabaseUnreachable(err, deps.databaseUnreachable);
       const { status, body } = mapError(err instanceof AppError ? "APP" : "UNKNOWN", err, deps.log);
       return json(status, body, status === 503 ? { "retry-after": "5" } : {});
     }

@@ -89,7 +89,12 @@ export function mapError(code: string | number, error: unknown, log: Logger, req
   return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
 }
 
-export const errorsPlugin = (log: Logger, routes?: RouteTable) =>
+/** Tells `listeners` (ApiDeps.databaseUnreachable) when `error` is the database being unreachable. */
+export function tellIfDatabaseUnreachable(error: unknown, listeners: ReadonlySet<() => void>): void {
+  if (isDatabaseUnavailable(error)) for (const listener of listeners) listener();
+}
+
+export const errorsPlugin = (log: Logger, routes?: RouteTable, databaseUnreachable: ReadonlySet<() => void> = new Set()) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
     if (code === "NOT_FOUND") {
       // A path that exists under other methods: 405 with the methods it takes (RFC 9110 §15.5.6).
@@ -100,6 +105,7 @@ export const errorsPlugin = (log: Logger, routes?: RouteTable) =>
         return { error: `${request.method} is not supported here; use ${allow.join(", ")}`, code: "METHOD_NOT_ALLOWED", details: { allow } };
       }
     }
+    tellIfDatabaseUnreachable(error, databaseUnreachable);
     const { status, body } = mapError(code, error, log, request);
     set.status = status;
     if (status === 503) set.headers["retry-after"] = "5";

@@ -10,5 +10,15 @@ create table api_presence (
 );
 create index api_presence_last_beat_idx on api_presence (last_beat_at);
 
+-- An API process that was up but could not reach the database (a request or a beat failed for it): from its last
+-- good beat to the first after. Pings refused then are no evidence of silence either, whatever other APIs did.
+create table api_interruptions (
+  instance_id text not null,
+  from_at timestamptz not null,
+  to_at timestamptz not null
+);
+create index api_interruptions_to_idx on api_interruptions (to_at);
+
 -- migrate:down
+drop table api_interruptions;
 drop table api_presence;

@@ -9,6 +9,8 @@ import { apiPresences, apiTierAbsences } from "../../db/queries/api-presence.ts"
 import { sweepHeartbeats } from "../../domain/monitors/heartbeat.ts";
 import { apiTierWatch } from "../../domain/runners/api-tier.ts";
 import { newId } from "../../core/ids.ts";
+import { createSql } from "../../db/client.ts";
+import { startTcpProxy } from "../support/tcp-proxy.ts";
 import { client, makeOrg, startTestApi, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 
 // The scaled mode: pings and runner heartbeats arrive through the API processes, judged by the scheduler and
@@ -130,4 +132,35 @@ describe("an outage of every API process (scaled mode)", () => {
     ]);
     expect(lines[0]!.msg).toContain("no API process is up");
   });
+
+  it("records when an API that is up could not reach the database (a ping answered 503), whatever other APIs did", async () => {
+    const target = new URL(api.db.url);
+    const proxy = await startTcpProxy(Number(target.port || 5432));
+    const viaProxy = new URL(api.db.url);
+    viaProxy.port = String(proxy.port);
+    const sql = createSql(viaProxy.toString(), { max: 4 });
+    const cut = await startApiServer(buildApiDeps({ sql, config: api.server.deps.config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: api.bus }));
+    try {
+      const o = await makeOrg(api.sql, "business");
+      const { body: m } = await client(api.url, { key: o.api_key })("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 0 } });
+      const ping = () => fetch(`${cut.url}${new URL(m.heartbeat_url).pathname}`);
+      expect((await ping()).status).toBe(200);
+      await proxy.cut();
+      const refused = await ping();
+      const refusedAt = Date.now();
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).code).toBe("SERVICE_UNAVAILABLE");
+      await proxy.restore();
+      // Its next good beat records the stretch. The test's other API was up and beating all along.
+      const recorded = await until(() => api.sql`select 1 from api_interruptions`, (r) => r.length > 0, 12_000);
+      expect(recorded.length).toBeGreaterThan(0);
+      const refusedAgoS = (Date.now() - refusedAt) / 1000;
+      const gaps = await apiTierAbsences(api.sql)();
+      expect(gaps.some((g) => g.fromAgoS > refusedAgoS && g.toAgoS < refusedAgoS)).toBe(true);
+    } finally {
+      await cut.stop(100);
+      await sql.end({ timeout: 1 });
+      await proxy.stop();
+    }
+  }, 30_000);
 });

@@ -1,0 +1,40 @@
+import net from "node:net";
+
+export interface TcpProxy {
+  /** The loopback port to connect to instead of the target's. */
+  port: number;
+  /** Drops every connection and refuses new ones, as a crashed or restarting server. */
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A loopback TCP proxy to `targetPort` that a test can cut: the database unreachable for one process only. */
+export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, host);
+    sockets.add(client).add(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    for (const s of [client, upstream]) s.on("error", end).on("close", end);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, host, resolve));
+  // A closed listener refuses connections (ECONNREFUSED) as a stopped server does; one that accepted and closed them
+  // would leave postgres.js retrying its connect with the queries waiting.
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      if (server.listening) server.close(() => resolve());
+      else resolve();
+    });
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  return { port, cut: close, restore: () => listen(port), stop: close };
+}
