@@ -24,8 +24,11 @@ export const BEFORE_ANYTHING = 1e9;
 /** A judge that has always seen everything: the rule as before, for callers that track nothing (tests, tools). */
 export const FULL_VIEW: BlindSpan = { gaps: [] };
 
-/** Own stretches older than this are forgotten (no judge's window is longer: a heartbeat's period and grace are). */
-const KEEP_MS = 8 * 86_400_000;
+/**
+ * Stretches that ended longer ago are forgotten, here and in the database (db/queries/api-presence.ts): no judge
+ * asks further back. The longest window is a heartbeat deadline's, its period and its grace (up to 31 days each).
+ */
+export const BLIND_TIME_KEPT_S = 62 * 86_400;
 /** At most this many own stretches are kept, the newest. */
 const MAX_STRETCHES = 64;
 
@@ -93,7 +96,7 @@ export class BlindTime {
   succeeded(): void {
     const now = this.clock();
     if (this.failingSince !== null) {
-      this.own = [...this.own.filter(([, to]) => now - to <= KEEP_MS), [this.failingSince, now] as Stretch].slice(-MAX_STRETCHES);
+      this.own = [...this.own.filter(([, to]) => now - to <= BLIND_TIME_KEPT_S * 1000), [this.failingSince, now] as Stretch].slice(-MAX_STRETCHES);
     }
     this.failingSince = null;
     this.lastGood = now;
@@ -136,11 +139,6 @@ export class BlindTime {
       throw err;
     }
   }
-}
-
-/** Seconds of (now − agoS, now] inside the span's stretches: what a silence of `agoS` seconds does not count. */
-export function blindSecondsWithin(span: BlindSpan, agoS: number): number {
-  return span.gaps.reduce((sum, g) => sum + Math.max(0, Math.min(agoS, g.fromAgoS) - g.toAgoS), 0);
 }
 
 /**

@@ -1,16 +1,14 @@
 import type { Sql } from "../client.ts";
-import { type BlindStretch, uncovered } from "../../core/process/blind-time.ts";
+import { BLIND_TIME_KEPT_S, type BlindStretch, uncovered } from "../../core/process/blind-time.ts";
 
 /** An API process records its presence this often. */
 export const API_BEAT_MS = 5_000;
 /** An API whose last beat is this recent counts as up now; an older last beat ends its presence at that beat. */
 const UP_WITHIN_S = 15;
-/** Presences and interruptions ended longer ago than this are deleted and never read: no judge's window is longer. */
-const KEEP_S = 8 * 86_400;
 
 export interface ApiBeat {
   instanceId: string;
-  /** Its first beat: a new row starts its presence, and the long-ended rows of every API are deleted. */
+  /** Its first beat: a new row starts its presence, and rows of every API ended over `BLIND_TIME_KEPT_S` ago are deleted. */
   first: boolean;
   /** It could not reach the database since this many seconds before now (its last good beat, or its start). */
   interruptedForS: number | null;
@@ -27,8 +25,8 @@ export async function beatApiPresence(sql: Sql, beat: ApiBeat): Promise<void> {
     insert into api_presence (instance_id) values (${beat.instanceId})
     on conflict (instance_id) do update set last_beat_at = now()`;
   if (beat.first) {
-    await sql`delete from api_presence where last_beat_at < now() - make_interval(secs => ${KEEP_S})`;
-    await sql`delete from api_interruptions where to_at < now() - make_interval(secs => ${KEEP_S})`;
+    await sql`delete from api_presence where last_beat_at < now() - make_interval(secs => ${BLIND_TIME_KEPT_S})`;
+    await sql`delete from api_interruptions where to_at < now() - make_interval(secs => ${BLIND_TIME_KEPT_S})`;
   }
 }
 
@@ -40,7 +38,7 @@ export async function apiPresences(sql: Sql): Promise<BlindStretch[]> {
     select ${agoS(sql, "started_at")} as from_ago,
            case when last_beat_at > now() - make_interval(secs => ${UP_WITHIN_S}) then 0 else ${agoS(sql, "last_beat_at")} end as to_ago
     from api_presence
-    where last_beat_at > now() - make_interval(secs => ${KEEP_S})`;
+    where last_beat_at > now() - make_interval(secs => ${BLIND_TIME_KEPT_S})`;
   return rows.map((r) => ({ fromAgoS: r.from_ago, toAgoS: r.to_ago }));
 }
 
@@ -49,7 +47,7 @@ async function apiInterruptions(sql: Sql): Promise<BlindStretch[]> {
   const rows = await sql<{ from_ago: number; to_ago: number }[]>`
     select ${agoS(sql, "from_at")} as from_ago, ${agoS(sql, "to_at")} as to_ago
     from api_interruptions
-    where to_at > now() - make_interval(secs => ${KEEP_S})`;
+    where to_at > now() - make_interval(secs => ${BLIND_TIME_KEPT_S})`;
   return rows.map((r) => ({ fromAgoS: r.from_ago, toAgoS: Math.max(0, r.to_ago) }));
 }
 

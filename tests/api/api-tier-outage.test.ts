@@ -11,6 +11,7 @@ import { apiTierWatch } from "../../domain/runners/api-tier.ts";
 import { newId } from "../../core/ids.ts";
 import { createSql } from "../../db/client.ts";
 import { startTcpProxy } from "../support/tcp-proxy.ts";
+import { until } from "../support/scheduling.ts";
 import { client, makeOrg, startTestApi, TEST_SECRET_KEY, type TestApi } from "../support/api.ts";
 
 // The scaled mode: pings and runner heartbeats arrive through the API processes, judged by the scheduler and
@@ -27,15 +28,6 @@ afterAll(async () => {
   await ingest.stop();
   await api.stop();
 });
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await Bun.sleep(20);
-  }
-}
 
 /** The API tier's history, seconds before now: each [started, last beat] (0: beating now). Replaces what is there. */
 async function apiTierWas(...presences: [startedAgoS: number, lastBeatAgoS: number][]) {
@@ -55,19 +47,22 @@ async function pinged200sAgo() {
   return m.id as string;
 }
 
-const statuses = (monitorId: string, n: number) =>
-  until(() => api.sql`select status from check_results where monitor_id = ${monitorId} order by scheduled_at`, (r) => r.length >= n).then((r) => r.map((x) => x.status));
+async function statuses(monitorId: string, n: number): Promise<string[]> {
+  const read = () => api.sql`select status from check_results where monitor_id = ${monitorId} order by scheduled_at`;
+  await until(async () => (await read()).length >= n, 3000, `${n} results`);
+  return (await read()).map((r) => r.status);
+}
 
 describe("an outage of every API process (scaled mode)", () => {
   it("is recorded by each listening API, which stops counting as up when it stops", async () => {
     const other = await startApiServer(buildApiDeps({ sql: api.sql, config: api.server.deps.config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: api.bus }));
     const beating = () => apiPresences(api.sql).then((ps) => ps.filter((p) => p.toAgoS === 0).length);
-    expect(await until(beating, (n) => n >= 2)).toBeGreaterThanOrEqual(2);
+    await until(async () => (await beating()) >= 2, 5000, "both APIs beating");
     expect(await apiTierAbsences(api.sql)()).toEqual([]);
     await other.stop(100);
     // 20 s later (moved back rather than waited for): the stopped one has not beaten since, the other beats on.
     await api.sql`update api_presence set last_beat_at = last_beat_at - interval '20 seconds', started_at = started_at - interval '20 seconds'`;
-    expect(await until(beating, (n) => n === 1, 8000)).toBe(1);
+    await until(async () => (await beating()) === 1, 8000, "one API beating");
     const ended = (await apiPresences(api.sql)).filter((p) => p.toAgoS > 0);
     expect(ended.length).toBe(1);
     expect(ended[0]!.toAgoS).toBeGreaterThanOrEqual(20);
@@ -110,7 +105,7 @@ describe("an outage of every API process (scaled mode)", () => {
     expect(await offline()).toBe(0);
     // Seen by a judge that knows nothing of the API tier: offline.
     const before = startRunnerWatch(api.sql, silentLogger, 20, new BlindTime());
-    expect(await until(offline, (n) => n === 1)).toBe(1);
+    await until(async () => (await offline()) === 1, 3000, "runner.offline");
     await before.stop();
   });
 
@@ -120,7 +115,7 @@ describe("an outage of every API process (scaled mode)", () => {
     const watch = apiTierWatch(api.sql, log);
     // Right after this test's own API beat, so that its next beat (which says it is up) comes after the reads.
     await api.sql`delete from api_presence`;
-    await until(() => api.sql`select 1 from api_presence`, (r) => r.length > 0, 8000);
+    await until(async () => (await api.sql`select 1 from api_presence`).length > 0, 8000, "a beat");
     await apiTierWas([1000, 170]);
     await watch();
     await watch();
@@ -152,8 +147,7 @@ describe("an outage of every API process (scaled mode)", () => {
       expect((await refused.json()).code).toBe("SERVICE_UNAVAILABLE");
       await proxy.restore();
       // Its next good beat records the stretch. The test's other API was up and beating all along.
-      const recorded = await until(() => api.sql`select 1 from api_interruptions`, (r) => r.length > 0, 12_000);
-      expect(recorded.length).toBeGreaterThan(0);
+      await until(async () => (await api.sql`select 1 from api_interruptions`).length > 0, 12_000, "the interruption recorded");
       const refusedAgoS = (Date.now() - refusedAt) / 1000;
       const gaps = await apiTierAbsences(api.sql)();
       expect(gaps.some((g) => g.fromAgoS > refusedAgoS && g.toAgoS < refusedAgoS)).toBe(true);
