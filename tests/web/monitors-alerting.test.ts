@@ -20,6 +20,7 @@ let failing = false;
 const hooks: unknown[] = [];
 const ids: Record<string, string> = {};
 const CALLS: string[] = [];
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 
 beforeAll(async () => {
   target = Bun.serve({
@@ -250,22 +251,26 @@ describe("monitors and alerting screens", () => {
     await nav(page, "Maintenance");
     await page.getByRole("heading", { name: "Planned work without false alarms" }).waitFor();
     const form = page.getByRole("form", { name: "New maintenance window" });
-    await form.getByLabel("Name", { exact: true }).fill("Sunday patching");
+    // Two days ahead in Berlin, so the window is upcoming whenever the suite runs (a fixed Sunday 02:00 was
+    // active during a CI run that started at 02:01 on a Sunday there).
+    const weekday = (WEEKDAYS.indexOf(new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Berlin", weekday: "short" }).format(new Date())) + 2) % 7;
+    const cron = `0 2 * * ${weekday}`;
+    await form.getByLabel("Name", { exact: true }).fill("Weekly patching");
     await form.getByLabel("Cron schedule").check();
     await form.getByLabel("Time zone").selectOption("Europe/Berlin");
-    await form.getByLabel("Cron expression").fill("0 2 * * 0");
+    await form.getByLabel("Cron expression").fill(cron);
     await form.getByLabel("Each occurrence lasts (minutes)").fill("90");
     await form.getByLabel("Monitors tagged (comma separated)").fill("prod");
     await form.getByText(/^Next starts \(your local time\): /).waitFor();
     await screenshot(page, "p1-07-maintenance-form");
     await form.getByRole("button", { name: "Schedule" }).click();
-    const card = page.locator("[data-window='Sunday patching']");
-    await card.getByText("cron 0 2 * * 0, 90 min each (Europe/Berlin)").waitFor();
+    const card = page.locator("[data-window='Weekly patching']");
+    await card.getByText(`cron ${cron}, 90 min each (Europe/Berlin)`).waitFor();
     await card.getByText("upcoming").waitFor();
     await card.getByRole("button", { name: "Edit" }).click();
     await card.getByLabel("Each occurrence lasts (minutes)").fill("120");
     await card.getByRole("button", { name: "Save window" }).click();
-    await card.getByText("cron 0 2 * * 0, 120 min each (Europe/Berlin)").waitFor();
+    await card.getByText(`cron ${cron}, 120 min each (Europe/Berlin)`).waitFor();
     await captureScreen(page, "p1-08-maintenance");
     noErrors();
   }, 30_000);
