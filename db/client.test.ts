@@ -49,3 +49,39 @@ it("counts a connection reset in the middle of a query as the database being una
     await sql.end({ timeout: 1 });
   }
 });
+
+it("fails a query at once when the server closes each connection before it is ready, as a TCP proxy with nothing behind it", async () => {
+  // HAProxy in TCP mode with every backend down, or a pooler shedding load, accepts the connection and closes it
+  // without a word. postgres.js 3.4.9 then reconnected with no delay and never settled the query (porsager/postgres
+  // #1193): requests hung instead of answering 503, and no judge saw its database unreachable. Patched in
+  // patches/postgres@3.4.9.patch.
+  const target = new URL(TEST_ADMIN_URL);
+  let backendDown = true;
+  let accepted = 0;
+  const server = createServer((client) => {
+    accepted++;
+    client.on("error", () => {});
+    if (backendDown) return void client.end();
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    upstream.on("error", () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
+  const url = new URL(TEST_ADMIN_URL);
+  url.port = String(port);
+  const sql = createSql(url.toString(), { max: 2 });
+  try {
+    const outcome = (q: Promise<unknown>) => Promise.race([q.then(() => "answered", (err: unknown) => err), Bun.sleep(3000).then(() => "still waiting after 3 s")]);
+    const outcomes = await Promise.all([outcome(sql`select 1`), outcome(sql`select 2`), outcome(sql`select 3`)]);
+    for (const err of outcomes) {
+      expect(typeof err === "string" ? err : (err as { code?: string }).code).toBe("CONNECTION_CLOSED");
+      expect(isDatabaseUnavailable(err)).toBe(true);
+    }
+    expect(accepted).toBeLessThanOrEqual(3); // one try per query, no loop
+    backendDown = false;
+    expect([...(await sql`select 41 + 1 as n`)]).toEqual([{ n: 42 }]);
+  } finally {
+    await Promise.race([sql.end({ timeout: 0 }), Bun.sleep(1000)]);
+    server.close();
+  }
+});

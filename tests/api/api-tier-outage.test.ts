@@ -128,7 +128,8 @@ describe("an outage of every API process (scaled mode)", () => {
     expect(lines[0]!.msg).toContain("no API process is up");
   });
 
-  it("records when an API that is up could not reach the database (a ping answered 503), whatever other APIs did", async () => {
+  // Refused: PostgreSQL stopped. Closed: a load balancer or pooler in front of it, with nothing behind, accepts and hangs up.
+  it.each(["refuse", "close"] as const)("records when an API that is up could not reach the database (%s: a ping answered 503), whatever other APIs did", async (how) => {
     const target = new URL(api.db.url);
     const proxy = await startTcpProxy(Number(target.port || 5432));
     const viaProxy = new URL(api.db.url);
@@ -140,14 +141,18 @@ describe("an outage of every API process (scaled mode)", () => {
       const { body: m } = await client(api.url, { key: o.api_key })("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 0 } });
       const ping = () => fetch(`${cut.url}${new URL(m.heartbeat_url).pathname}`);
       expect((await ping()).status).toBe(200);
-      await proxy.cut();
+      const interruptions = async () => (await api.sql`select count(*)::int as n from api_interruptions`)[0]!.n as number;
+      const before = await interruptions();
+      await proxy.cut(how);
+      const refusedIn = performance.now();
       const refused = await ping();
       const refusedAt = Date.now();
       expect(refused.status).toBe(503);
+      expect(performance.now() - refusedIn).toBeLessThan(5000);
       expect((await refused.json()).code).toBe("SERVICE_UNAVAILABLE");
       await proxy.restore();
       // Its next good beat records the stretch. The test's other API was up and beating all along.
-      await until(async () => (await api.sql`select 1 from api_interruptions`).length > 0, 12_000, "the interruption recorded");
+      await until(async () => (await interruptions()) > before, 12_000, "the interruption recorded");
       const refusedAgoS = (Date.now() - refusedAt) / 1000;
       const gaps = await apiTierAbsences(api.sql)();
       expect(gaps.some((g) => g.fromAgoS > refusedAgoS && g.toAgoS < refusedAgoS)).toBe(true);

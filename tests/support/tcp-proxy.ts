@@ -3,8 +3,11 @@ import net from "node:net";
 export interface TcpProxy {
   /** The loopback port to connect to instead of the target's. */
   port: number;
-  /** Drops every connection and refuses new ones, as a crashed or restarting server. */
-  cut(): Promise<void>;
+  /**
+   * Drops every connection. `refuse` (the default) then refuses new ones, as a crashed or restarting server; `close`
+   * accepts each and closes it without a word, as a TCP load balancer or pooler with no server behind it.
+   */
+  cut(how?: "refuse" | "close"): Promise<void>;
   restore(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -12,7 +15,9 @@ export interface TcpProxy {
 /** A loopback TCP proxy to `targetPort` that a test can cut: the database unreachable for one process only. */
 export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let closing = false;
   const server = net.createServer((client) => {
+    if (closing) return void client.on("error", () => {}).end();
     const upstream = net.connect(targetPort, host);
     sockets.add(client).add(upstream);
     const end = () => {
@@ -26,8 +31,7 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
     upstream.pipe(client);
   });
   const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, host, resolve));
-  // A closed listener refuses connections (ECONNREFUSED) as a stopped server does; one that accepted and closed them
-  // would leave postgres.js retrying its connect with the queries waiting.
+  // A closed listener refuses connections (ECONNREFUSED) as a stopped server does.
   const close = () =>
     new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
@@ -36,5 +40,20 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
     });
   await listen(0);
   const port = (server.address() as net.AddressInfo).port;
-  return { port, cut: close, restore: () => listen(port), stop: close };
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    port,
+    cut: async (how = "refuse") => {
+      if (how === "refuse") return close();
+      closing = true;
+      dropAll();
+    },
+    restore: async () => {
+      closing = false;
+      if (!server.listening) await listen(port);
+    },
+    stop: close,
+  };
 }
