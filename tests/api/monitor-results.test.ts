@@ -262,8 +262,9 @@ describe("GET /monitors/:id/aggregates", () => {
 
   it("answers daily buckets, 30 days by default, and hourly ones for the last 24 h by default", async () => {
     const { call, org_id, monitorId } = await orgWithMonitor();
-    const now = Date.now();
-    await storeResults(api.sql, [result(org_id, monitorId, now - 2 * DAY, "up"), result(org_id, monitorId, now - 2 * DAY + MIN, "down")]);
+    // 01:00 UTC two days ago: the two results share a day bucket whatever the time of the run.
+    const twoDaysAgo = Math.floor((Date.now() - 2 * DAY) / DAY) * DAY + HOUR;
+    await storeResults(api.sql, [result(org_id, monitorId, twoDaysAgo, "up"), result(org_id, monitorId, twoDaysAgo + MIN, "down")]);
     const days = await call("GET", `/api/v1/monitors/${monitorId}/aggregates?bucket=day`);
     expect(days.body.data).toHaveLength(31);
     expect(days.body.data.reduce((n: number, b: { checks: number }) => n + b.checks, 0)).toBe(2);

@@ -26,7 +26,21 @@ afterAll(async () => {
   await db.drop();
 }, 60_000);
 
+/** The latest 1st of a month at 08:00 UTC at or before now: a monthly report due then, its next send a month on. */
+function monthlyDue(now = new Date()) {
+  const at = (monthsBack: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - monthsBack, 1, 8));
+  const back = at(0) <= now ? 0 : 1;
+  const period = at(back + 1);
+  const lastDay = new Date(Date.UTC(period.getUTCFullYear(), period.getUTCMonth() + 1, 0));
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const label = (d: Date) => `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return { due: at(back), next: at(back - 1), periodStart: new Date(Date.UTC(period.getUTCFullYear(), period.getUTCMonth(), 1)), label: `${label(period)} – ${label(lastDay)}` };
+}
+
 it("sends a due report once per recipient when two alerting processes run", async () => {
+  // Relative to today: the sweep has no clock of its own, so a fixed due date would plan its next send past the
+  // date the test expects once the calendar passes it.
+  const month = monthlyDue();
   const { orgId } = await createOrgWithMonitors(db.sql, { monitors: 2 });
   const to = ["a@acme.example", "b@acme.example"];
   const report = await insertReport(db.sql, "rep_roles", orgId, {
@@ -39,7 +53,7 @@ it("sends a due report once per recipient when two alerting processes run", asyn
     timezone: "UTC",
     recipients: to.map((email) => ({ type: "email" as const, email })),
     enabled: true,
-    next_send_at: new Date("2026-11-01T08:00:00Z"),
+    next_send_at: month.due,
   });
   const config = loadAlertingConfig({
     DATABASE_URL: db.url,
@@ -56,10 +70,10 @@ it("sends a due report once per recipient when two alerting processes run", asyn
   await Bun.sleep(500);
   expect(smtp.mails.map((m) => m.envelope.to[0]).sort()).toEqual(to);
   const mail = smtp.mails[0]!;
-  expect(mail.parsed.subject).toBe("Monthly report for Results test: no data uptime (1 Oct 2026 – 31 Oct 2026)");
+  expect(mail.parsed.subject).toBe(`Monthly report for Results test: no data uptime (${month.label})`);
   expect(mail.parsed.text).toContain("https://watchpost.example/api/v1/reports/unsubscribe?token=");
-  expect([...(await db.sql`select period_start, recipients from report_deliveries where report_id = ${report.id}`)]).toEqual([{ period_start: new Date("2026-10-01T00:00:00Z"), recipients: 2 }]);
+  expect([...(await db.sql`select period_start, recipients from report_deliveries where report_id = ${report.id}`)]).toEqual([{ period_start: month.periodStart, recipients: 2 }]);
   const [row] = await db.sql`select next_send_at, last_sent_at from reports where id = ${report.id}`;
-  expect(row!.next_send_at.toISOString()).toBe("2026-12-01T08:00:00.000Z");
+  expect(row!.next_send_at.toISOString()).toBe(month.next.toISOString());
   expect(row!.last_sent_at).not.toBeNull();
 }, 30_000);

@@ -78,7 +78,9 @@ describe("reports screen", () => {
     const next = new Date((await apiCall(env, "GET", `/api/v1/reports/${report.id}`)).next_send_at);
     expect(next.toLocaleString("en-GB", { timeZone: "Europe/Berlin", day: "numeric", hour: "2-digit", minute: "2-digit" })).toBe("3, 08:30");
 
-    await card.getByText(/^Next: Dec 3, 2026, 8:30\s?AM \(Europe\/Berlin\)/).waitFor();
+    const inBerlin = (part: Intl.DateTimeFormatPartTypes) =>
+      new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Berlin", month: "short", year: "numeric" }).formatToParts(next).find((p) => p.type === part)!.value;
+    await card.getByText(new RegExp(`^Next: ${inBerlin("month")} 3, ${inBerlin("year")}, 8:30\\s?AM \\(Europe/Berlin\\)`)).waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: "/tmp/reports-screen.png" });
     await captureScreen(page, "reports-01-scheduled");
