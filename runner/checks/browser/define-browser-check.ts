@@ -176,9 +176,12 @@ async function drive<T extends BrowserCheckType, S extends TSchema>(
   let crashed = false;
   page.on("crash", () => (crashed = true));
   let activity = "loading the page";
-  const screenshot = async (name: string, fullPage = false) => {
+  // A step's screenshot has what is left of the check's time (at least a second); the failure screenshot, taken after
+  // the outcome, has the afterword's time even when none is left: a timed-out page's first frame after its loads
+  // were stopped took over a second on a loaded machine, and the timeout's screenshot was lost.
+  const screenshot = async (name: string, fullPage = false, atLeastMs = 1000) => {
     if (artifacts.some((a) => a.name === name)) return name;
-    const shot = await captureScreenshot(page, name, { fullPage, timeoutMs: Math.min(5000, Math.max(1000, remaining())) });
+    const shot = await captureScreenshot(page, name, { fullPage, timeoutMs: Math.min(5000, Math.max(atLeastMs, remaining())) });
     if (!shot) return null;
     artifacts.push(shot);
     return name;
@@ -236,7 +239,7 @@ async function drive<T extends BrowserCheckType, S extends TSchema>(
       error = degraded;
     }
   }
-  if ((status === "down" || status === "timeout") && common.screenshot_on_failure !== false && !crashed) await screenshot("failure");
+  if ((status === "down" || status === "timeout") && common.screenshot_on_failure !== false && !crashed) await screenshot("failure", false, AFTERWORD_MS);
   const peak = lease.peakMemoryBytes();
   data.browser_memory_mb = peak === null ? null : Math.round((peak / 1048576) * 10) / 10;
   data.screenshots = artifacts.length > 0 ? artifacts.map((a) => a.name) : null;
