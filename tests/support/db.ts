@@ -25,9 +25,13 @@ const dbUrl = (name: string) => {
 
 let templateReady: Promise<string> | null = null;
 
-/** Builds (once per migration set, under an advisory lock) a migrated template database. */
+/**
+ * Builds (once per migration set and UTC day, under an advisory lock) a migrated template database. A day's: the
+ * migrations leave time-dependent state (the rollup watermark, the partitions ahead), which a template kept for weeks
+ * on a developer's PostgreSQL would hand every test database from the day it was built.
+ */
 async function ensureTemplate(admin: Sql): Promise<string> {
-  const name = `wp_tpl_${migrationsHash()}`;
+  const name = `wp_tpl_${migrationsHash()}_${new Date().toISOString().slice(0, 10).replaceAll("-", "")}`;
   await admin`select pg_advisory_lock(727001)`;
   try {
     const [exists] = await admin`select 1 from pg_database where datname = ${name}`;
@@ -38,8 +42,9 @@ async function ensureTemplate(admin: Sql): Promise<string> {
       });
       await migrate(dbUrl(`${name}_build`));
       await admin.unsafe(`alter database ${name}_build rename to ${name}`);
-      // Templates of other migration sets more than an hour old: another checkout's run may still be copying a newer one.
-      const stale = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'wp\\_tpl\\_%' and datname <> ${name} and datname not like '%\\_build' and (pg_stat_file('base/' || oid)).modification < now() - interval '1 hour'`;
+      // Other templates more than a day old: another checkout's run may still be copying a newer one, and a run that
+      // went past midnight its own, yesterday's.
+      const stale = await admin<{ datname: string }[]>`select datname from pg_database where datname like 'wp\\_tpl\\_%' and datname <> ${name} and datname not like '%\\_build' and (pg_stat_file('base/' || oid)).modification < now() - interval '1 day'`;
       for (const { datname } of stale) await admin.unsafe(`drop database if exists ${datname} with (force)`).catch(() => {});
     }
     // Databases of test runs that died more than an hour ago.
