@@ -34,8 +34,9 @@ async function heartbeat(config: Record<string, unknown>) {
   return { call, res, m: res.body };
 }
 
+/** The checks of the 30 days before `to`: with a `from`, the fixed 2026 dates below stay readable once they are older than the retention window. */
 const checks = (call: ReturnType<typeof client>, id: string, to = new Date(Date.now() + 60_000)) =>
-  call("GET", `/api/v1/monitors/${id}/checks?to=${to.toISOString()}`).then((r) => r.body.data as Record<string, any>[]);
+  call("GET", `/api/v1/monitors/${id}/checks?from=${new Date(to.getTime() - 30 * 86_400_000).toISOString()}&to=${to.toISOString()}`).then((r) => r.body.data as Record<string, any>[]);
 
 describe("heartbeat monitors on a cron schedule", () => {
   it("takes a schedule with a time zone and a grace time, and shows them back", async () => {
