@@ -85,3 +85,32 @@ it("fails a query at once when the server closes each connection before it is re
     server.close();
   }
 });
+
+it("backs off between tries while the server keeps closing connections before they are ready", async () => {
+  // A LISTEN tries again by itself after each close (postgres.js re-listens); each try counts as a failure for the
+  // backoff (capped at half a second in createSql), as a refused connection does, not as a fresh start every few ms.
+  let accepted = 0;
+  const server = createServer((s) => {
+    accepted++;
+    s.on("error", () => {});
+    s.end();
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
+  const url = new URL(TEST_ADMIN_URL);
+  url.port = String(port);
+  const sql = createSql(url.toString(), { max: 1 });
+  try {
+    const first = await sql.listen("wp_backoff_test", () => {}).then(
+      () => "listening",
+      (err: { code?: string }) => err.code,
+    );
+    expect(first).toBe("CONNECTION_CLOSED");
+    await Bun.sleep(2000);
+    // Tries at 5–10 ms apart would be a few hundred; backed off, a handful.
+    expect(accepted).toBeGreaterThan(1);
+    expect(accepted).toBeLessThan(20);
+  } finally {
+    await Promise.race([sql.end({ timeout: 0 }), Bun.sleep(1000)]);
+    server.close();
+  }
+});

@@ -128,6 +128,10 @@ describe("an outage of every API process (scaled mode)", () => {
     expect(lines[0]!.msg).toContain("no API process is up");
   });
 
+  /** A step that must end in time: a hang is then named, not the test's timeout. */
+  const within = <T>(step: Promise<T>, ms: number, what: string): Promise<T> =>
+    Promise.race([step, Bun.sleep(ms).then((): never => { throw new Error(`${what}: not done within ${ms} ms`); })]);
+
   // Refused: PostgreSQL stopped. Closed: a load balancer or pooler in front of it, with nothing behind, accepts and hangs up.
   it.each(["refuse", "close"] as const)("records when an API that is up could not reach the database (%s: a ping answered 503), whatever other APIs did", async (how) => {
     const target = new URL(api.db.url);
@@ -139,27 +143,28 @@ describe("an outage of every API process (scaled mode)", () => {
     try {
       const o = await makeOrg(api.sql, "business");
       const { body: m } = await client(api.url, { key: o.api_key })("POST", "/api/v1/monitors", { name: "cron", type: "heartbeat", config: { period_seconds: 60, grace_seconds: 0 } });
-      const ping = () => fetch(`${cut.url}${new URL(m.heartbeat_url).pathname}`);
+      // Bounded, so a ping the API never answers fails here, named, rather than as the test's timeout.
+      const ping = () => fetch(`${cut.url}${new URL(m.heartbeat_url).pathname}`, { signal: AbortSignal.timeout(15_000) });
       expect((await ping()).status).toBe(200);
       const interruptions = async () => (await api.sql`select count(*)::int as n from api_interruptions`)[0]!.n as number;
       const before = await interruptions();
-      await proxy.cut(how);
+      await within(proxy.cut(how), 5000, "cutting the proxy");
       const refusedIn = performance.now();
       const refused = await ping();
       const refusedAt = Date.now();
       expect(refused.status).toBe(503);
       expect(performance.now() - refusedIn).toBeLessThan(5000);
       expect((await refused.json()).code).toBe("SERVICE_UNAVAILABLE");
-      await proxy.restore();
+      await within(proxy.restore(), 5000, "restoring the proxy");
       // Its next good beat records the stretch. The test's other API was up and beating all along.
       await until(async () => (await interruptions()) > before, 12_000, "the interruption recorded");
       const refusedAgoS = (Date.now() - refusedAt) / 1000;
       const gaps = await apiTierAbsences(api.sql)();
       expect(gaps.some((g) => g.fromAgoS > refusedAgoS && g.toAgoS < refusedAgoS)).toBe(true);
     } finally {
-      await cut.stop(100);
-      await sql.end({ timeout: 1 });
-      await proxy.stop();
+      await within(cut.stop(100), 10_000, "stopping the API");
+      await within(sql.end({ timeout: 1 }), 5000, "closing its client");
+      await within(proxy.stop(), 5000, "stopping the proxy");
     }
-  }, 30_000);
+  }, 60_000);
 });

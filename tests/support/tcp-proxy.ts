@@ -17,7 +17,12 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
   const sockets = new Set<net.Socket>();
   let closing = false;
   const server = net.createServer((client) => {
-    if (closing) return void client.on("error", () => {}).end();
+    if (closing) {
+      // Tracked until closed, so stop() cannot wait on a half-closed socket.
+      sockets.add(client);
+      client.on("error", () => {}).on("close", () => sockets.delete(client));
+      return void client.end();
+    }
     const upstream = net.connect(targetPort, host);
     sockets.add(client).add(upstream);
     const end = () => {
