@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { QueryClient } from "@tanstack/react-query";
+import { QueryClient, QueryObserver } from "@tanstack/react-query";
 import { applyLiveEvent } from "./live";
 
 const page = (rows: Record<string, unknown>[]) => ({ pages: [{ data: rows, pagination: {} }], pageParams: [1] });
@@ -96,5 +96,30 @@ describe("applyLiveEvent", () => {
     qc.setQueryData(["monitor", "mon_a"], { id: "mon_a", last_duration_ms: 10 });
     applyLiveEvent(qc, { id: "6", type: "check.result", at: "x", data: { monitor_id: "mon_a", status: "unavailable", duration_ms: 0, checked_at: "2026-01-01T00:00:01Z" } });
     expect(qc.getQueryData(["monitor", "mon_a"])).toEqual({ id: "mon_a", last_duration_ms: 10 });
+  });
+});
+
+describe("a live result while the page of results is being read", () => {
+  it("reads the page again once the result's event came, so a read that started before the result was stored does not hide it", async () => {
+    const qc = new QueryClient();
+    const key = ["monitor-checks", "mon_a", { page: 1, limit: 100 }];
+    const stored: { id: string }[] = [];
+    let release = () => {};
+    let reads = 0;
+    const queryFn = async () => {
+      reads++;
+      // The first read's snapshot is taken at once, before the result is stored; it answers later.
+      const snapshot = [...stored];
+      if (reads === 1) await new Promise<void>((r) => (release = r));
+      return { data: snapshot, pagination: { total: snapshot.length, limit: 100, page: 1 } };
+    };
+    const unsubscribe = new QueryObserver(qc, { queryKey: key, queryFn }).subscribe(() => {});
+    await Bun.sleep(0);
+    stored.push({ id: "chk_1" }); // ingest stores the result, then announces it
+    applyLiveEvent(qc, { id: "7", type: "check.result", at: "x", data: { id: "chk_1", monitor_id: "mon_a", location: "eu", status: "up", duration_ms: 9, error: null, checked_at: "2026-01-01T00:00:03Z", data: {} } });
+    release();
+    for (let i = 0; i < 50 && qc.getQueryState(key)?.fetchStatus !== "idle"; i++) await Bun.sleep(5);
+    expect(qc.getQueryData<{ data: { id: string }[] }>(key)!.data.map((r) => r.id)).toEqual(["chk_1"]);
+    unsubscribe();
   });
 });

@@ -145,13 +145,36 @@ function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent) {
   if (unknown) void qc.invalidateQueries({ queryKey: ["monitors", "overview"] });
 }
 
+/**
+ * Reads a query again once its read in flight is over. Invalidating it now would not do: a first read (no data yet)
+ * is not cancelled by a refetch but shared, and its answer clears the invalidation.
+ */
+function readAgainWhenDone(qc: QueryClient, key: readonly unknown[]) {
+  const query = qc.getQueryCache().find({ queryKey: key, exact: true });
+  if (!query || waitingToReadAgain.has(query)) return;
+  waitingToReadAgain.add(query);
+  const unsubscribe = qc.getQueryCache().subscribe((event) => {
+    if (event.query !== query || (event.type !== "removed" && query.state.fetchStatus !== "idle")) return;
+    unsubscribe();
+    waitingToReadAgain.delete(query);
+    if (event.type !== "removed") void qc.invalidateQueries({ queryKey: key, exact: true });
+  });
+}
+const waitingToReadAgain = new WeakSet<object>();
+
 /** Puts a live result at the top of each cached first page of that monitor's results it belongs on. */
 function addLiveResult(qc: QueryClient, monitorId: string, e: LiveEvent) {
   const row: Record<string, unknown> & { id: string } = { ...e.data, id: String(e.data.id ?? `live-${e.id}`), scheduled_at: e.data.checked_at, location_type: String(e.data.location ?? "").startsWith("run_") ? "runner" : "region" };
   for (const [key, old] of qc.getQueriesData<ChecksPage>({ queryKey: ["monitor-checks", monitorId] })) {
     const f = key[2] as ChecksFilters | undefined;
-    if (!old || !f || f.page !== 1 || f.to || (f.status && f.status !== row.status) || (f.location && f.location !== row.location)) continue;
-    if (old.data.some((r) => r.id === row.id)) continue;
+    if (!f || f.page !== 1 || f.to || (f.status && f.status !== row.status) || (f.location && f.location !== row.location)) continue;
+    // A read in flight may have started before this result was stored (it is stored before its event is sent) and
+    // would replace the page without it: read again instead, from now.
+    if (qc.getQueryState(key)?.fetchStatus === "fetching") {
+      readAgainWhenDone(qc, key);
+      continue;
+    }
+    if (!old || old.data.some((r) => r.id === row.id)) continue;
     const limit = Number(old.pagination.limit) || 100;
     qc.setQueryData<ChecksPage>(key, { ...old, data: [row as never, ...old.data].slice(0, limit), pagination: { ...old.pagination, total: Number(old.pagination.total) + 1 } });
   }
