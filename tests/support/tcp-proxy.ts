@@ -36,18 +36,18 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
     upstream.pipe(client);
   });
   const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
   // A closed listener refuses connections (ECONNREFUSED) as a stopped server does.
   const close = () =>
     new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
+      dropAll();
       if (server.listening) server.close(() => resolve());
       else resolve();
     });
   await listen(0);
   const port = (server.address() as net.AddressInfo).port;
-  const dropAll = () => {
-    for (const s of sockets) s.destroy();
-  };
   return {
     port,
     cut: async (how = "refuse") => {
