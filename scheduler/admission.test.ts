@@ -88,6 +88,7 @@ for (const kind of ["memory", "nats"] as const) {
       await scheduler.idle();
       expect(await queued()).toBe(20);
       expect(admission.loads()[0]).toMatchObject({ queue: { subject: "jobs.region.eu-west" }, waiting: 30 });
+      expect(admission.checksWaiting()).toBe(true);
       const peek = await take(20);
       const first = new Set(peek.map((d) => d.data.monitor_id));
       for (const d of peek) d.nak();
@@ -123,6 +124,48 @@ for (const kind of ["memory", "nats"] as const) {
     });
   });
 }
+
+describe("checks waiting to start", () => {
+  it("are told while a region's queue holds more than its consumers run at once plus a quarter of a second of its drain", async () => {
+    const bus = createMemoryBus();
+    await bus.ensureTopology();
+    open.push({ stop: () => void bus.close() });
+    const clock = new ManualClock(T0);
+    let wall = 0;
+    const admission = new Admission({ bus, clock, log: silentLogger, queueSeconds: 5, concurrencyOf: () => 10, sampleClock: () => wall });
+    const scheduler = new Scheduler({
+      bus,
+      clock,
+      log: silentLogger,
+      admission,
+      placement: { regionOnline: () => true, runnerOnline: () => false },
+      maintenance: new MaintenanceGate(),
+      isLeader: () => true,
+      backfillMs: 60_000,
+    });
+    open.push(scheduler, admission);
+    for (let i = 0; i < 15; i++) scheduler.upsert(row());
+    scheduler.start(null);
+    expect(admission.checksWaiting()).toBe(false);
+
+    // 15 published, none kept back; the consumers run 10 at once, so 5 wait to start.
+    await clock.advance(30_000);
+    await scheduler.idle();
+    wall += 1000;
+    await admission.sample();
+    expect(admission.loads()[0]).toMatchObject({ queued: 15, waiting: 0 });
+    expect(admission.checksWaiting()).toBe(true);
+
+    // 10 taken in 100 ms (a drain of 100 a second): the 5 left are a twentieth of a second of it.
+    const taken = await bus.fetchJobs<CheckJobMessage>(regionSubject("eu-west"), 10, 1000);
+    expect(taken.length).toBe(10);
+    for (const d of taken) d.ack();
+    await until(async () => (await bus.pendingJobs(regionSubject("eu-west"))) === 5, 5000, "the acks to reach the queue");
+    wall += 100;
+    await admission.sample();
+    expect(admission.checksWaiting()).toBe(false);
+  });
+});
 
 describe("backpressure from the in-process result backlog", () => {
   it("publishes nothing while a watched durable holds more than its allowance of results, and resumes once it drains", async () => {

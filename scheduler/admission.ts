@@ -64,6 +64,8 @@ const IDLE_MS = 120_000;
  * server, and a hosted deployment may have many runners. Its limit holds seconds of work, so this is soon enough.
  */
 const RUNNER_SAMPLE_MS = 1000;
+/** Seconds of a queue's drain waiting beyond what its consumers run at once: checks start late (checksWaiting). */
+const WAITING_SECONDS = 0.25;
 /** Weight of the newest drain sample in the moving average. */
 const ALPHA = 0.3;
 
@@ -184,6 +186,20 @@ export class Admission {
   /** A released check is on the bus (or was dropped): it no longer holds its line's watermark back. */
   settle(w: Waiting): void {
     this.gates.get(w.queue.subject)?.releasing.delete(w);
+  }
+
+  /**
+   * Whether checks wait to start now, by the last sample: a region's queue (standard or browser; runners check
+   * elsewhere) keeps due checks back, or holds more jobs than its consumers run at once plus a quarter of a
+   * second of its drain. Deferrable work sharing the machine with the checks yields meanwhile (the rollup
+   * closer's parts in the all-in-one: docs/performance.md).
+   */
+  checksWaiting(): boolean {
+    for (const g of this.gates.values()) {
+      if (g.queue.kind === "runner") continue;
+      if (g.waiting.size > 0 || g.queued > this.o.concurrencyOf(g.queue) + g.drain * WAITING_SECONDS) return true;
+    }
+    return false;
   }
 
   loads(): QueueLoad[] {

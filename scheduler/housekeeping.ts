@@ -6,7 +6,7 @@ import { sweepStaleRunnerQueues } from "../domain/runners/queue.ts";
 import { BlindTime } from "../core/process/blind-time.ts";
 import { type PeriodicTask, runPeriodically } from "../core/process/periodic.ts";
 import { enforceRetention, maintainPartitions } from "../domain/results/retention.ts";
-import { closeRollups } from "../domain/results/rollup-closer.ts";
+import { closeRollups, partsFor } from "../domain/results/rollup-closer.ts";
 import { rekeyResults } from "../domain/results/result-key.ts";
 import { sweepRegionQueues } from "./region-queues.ts";
 
@@ -22,6 +22,11 @@ export interface HousekeepingOptions {
   /** How often the rollups are closed through the watermark (plain PostgreSQL); default 15 s. */
   rollupCloseMs?: number;
   now?: () => Date;
+  /**
+   * Whether checks wait to start (the scheduler's admission): the rollup closer's spread parts wait meanwhile.
+   * Given where PostgreSQL shares the machine's cores with the checks (the all-in-one).
+   */
+  checksWaiting?: () => boolean;
   /** The process's blind time (core/process/blind-time.ts), kept across leader terms; default one of the term's own. */
   blind?: BlindTime;
 }
@@ -73,7 +78,9 @@ export function startHousekeeping(sql: Sql, bus: Bus, log: Logger, o: Housekeepi
       "scheduler.rollups",
       o.rollupCloseMs ?? 15_000,
       async () => {
-        const closed = await closeRollups(sql, now());
+        // Each step in parts of about 40,000 results; the one that catches up spread over half a minute, so that
+        // PostgreSQL's work comes in short bursts between the checks (docs/performance.md).
+        const closed = await closeRollups(sql, now(), { parts: partsFor, spreadMs: 30_000, yieldTo: o.checksWaiting, signal: stopping.signal });
         // One step per run is the steady state; more is a catch-up worth a line.
         if (closed.steps > 1) log.info({ op: "scheduler.rollups", ...closed }, "rollups closed");
       },

@@ -46,6 +46,11 @@ export interface SchedulerDeps {
   queueSeconds?: number;
   /** SchedulerOptions.tickMs. */
   tickMs?: number;
+  /**
+   * The rollup closer's parts wait while checks wait to start (the all-in-one, where PostgreSQL shares the cores
+   * with the checks: docs/performance.md); off by default.
+   */
+  closerYieldsToChecks?: boolean;
   /** Result durables whose backlog holds publishing back (the all-in-one's in-process ingest); none by default. */
   resultDurables?: readonly string[];
   /**
@@ -174,7 +179,8 @@ export async function startScheduler(deps: SchedulerDeps): Promise<SchedulerHand
     };
     const watermarkTimer = setInterval(() => void persist().catch((err) => log.warn({ op: "scheduler.watermark", err }, "watermark write failed")), WATERMARK_EVERY_MS);
     const pruneTimer = setInterval(() => void pruneWorkers(sql, 3600).catch(() => {}), 60_000);
-    const housekeeping = startHousekeeping(sql, deps.bus, log, { blind, ...deps.housekeeping });
+    const checksWaiting = deps.closerYieldsToChecks ? () => admission.checksWaiting() : undefined;
+    const housekeeping = startHousekeeping(sql, deps.bus, log, { blind, checksWaiting, ...deps.housekeeping });
     const billing = deps.billing ? startLeaderBillingJobs(sql, log, deps.billing) : null;
     return {
       scheduler,

@@ -122,6 +122,9 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     tickMs: schedulerConfig.SCHEDULER_TICK_MS,
     // Results wait in this process's heap until ingest and alerting have both taken them: their backlog holds publishing back too.
     resultDurables: canSpillResults(bus) ? [INGEST_DURABLE, ALERTING_DURABLE] : [],
+    // PostgreSQL most often shares this machine's cores with the checks (embedded, or beside it): the rollup closer's
+    // minute step waits while checks wait to start.
+    closerYieldsToChecks: true,
     // The leader's billing jobs, with the API's provider (Paddle, the in-process simulator with BILLING=simulator, or none when self-hosted) and its clock.
     billing: { provider: providerFromConfig(sim.config), now: sim.now },
     blind,

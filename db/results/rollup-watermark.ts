@@ -70,6 +70,12 @@ export async function rollUpCommitted(sql: Sql, from: Date, to: Date, p: Monitor
   return rollUp(sql, raw);
 }
 
+/** How many raw results are due in [from, to) (a step's size, before it is read: about 50 ms for 300,000). */
+export async function countDue(sql: Sql, from: Date, to: Date): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from check_results where scheduled_at >= ${from} and scheduled_at < ${to}`;
+  return row!.n;
+}
+
 /**
  * The closer, under the lock: adds the raw results due in [from, to) that the snapshot of their
  * monitors' part (rollUpCommitted's, `snapshots[part]`) did not see. Every ingest batch that read the

@@ -4,7 +4,7 @@ import type { Sql } from "../../db/client.ts";
 import { windowFigures } from "../../db/queries/monitor-metrics.ts";
 import { storeResults } from "./ingest.ts";
 import { addHoursToDaily, advanceRollupWatermark, foldLateResults, lockRollupWatermarkExclusive, rollUpCommitted, rollUpCommittedSince, useCloserSettings } from "../../db/results/rollup-watermark.ts";
-import { closeRollups } from "./rollup-closer.ts";
+import { closeRollups, partsFor } from "./rollup-closer.ts";
 import { DAY_MS, HOUR_MS } from "./segments.ts";
 import { createOrgWithMonitors, generateDataset, makeResult, prng } from "./test-fixtures.ts";
 import type { CheckResultInput } from "./types.ts";
@@ -161,6 +161,60 @@ describe("rollups closed through the watermark", () => {
     for (let i = 0; i < 5; i++) runs.push((await closeRollups(db.sql, now, { maxSteps: 3 })).steps);
     expect(runs).toEqual([3, 3, 3, 1, 0]);
     expect(await watermark()).toBe(from + 10 * 60_000);
+    await expectRollupsMatchRawBelowWatermark();
+  });
+
+  it("reads a step in parts of about 40,000 results, counted first", async () => {
+    expect([0, 40_000, 40_001, 120_000, 300_000, 3_000_000].map(partsFor)).toEqual([1, 1, 2, 4, 8, 8]);
+    const from = await watermark();
+    await storeResults(db.sql, [0, 1, 2, 3, 4].map((i) => makeResult(orgId, monitorIds[i % 2]!, new Date(from + i * 10_000 + i), "up")));
+    const [{ n }] = (await db.sql`select count(*)::int as n from check_results where scheduled_at >= ${new Date(from)} and scheduled_at < ${new Date(from + 60_000)}`) as unknown as [{ n: number }];
+    expect(n).toBeGreaterThanOrEqual(5);
+    const asked: number[] = [];
+    const one = await closeRollups(db.sql, new Date(from + 90_000), { parts: (results) => (asked.push(results), 2) });
+    expect(asked).toEqual([n]);
+    expect(one.results).toBe(n);
+    await expectRollupsMatchRawBelowWatermark();
+  });
+
+  it("spreads the parts of the step that catches up, not those of a catch-up; a stop ends the rests, checks waiting extend them", async () => {
+    const from = await watermark();
+    // Three steps due: the first two run as a catch-up, the last starts its four parts 500 ms apart.
+    let started = performance.now();
+    const three = await closeRollups(db.sql, new Date(from + 3 * 60_000 + 30_000), { parts: 4, spreadMs: 2_000 });
+    const took = performance.now() - started;
+    expect(three.steps).toBe(3);
+    expect(took).toBeGreaterThanOrEqual(1_490);
+    expect(took).toBeLessThan(4_500); // all three spread: 4,500 ms at least
+    expect(await watermark()).toBe(from + 3 * 60_000);
+    await expectRollupsMatchRawBelowWatermark();
+
+    // Stopping during a step spread over a minute: the step completes, without the rests.
+    const stop = new AbortController();
+    started = performance.now();
+    const closing = closeRollups(db.sql, new Date(from + 4 * 60_000 + 30_000), { parts: 4, spreadMs: 60_000, signal: stop.signal });
+    await Bun.sleep(300);
+    stop.abort();
+    expect((await closing).steps).toBe(1);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(await watermark()).toBe(from + 4 * 60_000);
+    await expectRollupsMatchRawBelowWatermark();
+
+    // Checks waiting to start: a spread step's next part waits while they do, up to half its spread again.
+    let waiting = true;
+    let asked = 0;
+    started = performance.now();
+    setTimeout(() => (waiting = false), 700);
+    await closeRollups(db.sql, new Date(from + 5 * 60_000 + 30_000), { parts: 2, spreadMs: 1_000, yieldTo: () => (asked++, waiting) });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(690);
+    expect(asked).toBeGreaterThan(1);
+    // ...and never past that: the step runs regardless once it has waited that long.
+    started = performance.now();
+    await closeRollups(db.sql, new Date(from + 6 * 60_000 + 30_000), { parts: 2, spreadMs: 400, yieldTo: () => true });
+    const tookYielding = performance.now() - started;
+    expect(tookYielding).toBeGreaterThanOrEqual(590);
+    expect(tookYielding).toBeLessThan(5_000);
+    expect(await watermark()).toBe(from + 6 * 60_000);
     await expectRollupsMatchRawBelowWatermark();
   });
 

@@ -1,6 +1,8 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { withTx, type Sql } from "../../db/client.ts";
 import {
   addHoursToDaily,
+  countDue,
   advanceRollupWatermark,
   foldLateResults,
   lockRollupWatermarkExclusive,
@@ -29,10 +31,44 @@ export interface CloseOptions {
    * A step reads what is committed in this many parts of the monitors (a power of two, by a hash of
    * the monitor id), one statement each, resting after each as long as it took times `restRatio`, so
    * that a step of 100,000 monitors does not take the machine for two seconds at once. Default 4
-   * parts, rest ratio 1 (at most 1 s a rest).
+   * parts, rest ratio 1 (at most 1 s a rest). A function is given the step's raw results, counted
+   * first (`partsFor`: the housekeeping's closer).
    */
-  parts?: number;
+  parts?: number | ((results: number) => number);
   restRatio?: number;
+  /**
+   * When a step is the last one due (the closer has caught up), its parts start evenly over this span,
+   * so that PostgreSQL's work comes in short bursts with the checks' time between them instead of a
+   * few seconds of a whole core: on two cores such a burst made every due check start late. A catch-up
+   * rests by `restRatio` alone. Default 0; the housekeeping's closer spreads over half the step.
+   */
+  spreadMs?: number;
+  /**
+   * In a spread step, the next part waits while this says so (checks wait to start on the cores PostgreSQL
+   * shares with them: the all-in-one), looking again every 250 ms, until the step has run for half as long
+   * again as its spread; then the rest of the step runs regardless, resting by `restRatio` alone.
+   */
+  yieldTo?: () => boolean;
+  /** Ends the rests between parts at once (the process is stopping); the step itself still completes. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Raw results per part of a step: one short burst of PostgreSQL's time (about half a second on two cores). Each part
+ * scans the whole minute for its monitors, so more, smaller parts cost more: 16 of 20,000 added a tenth to PostgreSQL's
+ * CPU per check at 100,000 monitors, 8 of 40,000 less (docs/performance.md).
+ */
+const RESULTS_PER_PART = 40_000;
+const MAX_PARTS = 8;
+
+/**
+ * The parts a step of `results` raw results is read in: a power of two, up to 8, for about 40,000
+ * results each (at 100,000 monitors every 20 s, a minute's 300,000 results in 8 parts).
+ */
+export function partsFor(results: number): number {
+  let parts = 1;
+  while (parts < MAX_PARTS && parts * RESULTS_PER_PART < results) parts *= 2;
+  return parts;
 }
 
 export interface CloseOutcome {
@@ -80,7 +116,9 @@ export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): P
   while (out.steps < (o.maxSteps ?? 30) && out.closedThrough!.getTime() < target) {
     const from = out.closedThrough!;
     const to = new Date(Math.min(floorTo(from.getTime(), step) + step, target));
-    let moved = await withTx(sql, (tx) => closeStepLockLast(tx, from, to, o)).catch((err) => {
+    // Only the step that catches up is spread: a catch-up's steps follow one another as before.
+    const spread = to.getTime() >= target ? o : { ...o, spreadMs: 0 };
+    let moved = await withTx(sql, (tx) => closeStepLockLast(tx, from, to, spread)).catch((err) => {
       if (err instanceof WatermarkMoved || LOCK_CONFLICT.has((err as { code?: string }).code ?? "")) return null;
       throw err;
     });
@@ -96,6 +134,12 @@ export async function closeRollups(sql: Sql, now: Date, o: CloseOptions = {}): P
   return out;
 }
 
+/** Waits `ms`, or less once `signal` is aborted. */
+async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return;
+  await delay(ms, undefined, { signal }).catch(() => {});
+}
+
 interface Step {
   to: Date;
   results: number;
@@ -105,15 +149,21 @@ interface Step {
 
 async function closeStepLockLast(tx: Sql, from: Date, to: Date, o: CloseOptions): Promise<Step> {
   await useCloserSettings(tx);
-  const parts = o.parts ?? 4;
+  const parts = typeof o.parts === "function" ? o.parts(await countDue(tx, from, to)) : (o.parts ?? 4);
+  const spreadMs = o.spreadMs ?? 0;
+  const gap = spreadMs / parts;
+  // The spread, waits for the checks included, ends by then: the rest of the step runs without them.
+  const spreadUntil = performance.now() + spreadMs * 1.5;
   const snapshots: string[] = [];
   let results = 0;
   for (let part = 0; part < parts; part++) {
+    while (spreadMs > 0 && o.yieldTo?.() && performance.now() < spreadUntil && !o.signal?.aborted) await pause(Math.min(250, spreadUntil - performance.now()), o.signal);
     const started = performance.now();
     const read = await rollUpCommitted(tx, from, to, { part, parts });
     snapshots.push(read.snapshot);
     results += read.results;
-    if (part < parts - 1) await Bun.sleep(Math.min(1_000, (performance.now() - started) * (o.restRatio ?? 1)));
+    const took = performance.now() - started;
+    if (part < parts - 1) await pause(Math.max(Math.min(1_000, took * (o.restRatio ?? 1)), Math.min(gap - took, spreadUntil - performance.now())), o.signal);
   }
   // The hours this step completes go to the daily rollup before the lock (1.5 s at 100,000 monitors, once an hour);
   // what is added to them under it goes to both rollups.
