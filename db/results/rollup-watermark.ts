@@ -43,7 +43,10 @@ export async function lockRollupWatermarkExclusive(sql: Sql, o: { timeoutMs?: nu
  * costs more than it saves) and memory enough to aggregate a minute of 100,000 monitors in one pass.
  */
 export async function useCloserSettings(sql: Sql): Promise<void> {
-  await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '64MB', true)`;
+  // The step rests between its parts inside its transaction (seconds, up to 45 s in all): a server that ends idle
+  // transactions sooner (idle_in_transaction_session_timeout, set by some managed services) must not end this one.
+  await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '64MB', true),
+    set_config('idle_in_transaction_session_timeout', '0', true)`;
 }
 
 export interface ClosedRange {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import postgres from "postgres";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import type { Sql } from "../../db/client.ts";
 import { windowFigures } from "../../db/queries/monitor-metrics.ts";
@@ -216,6 +217,20 @@ describe("rollups closed through the watermark", () => {
     expect(tookYielding).toBeLessThan(5_000);
     expect(await watermark()).toBe(from + 6 * 60_000);
     await expectRollupsMatchRawBelowWatermark();
+  });
+
+  it("keeps a spread step's transaction where the server ends idle transactions sooner than its rests", async () => {
+    // A managed PostgreSQL may set idle_in_transaction_session_timeout; a step rests between its parts inside its transaction.
+    const strict = postgres(db.url, { max: 1, onnotice: () => {}, connection: { idle_in_transaction_session_timeout: 200 } }) as unknown as Sql;
+    try {
+      expect((await strict`show idle_in_transaction_session_timeout`)[0]!.idle_in_transaction_session_timeout).toBe("200ms");
+      const from = await watermark();
+      const one = await closeRollups(strict, new Date(from + 90_000), { parts: 2, spreadMs: 1_000 });
+      expect(one.steps).toBe(1);
+      expect(await watermark()).toBe(from + 60_000);
+    } finally {
+      await strict.end();
+    }
   });
 
   it("neither loses nor double-counts results stored while the closer runs", async () => {
