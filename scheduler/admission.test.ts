@@ -45,6 +45,19 @@ const row = (): SchedulableRow => ({
   version: 1,
 });
 
+/** A leading scheduler of region eu-west's checks, behind `admission`. */
+const leaderWith = (bus: Bus, clock: ManualClock, admission: Admission) =>
+  new Scheduler({
+    bus,
+    clock,
+    log: silentLogger,
+    admission,
+    placement: { regionOnline: () => true, runnerOnline: () => false },
+    maintenance: new MaintenanceGate(),
+    isLeader: () => true,
+    backfillMs: 60_000,
+  });
+
 for (const kind of ["memory", "nats"] as const) {
   describe(`backpressure on the ${kind} bus`, () => {
     it("keeps due checks back while the region's queue is full, merges a monitor's later ones, and publishes the oldest first as it drains", async () => {
@@ -57,16 +70,7 @@ for (const kind of ["memory", "nats"] as const) {
       // The drain is measured against this clock, so a slow bus round trip cannot change the measured rate.
       let wall = 0;
       const admission = new Admission({ bus, clock, log: silentLogger, metrics, queueSeconds: 1, concurrencyOf: () => 0, sampleClock: () => wall });
-      const scheduler = new Scheduler({
-        bus,
-        clock,
-        log: silentLogger,
-        admission,
-        placement: { regionOnline: () => true, runnerOnline: () => false },
-        maintenance: new MaintenanceGate(),
-        isLeader: () => true,
-        backfillMs: 60_000,
-      });
+      const scheduler = leaderWith(bus, clock, admission);
       open.push(scheduler, admission);
       const rows = Array.from({ length: 50 }, row);
       for (const r of rows) scheduler.upsert(r);
@@ -133,16 +137,7 @@ describe("checks waiting to start", () => {
     const clock = new ManualClock(T0);
     let wall = 0;
     const admission = new Admission({ bus, clock, log: silentLogger, queueSeconds: 5, concurrencyOf: () => 10, sampleClock: () => wall });
-    const scheduler = new Scheduler({
-      bus,
-      clock,
-      log: silentLogger,
-      admission,
-      placement: { regionOnline: () => true, runnerOnline: () => false },
-      maintenance: new MaintenanceGate(),
-      isLeader: () => true,
-      backfillMs: 60_000,
-    });
+    const scheduler = leaderWith(bus, clock, admission);
     open.push(scheduler, admission);
     for (let i = 0; i < 15; i++) scheduler.upsert(row());
     scheduler.start(null);
