@@ -1,17 +1,36 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import postgres from "postgres";
+import { STALL_DEFAULTS, type StallOptions, watchStalls } from "./stall-watch.ts";
 
 export type Sql = postgres.Sql<{}>;
 
 export interface SqlOptions {
   max?: number;
   idleTimeoutSeconds?: number;
+  /** Give up connections whose query hears nothing back (db/stall-watch.ts); false: never. */
+  stall?: StallOptions | false;
 }
 
-/** The one way code opens PostgreSQL: bigint as number, timestamps as Date, quiet notices. */
-export function createSql(url: string, { max = 10, idleTimeoutSeconds = 30 }: SqlOptions = {}): Sql {
+/**
+ * The one way code opens PostgreSQL: bigint as number, timestamps as Date, quiet notices, and a query that hears
+ * nothing back on a path that drops packets failed within about 20 s (`CONNECTION_STALLED`) instead of 15 minutes.
+ */
+export function createSql(url: string, { max = 10, idleTimeoutSeconds = 30, stall = {} }: SqlOptions = {}): Sql {
   const tls = tlsFromUrl(url);
+  const sql = pool(tls, max, idleTimeoutSeconds);
+  if (stall === false) return sql;
+  const timeoutMs = stall.probeTimeoutMs ?? STALL_DEFAULTS.probeTimeoutMs;
+  const stop = watchStalls(
+    sql,
+    () => postgres(tls.url, { ssl: tls.ssl, max: 1, connect_timeout: timeoutMs / 1000, fetch_types: false, prepare: false, onnotice: () => {}, connection: { application_name: "watchpost-stall-probe" } }) as unknown as Sql,
+    stall,
+  );
+  const end = sql.end.bind(sql);
+  return Object.assign(sql, { end: (options?: { timeout?: number }) => (stop(), end(options)) });
+}
+
+function pool(tls: { url: string; ssl: false | "prefer" | TlsOptions }, max: number, idleTimeoutSeconds: number): Sql {
   return postgres(tls.url, {
     ssl: tls.ssl,
     max,
@@ -43,11 +62,12 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 
 /**
  * PostgreSQL unreachable, restarting or shutting down: worth retrying shortly (the API answers 503). A connection reset
- * or broken under a query (ECONNRESET, EPIPE) is the server going away mid-query, as in a fast shutdown.
+ * or broken under a query (ECONNRESET, EPIPE) is the server going away mid-query, as in a fast shutdown; a connection
+ * given up for hearing nothing back (CONNECTION_STALLED, db/stall-watch.ts) is a path that drops packets.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: string })?.code;
-  return ["ECONNREFUSED", "ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
+  return ["ECONNREFUSED", "ECONNRESET", "EPIPE", "CONNECTION_STALLED", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "57P01", "57P02", "57P03"].includes(code ?? "");
 }
 
 const SSL_MODES = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] as const;

@@ -1,43 +1,72 @@
 import net from "node:net";
 
+/**
+ * How a cut looks to the client:
+ * - `refuse`: every connection dropped and new ones refused, as a crashed or restarting server;
+ * - `close`: every connection dropped and each new one accepted and closed without a word, as a TCP load balancer or
+ *   pooler with no server behind it;
+ * - `blackhole`: nothing passes either way and nothing is closed, as a network that drops every packet: a query
+ *   already sent waits, a new connection never gets an answer; `restore()` lets the held bytes through, as TCP's
+ *   retransmissions would;
+ * - `forget`: the open connections' bytes vanish for good and new connections pass, as a firewall or NAT that
+ *   dropped its state for the old flows.
+ */
+export type Cut = "refuse" | "close" | "blackhole" | "forget";
+
 export interface TcpProxy {
   /** The loopback port to connect to instead of the target's. */
   port: number;
-  /**
-   * Drops every connection. `refuse` (the default) then refuses new ones, as a crashed or restarting server; `close`
-   * accepts each and closes it without a word, as a TCP load balancer or pooler with no server behind it.
-   */
-  cut(how?: "refuse" | "close"): Promise<void>;
+  cut(how?: Cut): Promise<void>;
   restore(): Promise<void>;
   stop(): Promise<void>;
 }
 
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket | null;
+  /** Forgotten: its bytes never pass again. */
+  dead: boolean;
+}
+
 /** A loopback TCP proxy to `targetPort` that a test can cut: the database unreachable for one process only. */
 export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Promise<TcpProxy> {
-  const sockets = new Set<net.Socket>();
-  let closing = false;
-  const server = net.createServer((client) => {
-    if (closing) {
-      // Tracked until closed, so stop() cannot wait on a half-closed socket.
-      sockets.add(client);
-      client.on("error", () => {}).on("close", () => sockets.delete(client));
-      return void client.end();
+  const pairs = new Set<Pair>();
+  let mode: Cut | null = null;
+  const drop = (pair: Pair) => {
+    pair.client.destroy();
+    pair.upstream?.destroy();
+    pairs.delete(pair);
+  };
+  // Paused sockets keep what arrives in the kernel's buffers; piped again, it passes in order.
+  const hold = (pair: Pair) => {
+    pair.client.unpipe();
+    pair.upstream?.unpipe();
+    pair.client.pause();
+    pair.upstream?.pause();
+  };
+  const pass = (pair: Pair) => {
+    if (pair.dead) return;
+    if (!pair.upstream) {
+      const upstream = net.connect(targetPort, host);
+      pair.upstream = upstream;
+      upstream.on("error", () => drop(pair)).on("close", () => drop(pair));
     }
-    const upstream = net.connect(targetPort, host);
-    sockets.add(client).add(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    for (const s of [client, upstream]) s.on("error", end).on("close", end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    pair.client.pipe(pair.upstream);
+    pair.upstream.pipe(pair.client);
+    pair.client.resume();
+    pair.upstream.resume();
+  };
+  const server = net.createServer((client) => {
+    const pair: Pair = { client, upstream: null, dead: false };
+    pairs.add(pair);
+    client.on("error", () => drop(pair)).on("close", () => drop(pair));
+    if (mode === "close") return void client.end();
+    if (mode === "blackhole") return hold(pair);
+    pass(pair);
   });
   const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, host, resolve));
   const dropAll = () => {
-    for (const s of sockets) s.destroy();
+    for (const pair of pairs) drop(pair);
   };
   // A closed listener refuses connections (ECONNREFUSED) as a stopped server does.
   const close = () =>
@@ -51,12 +80,19 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
   return {
     port,
     cut: async (how = "refuse") => {
+      mode = how;
       if (how === "refuse") return close();
-      closing = true;
-      dropAll();
+      for (const pair of pairs) {
+        if (how === "close") drop(pair);
+        else {
+          hold(pair);
+          pair.dead ||= how === "forget";
+        }
+      }
     },
     restore: async () => {
-      closing = false;
+      mode = null;
+      for (const pair of pairs) pass(pair);
       if (!server.listening) await listen(port);
     },
     stop: close,
