@@ -213,7 +213,8 @@ function roleOf(backendType: string, query: string): string {
   if (backendType === "autovacuum worker") return "autovacuum";
   if (backendType !== "client backend") return "background";
   if (/check_results_hourly|check_results_daily|rollup_watermark_exclusive|update rollup_watermark|brin_summarize|max_parallel_workers_per_gather/.test(query)) return "closer";
-  if (/check_results|monitor_state|rollup_watermark_shared|rollup_late/.test(query)) return "ingest";
+  // Ingest's statements; its lookup of the batch's monitors counted too, or the second it ends in reads as "client".
+  if (/check_results|monitor_state|rollup_watermark_shared|rollup_late|^select id from monitors where id = any/.test(query)) return "ingest";
   return "client";
 }
 async function readPgRoles(sql: postgres.Sql): Promise<void> {
@@ -235,13 +236,15 @@ function pgTicksByPid(postmaster: number): Map<number, { ticks: number; role: st
   return out;
 }
 /**
- * PostgreSQL's busy backends but this one (autovacuum workers with what they vacuum), counted by wait event:
- * "cpu:2,IO.WalSync:1,Timeout.VacuumDelay(VACUUM public.monitor_state):1".
+ * PostgreSQL's busy backends but this one, counted by wait event and what they run (a client's statement's first 60
+ * characters, spaces as "_"; an autovacuum worker's table): "cpu[insert_into_check_results…]:2,Timeout.VacuumDelay(VACUUM
+ * public.monitor_state):1".
  */
 async function pgActivity(sql: postgres.Sql): Promise<string> {
   const rows = await sql<{ w: string; n: number }[]>`
     select coalesce(wait_event_type || '.' || wait_event, 'cpu')
-      || case when backend_type = 'client backend' then '' else '(' || coalesce(substring(query from '^autovacuum: (.*)$'), backend_type) || ')' end as w,
+      || case when backend_type = 'client backend' then '[' || left(regexp_replace(query, '\\s+', '_', 'g'), 60) || ']'
+           else '(' || coalesce(substring(query from '^autovacuum: (.*)$'), backend_type) || ')' end as w,
       count(*)::int as n
     from pg_stat_activity where pid <> pg_backend_pid() and (state = 'active' or backend_type = 'autovacuum worker')
     group by 1 order by 2 desc`.catch(() => []);
