@@ -69,6 +69,19 @@ for (const kind of ["memory", "nats"] as const) {
       expect(results.filter((r) => r.id === expired.id || r.id === inTime.id)).toHaveLength(2);
     }, 15_000);
 
+    it("records an expired job left in the queue of a region that no monitor uses any more (the bus says which queues hold jobs)", async () => {
+      const org = await insertOrg(db.sql);
+      const region = `left-${kind}`;
+      // Its monitor moved to another region after the job was published.
+      const [mon] = await insertMonitors(db.sql, org, [{ regions: ["elsewhere"] }]);
+      const now = Date.now();
+      const expired = job(mon!, org, region, now - 60_000, now - 30_000);
+      await bus.publishJob(regionSubject(region), expired);
+      expect(await sweepRegionQueues(db.sql, bus, silentLogger, () => now)).toBe(1);
+      await until(() => results.some((r) => r.id === expired.id));
+      expect(await bus.pendingJobs(regionSubject(region))).toBe(0);
+    });
+
     it("records an expired job of a browser engine's queue when no online worker of the region offers that engine", async () => {
       const org = await insertOrg(db.sql);
       const region = `engines-${kind}`;

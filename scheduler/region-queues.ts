@@ -4,8 +4,8 @@ import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubjec
 import type { Logger } from "../core/log.ts";
 import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines } from "../db/queries/browser-placement.ts";
-import { onlineRegions, regionsInUse } from "../db/queries/scheduler.ts";
-import { ENGINES } from "../schemas/checks/browser-engines.ts";
+import { onlineRegions } from "../db/queries/scheduler.ts";
+import { type Engine, ENGINES } from "../schemas/checks/browser-engines.ts";
 
 /** Jobs taken from one region's queue per sweep. */
 const BATCH = 500;
@@ -27,23 +27,36 @@ export const expiredUnclaimed = (region: string, engine?: string) =>
  * Returns the jobs recorded.
  */
 export async function sweepRegionQueues(sql: Sql, bus: Bus, log: Logger, now: () => number = Date.now): Promise<number> {
+  // The queues that hold jobs, from the bus in one read: no scan of every monitor's regions (at 100,000 monitors
+  // 120-160 ms of PostgreSQL every sweep; docs/performance.md).
+  const queues = await bus.pendingJobsBySubject("jobs.region.>");
+  if (queues.size === 0) return 0;
   const [online, engines] = await Promise.all([
     onlineRegions(sql, REGION_ONLINE_TTL_SECONDS, BEATS_STALL_GRACE_SECONDS),
     onlineRegionEngines(sql, REGION_ONLINE_TTL_SECONDS, BEATS_STALL_GRACE_SECONDS),
   ]);
   let recorded = 0;
-  for (const region of await regionsInUse(sql)) {
+  for (const subject of queues.keys()) {
+    const queue = regionQueueOf(subject);
+    if (!queue) continue;
+    const { region, engine } = queue;
     // A region's own queue needs a worker online there; each browser engine's queue a worker offering that engine.
-    if (!online.has(region)) recorded += await sweepQueue(bus, log, region, regionSubject(region), undefined, now);
-    for (const engine of ENGINES) {
-      if (!engines.get(region)?.has(engine)) recorded += await sweepQueue(bus, log, region, regionBrowserSubject(region, engine), engine, now);
-    }
+    if (engine ? engines.get(region)?.has(engine) : online.has(region)) continue;
+    recorded += await sweepQueue(bus, log, region, subject, engine, now);
   }
   return recorded;
 }
 
+/** `jobs.region.<region>` or `jobs.region.<region>.<engine>` (regionSubject, regionBrowserSubject). */
+function regionQueueOf(subject: JobSubject): { region: string; engine?: Engine } | null {
+  const [region, engine, ...rest] = subject.slice("jobs.region.".length).split(".");
+  if (!region || rest.length > 0) return null;
+  if (engine === undefined) return { region };
+  const known = ENGINES.find((e) => e === engine);
+  return known ? { region, engine: known } : null;
+}
+
 async function sweepQueue(bus: Bus, log: Logger, region: string, subject: JobSubject, engine: string | undefined, now: () => number): Promise<number> {
-  if ((await bus.pendingJobs(subject)) === 0) return 0;
   const batch = await bus.fetchJobs<CheckJobMessage>(subject, BATCH, FETCH_WAIT_MS);
   let recorded = 0;
   for (const d of batch) {

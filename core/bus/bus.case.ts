@@ -196,7 +196,12 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       const [claimed] = await bus.fetchJobs("jobs.runner.r1", 1, 1000);
       expect(await bus.pendingJobs("jobs.runner.r1")).toBe(3);
       expect(await bus.pendingJobs("jobs.runner.*")).toBe(4);
+      await bus.publishJob("jobs.region.eu", { id: "6" });
+      await bus.publishJob("jobs.region.eu.chromium", { id: "7" });
+      expect([...(await bus.pendingJobsBySubject("jobs.runner.*"))].sort()).toEqual([["jobs.runner.r1", 3], ["jobs.runner.r2", 1]]);
+      expect([...(await bus.pendingJobsBySubject("jobs.region.>"))].sort()).toEqual([["jobs.region.eu", 1], ["jobs.region.eu.chromium", 1]]);
       expect(await bus.purgeJobs("jobs.runner.r1", { dropConsumer: true })).toBe(3);
+      expect([...(await bus.pendingJobsBySubject("jobs.runner.>"))]).toEqual([["jobs.runner.r2", 1]]);
       expect(await bus.pendingJobs("jobs.runner.r1")).toBe(0);
       expect(await bus.ackJob(claimed.token)).toBe(false);
       expect(await bus.pendingJobs("jobs.runner.r2")).toBe(1);

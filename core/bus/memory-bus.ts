@@ -237,6 +237,12 @@ class MemoryBus implements Bus, ResultSpill {
     return this.stream(this.topo.jobsStream).count(this.topo.prefix + subject);
   }
 
+  async pendingJobsBySubject(filter: JobSubject): Promise<Map<JobSubject, number>> {
+    assertSubject(filter, { wildcards: true });
+    const counts = this.stream(this.topo.jobsStream).countBySubject(this.topo.prefix + filter);
+    return new Map([...counts].map(([subject, n]) => [subject.slice(this.topo.prefix.length) as JobSubject, n]));
+  }
+
   async publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
     return this.publish(this.topo.resultsStream, "results.", subject, result);
   }

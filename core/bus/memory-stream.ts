@@ -91,6 +91,14 @@ export class MemoryStream {
     return n;
   }
 
+  /** Messages per subject matching `filter`, subjects with none left out. */
+  countBySubject(filter: string): Map<string, number> {
+    this.prune(Date.now());
+    const out = new Map<string, number>();
+    for (const m of this.messages.values()) if (matchSubject(filter, m.subject)) out.set(m.subject, (out.get(m.subject) ?? 0) + 1);
+    return out;
+  }
+
   count(filter: string): number {
     this.prune(Date.now());
     let n = 0;

@@ -167,6 +167,13 @@ class NatsBus implements Bus {
     return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
   }
 
+  async pendingJobsBySubject(filter: JobSubject): Promise<Map<JobSubject, number>> {
+    assertSubject(filter, { wildcards: true });
+    const info = await duringOutage("read the job queues' depths", () => this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + filter }));
+    const bySubject = Object.entries(info.state.subjects ?? {}).filter(([, n]) => n > 0);
+    return new Map(bySubject.map(([subject, n]) => [subject.slice(this.topo.prefix.length) as JobSubject, n]));
+  }
+
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
     return this.publish("results.", subject, result);
   }

@@ -15,6 +15,7 @@ const CALLS = new Set([
   "purgeJobs",
   "resetJobConsumer",
   "pendingJobs",
+  "pendingJobsBySubject",
   "publishResult",
   "pendingResults",
   "request",
@@ -93,7 +94,9 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
           m.id,
           async () => {
             const value = await method.apply(bus, m.args);
-            return m.method === "fetchJobs" ? (value as Delivery<unknown>[]).map(wire) : value;
+            if (m.method === "fetchJobs") return (value as Delivery<unknown>[]).map(wire);
+            // JSON carries a map as its entries.
+            return value instanceof Map ? [...value] : value;
           },
           m.method === "publishResult",
         );

@@ -115,6 +115,10 @@ class PortBus implements Bus {
     return this.call("pendingJobs", subject);
   }
 
+  async pendingJobsBySubject(filter: JobSubject): Promise<Map<JobSubject, number>> {
+    return new Map(await this.call<[JobSubject, number][]>("pendingJobsBySubject", filter));
+  }
+
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck> {
     return this.call("publishResult", subject, result);
   }

@@ -204,6 +204,8 @@ export interface Bus {
   resetJobConsumer(subject: JobSubject): Promise<void>;
   /** Jobs stored for the subject: waiting, in flight, or given up until they age out. */
   pendingJobs(subject: JobSubject): Promise<number>;
+  /** The same for each subject the filter (with wildcards) matches that holds any: one read for every queue. */
+  pendingJobsBySubject(filter: JobSubject): Promise<Map<JobSubject, number>>;
 
   publishResult<T extends ResultMessage>(subject: ResultSubject, result: T): Promise<PublishAck>;
   /** Durable batch consumer; clients with the same durable share its messages, each durable sees all. */

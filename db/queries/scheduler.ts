@@ -117,15 +117,6 @@ export async function onlineRegionConcurrency(sql: Sql, ttlSeconds: number, stal
   return new Map(rows.map((r) => [r.region, r.concurrency]));
 }
 
-/** Every region a monitor is assigned to or a worker has served: the region queues that may hold jobs. */
-export async function regionsInUse(sql: Sql): Promise<string[]> {
-  const rows = await sql<{ region: string }[]>`
-    select distinct r as region from monitors, unnest(regions) as r
-    union
-    select distinct region from region_workers`;
-  return rows.map((r) => r.region).sort();
-}
-
 /**
  * Runners seen recently and neither revoked nor suspended, with the checks each runs at once (its CONCURRENCY),
  * when the runners table exists (it arrives with self-hosted runners); null when it does not, so every runner
