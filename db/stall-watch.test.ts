@@ -74,6 +74,33 @@ describe("a path to PostgreSQL that drops packets silently", () => {
     });
   }, 40_000);
 
+  it("ends the backend of a connection given up, so that a transaction it held open lets go of its locks", async () => {
+    const direct = createSql(TEST_ADMIN_URL, { max: 1, stall: false });
+    try {
+      await withSql(async (sql) => {
+        const key = Math.floor(Math.random() * 1e9);
+        let held = 0;
+        const failed = await sql
+          .begin(async (tx) => {
+            [{ pid: held }] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid, pg_advisory_xact_lock(${key})::text`;
+            await proxy.cut("forget");
+            await tx`select 1`;
+          })
+          .catch((err: { code?: string }) => err);
+        expect(isDatabaseUnavailable(failed)).toBe(true);
+        // Not left idle in its transaction until the server's keepalive gives up (the proxy keeps its side open, as a
+        // server whose client's flow was forgotten does).
+        const gone = async () => (await direct`select 1 from pg_stat_activity where pid = ${held}`).length === 0;
+        for (let i = 0; i < 30 && !(await gone()); i++) await Bun.sleep(100);
+        expect(await gone()).toBe(true);
+        expect((await direct<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`)[0]!.ok).toBe(true);
+        await direct`select pg_advisory_unlock(${key})`;
+      });
+    } finally {
+      await direct.end({ timeout: 0 });
+    }
+  }, 40_000);
+
   it("leaves a long statement alone while the server runs it", async () => {
     await withSql(async (sql) => {
       // Quiet for 4 s, looked at about ten times, the server saying each time that it runs.

@@ -13,7 +13,10 @@
  *   long query and is left alone; one idle, idle in a transaction, sending an answer nobody takes, or gone, lost the
  *   query or its answer, and is destroyed.
  * A destroyed connection's queries fail with `CONNECTION_STALLED` (the API answers 503, isDatabaseUnavailable), the
- * pool's idle connections are ended with it (they came the same way), and the pool connects again when asked. Behind a pooler the backend ids postgres.js gets are not the server's: the probe finds
+ * pool's idle connections are ended with it (they came the same way), and the pool connects again when asked. When
+ * the server could be asked, the backends of the connections given up are ended too (`pg_terminate_backend`): with
+ * the flow gone the server would keep them, and any transaction one held open with its locks, until its own TCP
+ * keepalive gives up, two hours by default. Behind a pooler the backend ids postgres.js gets are not the server's: the probe finds
  * that out (its own id differs) and then only a path that is down destroys anything.
  */
 import type postgres from "postgres";
@@ -81,14 +84,24 @@ export function watchStalls(sql: Sql, probe: () => Sql, options: StallOptions = 
   const look = async () => {
     const stalled = stalledNow();
     if (stalled.length === 0) return;
-    const answer = await ask(probe, stalled, o.probeTimeoutMs);
-    // Looked at again: a query answered meanwhile is not given up.
-    const still = new Set(stalledNow().map((s) => s.destroy));
-    const dead = stallsToDestroy(stalled, answer).filter((s) => still.has(s.destroy));
-    for (const s of dead) s.destroy(stalledError(s.quietMs));
-    // The idle connections came the same way, and a path that lost one flow (a NAT's or firewall's state gone) has
-    // likely lost them all: each would cost its next query a wait. They are opened again when needed.
-    if (dead.length > 0) for (const s of pool.stalls()) if (!s.waiting) s.destroy(stalledError(null));
+    const session = openProbe(probe, o.probeTimeoutMs);
+    try {
+      const answer = await session.ask(stalled);
+      // Looked at again: a query answered meanwhile is not given up.
+      const still = new Set(stalledNow().map((s) => s.destroy));
+      const dead = stallsToDestroy(stalled, answer).filter((s) => still.has(s.destroy));
+      if (dead.length === 0) return;
+      for (const s of dead) s.destroy(stalledError(s.quietMs));
+      // The idle connections came the same way, and a path that lost one flow (a NAT's or firewall's state gone) has
+      // likely lost them all: each would cost its next query a wait. They are opened again when needed.
+      const idle = pool.stalls().filter((s) => !s.waiting);
+      for (const s of idle) s.destroy(stalledError(null));
+      // Their backends, which the server keeps until its own TCP keepalive gives up (two hours by default) when the
+      // flow is gone: ended now, so that a transaction one held open lets go of its locks.
+      if (answer.reached && answer.pidsAreTheServers) await session.terminate([...dead, ...idle].flatMap((s) => (s.pid === null ? [] : [s.pid])));
+    } finally {
+      session.end();
+    }
   };
   const timer = setInterval(() => {
     if (looking) return;
@@ -99,27 +112,46 @@ export function watchStalls(sql: Sql, probe: () => Sql, options: StallOptions = 
   return () => clearInterval(timer);
 }
 
-async function ask(open: () => Sql, stalled: Stall[], timeoutMs: number): Promise<ProbeAnswer> {
+/** One probe connection: what the server says of some backends, and ending those given up. */
+function openProbe(open: () => Sql, timeoutMs: number) {
   const probe = open();
-  const pids = stalled.flatMap((s) => (s.pid === null ? [] : [s.pid]));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
-  try {
-    const query = probe<{ me: number; pid: number | null; state: string | null; wait_event: string | null }[]>`
-      select pg_backend_pid() as me, a.pid, a.state, a.wait_event
-      from (select 1) one left join pg_stat_activity a on a.pid = any(string_to_array(${pids.join(",")}, ',')::int[])`;
-    const rows = await Promise.race([query.catch((err: unknown) => (isServersAnswer(err) ? "answered" : null)), timedOut]);
-    if (!rows) return { reached: false };
-    // The server refused the probe itself (too many connections, say): the path works, and nothing is known of the rest.
-    if (rows === "answered") return { reached: true, pidsAreTheServers: false, backends: new Map() };
-    // The backend id postgres.js got for the probe's own connection, against the server's: equal unless a pooler sits between.
-    const told = (query as unknown as { state?: { pid?: number | null } }).state?.pid;
-    const backends = new Map(rows.filter((r) => r.pid !== null).map((r) => [r.pid!, { state: r.state, waitEvent: r.wait_event }]));
-    return { reached: true, pidsAreTheServers: told === rows[0]?.me, backends };
-  } finally {
-    clearTimeout(timer);
-    void probe.end({ timeout: 0 }).catch(() => {});
-  }
+  const since = new Date();
+  /** `query`'s rows, or null when the path failed or the time ran out; "answered" when the server refused it. */
+  const within = async <T>(query: Promise<T>): Promise<T | "answered" | null> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    try {
+      return await Promise.race([query.catch((err: unknown) => (isServersAnswer(err) ? ("answered" as const) : null)), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    async ask(stalled: Stall[]): Promise<ProbeAnswer> {
+      const pids = stalled.flatMap((s) => (s.pid === null ? [] : [s.pid]));
+      const query = probe<{ me: number; pid: number | null; state: string | null; wait_event: string | null }[]>`
+        select pg_backend_pid() as me, a.pid, a.state, a.wait_event
+        from (select 1) one left join pg_stat_activity a on a.pid = any(string_to_array(${pids.join(",")}, ',')::int[])`;
+      const rows = await within(query);
+      if (!rows) return { reached: false };
+      // The server refused the probe itself (too many connections, say): the path works, and nothing is known of the rest.
+      if (rows === "answered") return { reached: true, pidsAreTheServers: false, backends: new Map() };
+      // The backend id postgres.js got for the probe's own connection, against the server's: equal unless a pooler sits between.
+      const told = (query as unknown as { state?: { pid?: number | null } }).state?.pid;
+      const backends = new Map(rows.filter((r) => r.pid !== null).map((r) => [r.pid!, { state: r.state, waitEvent: r.wait_event }]));
+      return { reached: true, pidsAreTheServers: told === rows[0]?.me, backends };
+    },
+    /** Ends these backends; one started since the probe began is another's that took a freed id, and is spared. */
+    async terminate(pids: number[]): Promise<void> {
+      if (pids.length === 0) return;
+      await within(probe`
+        select pg_terminate_backend(pid) from pg_stat_activity
+        where pid = any(string_to_array(${pids.join(",")}, ',')::int[]) and backend_start < ${since} and pid <> pg_backend_pid()`);
+    },
+    end(): void {
+      void probe.end({ timeout: 0 }).catch(() => {});
+    },
+  };
 }
 
 /** An error the server sent (a SQLSTATE), as opposed to one of the path: refused, reset, timed out. */
