@@ -115,7 +115,8 @@ export function watchStalls(sql: Sql, probe: () => Sql, options: StallOptions = 
 /** One probe connection: what the server says of some backends, and ending those given up. */
 function openProbe(open: () => Sql, timeoutMs: number) {
   const probe = open();
-  const since = new Date();
+  /** When the server answered the look, by its own clock. */
+  let askedAt: Date | null = null;
   /** `query`'s rows, or null when the path failed or the time ran out; "answered" when the server refused it. */
   const within = async <T>(query: Promise<T>): Promise<T | "answered" | null> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -129,8 +130,8 @@ function openProbe(open: () => Sql, timeoutMs: number) {
   return {
     async ask(stalled: Stall[]): Promise<ProbeAnswer> {
       const pids = stalled.flatMap((s) => (s.pid === null ? [] : [s.pid]));
-      const query = probe<{ me: number; pid: number | null; state: string | null; wait_event: string | null }[]>`
-        select pg_backend_pid() as me, a.pid, a.state, a.wait_event
+      const query = probe<{ me: number; at: Date; pid: number | null; state: string | null; wait_event: string | null }[]>`
+        select pg_backend_pid() as me, now() as at, a.pid, a.state, a.wait_event
         from (select 1) one left join pg_stat_activity a on a.pid = any(string_to_array(${pids.join(",")}, ',')::int[])`;
       const rows = await within(query);
       if (!rows) return { reached: false };
@@ -138,15 +139,16 @@ function openProbe(open: () => Sql, timeoutMs: number) {
       if (rows === "answered") return { reached: true, pidsAreTheServers: false, backends: new Map() };
       // The backend id postgres.js got for the probe's own connection, against the server's: equal unless a pooler sits between.
       const told = (query as unknown as { state?: { pid?: number | null } }).state?.pid;
+      askedAt = rows[0]?.at ?? null;
       const backends = new Map(rows.filter((r) => r.pid !== null).map((r) => [r.pid!, { state: r.state, waitEvent: r.wait_event }]));
       return { reached: true, pidsAreTheServers: told === rows[0]?.me, backends };
     },
-    /** Ends these backends; one started since the probe began is another's that took a freed id, and is spared. */
+    /** Ends these backends; one started since the look is another's that took a freed id, and is spared. */
     async terminate(pids: number[]): Promise<void> {
-      if (pids.length === 0) return;
+      if (pids.length === 0 || !askedAt) return;
       await within(probe`
         select pg_terminate_backend(pid) from pg_stat_activity
-        where pid = any(string_to_array(${pids.join(",")}, ',')::int[]) and backend_start < ${since} and pid <> pg_backend_pid()`);
+        where pid = any(string_to_array(${pids.join(",")}, ',')::int[]) and backend_start < ${askedAt} and pid <> pg_backend_pid()`);
     },
     end(): void {
       void probe.end({ timeout: 0 }).catch(() => {});
