@@ -1,6 +1,6 @@
 import type { Bus, JobSubject } from "../core/bus/index.ts";
 import type { Sql } from "../db/client.ts";
-import { type CheckJobMessage, regionBrowserSubject, regionSubject, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
+import { type CheckJobMessage, resultSubject, unavailableResult } from "../schemas/messages/check-messages.ts";
 import type { Logger } from "../core/log.ts";
 import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
 import { onlineRegionEngines } from "../db/queries/browser-placement.ts";

@@ -162,9 +162,7 @@ class NatsBus implements Bus {
   }
 
   async pendingJobs(subject: JobSubject): Promise<number> {
-    assertSubject(subject, { wildcards: true });
-    const info = await duringOutage("read a job queue's depth", () => this.jsm.streams.info(this.topo.jobsStream, { subjects_filter: this.topo.prefix + subject }));
-    return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+    return [...(await this.pendingJobsBySubject(subject)).values()].reduce((a, b) => a + b, 0);
   }
 
   async pendingJobsBySubject(filter: JobSubject): Promise<Map<JobSubject, number>> {
