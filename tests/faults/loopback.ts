@@ -3,8 +3,11 @@
  * proxy does in production; the runner talks HTTPS only) and the monitored targets.
  */
 
-/** HTTPS on loopback, round robin over the API processes; a refused connection is retried on the next one. */
-export function startBalancer(tls: { cert: string; key: string }, upstreams: string[]) {
+/**
+ * HTTPS on loopback, round robin over the API processes; a request whose upstream fails (refused, reset) is sent
+ * to the next one with the same body, up to twice round. `onRetry` hears each retry, for a test's timeline.
+ */
+export function startBalancer(tls: { cert: string; key: string }, upstreams: string[], onRetry?: (path: string, upstream: string, err: unknown) => void) {
   let next = 0;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -26,7 +29,8 @@ export function startBalancer(tls: { cert: string; key: string }, upstreams: str
           out.delete("content-encoding");
           out.delete("content-length");
           return new Response(res.body, { status: res.status, headers: out });
-        } catch {
+        } catch (err) {
+          onRetry?.(u.pathname, upstream, err);
           await Bun.sleep(100);
         }
       }

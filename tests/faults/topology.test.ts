@@ -19,7 +19,11 @@ import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type HttpReceiver, startHttpReceiver } from "../../alerting/channels/testing.ts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { connectNatsBus } from "../../core/bus/index.ts";
+import { jobConsumerName } from "../../core/bus/subjects.ts";
+import { regionSubject, runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { createSql, type Sql } from "../../db/client.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
@@ -72,7 +76,9 @@ beforeAll(async () => {
   caDir = mkdtempSync(join(tmpdir(), "wp-fault-ca-"));
   writeFileSync(join(caDir, "ca.pem"), pki.caPem);
   receiver = await startHttpReceiver();
-  balancer = startBalancer(pki.leaf(2), apiPorts.map((p) => `http://127.0.0.1:${p}`));
+  balancer = startBalancer(pki.leaf(2), apiPorts.map((p) => `http://127.0.0.1:${p}`), (path, upstream, err) =>
+    timeline.push([`balancer retried ${path} after ${upstream.split(":").pop()} failed (${err instanceof Error ? err.message : String(err)})`, Date.now()]),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -389,6 +395,19 @@ it(
         const said = everyProcess.flatMap((p) => p.lines.filter((l) => JSON.stringify(l).includes(job.monitor)).map((l) => `${nameOf.get(p)} (${p.proc.pid}): ${JSON.stringify(l)}`));
         console.log(`faults: missing ${id} (${path}, due at ${since(job.due)}; target hit at ${hits.map((h) => since(h.at)).join(", ") || "none"})${said.length ? `\n  ${said.slice(0, 20).join("\n  ")}` : ""}`);
       }
+      // Where the missing jobs' queues stand: still in the stream (waiting, or claimed and not settled) or gone.
+      const locations = new Set(missing.map((id) => expected.get(id)!.location));
+      const nc = await connect({ servers: nats.url });
+      const jsm = await jetstreamManager(nc);
+      for (const location of locations) {
+        const subject = location === REGION ? regionSubject(REGION) : runnerSubject(location);
+        const stream = await jsm.streams.info("JOBS", { subjects_filter: subject }).catch((err: Error) => err);
+        const consumer = await jsm.consumers.info("JOBS", jobConsumerName(subject)).catch((err: Error) => err);
+        const inStream = stream instanceof Error ? stream.message : (stream.state.subjects?.[subject] ?? 0);
+        const held = consumer instanceof Error ? consumer.message : `pending ${consumer.num_pending}, claimed ${consumer.num_ack_pending}, redelivered ${consumer.num_redelivered}`;
+        console.log(`faults: queue ${subject}: ${inStream} in the stream; consumer ${held}`);
+      }
+      await nc.close();
       // Each scheduler's terms (elected, running from which watermark, stepping down) and every warning or error.
       const terms = new Set(["elected leader", "schedule running", "stepping down", "took over the last leader's line of due checks"]);
       for (const p of everyProcess) {
