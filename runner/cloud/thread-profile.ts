@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { profile, type SamplingProfileStackTraces } from "bun:jsc";
 
@@ -9,6 +9,8 @@ import { profile, type SamplingProfileStackTraces } from "bun:jsc";
  */
 export async function profileThread(dir: string, index: number, until: Promise<unknown>, intervalUs = 1000): Promise<void> {
   const result = await profile(() => until.then(() => {}), intervalUs);
+  // The threads stop before the main thread, whose `bun --cpu-prof` would make a new directory only then.
+  mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `thread-${index}.cpuprofile`), JSON.stringify(toCpuProfile(result.stackTraces)));
 }
 
