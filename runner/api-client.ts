@@ -26,7 +26,19 @@ export interface ApiClientOptions {
   log: Logger;
   /** Injected in tests and the bench to observe the wire. */
   fetch?: typeof fetch;
+  /**
+   * How long a call may wait for its answer beyond its long-poll wait (`wait_ms`, claims only); past it the call
+   * fails with `API_TIMEOUT`. Default 30 s.
+   */
+  callTimeoutMs?: number;
 }
+
+/**
+ * A connection a firewall or NAT forgot answers nothing and is never closed: without a deadline a call waited until
+ * TCP or the API's idle timeout gave up, minutes without claims or heartbeats, and the API took the runner for
+ * offline. An aborted call's connection is not used again.
+ */
+const CALL_TIMEOUT_MS = 30_000;
 
 interface Session {
   id: string;
@@ -52,14 +64,24 @@ export class ApiClient {
     return this.session?.id ?? null;
   }
 
-  private async post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
-    const res = await this.fetch(`${this.o.baseUrl.replace(/\/+$/, "")}/api/v1/runner${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${this.o.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal,
-    });
-    const text = await res.text();
+  /** `waitMs`: the call's long-poll wait, which the API may take before it answers. */
+  private async post(path: string, body: unknown, signal?: AbortSignal, waitMs = 0): Promise<unknown> {
+    const limitMs = waitMs + (this.o.callTimeoutMs ?? CALL_TIMEOUT_MS);
+    const deadline = AbortSignal.timeout(limitMs);
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetch(`${this.o.baseUrl.replace(/\/+$/, "")}/api/v1/runner${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${this.o.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      });
+      text = await res.text();
+    } catch (err) {
+      if (deadline.aborted && !signal?.aborted) throw new ApiError(504, "API_TIMEOUT", `no answer to ${path} within ${limitMs} ms`);
+      throw err;
+    }
     let parsed: unknown = null;
     try {
       parsed = text ? JSON.parse(text) : null;
@@ -102,7 +124,8 @@ export class ApiClient {
     if (!s) throw new HandshakeError("no session");
     const seq = ++s.seqOut;
     const body: SessionPayload = s.encrypted ? seal(s.key!, s.id, "r2s", seq, value) : { session_id: s.id, seq, payload: value };
-    const answer = (await this.post(path, body, signal)) as SessionPayload;
+    const wait = (value as { wait_ms?: unknown } | null)?.wait_ms;
+    const answer = (await this.post(path, body, signal, typeof wait === "number" ? wait : 0)) as SessionPayload;
     if (!answer || answer.session_id !== s.id || typeof answer.seq !== "number") throw new ApiError(502, "RUNNER_PAYLOAD_INVALID", "answer is not a payload of this session");
     if (s.encrypted !== isSealed(answer)) throw new ApiError(502, "RUNNER_PAYLOAD_INVALID", "answer encryption does not match the session");
     const plain = s.encrypted ? open(s.key!, "s2r", answer as Parameters<typeof open>[2]) : (answer as { payload: unknown }).payload;
