@@ -189,6 +189,10 @@ describe("status pages", () => {
     expect(await preview.getByRole("link", { name: "Subscribe to updates" }).evaluate((el) => getComputedStyle(el).color)).toBe("rgb(255, 166, 87)");
     await captureScreen(page, "p2-status-09-theme-custom");
     await page.getByRole("button", { name: "Save theme" }).click();
+    // The new theme is chosen, not in use yet: the line about Dark is gone (it stayed, and the wait below passed
+    // before the page used the new theme).
+    await page.getByRole("button", { name: "Use Acme night" }).waitFor();
+    expect(await page.getByText("The page now uses this theme.").count()).toBe(0);
     await page.getByRole("button", { name: "Use Acme night" }).click();
     await page.getByText("The page now uses this theme.").waitFor();
     const themes = (await apiCall(env, "GET", "/api/v1/themes")).data as { id: string; name: string; colors: Record<string, string> }[];

@@ -40,6 +40,8 @@ export function ThemePicker({ page }: { page: StatusPage }) {
       void qc.invalidateQueries({ queryKey: ["themes"] });
       setDraft(null);
       setChosen(t.id);
+      // The new theme is chosen, not yet in use: the last "now uses" line was about another one.
+      setSaved("");
     },
   });
   if (themes.isPending) return <Loading what="themes" />;
@@ -104,7 +106,13 @@ export function ThemePicker({ page }: { page: StatusPage }) {
             </div>
           </form>
         ) : (
-          <button type="button" onClick={() => setDraft(Object.fromEntries(EDITABLE.map(([k]) => [k, toHex(current.colors[k] ?? "#000000")])))}>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(Object.fromEntries(EDITABLE.map(([k]) => [k, toHex(current.colors[k] ?? "#000000")])));
+              setSaved("");
+            }}
+          >
             New theme from {current.name}
           </button>
         )}
