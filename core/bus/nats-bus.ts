@@ -41,8 +41,6 @@ export interface NatsBusOptions extends BusOptions {
   name?: string;
   /** Stream replicas in a cluster; default 1. */
   replicas?: number;
-  /** How often the client pings the server; two pings unanswered mean the connection is dead. Default 5 s. */
-  pingIntervalMs?: number;
 }
 
 /**
@@ -58,7 +56,7 @@ export async function connectNatsBus(opts: NatsBusOptions): Promise<Bus> {
     servers: opts.url.split(",").map((s) => s.trim()),
     name: opts.name,
     maxReconnectAttempts: -1,
-    pingInterval: opts.pingIntervalMs ?? PING_INTERVAL_MS,
+    pingInterval: PING_INTERVAL_MS,
     maxPingOut: MAX_PINGS_OUT,
   });
   return new NatsBus(nc, jetstream(nc), await jetstreamManager(nc), opts);

@@ -27,6 +27,18 @@ afterAll(async () => {
 
 const report = { version: "test", name: "t", region: "lab", capabilities: { browsers: [], concurrency: 5 }, heartbeat_interval_ms: 5000 };
 
+/** How long `call` took to fail with the client's own deadline (API_TIMEOUT). */
+async function timesOut(call: () => Promise<unknown>): Promise<number> {
+  const began = Date.now();
+  const err = await call().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).code).toBe("API_TIMEOUT");
+  return Date.now() - began;
+}
+
 it("gives up a call on a forgotten flow at its deadline, and the next call goes through on a new connection", async () => {
   const { runner } = await orgWithRunner(api);
   const wire = Object.assign((input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, tls: { ca: api.caPem } } as RequestInit), { preconnect: fetch.preconnect });
@@ -36,14 +48,7 @@ it("gives up a call on a forgotten flow at its deadline, and the next call goes 
 
   // A claim: its long-poll wait, then the call timeout.
   await proxy.cut("forget");
-  let began = Date.now();
-  const claim = await client.call<ClaimResponse>("/jobs/claim", { max: 1, wait_ms: 1000 }).then(
-    () => null,
-    (err: unknown) => err,
-  );
-  const claimMs = Date.now() - began;
-  expect(claim).toBeInstanceOf(ApiError);
-  expect((claim as ApiError).code).toBe("API_TIMEOUT");
+  const claimMs = await timesOut(() => client.call<ClaimResponse>("/jobs/claim", { max: 1, wait_ms: 1000 }));
   expect(claimMs).toBeGreaterThanOrEqual(2900);
   expect(claimMs).toBeLessThan(8000);
   // The next call goes over a new connection.
@@ -51,14 +56,7 @@ it("gives up a call on a forgotten flow at its deadline, and the next call goes 
 
   // Any other call: the call timeout.
   await proxy.cut("forget");
-  began = Date.now();
-  const beat = await client.call("/heartbeat", { ...report, in_flight: [] }).then(
-    () => null,
-    (err: unknown) => err,
-  );
-  const beatMs = Date.now() - began;
-  expect(beat).toBeInstanceOf(ApiError);
-  expect((beat as ApiError).code).toBe("API_TIMEOUT");
+  const beatMs = await timesOut(() => client.call("/heartbeat", { ...report, in_flight: [] }));
   expect(beatMs).toBeGreaterThanOrEqual(1900);
   expect(beatMs).toBeLessThan(7000);
   expect((await client.call<HeartbeatResponse>("/heartbeat", { ...report, in_flight: [] })).lost).toEqual([]);
