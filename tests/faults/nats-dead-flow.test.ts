@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { connectNatsBus } from "../../core/bus/nats-bus.ts";
 import type { Bus } from "../../core/bus/types.ts";
+import { until } from "../support/scheduling.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
 import { type PrivateNats, startPrivateNats } from "./servers.ts";
 
@@ -34,12 +35,6 @@ afterAll(async () => {
   await nats?.destroy();
 }, 30_000);
 
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await Bun.sleep(50);
-  return check();
-}
-
 it("after a forgotten flow the bus connects again within seconds: its publishes and its job loop work again", async () => {
   const seen: string[] = [];
   const loop = await worker.consumeJobs<{ id: string }>("jobs.region.eu", { maxInFlight: 4 }, (d) => {
@@ -47,7 +42,7 @@ it("after a forgotten flow the bus connects again within seconds: its publishes 
   });
   try {
     await api.publishJob("jobs.region.eu", { id: "before" });
-    expect(await until(() => seen.includes("before"), 5000)).toBe(true);
+    await until(() => seen.includes("before"), 5000, "the job published before the cut taken");
 
     await proxy.cut("forget");
     const cutAt = Date.now();
@@ -66,7 +61,7 @@ it("after a forgotten flow the bus connects again within seconds: its publishes 
     }
     // Its job loop takes jobs again over the new connection.
     await api.publishJob("jobs.region.eu", { id: "for-the-new-connection" });
-    expect(await until(() => seen.includes("for-the-new-connection"), 10_000)).toBe(true);
+    await until(() => seen.includes("for-the-new-connection"), 10_000, "a job taken over the new connection");
 
     console.log(`nats dead flow: the worker published again ${published} ms after the cut`);
     expect(published).not.toBeNull();
