@@ -40,12 +40,21 @@ export async function enqueueSubscriberNotices(
   return rows.length;
 }
 
-/** Claims due pending notices (SKIP LOCKED) and counts the attempt; a claim holds them for `leaseMs`. */
+/**
+ * Claims due pending notices (SKIP LOCKED) and counts the attempt; a claim holds them for `leaseMs`.
+ * Only a subscriber's oldest pending notice is claimed, so each subscriber gets its notices in the order
+ * they were written (created, updated, resolved): one being sent or waiting to be retried holds back the
+ * later ones until it is sent or given up.
+ */
 export async function claimSubscriberDeliveries(sql: Sql, limit: number, leaseMs: number): Promise<SubscriberDeliveryRow[]> {
   return sql<SubscriberDeliveryRow[]>`
     update subscriber_deliveries d set attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
     from (
-      select id from subscriber_deliveries where status = 'pending' and next_attempt_at <= now()
+      select id from subscriber_deliveries s where status = 'pending' and next_attempt_at <= now()
+        and not exists (
+          select 1 from subscriber_deliveries e
+          where e.subscriber_id = s.subscriber_id and e.status = 'pending' and (e.created_at, e.id) < (s.created_at, s.id)
+        )
       order by next_attempt_at, id for update skip locked limit ${limit}
     ) due
     where d.id = due.id

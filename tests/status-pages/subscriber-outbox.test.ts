@@ -1,10 +1,10 @@
 /**
  * Incident notices to subscribers are rows written with the incident change: they survive the API
  * process going away, transient failures are retried, permanent ones are given up, and an
- * unsubscribe before sending cancels them.
+ * unsubscribe before sending cancels them. A subscriber gets its notices in the order they were written.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { createIncident } from "../../domain/incidents/service.ts";
+import { createIncident, postUpdate, resolveIncident } from "../../domain/incidents/service.ts";
 import { client, startTestApi, type TestApi } from "../support/api.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
 import { eventually, orgWithPage } from "./support.ts";
@@ -72,6 +72,37 @@ describe("subscriber notices (outbox)", () => {
     await eventually(() => rowsOf(created.body.id), (r) => r[0]?.status === "sent", 10_000);
     expect(await rowsOf(created.body.id)).toEqual([{ status: "sent", attempts: 2, last_error: null }]);
     expect(hitsAt("/flaky")).toHaveLength(2);
+  });
+
+  it("reach a subscriber in the order they were written, a retried one holding back the later ones", async () => {
+    const p = await pageWithWebhook("/ordered");
+    await api.stop(); // all three notices are due when the next process starts, and go in one pass
+    const ctx = { sql: db.sql, actor: { orgId: p.org.org_id, userId: p.org.user_id, identity: {} as never, ip: "127.0.0.1" } };
+    const incident = await createIncident(ctx, { title: "In order", impact: "minor", message: "Looking", component_ids: [p.componentIds[0]!] });
+    await postUpdate(ctx, incident.id, { status: "monitoring", message: "Fix out" });
+    await resolveIncident(ctx, incident.id, "Fixed");
+    answers.set("/ordered", [503]); // the first notice's first attempt fails
+    api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" }, db);
+    await eventually(async () => hitsAt("/ordered"), (h) => h.length >= 1, 10_000);
+    await Bun.sleep(500);
+    expect(hitsAt("/ordered").map((h) => h.body.type)).toEqual(["incident.created"]);
+    await db.sql`update subscriber_deliveries set next_attempt_at = now() where incident_id = ${incident.id} and status = 'pending'`;
+    await db.sql`select pg_notify('wp_subscriber_deliveries', '')`;
+    await eventually(async () => hitsAt("/ordered"), (h) => h.length === 4, 10_000);
+    expect(hitsAt("/ordered").map((h) => h.body.type)).toEqual(["incident.created", "incident.created", "incident.updated", "incident.resolved"]);
+  });
+
+  it("after one given up, go on with the subscriber's next", async () => {
+    const p = await pageWithWebhook("/gave-up");
+    await api.stop();
+    const ctx = { sql: db.sql, actor: { orgId: p.org.org_id, userId: p.org.user_id, identity: {} as never, ip: "127.0.0.1" } };
+    const incident = await createIncident(ctx, { title: "Gone, then back", impact: "minor", message: "Looking", component_ids: [p.componentIds[0]!] });
+    await postUpdate(ctx, incident.id, { status: "monitoring", message: "Fix out" });
+    answers.set("/gave-up", [410]);
+    api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" }, db);
+    await eventually(async () => hitsAt("/gave-up"), (h) => h.length === 2, 10_000);
+    expect(hitsAt("/gave-up").map((h) => h.body.type)).toEqual(["incident.created", "incident.updated"]);
+    expect((await rowsOf(incident.id)).map((r) => r.status).sort()).toEqual(["failed", "sent"]);
   });
 
   it("give up on a permanent failure without retrying", async () => {
