@@ -70,6 +70,19 @@ describe("an outage of every API process (scaled mode)", () => {
     expect(await apiTierAbsences(api.sql)()).toEqual([]);
   });
 
+  it("ends a stopped API's presence when it stopped listening, not at its last beat before", async () => {
+    const other = await startApiServer(buildApiDeps({ sql: api.sql, config: api.server.deps.config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus: api.bus }));
+    const instances = async () => new Set((await api.sql`select instance_id from api_presence`).map((r) => r.instance_id as string));
+    const before = await instances();
+    await until(async () => (await instances()).size > before.size, 5000, "its first beat");
+    const [own] = [...(await instances())].filter((id) => !before.has(id));
+    await Bun.sleep(1000); // stopped between two beats (every 5 s): its last one was a second before
+    const [{ at: stoppingAt }] = await api.sql`select now() as at`;
+    await other.stop(100);
+    const [row] = await api.sql`select last_beat_at from api_presence where instance_id = ${own!}`;
+    expect((row!.last_beat_at as Date).getTime()).toBeGreaterThanOrEqual((stoppingAt as Date).getTime());
+  });
+
   it("records a deadline a ping would have met while no API was up as unavailable, and the next one down", async () => {
     const monitor = await pinged200sAgo();
     // One API up until 150 s ago, the next from 100 s ago: no ping could arrive between.
