@@ -36,6 +36,12 @@ export const apiEnv = Type.Object({
   }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let the all-in-one's local region and the API's own outbound calls (channel and subscriber webhooks) reach private, loopback and link-local targets (self-hosting; the all-in-one defaults it to true when it does not bill)"),
   BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting, the all-in-one's default without PADDLE_API_KEY; there BILLING=simulator runs the demo payment simulator)"),
+  SIGNUP_OPEN: Type.Optional(
+    Type.Boolean({
+      description:
+        "let anyone who reaches the API create an account and an organisation (POST /auth/signup); off, people join by invitation only. Defaults to BILLING: open when billing, closed when self-hosted; true or false (also 1/0, yes/no, on/off)",
+    }),
+  ),
   PADDLE_API_URL: Type.String({ pattern: "^https?://", default: "https://api.paddle.com", description: "payment provider API (Paddle Billing, its sandbox, or bun run billing-sim)" }),
   PADDLE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: "payment provider API key; billing writes are refused without it" })),
   PADDLE_WEBHOOK_SECRETS: Type.Optional(Type.String({ minLength: 1, description: "webhook signing secrets, comma-separated (several while rotating)" })),
@@ -57,3 +63,9 @@ export const apiEnv = Type.Object({
 export type ApiConfig = Static<typeof apiEnv>;
 
 export const loadApiConfig = (env: Record<string, string | undefined>): ApiConfig => parseEnv(apiEnv, env);
+
+/**
+ * Whether strangers may sign up: `SIGNUP_OPEN`, else open where organisations are billed and closed where they are
+ * not (self-hosted: every organisation gets the unlimited plan, and the local region may reach private addresses).
+ */
+export const signupOpen = (config: Pick<ApiConfig, "SIGNUP_OPEN" | "BILLING">): boolean => config.SIGNUP_OPEN ?? config.BILLING;

@@ -2,7 +2,7 @@ import { loadAlertingConfig } from "../alerting/config.ts";
 import { INGEST_DURABLE } from "../alerting/ingest/ingest.ts";
 import { startAlertingRole } from "../alerting/role.ts";
 import { ALERTING_DURABLE } from "../alerting/runtime/start.ts";
-import { loadApiConfig } from "../api/config.ts";
+import { loadApiConfig, signupOpen } from "../api/config.ts";
 import { buildApiDeps, startApiServer } from "../api/server.ts";
 import { providerFromConfig } from "../billing/provider/from-config.ts";
 import { maybeStartSimulator } from "../billing/simulator/attach.ts";
@@ -131,7 +131,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   }).catch(abort);
   if (!apiConfig.BILLING) {
     const reach = apiConfig.ALLOW_PRIVATE_IPS ? "the local region may reach private addresses" : "private addresses refused (ALLOW_PRIVATE_IPS=false)";
-    log.info({ op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS }, `self-hosted: one unlimited plan; ${reach}`);
+    const signup = signupOpen(apiConfig) ? "sign-up open to anyone who reaches it (SIGNUP_OPEN=true)" : "sign-up closed: people join by invitation (SIGNUP_OPEN=true opens it)";
+    log.info({ op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS, signupOpen: signupOpen(apiConfig) }, `self-hosted: one unlimited plan; ${reach}; ${signup}`);
   }
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, `Watchpost running (all-in-one) at ${api.url}`);
 

@@ -1,12 +1,13 @@
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import { hashToken } from "../../core/crypto/secrets.ts";
 import { isUniqueViolation, type Sql, withTx } from "../../db/client.ts";
-import { AppError, conflict, validationError } from "../../core/errors.ts";
+import { AppError, conflict, permissionDenied, validationError } from "../../core/errors.ts";
 import { newId, randomToken } from "../../core/ids.ts";
 import { enqueueMail } from "../mail/enqueue.ts";
 import { deleteAllUserSessions } from "../../db/queries/sessions.ts";
 import { consumePasswordReset, insertPasswordReset } from "../../db/queries/password-resets.ts";
 import { findUserByEmail, insertUser, updateUser, type UserRow } from "../../db/queries/users.ts";
+import { joinByInvitationToken } from "./invitations.ts";
 import { createOrgWithOwner } from "./orgs.ts";
 import { DUMMY_HASH, hashPassword, verifyPassword } from "./passwords.ts";
 import { useRecoveryCode } from "./recovery-codes.ts";
@@ -16,14 +17,23 @@ import { useTotpCode } from "./totp.ts";
 
 const invalidCredentials = () => new AppError(401, "UNAUTHENTICATED", "Invalid email, password or code");
 
+/**
+ * A new account: with an invitation's token, a member of the inviting organisation (joinByInvitationToken), which
+ * works also where sign-up is closed; otherwise, where it is open, the owner of a new organisation of its own.
+ */
 export async function signUp(
   sql: Sql,
-  input: { email: string; password: string; name: string; org_name?: string },
+  input: { email: string; password: string; name: string; org_name?: string; invitation_token?: string },
+  policy: { open: boolean },
 ): Promise<{ user: UserRow; orgId: string }> {
+  if (input.invitation_token === undefined && !policy.open) {
+    throw permissionDenied("Sign-up is closed on this installation: ask an administrator of your organisation for an invitation", { reason: "signup_closed" });
+  }
   const passwordHash = await hashPassword(input.password);
   try {
     return await withTx(sql, async (tx) => {
       const user = await insertUser(tx, { id: newId("usr"), email: input.email.trim(), name: input.name, passwordHash });
+      if (input.invitation_token !== undefined) return { user, orgId: (await joinByInvitationToken(tx, user, input.invitation_token)).org_id };
       const org = await createOrgWithOwner(tx, { name: input.org_name ?? `${input.name}'s organisation`, userId: user.id, isDefault: true });
       return { user, orgId: org.id };
     });

@@ -96,6 +96,22 @@ async function senderMayStillGrant(tx: Sql, invitation: InvitationRow): Promise<
   );
 }
 
+/**
+ * A new account's way in by an emailed invitation (sign-up with `invitation_token`, also where sign-up is closed):
+ * the token must be pending, its sender still allowed to grant the role, and its address the account's, which the
+ * mailed token then proves. The membership is the account's default organisation; it gets none of its own.
+ */
+export async function joinByInvitationToken(tx: Sql, user: { id: string; email: string }, token: string): Promise<InvitationRow> {
+  const invitation = await acceptInvitationByToken(tx, hashToken(token));
+  if (!invitation || !(await senderMayStillGrant(tx, invitation))) throw notFound("Invitation");
+  if (invitation.email.toLowerCase() !== user.email.toLowerCase()) {
+    throw permissionDenied("This invitation was sent to another address: sign up with the address it was sent to", { reason: "invitation_email_mismatch" });
+  }
+  await insertMembership(tx, { orgId: invitation.org_id, userId: user.id, roleId: invitation.role_id, isDefault: true });
+  await markEmailVerified(tx, user.id, invitation.email);
+  return invitation;
+}
+
 /** Invitations to the user's address, shown only once they proved it: anyone can sign up with any address. */
 export async function myInvitations(sql: Sql, userId: string) {
   const user = await findUserById(sql, userId);

@@ -6,7 +6,8 @@ let selfHosted: TestApi;
 
 beforeAll(async () => {
   api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", REGIONS: "local,eu-west" });
-  selfHosted = await startTestApi({ BILLING: "off", ALLOW_PRIVATE_IPS: "true" });
+  // Sign-up opened (self-hosted closes it by default): one test signs a user up for a session.
+  selfHosted = await startTestApi({ BILLING: "off", ALLOW_PRIVATE_IPS: "true", SIGNUP_OPEN: "true" });
 });
 afterAll(async () => {
   await api.stop();

@@ -30,7 +30,8 @@ describe("a deployment that bills", () => {
 describe("BILLING=off: one self-hosted plan everywhere", () => {
   let off: TestApi;
   beforeAll(async () => {
-    off = await startTestApi({ BILLING: "off" });
+    // Sign-up opened (self-hosted closes it by default): the test signs a user up to read what they see.
+    off = await startTestApi({ BILLING: "off", SIGNUP_OPEN: "true" });
   });
   afterAll(() => off.stop());
 

@@ -22,6 +22,8 @@ const env = {
   EMBEDDED_PG_PORT: String(pgPort),
   BILLING_SIM_PORT: "0",
   LOG_LEVEL: "warn",
+  // Self-hosted, sign-up would be closed after the first account; these tests sign up several (start and stop is their subject).
+  SIGNUP_OPEN: "true",
 };
 
 async function startServer() {

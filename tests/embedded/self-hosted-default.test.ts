@@ -42,12 +42,16 @@ async function start(extra: Record<string, string> = {}) {
   return { proc, log: () => out };
 }
 
-/** Signs up and returns a caller with the new session (cookie and CSRF token). */
+/**
+ * Makes an account and returns a caller with the new session (cookie and CSRF token): the first-run setup while the
+ * installation has no organisation (as a self-hoster's first visit does), sign-up afterwards.
+ */
 async function signUp(email: string) {
-  const res = await fetch(`${base}/api/v1/auth/signup`, {
+  const needed = ((await fetch(`${base}/api/v1/setup`).then((r) => r.json())) as { needed: boolean }).needed;
+  const res = await fetch(`${base}/api/v1/${needed ? "setup" : "auth/signup"}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "a long password", name: "Self Hoster" }),
+    body: JSON.stringify({ email, password: "a long password", name: "Self Hoster", ...(needed ? { org_name: "Home lab" } : {}) }),
   });
   expect(res.status).toBe(201);
   const cookies = res.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -84,6 +88,16 @@ describe("the all-in-one mode without a payment provider", () => {
       expect(ports().BILLING_SIM_PORT).toBeUndefined();
       expect(log()).not.toContain("SIMULATOR");
       expect(log().split("\n").filter((l) => l.includes("self-hosted: one unlimited plan; the local region may reach private addresses"))).toHaveLength(1);
+
+      // Once its owner exists, a stranger who reaches it cannot make an account (and so checks of the private network).
+      expect(log()).toContain("sign-up closed: people join by invitation (SIGNUP_OPEN=true opens it)");
+      const stranger = await fetch(`${base}/api/v1/auth/signup`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "stranger@example.test", password: "a long password", name: "Stranger" }),
+      });
+      expect(stranger.status).toBe(403);
+      expect(((await stranger.json()) as { details: { reason: string } }).details.reason).toBe("signup_closed");
     } finally {
       proc.kill("SIGTERM");
       await proc.exited;
@@ -115,7 +129,8 @@ describe("the all-in-one mode without a payment provider", () => {
   }, 120_000);
 
   it("keeps an explicit ALLOW_PRIVATE_IPS=false, and says so in its start line", async () => {
-    const { proc, log } = await start({ ALLOW_PRIVATE_IPS: "false" });
+    // Sign-up opened: the installation's owner exists from the first test.
+    const { proc, log } = await start({ ALLOW_PRIVATE_IPS: "false", SIGNUP_OPEN: "true" });
     try {
       const call = await signUp("careful@example.test");
       expect((await call("GET", "/api/v1/billing/subscription")).body).toMatchObject({ billing_enabled: false, plan: { id: "unlimited" } });

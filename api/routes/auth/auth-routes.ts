@@ -3,6 +3,7 @@ import { confirmPasswordReset, requestPasswordReset, signUp, verifySignIn } from
 import { createSession } from "../../../domain/accounts/sessions.ts";
 import { listUserOrgs } from "../../../db/queries/orgs.ts";
 import { deleteUserSession } from "../../../db/queries/sessions.ts";
+import { signupOpen } from "../../config.ts";
 import type { ApiDeps } from "../../context.ts";
 import { requestMeta } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
@@ -27,7 +28,7 @@ export const authRoutes = (deps: ApiDeps) =>
     .post(
       "/signup",
       async ({ body, request, set }) => {
-        const { user, orgId } = await signUp(deps.sql, body);
+        const { user, orgId } = await signUp(deps.sql, body, { open: signupOpen(deps.config) });
         const { session, token } = await createSession(deps.sql, {
           userId: user.id,
           ip: requestMeta.get(request)?.ip ?? null,
@@ -38,7 +39,17 @@ export const authRoutes = (deps: ApiDeps) =>
         set.headers["set-cookie"] = sessionCookies(token, session.csrf_token, session.expires_at, isSecure(request, deps.config)) as never;
         return sessionView(user, orgId, session);
       },
-      { body: SignUpBody, response: { 201: SessionResponse }, detail: { summary: "Create an account and its first organisation; refused (403 cross_site) from another site's page", security: [], "x-errors": ["403"] } },
+      {
+        body: SignUpBody,
+        response: { 201: SessionResponse },
+        detail: {
+          summary: "Create an account and its first organisation, or with an invitation's token join the inviting one",
+          description:
+            "Where sign-up is closed (SIGNUP_OPEN=false; the default of a self-hosted installation, BILLING=false), only with invitation_token; otherwise 403 PERMISSION_DENIED with details.reason \"signup_closed\". GET /setup tells whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address, 403 with details.reason \"invitation_email_mismatch\". Refused (403 cross_site) from another site's page.",
+          security: [],
+          "x-errors": ["403", "404", "409"],
+        },
+      },
     )
     .post(
       "/signin",

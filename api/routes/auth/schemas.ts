@@ -9,6 +9,13 @@ export const SignUpBody = Obj({
   password: Password,
   name: DisplayName(120),
   org_name: t.Optional(DisplayName(120)),
+  invitation_token: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "The token of an emailed invitation to this address: the account joins the inviting organisation (and gets none of its own); accepted also where sign-up is closed",
+    }),
+  ),
 });
 
 export const SignInBody = Obj({

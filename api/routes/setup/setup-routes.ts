@@ -2,22 +2,26 @@ import { Elysia, t } from "elysia";
 import { setUpFirstOwner, setupNeeded } from "../../../domain/accounts/setup.ts";
 import { createSession } from "../../../domain/accounts/sessions.ts";
 import { DisplayName, Obj } from "../../schemas/common.ts";
+import { signupOpen } from "../../config.ts";
 import type { ApiDeps } from "../../context.ts";
 import { requestMeta } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { isSecure, sessionCookies } from "../auth/cookies.ts";
 import { Email, Password, SessionResponse } from "../auth/schemas.ts";
 
-const SetupStatus = t.Object({ needed: t.Boolean({ description: "True while no organisation exists: the dashboard then shows its setup screen" }) });
+const SetupStatus = t.Object({
+  needed: t.Boolean({ description: "True while no organisation exists: the dashboard then shows its setup screen" }),
+  signup_open: t.Boolean({ description: "Whether POST /auth/signup takes anyone (SIGNUP_OPEN); when false, only people with an invitation's token" }),
+});
 const SetupBody = Obj({ email: Email, password: Password, name: DisplayName(120), org_name: DisplayName(120) });
 
 /** First run of a fresh installation: create the owner and the first organisation from the browser, once. */
 export const setupRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/setup", detail: { tags: ["auth"] } })
     .use(authPlugin)
-    .get("", async () => ({ needed: await setupNeeded(deps.sql) }), {
+    .get("", async () => ({ needed: await setupNeeded(deps.sql), signup_open: signupOpen(deps.config) }), {
       response: { 200: SetupStatus },
-      detail: { summary: "Whether this installation still needs its first owner (no organisation exists yet)", security: [] },
+      detail: { summary: "Whether this installation still needs its first owner (no organisation exists yet), and whether anyone may sign up", security: [] },
     })
     .post(
       "",

@@ -324,8 +324,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an account and its first organisation; refused (403 cross_site) from another site's page
-         * @description Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies). 409 when the email is taken; limited to a few attempts per IP per minute.
+         * Create an account and its first organisation, or with an invitation's token join the inviting one
+         * @description Where sign-up is closed (SIGNUP_OPEN=false; the default of a self-hosted installation, BILLING=false), only with invitation_token; otherwise 403 PERMISSION_DENIED with details.reason "signup_closed". GET /setup tells whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address, 403 with details.reason "invitation_email_mismatch". Refused (403 cross_site) from another site's page.
          *
          *     Who: anyone; no credentials.
          */
@@ -432,7 +432,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether this installation still needs its first owner (no organisation exists yet)
+         * Whether this installation still needs its first owner (no organisation exists yet), and whether anyone may sign up
          * @description `{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards.
          *
          *     Who: anyone; no credentials.
@@ -6604,6 +6604,8 @@ export interface operations {
                     password: string;
                     name: string;
                     org_name?: string;
+                    /** @description The token of an emailed invitation to this address: the account joins the inviting organisation (and gets none of its own); accepted also where sign-up is closed */
+                    invitation_token?: string;
                 };
             };
         };
@@ -6646,6 +6648,15 @@ export interface operations {
             };
             /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7127,6 +7138,8 @@ export interface operations {
                     "application/json": {
                         /** @description True while no organisation exists: the dashboard then shows its setup screen */
                         needed: boolean;
+                        /** @description Whether POST /auth/signup takes anyone (SIGNUP_OPEN); when false, only people with an invitation's token */
+                        signup_open: boolean;
                     };
                 };
             };

@@ -1,6 +1,7 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, data } from "../../api/client";
+import { INVITE_KEY } from "../../components/billing-banner";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useSession } from "../../lib/session";
@@ -19,30 +20,58 @@ export function AuthFrame({ title, children }: { title: string; children: React.
   );
 }
 
+/** Whether anyone may sign up here (GET /setup's `signup_open`; the app asks it while signed out). */
+function useSignupOpen(): boolean | undefined {
+  const setup = useQuery({ queryKey: ["setup"], queryFn: () => api.GET("/api/v1/setup").then(data), retry: false, staleTime: Infinity });
+  return setup.data?.signup_open;
+}
+
 export function SignUp() {
   const session = useSession();
   const { navigate } = useRouter();
+  const open = useSignupOpen();
+  // An invitation opened from its email link before signing in: the new account joins that organisation.
+  const invitation = sessionStorage.getItem(INVITE_KEY);
   const signup = useMutation({
-    mutationFn: (body: { email: string; password: string; name: string; org_name?: string }) => api.POST("/api/v1/auth/signup", { body }).then(data),
+    mutationFn: (body: { email: string; password: string; name: string; org_name?: string; invitation_token?: string }) => api.POST("/api/v1/auth/signup", { body }).then(data),
     onSuccess: async (res) => {
+      sessionStorage.removeItem(INVITE_KEY);
       await session.signedIn(res.org_id);
       navigate("/monitors");
     },
   });
   const issues = signup.error instanceof ApiError ? signup.error.issues : {};
+  if (open === undefined && !invitation) return <Loading what="Watchpost" />;
+  if (open === false && !invitation) {
+    return (
+      <AuthFrame title="Sign-up is closed">
+        <p>This Watchpost installation takes new accounts by invitation only.</p>
+        <p>Ask an administrator of your organisation to invite you: the invitation email has a link that lets you create your account.</p>
+        <p>
+          Already have an account? <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthFrame>
+    );
+  }
   return (
     <AuthFrame title="Create your account">
+      {invitation && <p>You are joining the organisation that invited you: use the address the invitation was sent to.</p>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
           const f = form(e);
-          signup.mutate({ email: f.email!, password: f.password!, name: f.name!, ...(f.org_name ? { org_name: f.org_name } : {}) });
+          signup.mutate({
+            email: f.email!,
+            password: f.password!,
+            name: f.name!,
+            ...(invitation ? { invitation_token: invitation } : f.org_name ? { org_name: f.org_name } : {}),
+          });
         }}
       >
         <Field label="Your name" name="name" required maxLength={120} autoComplete="name" error={issues["body.name"]} />
         <Field label="Email" name="email" type="email" required autoComplete="email" error={issues["body.email"]} />
         <Field label="Password" name="password" type="password" required minLength={10} autoComplete="new-password" hint="At least 10 characters" error={issues["body.password"]} />
-        <Field label="Organisation name (optional)" name="org_name" maxLength={120} />
+        {!invitation && <Field label="Organisation name (optional)" name="org_name" maxLength={120} />}
         <ErrorMessage error={signup.error} />
         <button className="primary" disabled={signup.isPending}>
           {signup.isPending ? "Creating…" : "Create account"}
@@ -96,6 +125,7 @@ function SsoSignIn({ initial, onBack }: { initial: string; onBack: () => void })
 export function SignIn() {
   const session = useSession();
   const { navigate, search } = useRouter();
+  const signupOpen = useSignupOpen();
   const [needsCode, setNeedsCode] = useState(false);
   const [useRecovery, setUseRecovery] = useState(false);
   const [sso, setSso] = useState<{ initial: string } | null>(null);
@@ -166,7 +196,13 @@ export function SignIn() {
         </>
       )}
       <p>
-        <Link to="/password-reset">Forgot your password?</Link> · <Link to="/signup">Create an account</Link>
+        <Link to="/password-reset">Forgot your password?</Link>
+        {(signupOpen || sessionStorage.getItem(INVITE_KEY)) && (
+          <>
+            {" "}
+            · <Link to="/signup">Create an account</Link>
+          </>
+        )}
       </p>
     </AuthFrame>
   );

@@ -22,7 +22,7 @@ export function AcceptInvitationScreen() {
         <h1 className="brand">Watchpost</h1>
         <section className="card" aria-labelledby="invite-h">
           <h2 id="invite-h">You are invited</h2>
-          <p>Someone invited you to their organisation on Watchpost. Sign in, or create an account with the address the invitation was sent to, and accept it from the banner.</p>
+          <p>Someone invited you to their organisation on Watchpost. Sign in and accept it from the banner, or create an account with the address the invitation was sent to: it joins their organisation.</p>
           <p>
             <Link to="/signin" className="button primary">
               Sign in
