@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
 import { publishLiveEvent } from "../../domain/events/publish-live-event.ts";
+import { announceStored } from "../../domain/results/announce.ts";
+import { storeResults } from "../../domain/results/ingest.ts";
+import { makeResult } from "../../domain/results/test-fixtures.ts";
 import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
 
@@ -11,6 +14,7 @@ let consoleErrors: string[];
 let orgId: string;
 const ids: string[] = [];
 const monitorListCalls: string[] = [];
+const uptimeCalls: string[] = [];
 
 beforeAll(async () => {
   api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" });
@@ -26,6 +30,7 @@ beforeAll(async () => {
   consoleErrors = watchConsole(page);
   page.on("request", (r) => {
     if (new URL(r.url()).pathname === "/api/v1/monitors/overview") monitorListCalls.push(r.url());
+    if (new URL(r.url()).pathname === "/api/v1/monitors/uptime") uptimeCalls.push(r.url());
   });
   const signin = await chromium.context.request.post(`${api.url}/api/v1/auth/signin`, { data: { email: org.email, password: org.password } });
   expect(signin.status()).toBe(200);
@@ -37,6 +42,8 @@ afterAll(async () => {
 }, 30_000);
 
 const row = (id: string) => page.locator(`[data-monitor-id="${id}"]`);
+/** Stores results and announces them on the bus, as ingest does: the page hears of them live. */
+const ingest = async (...results: Parameters<typeof storeResults>[1]) => announceStored(api.bus, await storeResults(api.sql, results), results);
 
 describe("live updates from /events", () => {
   it("changes a row's status and response time in place, without reloading the list", async () => {
@@ -80,6 +87,26 @@ describe("live updates from /events", () => {
     await page.getByRole("img", { name: /Response time of the last 3 checks/ }).locator("canvas").waitFor();
     await page.getByRole("img", { name: "Timing phases (DNS, connect, TTFB) of the last checks from local" }).locator("canvas").waitFor();
     await screenshot(page, "live-detail");
+    expect(consoleErrors).toEqual([]);
+  }, 30_000);
+
+  it("refreshes a row's 24 h uptime when a failing result arrives, in the detail page's format, without reloading the list", async () => {
+    await ingest(makeResult(orgId, ids[2]!, new Date(Date.now() - 60_000), "up", { location: "local" }));
+    await page.goto(`${api.url}/monitors`);
+    const uptime = row(ids[2]!).getByTestId("uptime-24h");
+    await uptime.getByText("100%", { exact: true }).waitFor();
+    await page.locator(".live.on").waitFor();
+    const before = monitorListCalls.length;
+    const uptimeBefore = uptimeCalls.length;
+    await ingest(makeResult(orgId, ids[2]!, new Date(), "down", { location: "local" }));
+    await row(ids[2]!).locator("[data-status=down]").waitFor({ timeout: 5000 });
+    await uptime.getByText("50.00%", { exact: true }).waitFor({ timeout: 5000 });
+    // Only that monitor's uptime was asked for, not the list again.
+    expect(monitorListCalls.length).toBe(before);
+    expect(uptimeCalls.slice(uptimeBefore).map((u) => new URL(u).searchParams.get("ids"))).toEqual([ids[2]!]);
+    await screenshot(page, "live-overview-uptime");
+    await row(ids[2]!).getByRole("link", { name: "Charlie" }).click();
+    await page.getByTestId("uptime-24h").getByText("50.00%", { exact: true }).waitFor();
     expect(consoleErrors).toEqual([]);
   }, 30_000);
 });

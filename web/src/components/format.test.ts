@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { fmtAgo, fmtMoney, fmtTime } from "./format";
+import { fmtAgo, fmtMoney, fmtPct, fmtTime } from "./format";
 
 describe("fmtAgo", () => {
   const now = Date.parse("2026-01-10T12:00:00Z");
@@ -11,6 +11,18 @@ describe("fmtAgo", () => {
   it("says when in the future, and never for no time", () => {
     expect(fmtAgo("2026-01-12T12:00:00Z", now)).toBe("in 2 days");
     expect(fmtAgo(null, now)).toBe("never");
+  });
+});
+
+describe("fmtPct", () => {
+  it("says 100% only when nothing failed, else two decimals cut so a failure never reads as 100", () => {
+    expect(fmtPct(100)).toBe("100%");
+    expect(fmtPct(50)).toBe("50.00%");
+    expect(fmtPct(97.5)).toBe("97.50%");
+    expect(fmtPct(99.996)).toBe("99.99%");
+    expect(fmtPct(99.99)).toBe("99.99%");
+    expect(fmtPct(0)).toBe("0.00%");
+    expect(fmtPct(null)).toBe("—");
   });
 });
 

@@ -1,4 +1,4 @@
-/** Formatting shared by the status-page, runner, billing, organisation and account screens. */
+/** Formatting shared by the screens (times, money, uptime). */
 
 /** "3 min ago", "in 2 days": relative to `now`, for last-seen and renewal times. */
 export function fmtAgo(iso: string | null | undefined, now = Date.now()): string {
@@ -15,6 +15,12 @@ export function fmtAgo(iso: string | null | undefined, now = Date.now()): string
   for (const [ms, unit] of units) if (abs >= ms || unit === "second") return fmt.format(Math.round(diff / ms), unit);
   return "now";
 }
+
+/**
+ * An uptime percentage, the same on every screen: "100%" only when nothing failed, otherwise two decimals cut (not
+ * rounded) so that a failure never reads as 100 ("99.99%" for 99.996); "—" without results.
+ */
+export const fmtPct = (v: number | null | undefined) => (v == null ? "—" : v >= 100 ? "100%" : `${(Math.floor(v * 100 + 1e-6) / 100).toFixed(2)}%`);
 
 /** US dollar cents as "$6.99". */
 export const fmtMoney = (cents: number | string, currency = "USD") => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(Number(cents) / 100);

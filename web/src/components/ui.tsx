@@ -117,6 +117,5 @@ export function StatusBadge({ status, paused }: { status: string; paused?: boole
   );
 }
 
-export const fmtPct = (v: number | null | undefined) => (v == null ? "—" : `${v >= 99.995 ? 100 : v.toFixed(2)}%`);
 export const fmtMs = (v: unknown) => (v == null ? "—" : `${Math.round(Number(v))} ms`);
-export { fmtTime } from "./format";
+export { fmtPct, fmtTime } from "./format";

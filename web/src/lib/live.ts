@@ -1,6 +1,7 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { authHeaders } from "../api/client";
+import { refreshUptimeSoon, type UptimeRefreshOptions } from "./live-uptime";
 
 export interface LiveEvent {
   id: string;
@@ -66,7 +67,7 @@ export type ChecksFilters = { status?: string; location?: string; from?: string;
 type ChecksPage = { data: { id: string }[]; pagination: { total: number | string; limit: number | string } & Record<string, unknown> };
 
 /** Applies a live event to the cached queries: monitor rows and result pages in place, the rest refetched. */
-export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
+export function applyLiveEvent(qc: QueryClient, e: LiveEvent, uptime: UptimeRefreshOptions = {}) {
   const monitorId = e.data.monitor_id as string | undefined;
   if (e.type === "check.result" || e.type === "monitor.status_changed") {
     const patch =
@@ -90,7 +91,7 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
       if (unknown) void qc.invalidateQueries(lists);
       if (monitorId) qc.setQueryData<Record<string, unknown>>(["monitor", monitorId], (old) => (old ? { ...old, ...patch } : old));
     }
-    if (monitorId) patchOverview(qc, monitorId, e);
+    if (monitorId) patchOverview(qc, monitorId, e, uptime);
     if (monitorId && e.type === "check.result") addLiveResult(qc, monitorId, e);
     if (monitorId && e.type === "monitor.status_changed") void qc.invalidateQueries({ queryKey: ["monitor-data", monitorId] });
   }
@@ -101,7 +102,7 @@ export function applyLiveEvent(qc: QueryClient, e: LiveEvent) {
 }
 
 type Bar = { at: string; status: string; duration_ms: number | null; location: string };
-type OverviewRow = { monitor: Record<string, unknown> & { id: string }; bar: Bar[] } & Record<string, unknown>;
+type OverviewRow = { monitor: Record<string, unknown> & { id: string }; uptime_24h_pct?: number | null; bar: Bar[] } & Record<string, unknown>;
 type OverviewPage = { counts: Record<string, number>; data: OverviewRow[] };
 /** How many results each bar of the monitors overview holds (it asks the API for this many). */
 export const OVERVIEW_BARS = 60;
@@ -111,10 +112,11 @@ const stateOfStatus = (status: string) => (status === "pending" ? "not_monitored
 
 /**
  * Live overview (queries ["monitors", "overview", …]): a result joins its monitor's bar and sets its
- * response time; a status change moves the monitor between the counts.
+ * response time and 24 h uptime (lib/live-uptime.ts); a status change moves the monitor between the counts.
  */
-function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent) {
+function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent, uptime: UptimeRefreshOptions) {
   let unknown = false;
+  let uptimeMoved = false;
   qc.setQueriesData<{ pages: OverviewPage[] }>({ queryKey: ["monitors", "overview"] }, (old) => {
     if (!old?.pages) return undefined;
     // Every monitor loaded and this one not among them: it is new since the overview was fetched (its counts
@@ -135,14 +137,22 @@ function patchOverview(qc: QueryClient, monitorId: string, e: LiveEvent) {
         if (e.type === "monitor.status_changed") return { ...row, monitor: { ...row.monitor, status: e.data.to, status_changed_at: e.data.at } };
         const bar: Bar = { at: String(e.data.scheduled_at ?? e.data.checked_at), status: String(e.data.status), duration_ms: (e.data.duration_ms as number | null) ?? null, location: String(e.data.location ?? "") };
         if (row.bar.some((b) => b.at === bar.at && b.location === bar.location)) return row;
-        const monitor = bar.status === "unavailable" ? row.monitor : { ...row.monitor, last_duration_ms: bar.duration_ms, last_checked_at: e.data.checked_at };
-        return { ...row, monitor, bar: [...row.bar, bar].slice(-OVERVIEW_BARS) };
+        const bars = [...row.bar, bar].slice(-OVERVIEW_BARS);
+        if (bar.status === "unavailable") return { ...row, bar: bars };
+        const monitor = { ...row.monitor, last_duration_ms: bar.duration_ms, last_checked_at: e.data.checked_at };
+        // A passing result keeps a flawless (or empty) 24 h at 100 %; any other moves it by an amount only the API
+        // knows (the window's other results), so this monitor's uptime is read again.
+        const passed = bar.status === "up" || bar.status === "degraded";
+        if (passed && (row.uptime_24h_pct == null || row.uptime_24h_pct === 100)) return { ...row, monitor, uptime_24h_pct: 100, bar: bars };
+        uptimeMoved = true;
+        return { ...row, monitor, bar: bars };
       });
       return { ...p, counts, data };
     });
     return { ...old, pages };
   });
   if (unknown) void qc.invalidateQueries({ queryKey: ["monitors", "overview"] });
+  if (uptimeMoved) refreshUptimeSoon(qc, monitorId, uptime);
 }
 
 /**
