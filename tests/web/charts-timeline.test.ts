@@ -167,6 +167,39 @@ describe("charts that tell the story, and the incident timeline", () => {
     expect(env.errors).toEqual([]);
   });
 
+  it("shades a refused check from when it failed, not minutes before, and leaves its 2 ms off the line", async () => {
+    const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Refusing", type: "http", config: { url: `http://127.0.0.1:${target.port}/` }, interval_seconds: 300, paused: true });
+    const region = mon.regions[0];
+    const failedAt = Date.now() - 20_000;
+    // Up every 300 s, the last one 174 s before the only failing check (as reported: 13:07:48, then refused at 13:10:42).
+    const row = (at: number, down: boolean): CheckResultInput => ({
+      job_id: `job_refusing_${at}`, org_id: orgId, monitor_id: mon.id, location: region, location_type: "region", scheduled_at: new Date(at), checked_at: new Date(at),
+      status: down ? "down" : "up", duration_ms: down ? 2 : 180, error: down ? "connect ECONNREFUSED 127.0.0.1:1" : null, data: {},
+    });
+    await storeResults(env.db.sql, [...[3, 2, 1, 0].map((i) => row(failedAt - 174_000 - i * 300_000, false)), row(failedAt, true)]);
+    await page.goto(`${env.base}/monitors/${mon.id}`);
+    const chart = page.getByRole("img", { name: /Response time of the last 5 checks.*1 stretch of failing checks/ });
+    await chart.locator("canvas").waitFor();
+    const [min, max] = await xRangeOf(/Response time of the last 5 checks/);
+    // The axis reaches past the failing check, so its stretch (until now) shows.
+    expect(max).toBeGreaterThan(failedAt / 1000 + 10);
+    // Red only from the failing check on: a minute before it the plot is not shaded.
+    const redAt = (sec: number) =>
+      chart.evaluate((el, f) => {
+        const over = el.querySelector(".u-over")!.getBoundingClientRect();
+        const canvas = el.querySelector("canvas")!;
+        const box = canvas.getBoundingClientRect();
+        const ratio = canvas.width / box.width;
+        const px = (over.left - box.left + f * over.width) * ratio;
+        const [r, g] = canvas.getContext("2d")!.getImageData(Math.round(px), Math.round((over.top - box.top + 4) * ratio), 1, 1).data;
+        return r! - g! > 20;
+      }, (sec - min!) / (max! - min!));
+    expect(await redAt(failedAt / 1000 - 60)).toBe(false);
+    expect(await redAt(failedAt / 1000 + 5)).toBe(true);
+    await shoot("refused-check");
+    expect(env.errors).toEqual([]);
+  });
+
   it("tells one alert's story on its own page, linked from active alerts, the bell and the monitor page", async () => {
     const hook = await apiCall(env, "POST", "/api/v1/alert-channels", { name: "Ops hook", type: "webhook", config: { url: `http://127.0.0.1:${target.port}/hook` } });
     const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Checkout", type: "http", config: { url: `http://127.0.0.1:${target.port}/` }, paused: true });

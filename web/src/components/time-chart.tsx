@@ -3,7 +3,8 @@ import uPlot from "uplot";
 
 export interface Series {
   label: string;
-  values: (number | null)[];
+  /** null breaks the line unless `spanGaps`; undefined is no point at that instant (always joined over). */
+  values: (number | null | undefined)[];
 }
 
 /** A shaded stretch of the time axis (seconds): failing checks, maintenance, no monitoring. */
@@ -20,6 +21,13 @@ const BAND_FILL: Record<ChartBand["kind"], string> = {
   maintenance: "rgba(100, 116, 139, 0.28)",
   gap: "rgba(100, 116, 139, 0.12)",
 };
+/**
+ * Least room between time ticks, CSS px: the first tick of a range of minutes reads "11/29/26 1:07pm"
+ * (about 105 px, centred), so at uPlot's 50 it overlapped "1:08pm" beside it.
+ */
+const X_TICK_SPACE = 90;
+/** Room right of the plot (CSS px) for half the label of a tick at its end ("1:30pm", "11/29/26"). */
+const RIGHT_PAD = 40;
 const BAND_LABEL: Record<ChartBand["kind"], string> = { failure: "failing checks", degraded: "degraded", maintenance: "maintenance", gap: "not monitored" };
 
 /** Bands behind the lines; a gap is hatched so it reads as "no data", not as a colour. */
@@ -81,7 +89,7 @@ export function TimeChart({
   xRange: [number, number];
   /** Labels of series drawn dashed (e.g. the higher percentiles). */
   dashed?: string[];
-  /** Join a line over missing values (regions checked at different instants); false breaks it (empty buckets). */
+  /** Join a line over null values; false breaks it there (empty buckets, failed checks). */
   spanGaps?: boolean;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -97,6 +105,7 @@ export function TimeChart({
       width: el.clientWidth || 600,
       height: 220,
       plugins: [bandsPlugin(bandsRef)],
+      padding: [null, RIGHT_PAD, null, null],
       series: [
         {},
         ...series.map((s, i) => ({
@@ -110,7 +119,7 @@ export function TimeChart({
       ],
       // The axis is the range picked (or the data's span, widened around a lone point): never uPlot's guess.
       scales: { x: { time: true, auto: false, range: () => rangeRef.current } },
-      axes: [{ stroke: "currentColor" }, { stroke: "currentColor", size: 70, values: (_u, vals) => vals.map((v) => `${v} ${unit}`) }],
+      axes: [{ stroke: "currentColor", space: X_TICK_SPACE }, { stroke: "currentColor", size: 70, values: (_u, vals) => vals.map((v) => `${v} ${unit}`) }],
     };
     plot.current = new uPlot(opts, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
     const ro = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height: 220 }));

@@ -7,10 +7,18 @@ describe("chart data", () => {
   it("draws one line per region on a shared, ordered time axis", () => {
     const { x, series } = durationSeries([check("03", "us", 30), check("01", "eu", 10), check("02", "eu", 20), check("04", "eu", 0, {}, "unavailable")]);
     expect(x).toEqual([1767225601, 1767225602, 1767225603]);
+    // undefined: no check of that region at that instant (the line joins over it).
     expect(series).toEqual([
-      { label: "eu", values: [10, 20, null] },
-      { label: "us", values: [null, null, 30] },
+      { label: "eu", values: [10, 20, undefined] },
+      { label: "us", values: [undefined, undefined, 30] },
     ]);
+  });
+
+  it("breaks a region's line at a failed check instead of plotting how fast it failed", () => {
+    // Connection refused after 2 ms is no response time: null (a gap), not a dip to 2 ms.
+    const { x, series } = durationSeries([check("01", "eu", 120), check("02", "eu", 2, {}, "down"), check("03", "eu", 30_000, {}, "timeout"), check("04", "eu", 300, {}, "degraded"), check("05", "eu", 110)]);
+    expect(x).toHaveLength(5);
+    expect(series).toEqual([{ label: "eu", values: [120, null, null, 300, 110] }]);
   });
 
   it("draws the measured timing phases of one region", () => {
@@ -44,15 +52,27 @@ describe("chart data", () => {
   it("shades failing and degraded checks, unavailable ones and silences as bands", () => {
     const at = (m: number, status: string) => ({ checked_at: new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString(), status }) as never;
     const t0 = Date.UTC(2026, 0, 1) / 1000;
-    // Every minute: up, down, down (one band), degraded, up, then nothing for 5 minutes, then unavailable.
+    // Every minute: up, down, timeout (one band), degraded, up, then nothing for 5 minutes, then unavailable.
+    // A result holds from its check to the next one (at most an interval); a silence starts when a check was due.
     const bands = checkBands([at(0, "up"), at(1, "down"), at(2, "timeout"), at(3, "degraded"), at(4, "up"), at(10, "up"), at(11, "unavailable")], 60);
     expect(bands).toEqual([
-      { from: t0 + 30, to: t0 + 150, kind: "failure" },
-      { from: t0 + 150, to: t0 + 210, kind: "degraded" },
-      { from: t0 + 270, to: t0 + 570, kind: "gap" },
-      { from: t0 + 630, to: t0 + 690, kind: "gap" },
+      { from: t0 + 60, to: t0 + 180, kind: "failure" },
+      { from: t0 + 180, to: t0 + 240, kind: "degraded" },
+      { from: t0 + 300, to: t0 + 600, kind: "gap" },
+      { from: t0 + 660, to: t0 + 720, kind: "gap" },
     ]);
     expect(checkBands([at(0, "up")], 60)).toEqual([]);
+  });
+
+  it("starts a failing stretch at the first failing check, not half an interval before it", () => {
+    const at = (iso: string, status: string, location = "eu") => ({ checked_at: `2026-11-29T${iso}Z`, status, location }) as never;
+    const s = (iso: string) => Date.parse(`2026-11-29T${iso}Z`) / 1000;
+    // The report: every 300 s, up at 13:07:48, refused at 13:10:42 (the latest result), looked at 13:11:00.
+    expect(checkBands([at("13:02:48", "up"), at("13:07:48", "up"), at("13:10:42", "down")], 300, s("13:11:00"))).toEqual([{ from: s("13:10:42"), to: s("13:11:00"), kind: "failure" }]);
+    // Still failing with no check since: until the next check was due, at the latest.
+    expect(checkBands([at("13:07:48", "up"), at("13:10:42", "down")], 300, s("14:00:00"))).toEqual([{ from: s("13:10:42"), to: s("13:15:42"), kind: "failure" }]);
+    // Recovered: until the region's next result, not another region's result in between.
+    expect(checkBands([at("13:00:00", "up"), at("13:05:00", "down"), at("13:05:10", "up", "us"), at("13:10:00", "up")], 300)).toEqual([{ from: s("13:05:00"), to: s("13:10:00"), kind: "failure" }]);
   });
 
   it("shades buckets below 100 % and buckets without checks since the monitor existed", () => {

@@ -6,13 +6,20 @@ export type Bucket = paths["/api/v1/monitors/{id}/aggregates"]["get"]["responses
 
 const secs = (iso: string) => new Date(iso).getTime() / 1000;
 
-/** One line per location over the given results (any order), on a shared time axis; gaps are null. */
+/** A check that failed: how fast it failed (a refused connection in 2 ms) is no response time. */
+const failed = (status: string) => status === "down" || status === "timeout";
+
+/**
+ * One line per location over the given results (any order), on a shared time axis. Another location's
+ * instant is undefined (the line joins over it); a failed check is null, so the line breaks there
+ * (draw with `spanGaps` false) instead of dipping to how fast it failed.
+ */
 export function durationSeries(checks: Pick<CheckResult, "checked_at" | "location" | "duration_ms" | "status">[]): { x: number[]; series: Series[] } {
   const ran = checks.filter((c) => c.status !== "unavailable").sort((a, b) => a.checked_at.localeCompare(b.checked_at));
   const locations = [...new Set(ran.map((c) => c.location))].sort();
   return {
     x: ran.map((c) => secs(c.checked_at)),
-    series: locations.map((loc) => ({ label: loc, values: ran.map((c) => (c.location === loc ? c.duration_ms : null)) })),
+    series: locations.map((loc) => ({ label: loc, values: ran.map((c) => (c.location !== loc ? undefined : failed(c.status) ? null : c.duration_ms)) })),
   };
 }
 
@@ -78,22 +85,25 @@ export function mergeBands(bands: Band[]): Band[] {
 }
 
 /**
- * Bands over raw results: each failing result (down, timeout) shades red and each degraded one amber
- * over half an interval either side; an `unavailable` result, or silence of more than 2.5 intervals
- * between results, shades the time nobody checked.
+ * Bands over raw results. A result speaks for its location from its check until that location's next
+ * result, at most one interval (the latest one until `now` at the latest): a failing result (down,
+ * timeout) shades red from the failing check on, a degraded one amber, an `unavailable` one as a gap.
+ * Silence of more than 2.5 intervals between results is a gap from when the next check was due.
  */
-export function checkBands(checks: Pick<CheckResult, "checked_at" | "status">[], intervalSeconds: number): Band[] {
+export function checkBands(checks: (Pick<CheckResult, "checked_at" | "status"> & { location?: string })[], intervalSeconds: number, now = Infinity): Band[] {
   const rows = [...checks].sort((a, b) => a.checked_at.localeCompare(b.checked_at));
-  const half = intervalSeconds / 2;
   const bands: Band[] = [];
-  let prev: number | null = null;
-  for (const c of rows) {
+  // Walking back from the latest result: the next result of each location.
+  const nextOf = new Map<string | undefined, number>();
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const c = rows[i]!;
     const t = secs(c.checked_at);
-    if (c.status === "down" || c.status === "timeout") bands.push({ from: t - half, to: t + half, kind: "failure" });
-    else if (c.status === "degraded") bands.push({ from: t - half, to: t + half, kind: "degraded" });
-    else if (c.status === "unavailable") bands.push({ from: t - half, to: t + half, kind: "gap" });
-    if (prev !== null && t - prev > 2.5 * intervalSeconds) bands.push({ from: prev + half, to: t - half, kind: "gap" });
-    prev = t;
+    const to = Math.max(t, Math.min(t + intervalSeconds, nextOf.get(c.location) ?? now));
+    nextOf.set(c.location, t);
+    const kind = failed(c.status) ? "failure" : c.status === "degraded" ? "degraded" : c.status === "unavailable" ? "gap" : null;
+    if (kind) bands.push({ from: t, to, kind });
+    const prev = i > 0 ? secs(rows[i - 1]!.checked_at) : null;
+    if (prev !== null && t - prev > 2.5 * intervalSeconds) bands.push({ from: prev + intervalSeconds, to: t, kind: "gap" });
   }
   return mergeBands(bands);
 }

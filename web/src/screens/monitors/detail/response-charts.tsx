@@ -2,7 +2,7 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { dataSchemas } from "../../../../../schemas/check-types.ts";
 import { api, data } from "../../../api/client";
-import { BandLegend, type ChartBand, TimeChart } from "../../../components/time-chart";
+import { BandLegend, type ChartBand, type Series, TimeChart } from "../../../components/time-chart";
 import { ErrorMessage, Loading } from "../../../components/ui";
 import type { Monitor } from "../use-monitors";
 import {
@@ -125,7 +125,7 @@ function useMaintenance(id: string, window: [number, number] | null) {
   return useMemo(() => maintenanceBands(q.data?.data ?? []), [q.data]);
 }
 
-function Chart({ x, series, label, bands, xRange, spanGaps, dashed }: { x: number[]; series: { label: string; values: (number | null)[] }[]; label: string; bands: Band[]; xRange: [number, number]; spanGaps?: boolean; dashed?: string[] }) {
+function Chart({ x, series, label, bands, xRange, spanGaps, dashed }: { x: number[]; series: Series[]; label: string; bands: Band[]; xRange: [number, number]; spanGaps?: boolean; dashed?: string[] }) {
   const shown = bands as ChartBand[];
   const words = describeBands(bands);
   return (
@@ -160,18 +160,20 @@ function RecentCharts({ monitor }: { monitor: Monitor }) {
   const location = picked && locations.includes(picked) ? picked : locations[0];
   const durations = useMemo(() => durationSeries(rows), [rows]);
   const phases = useMemo(() => (location ? phaseSeries(rows, location, phasesOf(monitor.type)) : null), [rows, location, monitor.type]);
-  const allX = useMemo(() => rows.map((r) => Date.parse(r.checked_at) / 1000), [rows]);
+  const stretches = useMemo(() => checkBands(rows, monitor.interval_seconds, Date.now() / 1000), [rows, monitor.interval_seconds]);
+  // The axis reaches the end of a stretch the latest result opened (failing since its check, until now).
+  const allX = useMemo(() => [...rows.map((r) => Date.parse(r.checked_at) / 1000), ...stretches.map((b) => b.to)], [rows, stretches]);
   const xRange = useMemo(() => xRangeOf(allX), [allX]);
   // Whole hours, so live results ask again for maintenance once an hour at most.
   const spanWindow: [number, number] | null = allX.length ? [Math.floor(xRange[0] / 3600) * 3600, Math.ceil((xRange[1] + 1) / 3600) * 3600] : null;
   const maintenance = useMaintenance(monitor.id, spanWindow);
-  const bands = useMemo(() => mergeBands([...checkBands(rows, monitor.interval_seconds), ...maintenance]), [rows, monitor.interval_seconds, maintenance]);
+  const bands = useMemo(() => mergeBands([...stretches, ...maintenance]), [stretches, maintenance]);
   if (q.isPending) return <Loading what="recent checks" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   if (rows.length === 0) return <p className="muted">No results yet. The chart fills in live as checks arrive; “Run now” checks at once.</p>;
   return (
     <>
-      <Chart x={durations.x} series={durations.series} label={`Response time of the last ${durations.x.length} checks, one line per region`} bands={bands} xRange={xRange} />
+      <Chart x={durations.x} series={durations.series} label={`Response time of the last ${durations.x.length} checks, one line per region`} bands={bands} xRange={xRange} spanGaps={false} />
       {phases && phases.series.length > 0 && (
         <>
           <div className="page-head">
@@ -213,13 +215,13 @@ function RawRangeChart({ monitor, window, label }: { monitor: Monitor; window: [
     // Silence from the window's start to the first result (and after the last) is a gap too, once the monitor existed.
     const since = Math.max(window[0], Date.parse(monitor.created_at) / 1000);
     const edges = rows.length ? [] : since < window[1] ? [{ from: since, to: window[1], kind: "gap" as const }] : [];
-    return mergeBands([...checkBands(rows, monitor.interval_seconds), ...edges, ...maintenance]);
+    return mergeBands([...checkBands(rows, monitor.interval_seconds, Date.now() / 1000), ...edges, ...maintenance]);
   }, [rows, monitor.interval_seconds, monitor.created_at, maintenance, window[0], window[1]]);
   if (q.isPending) return <Loading what="checks" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   return (
     <>
-      <Chart x={durations.x} series={durations.series} label={`Response time of every check over ${label}, one line per region`} bands={bands} xRange={window} />
+      <Chart x={durations.x} series={durations.series} label={`Response time of every check over ${label}, one line per region`} bands={bands} xRange={window} spanGaps={false} />
       {rows.length === 0 && <p className="muted">No checks in this range.</p>}
     </>
   );
