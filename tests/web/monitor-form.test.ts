@@ -68,7 +68,7 @@ describe("the monitor form", () => {
   it("tests the check before saving, and saves nothing", async () => {
     await page.goto(`${env.base}/monitors/new`);
     await page.getByLabel("URL").fill(`http://127.0.0.1:${target.port}/health`);
-    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("127.0.0.1");
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe(`127.0.0.1:${target.port}`);
     await page.getByRole("button", { name: "Test", exact: true }).click();
     const outcome = page.getByTestId("check-outcome");
     await waitOrShoot(env, outcome, "form-test", 20_000);

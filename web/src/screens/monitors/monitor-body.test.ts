@@ -37,6 +37,12 @@ describe("readMonitorForm", () => {
     expect(readMonitorForm("tcp", form({ "config.host": "db.internal", "config.port": "5432" }), 30).body.name).toBe("db.internal");
   });
 
+  it("keeps an address's port in the name it offers, so two services of one host get two names", () => {
+    expect(readMonitorForm("http", form({ name: "", "config.url": "http://127.0.0.1:3918/health" }), 30).body.name).toBe("127.0.0.1:3918");
+    expect(readMonitorForm("http", form({ name: "", "config.url": "http://127.0.0.1:3919/" }), 30).body.name).toBe("127.0.0.1:3919");
+    expect(readMonitorForm("http", form({ name: "", "config.url": "https://example.com:443/" }), 30).body.name).toBe("example.com");
+  });
+
   it("offers every check type the API knows, each with its schema's fields", () => {
     expect([...CHECK_TYPES].sort()).toEqual([...API_CHECK_TYPES].sort());
     for (const t of CHECK_TYPES) expect(configFields(t).length).toBeGreaterThan(0);

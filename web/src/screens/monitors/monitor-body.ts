@@ -24,12 +24,15 @@ export function assumeScheme(value: string): string {
   return `https://${v.replace(/^\/+/, "")}`;
 }
 
-/** The host an address names (`https://shop.example.com/x` → `shop.example.com`), for a monitor's default name. */
+/**
+ * The host an address names, with its port unless it is the scheme's default (`https://shop.example.com/x` →
+ * `shop.example.com`, `http://10.0.0.5:8080/` → `10.0.0.5:8080`), for a monitor's default name.
+ */
 export function hostOf(value: string): string {
   const v = value.trim();
   if (!v) return "";
   try {
-    return new URL(assumeScheme(v)).hostname;
+    return new URL(assumeScheme(v)).host;
   } catch {
     // Not an address: no name to offer.
     return "";
