@@ -25,11 +25,13 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getBadgeResponseTimeSvg: "An SVG badge with the average response time over the last 24 hours, for monitors and components on a public page (404 otherwise).",
 
   // accounts
-  signUp: "Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies). 409 when the email is taken; limited to a few attempts per IP per minute.",
+  signUp:
+    "Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies); with the invitation_token of an emailed invitation to this address, the user joins the inviting organisation instead and gets none of its own. Where sign-up is closed (SIGNUP_OPEN=false, the default of a self-hosted installation, BILLING=false) only with invitation_token, otherwise 403 PERMISSION_DENIED with details.reason \"signup_closed\"; GET /setup says whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address 403 with details.reason \"invitation_email_mismatch\". 409 when the email is taken; limited to a few attempts per IP per minute.",
   signOut: "Ends the session of the cookie that was sent and clears the cookies; other sessions stay signed in.",
   requestAuthPasswordReset: "Always answers 202 so that the answer does not reveal which addresses have accounts; the email carries a token valid for one hour. Limited per IP.",
   confirmAuthPasswordReset: "Sets the new password once per token and ends every session of the account; an unknown, used or expired token answers 400.",
-  getSetup: "`{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards.",
+  getSetup:
+    "`{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards. `signup_open` says whether POST /auth/signup takes anyone (SIGNUP_OPEN), or only people with an invitation's token.",
 
   // the signed-in user
   getUser: "The signed-in user's name, email, 2FA state and timestamps.",

@@ -44,8 +44,6 @@ export const authRoutes = (deps: ApiDeps) =>
         response: { 201: SessionResponse },
         detail: {
           summary: "Create an account and its first organisation, or with an invitation's token join the inviting one",
-          description:
-            "Where sign-up is closed (SIGNUP_OPEN=false; the default of a self-hosted installation, BILLING=false), only with invitation_token; otherwise 403 PERMISSION_DENIED with details.reason \"signup_closed\". GET /setup tells whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address, 403 with details.reason \"invitation_email_mismatch\". Refused (403 cross_site) from another site's page.",
           security: [],
           "x-errors": ["403", "404", "409"],
         },

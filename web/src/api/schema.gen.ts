@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account and its first organisation, or with an invitation's token join the inviting one
-         * @description Where sign-up is closed (SIGNUP_OPEN=false; the default of a self-hosted installation, BILLING=false), only with invitation_token; otherwise 403 PERMISSION_DENIED with details.reason "signup_closed". GET /setup tells whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address, 403 with details.reason "invitation_email_mismatch". Refused (403 cross_site) from another site's page.
+         * @description Creates the user and an organisation they own, and signs them in (wp_session and wp_csrf cookies); with the invitation_token of an emailed invitation to this address, the user joins the inviting organisation instead and gets none of its own. Where sign-up is closed (SIGNUP_OPEN=false, the default of a self-hosted installation, BILLING=false) only with invitation_token, otherwise 403 PERMISSION_DENIED with details.reason "signup_closed"; GET /setup says whether it is open. A token that is unknown, used, expired or revoked is 404; one sent to another address 403 with details.reason "invitation_email_mismatch". 409 when the email is taken; limited to a few attempts per IP per minute.
          *
          *     Who: anyone; no credentials.
          */
@@ -433,7 +433,7 @@ export interface paths {
         };
         /**
          * Whether this installation still needs its first owner (no organisation exists yet), and whether anyone may sign up
-         * @description `{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards.
+         * @description `{ needed: true }` while the installation has no organisation yet, so the dashboard can offer its first-run screen; false for good afterwards. `signup_open` says whether POST /auth/signup takes anyone (SIGNUP_OPEN), or only people with an invitation's token.
          *
          *     Who: anyone; no credentials.
          */
