@@ -31,7 +31,12 @@ export function createLogger({ level, format: wanted, name, destination: given, 
       paths: ["token", "apiKey", "password", "*.token", "*.apiKey", "*.password", "headers.authorization", "headers.cookie"],
       censor: "[redacted]",
     },
-    transport: format === "pretty" && !destination ? { target: "pino-pretty", options: { colorize: false, destination: stderr ? 2 : 1 } } : undefined,
+    // One line per event at a terminal (the fields after the message), the local time, no pid or host: the start line
+    // with its URL stays readable among the others.
+    transport:
+      format === "pretty" && !destination
+        ? { target: "pino-pretty", options: { colorize: false, singleLine: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss", destination: stderr ? 2 : 1 } }
+        : undefined,
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -24,6 +24,8 @@ ensure_deps() {
       echo "watchpost: could not install ${missing[*]}" >&2
   fi
   if [ ! -d node_modules ] || [ package.json -nt node_modules ] || [ bun.lock -nt node_modules ]; then
+    # Said first: on a cold machine the install takes a while, and its own output is silenced.
+    echo "watchpost: installing dependencies (bun install)" >&2
     bun install --frozen-lockfile >/dev/null 2>&1 || bun install
     touch node_modules
   fi

@@ -17,6 +17,7 @@ let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let consoleErrors: string[];
 let orgId: string;
+let orgKey: string;
 const ids: Record<string, string> = {};
 const overviewCalls: string[] = [];
 const SHOTS = process.env.SHOT_DIR ?? "/tmp";
@@ -25,6 +26,7 @@ beforeAll(async () => {
   api = await startTestApi({ ALLOW_PRIVATE_IPS: "true" });
   const org = await makeOrg(api.sql, "business");
   orgId = org.org_id;
+  orgKey = org.api_key;
   const call = client(api.url, { key: org.api_key });
   for (const name of ["Checkout", "Search", "Blog", "Docs", "Staging", "New thing"]) {
     const res = await call("POST", "/api/v1/monitors", { name, type: "http", config: { url: "http://127.0.0.1:9/" }, interval_seconds: 60, tags: ["web"] });
@@ -104,6 +106,20 @@ describe("monitors overview", () => {
     await page.locator("[data-state=not_monitored]").click();
     await page.waitForFunction(() => document.querySelectorAll("[data-monitor-id]").length === 6);
     expect(new URL(page.url()).searchParams.get("state")).toBeNull();
+  }, 30_000);
+
+  it("says that nobody is told of a failure while no alert rule exists, and stops once one does", async () => {
+    const notice = page.getByTestId("no-alert-rules");
+    await notice.waitFor();
+    expect(await notice.innerText()).toContain("Nobody is told when a monitor fails");
+    await notice.getByRole("link", { name: "Set up alerts" }).waitFor();
+    const call = client(api.url, { key: orgKey });
+    const channel = (await call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "http://127.0.0.1:9/hook" } })).body;
+    expect((await call("POST", "/api/v1/alert-rules", { name: "Down", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: channel.id }] })).status).toBe(201);
+    await page.reload();
+    await page.getByTestId("state-counts").waitFor();
+    await row("Checkout").waitFor();
+    expect(await notice.count()).toBe(0);
   }, 30_000);
 
   it("updates bars and counts live from /events, without asking the API again", async () => {

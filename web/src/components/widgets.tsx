@@ -146,16 +146,18 @@ export function UsageBar({ label, used, limit }: { label: string; used: number; 
   const unlimited = !Number.isFinite(limit) || limit >= 1e9;
   const pct = unlimited ? 0 : limit === 0 ? (used > 0 ? 100 : 0) : Math.min(100, (used / limit) * 100);
   const id = useId();
+  // 1,000,000 rather than 1000000 (the self-hosted plan's quotas are that large).
+  const shown = `${used.toLocaleString("en-US")} of ${unlimited ? "unlimited" : limit.toLocaleString("en-US")}`;
   return (
     <div className="usage">
       <div className="usage-head">
         <span id={id}>{label}</span>
         <span className={used > limit ? "over" : undefined}>
-          {used} of {unlimited ? "unlimited" : limit}
+          {shown}
           {used > limit ? " (over quota)" : ""}
         </span>
       </div>
-      <div className="usage-bar" role="meter" aria-labelledby={id} aria-valuemin={0} aria-valuemax={unlimited ? used : limit} aria-valuenow={used} aria-valuetext={`${used} of ${unlimited ? "unlimited" : limit}`}>
+      <div className="usage-bar" role="meter" aria-labelledby={id} aria-valuemin={0} aria-valuemax={unlimited ? used : limit} aria-valuenow={used} aria-valuetext={shown}>
         <span className={pct >= 100 ? "full" : pct >= 80 ? "high" : undefined} style={{ width: `${pct}%` }} />
       </div>
     </div>

@@ -137,7 +137,7 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
             min={minInterval}
             max={86400}
             defaultValue={Number(monitor?.interval_seconds ?? Math.max(300, minInterval))}
-            hint={`Your plan allows every ${minInterval} s or more`}
+            hint={entitlements.data?.billing_enabled === false ? `Every ${minInterval} s or more` : `Your plan allows every ${minInterval} s or more`}
             error={issues["body.interval_seconds"]}
           />
           {!inbound && <Field label="Timeout (ms)" name="timeout_ms" type="number" min={100} max={120000} defaultValue={Number(monitor?.timeout_ms ?? 10000)} hint="At most the interval" error={issues["body.timeout_ms"]} />}
@@ -154,7 +154,10 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
               </label>
             ))}
             <small id="regions-hint" className="muted">
-              Cloud regions reach public addresses only. {issues["body.regions"] && <span className="field-error">{issues["body.regions"]}</span>}
+              {entitlements.data?.billing_enabled === false
+                ? "These regions check from this installation's own servers, so they may reach your network (unless its administrator turned that off)."
+                : "Cloud regions reach public addresses only."}{" "}
+              {issues["body.regions"] && <span className="field-error">{issues["body.regions"]}</span>}
             </small>
           </fieldset>
         )}

@@ -149,6 +149,7 @@ export function MonitorsOverview() {
           New monitor
         </Link>
       </header>
+      <NoAlertRules />
       <ul className="state-counts" aria-label="Monitors by state (each one filters the list)" data-testid="state-counts">
         {STATES.map(([state, label]) => (
           <li key={state}>
@@ -324,5 +325,20 @@ function FirstMonitor() {
         Then add an <Link to="/alert-channels">alert channel</Link> and a <Link to="/alert-rules">rule</Link> so someone hears about it.
       </p>
     </EmptyState>
+  );
+}
+
+/**
+ * A failing monitor tells nobody until a rule says whom to tell: said above the list while the organisation has no
+ * enabled alert rule (a new installation's first hour), gone once it has one. Hidden from those who cannot read rules.
+ */
+function NoAlertRules() {
+  // The alert screens' own query (same key), so a rule made there clears this at once.
+  const rules = useQuery({ queryKey: ["alert-rules"], queryFn: () => api.GET("/api/v1/alert-rules", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000, retry: false });
+  if (!rules.data || Number(rules.data.pagination.total) > rules.data.data.length || rules.data.data.some((r) => r.enabled)) return null;
+  return (
+    <p role="status" className="notice" data-testid="no-alert-rules">
+      Nobody is told when a monitor fails: this organisation has no alert rule{rules.data.data.length > 0 ? " turned on" : ""} yet. <Link to="/alert-rules">Set up alerts</Link>
+    </p>
   );
 }
