@@ -68,13 +68,14 @@ async function start() {
   return { proc, log: () => out };
 }
 
-async function signIn(email: string, signup: boolean) {
-  const res = await fetch(`${base}/api/v1/auth/${signup ? "signup" : "signin"}`, {
+/** Signs in; `setup`: first makes the installation's owner (a self-hosted installation takes no sign-up). */
+async function signIn(email: string, setup: boolean) {
+  const res = await fetch(`${base}/api/v1/${setup ? "setup" : "auth/signin"}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(signup ? { email, password: "a long password", name: "Threads" } : { email, password: "a long password" }),
+    body: JSON.stringify(setup ? { email, password: "a long password", name: "Threads", org_name: "Threads" } : { email, password: "a long password" }),
   });
-  expect(res.status).toBe(signup ? 201 : 200);
+  expect(res.status).toBe(setup ? 201 : 200);
   const cookies = res.headers.getSetCookie().map((c) => c.split(";")[0]!);
   const csrf = cookies.find((c) => c.startsWith("wp_csrf="))?.split("=")[1] ?? "";
   return async (method: string, path: string, body?: unknown) => {
