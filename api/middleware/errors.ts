@@ -27,7 +27,10 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
   }
   // A query parameter the route's schema does not declare reads as the edge words it for a route that takes none.
   const message = (e: (typeof all)[number]) => (where === "query" && e.type === ValueErrorType.ObjectAdditionalProperties ? "Unknown parameter" : issueMessage(e));
-  const issues = all.map((e) => ({ path: `${where}${(e.path || "").replaceAll("/", ".")}`, message: message(e) }));
+  const pathOf = (e: (typeof all)[number]) => `${where}${(e.path || "").replaceAll("/", ".")}`;
+  // A missing property is also "expected string but found undefined": said once, as missing.
+  const missing = new Set(all.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map(pathOf));
+  const issues = all.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty || !missing.has(pathOf(e))).map((e) => ({ path: pathOf(e), message: message(e) }));
   return issues.length > 0 ? issues : [{ path: where, message: "Invalid value" }];
 }
 

@@ -48,6 +48,15 @@ describe("400 VALIDATION_ERROR", () => {
     expectIssue(res, "body.scopes");
   });
 
+  it("says each missing field once, as missing (not also as 'expected string')", async () => {
+    const res = await client(api.url)("POST", "/api/v1/auth/signin", {});
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([
+      { path: "body.email", message: "Property 'email' is missing" },
+      { path: "body.password", message: "Property 'password' is missing" },
+    ]);
+  });
+
   it("rejects an unknown body field instead of dropping it, and creates nothing", async () => {
     const org = await makeOrg(api.sql);
     const call = client(api.url, { key: org.api_key });
