@@ -4,13 +4,13 @@ import { api, data } from "../api/client";
 /** Reads the 24 h uptime of at most 100 monitors in one call (GET /monitors/uptime). */
 export type ReadUptimes = (ids: string[]) => Promise<{ monitor_id: string; uptime_pct: number | null }[]>;
 
-export const readUptimesFromApi: ReadUptimes = (ids) =>
+const readUptimesFromApi: ReadUptimes = (ids) =>
   api.GET("/api/v1/monitors/uptime", { params: { query: { ids: ids.join(",") } } }).then((r) => data(r).data);
 
 /** GET /monitors/uptime takes at most this many ids. */
 const MAX_IDS = 100;
 /** At most one uptime read per this long per page, whatever the event rate (a session's budget is 600 calls a minute). */
-export const UPTIME_REFRESH_MS = 2000;
+const UPTIME_REFRESH_MS = 2000;
 
 export type UptimeRefreshOptions = { read?: ReadUptimes; delayMs?: number };
 
