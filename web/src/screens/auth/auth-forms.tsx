@@ -20,10 +20,13 @@ export function AuthFrame({ title, children }: { title: string; children: React.
   );
 }
 
-/** Whether anyone may sign up here (GET /setup's `signup_open`; the app asks it while signed out). */
+/**
+ * Whether anyone may sign up here (GET /setup's `signup_open`; the app asks it while signed out); undefined while
+ * asking. When the question fails the form is offered, and the sign-up's own answer says if it is closed.
+ */
 function useSignupOpen(): boolean | undefined {
   const setup = useQuery({ queryKey: ["setup"], queryFn: () => api.GET("/api/v1/setup").then(data), retry: false, staleTime: Infinity });
-  return setup.data?.signup_open;
+  return setup.isError ? true : setup.data?.signup_open;
 }
 
 export function SignUp() {
