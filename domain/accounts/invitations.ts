@@ -36,7 +36,7 @@ export async function inviteMember(
   box: SecretBox,
   baseUrl: string,
   input: { email: string; role_id: string },
-): Promise<{ invitation: InvitationRow; token: string }> {
+): Promise<{ invitation: InvitationRow; token: string; acceptUrl: string }> {
   const role = await findRole(sql, actor.orgId, input.role_id);
   if (!role) throw validationError([{ path: "/role_id", message: "Unknown role" }]);
   if (role.id === "owner" && !(actor.identity.kind === "session" && grants(actor.identity.rolePermissions, "org:owner"))) {
@@ -48,6 +48,8 @@ export async function inviteMember(
   await assertQuota(sql, actor.orgId, "members", 1);
   const token = randomToken(32);
   const org = await findOrg(sql, actor.orgId);
+  // The emailed link, also answered once to the inviter: without SMTP (a self-hosted default) the mail only reaches the log.
+  const acceptUrl = `${baseUrl}/invitations/accept?token=${token}`;
   // The invitation and its mail (sent by the alerting role from the outbox) are written together.
   return withTx(sql, async (tx) => {
     const invitation = await insertInvitation(tx, {
@@ -67,11 +69,11 @@ export async function inviteMember(
         orgId: actor.orgId,
         to: invitation.email,
         subject: `You are invited to ${org?.name ?? "an organisation"} on Watchpost`,
-        text: `Accept within 7 days: ${baseUrl}/invitations/accept?token=${token}`,
+        text: `Accept within 7 days: ${acceptUrl}`,
       },
       box,
     );
-    return { invitation, token };
+    return { invitation, token, acceptUrl };
   });
 }
 

@@ -16,13 +16,21 @@ export const invitationRoutes = (deps: ApiDeps) =>
           "",
           async ({ actor, body, set }) => {
             const base = deps.publicBaseUrl;
-            const { invitation, token } = await inviteMember({ sql: deps.sql, actor }, deps.box, base, body);
+            const { invitation, token, acceptUrl } = await inviteMember({ sql: deps.sql, actor }, deps.box, base, body);
             set.status = 201;
-            return { ...toInvitationView(invitation), token };
+            return { ...toInvitationView(invitation), token, accept_url: acceptUrl };
           },
           {
             body: Obj({ email: Email, role_id: Id }),
-            response: { 201: t.Composite([InvitationView, t.Object({ token: t.String({ description: "Shown once; also emailed" }) })]) },
+            response: {
+              201: t.Composite([
+                InvitationView,
+                t.Object({
+                  token: t.String({ description: "Shown once; also emailed" }),
+                  accept_url: t.String({ description: "The emailed link (the dashboard's accept page with the token), shown once: to pass on when the mail does not arrive (no SMTP server configured)" }),
+                }),
+              ]),
+            },
             detail: { summary: "Invite someone by email (valid 7 days)" },
           },
         )

@@ -10086,6 +10086,8 @@ export interface operations {
                         accepted_at: string | null;
                         /** @description Shown once; also emailed */
                         token: string;
+                        /** @description The emailed link (the dashboard's accept page with the token), shown once: to pass on when the mail does not arrive (no SMTP server configured) */
+                        accept_url: string;
                     };
                 };
             };

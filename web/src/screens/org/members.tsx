@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
 import { fmtAgo } from "../../components/format";
-import { ConfirmButton } from "../../components/widgets";
+import { ConfirmButton, SecretOnce } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading, Select } from "../../components/ui";
 import { useSession } from "../../lib/session";
 import { OrgNav } from "./org-nav";
@@ -123,10 +123,13 @@ function Invitations({ roles }: { roles: { id: string; name: string }[] }) {
   const qc = useQueryClient();
   const list = useQuery({ queryKey: ["org", "invitations"], queryFn: () => api.GET("/api/v1/org/invitations", { params: { query: { limit: 100 } } }).then(data) });
   const [sent, setSent] = useState("");
+  // The emailed link, answered once: without an SMTP server (a self-hosted default) the mail only reaches the log.
+  const [link, setLink] = useState("");
   const invite = useMutation({
     mutationFn: (body: { email: string; role_id: string }) => api.POST("/api/v1/org/invitations", { body }).then(data),
     onSuccess: (i) => {
       setSent(`Invitation sent to ${i.email}. It is valid for 7 days.`);
+      setLink(i.accept_url);
       void qc.invalidateQueries({ queryKey: ["org", "invitations"] });
     },
   });
@@ -183,6 +186,7 @@ function Invitations({ roles }: { roles: { id: string; name: string }[] }) {
           const f = e.currentTarget;
           const fd = new FormData(f);
           setSent("");
+          setLink("");
           invite.mutate({ email: String(fd.get("invite_email")).trim(), role_id: String(fd.get("invite_role")) }, { onSuccess: () => f.reset() });
         }}
       >
@@ -199,6 +203,11 @@ function Invitations({ roles }: { roles: { id: string; name: string }[] }) {
         </button>
       </form>
       <p role="status">{sent}</p>
+      {link && (
+        <SecretOnce label="Invitation link" value={link} stored="It lets whoever opens it join with the role you picked, so pass it to them only.">
+          <p className="muted">The email carries the same link. If it does not arrive (when no mail server is set up, mail goes only to the server's log), send them this one.</p>
+        </SecretOnce>
+      )}
       <ErrorMessage error={invite.error} />
     </>
   );
