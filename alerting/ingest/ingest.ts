@@ -9,7 +9,7 @@ import { announceStored } from "../../domain/results/announce.ts";
 import { storeResults } from "../../domain/results/ingest.ts";
 import { type CheckResultInput, CheckResultInputSchema } from "../../domain/results/types.ts";
 import { existingMonitorIds } from "../../db/queries/monitors.ts";
-import { storeResultArtifacts } from "./artifacts.ts";
+import { storeResultArtifacts } from "../../domain/results/artifacts.ts";
 
 export const INGEST_DURABLE = "ingest";
 

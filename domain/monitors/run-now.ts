@@ -1,5 +1,6 @@
 import { type Bus, NoResponderError, RemoteError, RequestTimeoutError } from "../../core/bus/index.ts";
 import { AppError, conflict } from "../../core/errors.ts";
+import { type Logger, silentLogger } from "../../core/log.ts";
 import type { Sql } from "../../db/client.ts";
 import type { MonitorRow } from "../../db/queries/monitors.ts";
 import { selectResultByJobId } from "../../db/queries/results.ts";
@@ -15,6 +16,7 @@ import {
 } from "../../schemas/messages/check-messages.ts";
 import { MAX_CLAIM_WAIT_MS } from "../../schemas/runner-protocol.ts";
 import { announceStored } from "../results/announce.ts";
+import { storeResultArtifacts } from "../results/artifacts.ts";
 import { storeResults } from "../results/ingest.ts";
 import type { CheckResultInput } from "../results/types.ts";
 import { runnerStatus } from "../runners/service.ts";
@@ -22,6 +24,8 @@ import { buildCheckJob } from "./job.ts";
 
 export interface RunNowContext {
   sql: Sql;
+  /** Where a failure to store the run's screenshots is said (the result is stored without them). */
+  log?: Logger;
   bus: Bus;
   /** Wait beyond the check's own timeout for the worker (or runner) to answer; default 5 s. */
   graceMs?: number;
@@ -84,6 +88,9 @@ export async function runMonitorNow(ctx: RunNowContext, monitor: MonitorRow): Pr
   let id: string | null = null;
   if (record) {
     const input = toInput(result);
+    // Its screenshots first, as ingest does for the published copy: otherwise the answer names files that ingest
+    // may not have stored yet (a GET of the screenshot right after answered 404).
+    if ((result.artifacts?.length ?? 0) > 0) input.data = { ...input.data, screenshots: await storeResultArtifacts(ctx.sql, ctx.log ?? silentLogger, result) };
     const stored = await storeResults(ctx.sql, [input]);
     announceStored(ctx.bus, stored, [input]);
     // Ingest may have stored the published copy first: then the row is there, with its own id.

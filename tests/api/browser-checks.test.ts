@@ -86,6 +86,25 @@ describe("browser monitors through the API", () => {
     expect(res.body.error).toContain("No worker of region local with a chromium browser");
   });
 
+  it("has a recorded run-now's screenshot readable as soon as it answers, before ingest stores the published copy", async () => {
+    await api.worker!.setBrowsers(pool);
+    // No ingest: only the API's own recording of the run stores anything.
+    await ingest.stop();
+    try {
+      const { call, api_key } = await org();
+      const m = await call("POST", "/api/v1/monitors", { name: "Closed", type: "browser_lite", config: { url: site.url("/"), keyword: "Closed today" } });
+      const run = await call("POST", `/api/v1/monitors/${m.body.id}/run`);
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ status: "down", recorded: true, data: { screenshots: ["failure"] } });
+      const shot = await fetch(`${api.url}/api/v1/monitors/${m.body.id}/checks/${run.body.id}/screenshot`, { headers: { authorization: `Bearer ${api_key}` } });
+      expect(shot.status).toBe(200);
+      expect(shot.headers.get("content-type")).toBe("image/jpeg");
+    } finally {
+      await api.worker!.setBrowsers(null);
+      ingest = await startIngest({ sql: api.sql, bus: api.bus, log: silentLogger, maxWaitMs: 10 });
+    }
+  });
+
   it("runs a browser monitor now on its region's worker with browsers, records it, and serves the failure screenshot from the result", async () => {
     await api.worker!.setBrowsers(pool);
     try {

@@ -120,7 +120,7 @@ export const monitorRoutes = (deps: ApiDeps) => {
         .post(
           "/:id/run",
           async ({ actor, params }) => {
-            const r = await runMonitorNow({ sql: deps.sql, bus: deps.bus }, await getMonitor({ sql: deps.sql, actor }, params.id));
+            const r = await runMonitorNow({ sql: deps.sql, bus: deps.bus, log: deps.log }, await getMonitor({ sql: deps.sql, actor }, params.id));
             return { id: r.id, status: r.status, duration_ms: r.duration_ms, ...(r.error ? { error: r.error } : {}), data: r.data as Record<string, unknown>, checked_at: r.checked_at, location: r.location, recorded: r.recorded };
           },
           {

@@ -7,6 +7,8 @@ import type { CheckResultMessage } from "../../schemas/messages/check-messages.t
  * Stores the files a result carries (browser screenshots from a cloud worker or a runner) and returns the
  * names kept, for the result's `data.screenshots`: null when none was (a monitor deleted meanwhile, or the
  * store failed; the result itself is still stored). Idempotent: a redelivered result overwrites its own files.
+ * Ingest stores them for every published result; a recorded run-now before it stores its own copy of the result,
+ * so that the result it answers names files that can already be read.
  */
 export async function storeResultArtifacts(sql: Sql, log: Logger, m: CheckResultMessage): Promise<string[] | null> {
   const files = m.artifacts ?? [];
