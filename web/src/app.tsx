@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
 import { Suspense, type ReactNode } from "react";
-import { api, data } from "./api/client";
 import { Layout } from "./components/layout";
 import { ErrorMessage, Loading } from "./components/ui";
 import { Link, match, useRouter } from "./lib/router";
@@ -8,6 +7,7 @@ import { useSession } from "./lib/session";
 import { alertScreens } from "./screens/alerts/routes";
 import { PasswordReset, SignIn, SignUp, SsoComplete } from "./screens/auth/auth-forms";
 import { Setup } from "./screens/auth/setup-form";
+import { installationQuery } from "./lib/installation";
 import { monitorScreens } from "./screens/monitors/routes";
 import { accountScreens } from "./screens/account/routes";
 import { billingScreens } from "./screens/billing/routes";
@@ -54,13 +54,7 @@ export function App() {
   const { path, navigate } = useRouter();
   const signedOut = !session.loading && !session.user;
   // A fresh installation (no organisation yet) opens on its setup screen instead of sign-in.
-  const setup = useQuery({
-    queryKey: ["setup"],
-    queryFn: () => api.GET("/api/v1/setup").then(data),
-    enabled: signedOut,
-    retry: false,
-    staleTime: Infinity,
-  });
+  const setup = useQuery({ ...installationQuery, enabled: signedOut });
   if (session.loading || (signedOut && !session.error && setup.isPending)) return <Loading what="Watchpost" />;
   // The session could not be checked (the server is down or refuses for a while): say so, never sign out.
   if (session.error && !EITHER[path] && !PUBLIC[path]) return <SessionUnknown error={session.error} retry={session.retry} />;

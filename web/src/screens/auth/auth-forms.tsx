@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, data } from "../../api/client";
 import { INVITE_KEY } from "../../components/billing-banner";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
+import { installationQuery } from "../../lib/installation";
 import { Link, useRouter } from "../../lib/router";
 import { useSession } from "../../lib/session";
 
@@ -25,7 +26,7 @@ export function AuthFrame({ title, children }: { title: string; children: React.
  * asking. When the question fails the form is offered, and the sign-up's own answer says if it is closed.
  */
 function useSignupOpen(): boolean | undefined {
-  const setup = useQuery({ queryKey: ["setup"], queryFn: () => api.GET("/api/v1/setup").then(data), retry: false, staleTime: Infinity });
+  const setup = useQuery(installationQuery);
   return setup.isError ? true : setup.data?.signup_open;
 }
 
