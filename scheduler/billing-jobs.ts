@@ -29,6 +29,8 @@ export function billingOptionsOf(config: SchedulerConfig): LeaderBillingOptions 
  * as long as it leads (jobs are rows claimed with SKIP LOCKED, so a hand-over loses none).
  */
 export function startLeaderBillingJobs(sql: Sql, log: Logger, o: LeaderBillingOptions): { stop(): Promise<void> } {
-  log.info({ op: "billing.jobs" }, "billing jobs running in this scheduler leader");
+  // Without a payment provider (self-hosted) the jobs only settle rows a billed past left; not news at start.
+  if (o.provider) log.info({ op: "billing.jobs" }, "billing jobs running in this scheduler leader");
+  else log.debug({ op: "billing.jobs" }, "billing jobs running in this scheduler leader, without a payment provider");
   return startBillingJobs({ sql, provider: o.provider, log, now: o.now, intervalMs: o.intervalMs ?? (o.now ? 2_000 : 30_000) });
 }

@@ -1,5 +1,5 @@
 /**
- * Visual check: screenshots of every dashboard route at 1440×900 and 390×844, light and dark, into one folder.
+ * Visual check: screenshots of every dashboard route at 1440×900, 1280×800 and 390×844, light and dark, into one folder.
  *
  * Starts the real all-in-one on its own database (dropped after), signs a person up, fills the organisation
  * with one of everything (`seedEverything`), then opens each route of the router (`dashboardUrls`) and the
@@ -20,6 +20,7 @@ const out = resolve(args.out ?? join(ARTIFACTS, "screens"));
 const only = args.only?.split(",").map((s) => s.trim());
 const SIZES = [
   { width: 1440, height: 900 },
+  { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
 const THEMES = ["light", "dark"] as const;

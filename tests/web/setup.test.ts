@@ -97,4 +97,12 @@ describe("first run in the browser", () => {
     expect(await page.getByTestId("invitation-banner").count()).toBe(0);
     expect(env.errors).toEqual([]);
   }, 60_000);
+
+  it("proposes a check every minute: self-hosted, no plan asks for five", async () => {
+    const { page } = env;
+    await page.goto(`${env.base}/monitors/new`);
+    const interval = page.getByLabel("Check every (seconds)");
+    await waitOrShoot(env, page.getByText("Every 10 s or more"), "form-interval");
+    expect(await interval.inputValue()).toBe("60");
+  }, 60_000);
 });

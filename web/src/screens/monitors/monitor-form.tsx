@@ -17,6 +17,9 @@ type CreateBody = paths["/api/v1/monitors"]["post"]["requestBody"]["content"]["a
 type PatchBody = paths["/api/v1/monitors/{id}"]["patch"]["requestBody"]["content"]["application/json"];
 type TestBody = paths["/api/v1/monitors/test"]["post"]["requestBody"]["content"]["application/json"];
 
+/** What the form proposes for a new monitor when the plan allows it (the API's own default, when a request names none, is 300 s). */
+const DEFAULT_INTERVAL_S = 60;
+
 export function MonitorEdit({ id }: { id: string }) {
   const q = useQuery({ queryKey: ["monitor", id], queryFn: () => api.GET("/api/v1/monitors/{id}", { params: { path: { id } } }).then(data) });
   if (q.isPending) return <Loading what="monitor" />;
@@ -131,12 +134,14 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
         )}
         <div className="row">
           <Field
+            // A new monitor's proposal follows the plan's minimum, known once the entitlements arrive.
+            key={monitor || entitlements.data ? "known" : "loading"}
             label={inbound ? "Check for missed pings every (seconds)" : "Check every (seconds)"}
             name="interval_seconds"
             type="number"
             min={minInterval}
             max={86400}
-            defaultValue={Number(monitor?.interval_seconds ?? Math.max(300, minInterval))}
+            defaultValue={Number(monitor?.interval_seconds ?? Math.max(DEFAULT_INTERVAL_S, minInterval))}
             hint={entitlements.data?.billing_enabled === false ? `Every ${minInterval} s or more` : `Your plan allows every ${minInterval} s or more`}
             error={issues["body.interval_seconds"]}
           />
