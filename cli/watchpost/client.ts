@@ -17,6 +17,9 @@ const base = (url: string) => url.replace(/\/+$/, "");
 export function resolveConnection(env: NodeJS.ProcessEnv = process.env): Connection {
   const stored = readCredentials(env);
   const url = env.WATCHPOST_URL || stored?.url;
+  // The stored key belongs to the server it was stored for: never send it to another one named by WATCHPOST_URL.
+  if (env.WATCHPOST_URL && !env.WATCHPOST_API_KEY && stored && base(stored.url) !== base(env.WATCHPOST_URL))
+    throw new CliError(`WATCHPOST_URL is ${base(env.WATCHPOST_URL)} but the stored login is for ${base(stored.url)}: set WATCHPOST_API_KEY too, or run \`watchpost login --url ${base(env.WATCHPOST_URL)}\``, "UNAUTHENTICATED");
   const apiKey = env.WATCHPOST_API_KEY || stored?.api_key;
   if (!url || !apiKey) throw new CliError("Not logged in: run `watchpost login --url URL` or set WATCHPOST_URL and WATCHPOST_API_KEY", "UNAUTHENTICATED");
   return { url: base(url), apiKey };

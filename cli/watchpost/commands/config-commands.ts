@@ -4,7 +4,7 @@ import { configJsonSchemaText } from "../../../schemas/monitoring-config.ts";
 import { action, type Run } from "../command-kit.ts";
 import { applyPlan } from "../config/apply.ts";
 import { exportState, formatState } from "../config/export.ts";
-import { findConfigFile, loadConfig, readConfigValue, validateConfig } from "../config/load.ts";
+import { type DesiredState, findConfigFile, loadConfig, readConfigValue, validateConfig } from "../config/load.ts";
 import { computePlan, type PageState, type Plan } from "../config/plan.ts";
 import { getLayout, listStatusPages } from "../config/status-pages.ts";
 import { listWindows } from "../config/maintenance.ts";
@@ -18,10 +18,12 @@ import { emit } from "../output.ts";
 
 const fileOption = () => new Option("-f, --file <path>", "the config file: YAML, JSON or watchpost.config.ts (default: the first of watchpost.yaml, .yml, .json, watchpost.config.ts here)");
 
+/** Whether the plan needs the organisation's channels: the file has channels, or rules or escalation policies that name them. */
+export const needsChannels = (desired: Pick<DesiredState, "channels" | "rules" | "escalation_policies">) => Boolean(desired.channels || desired.rules || desired.escalation_policies);
+
 async function planFor(run: Run): Promise<Plan> {
   const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
-  const needsChannels = Boolean(desired.channels || desired.rules);
-  const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
+  const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels(desired) ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
   const pages = desired.status_pages ? await pagesNamed(run, new Set(desired.status_pages.map((p) => p.slug))) : [];
   const windows = desired.maintenance ? await listWindows(run.client()) : [];
   const policies = desired.escalation_policies || desired.rules ? await listPolicies(run.client()) : [];

@@ -1,7 +1,8 @@
 import type { ApiClient } from "../client.ts";
 import { CliError } from "../errors.ts";
 import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
-import { MASK, resolveRefs } from "./env-refs.ts";
+import { hasRef, MASK, resolveRefs } from "./env-refs.ts";
+import { isSecretPath } from "./secret-paths.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
 import type { Change, ChannelChange, MonitorChange, PageChange, Plan, PolicyChange, RuleChange, WindowChange } from "./plan.ts";
@@ -32,6 +33,9 @@ function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[]
   const missing = new Set<string>();
   const config = resolveRefs(d.config, env, missing, () => MASK) as Record<string, unknown>;
   if (missing.size && !currentTags) throw new CliError(`Monitor ${d.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
+  // Only a stored secret can be kept by sending the mask back; any other field would be set to it (or refused by the API).
+  const plain = unsetOutsideSecrets(d.config, env, [], d.config);
+  if (plain.size) throw new CliError(`Monitor ${d.key}: set ${[...plain].join(", ")} to update it (the file references them outside a secret field, whose stored value cannot be kept)`, "MISSING_ENV", 1, { missing: [...plain] });
   const tags = [...(d.tags ?? (currentTags ?? []).filter((t) => !t.startsWith(KEY_TAG_PREFIX))), `${KEY_TAG_PREFIX}${d.key}`];
   return {
     name: d.name,
@@ -44,6 +48,15 @@ function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[]
     ...(d.runner_ids !== undefined ? { runner_ids: d.runner_ids } : {}),
     ...(d.paused !== undefined ? { paused: d.paused } : {}),
   };
+}
+
+/** The unset variables of references in config fields the API does not store as secrets. */
+function unsetOutsideSecrets(value: unknown, env: NodeJS.ProcessEnv, path: string[], root: Record<string, unknown>, out = new Set<string>()): Set<string> {
+  if (typeof value === "string") {
+    if (hasRef(value) && !isSecretPath(path, root)) resolveRefs(value, env, out);
+  } else if (Array.isArray(value)) value.forEach((v, i) => unsetOutsideSecrets(v, env, [...path, String(i)], root, out));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) unsetOutsideSecrets(v, env, [...path, k], root, out);
+  return out;
 }
 
 const failure = (c: Change, err: unknown) => {

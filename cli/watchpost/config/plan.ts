@@ -155,7 +155,9 @@ function diffConfig(desired: unknown, current: unknown, raw: unknown, path: stri
   }
   if (same(desired, current)) return;
   const shown = (v: unknown) => (v === undefined ? undefined : secret ? redactedValue : v);
-  out.push({ path: `config.${path.join(".")}`, before: shown(current), after: secret ? shown(desired) : hasRef(raw) ? raw : desired });
+  // A field the file fills from ${VAR}s holds that variable's value on the server: never print it (the file's text is shown instead).
+  const before = hasRef(raw) && current !== undefined ? redactedValue : shown(current);
+  out.push({ path: `config.${path.join(".")}`, before, after: secret ? shown(desired) : hasRef(raw) ? raw : desired });
 }
 
 const userTags = (tags: string[]) => tags.filter((t) => !t.startsWith(KEY_TAG_PREFIX));

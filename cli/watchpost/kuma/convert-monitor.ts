@@ -95,7 +95,8 @@ export const KUMA_CONVERTERS = {
     const recordType = (m.dns_resolve_type ?? "A").toUpperCase();
     if (!DNS_TYPES.includes(recordType)) return { ok: false, reason: `DNS record type ${recordType} is not supported (supported: ${DNS_TYPES.join(", ")})` };
     if (!m.hostname) return { ok: false, reason: "DNS monitor without a name to resolve" };
-    const port = m.dns_resolve_port && m.dns_resolve_port !== 53 ? m.dns_resolve_port : null;
+    // Kuma keeps a DNS monitor's resolver port in its port field (53 by default).
+    const port = m.port && m.port !== 53 ? m.port : null;
     const server = m.dns_resolve_server?.trim();
     const resolver = server ? (port ? (server.includes(":") ? `[${server}]:${port}` : `${server}:${port}`) : server) : undefined;
     return { ok: true, monitor: { type: "dns", config: { name: m.hostname, record_type: recordType, ...(resolver ? { resolver } : {}) } }, notes: [] };

@@ -24,7 +24,6 @@ export interface KumaMonitor {
   accepted_statuscodes_json?: string | null;
   dns_resolve_type?: string | null;
   dns_resolve_server?: string | null;
-  dns_resolve_port?: number | null;
   headers?: string | null;
   body?: string | null;
   authMethod?: string | null;

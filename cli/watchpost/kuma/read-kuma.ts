@@ -72,7 +72,6 @@ function readKumaDatabase(path: string): KumaBackup {
       accepted_statuscodes_json: str(r.accepted_statuscodes_json),
       dns_resolve_type: str(r.dns_resolve_type),
       dns_resolve_server: str(r.dns_resolve_server),
-      dns_resolve_port: num(r.dns_resolve_port) ?? null,
       headers: str(r.headers),
       body: str(r.body),
       authMethod: str(r.auth_method),
