@@ -3,6 +3,7 @@ import type { Metrics } from "../core/metrics.ts";
 import { type ApiDeps, requestMeta } from "./context.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { webStatic } from "./web/static.ts";
+import { cliDownload } from "./web/cli-download.ts";
 import { apiReference } from "./web/docs.ts";
 import { openApiComponents, typedConfigRefs } from "./openapi/components.ts";
 import { auditPlugin } from "./middleware/audit.ts";
@@ -131,6 +132,7 @@ export function createApp(deps: ApiDeps, metrics: Metrics) {
     .get("/openapi.json", serveDocument, { detail: { hide: true } })
     .use(v1)
     .use(apiReference())
+    .use(cliDownload())
     .use(webStatic());
   return app;
 }

@@ -6,7 +6,7 @@ import { buildWebInMemory, distIsStale, WEB_DIST } from "./build.ts";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const HASHED = /-[a-z0-9]{8}\.[a-z0-9]+$/;
-const NOT_WEB = /^\/(api|healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
+const NOT_WEB = /^\/(api|healthz|readyz|metrics|openapi\.json|docs|cli)(\/|$)/;
 
 type Source = (path: string) => Promise<Blob | null>;
 

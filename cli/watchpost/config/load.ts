@@ -2,12 +2,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { plugin } from "bun";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
 import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
+import { defineConfig } from "../define-config.ts";
 
 export interface DesiredMonitor {
   key: string;
@@ -167,10 +169,22 @@ export function validateConfig(value: unknown): Issue[] {
   return issues;
 }
 
+/**
+ * `import { defineConfig } from "watchpost/config"` in a watchpost.config.ts resolves to this CLI's own, also where
+ * no package named watchpost is installed (the single-file CLI a server hands out, GET /cli/watchpost.js).
+ */
+function provideConfigModule(): void {
+  if (configModuleProvided) return;
+  configModuleProvided = true;
+  plugin({ name: "watchpost-config", setup: (build) => void build.module("watchpost/config", () => ({ exports: { defineConfig }, loader: "object" })) });
+}
+let configModuleProvided = false;
+
 /** The file's value: YAML or JSON text, or the default export of a watchpost.config.ts (defineConfig). */
 export async function readConfigValue(path: string): Promise<unknown> {
   if (!CODE.includes(extname(path))) return parseConfigText(readFileSync(path, "utf8"), path);
   try {
+    provideConfigModule();
     const mod = (await import(resolve(path))) as { default?: unknown };
     if (mod.default === undefined) throw new Error("it has no default export (export default defineConfig({...}))");
     return mod.default;
