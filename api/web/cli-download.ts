@@ -3,7 +3,7 @@ import { join } from "node:path";
 
 /** The `watchpost` CLI's entry point (the repository's `bin`). */
 const CLI_ENTRY = join(import.meta.dir, "..", "..", "cli", "watchpost", "main.ts");
-export const CLI_DOWNLOAD_PATH = "/cli/watchpost.js";
+const CLI_DOWNLOAD_PATH = "/cli/watchpost.js";
 
 /** The CLI and everything it imports as one file for Bun (a shebang first), built once per process on first request. */
 async function bundleCli(): Promise<string> {
