@@ -1,8 +1,7 @@
 import createClient, { type Middleware } from "openapi-fetch";
 import type { paths } from "../../web/src/api/schema.gen.ts";
-import { CliError } from "./errors.ts";
+import { CliError, EXIT } from "./errors.ts";
 import { readCredentials } from "./credentials.ts";
-
 
 export type ApiClient = ReturnType<typeof createClient<paths>>;
 
@@ -11,7 +10,8 @@ export interface Connection {
   apiKey: string;
 }
 
-const base = (url: string) => url.replace(/\/+$/, "");
+/** The server's address: no trailing slash, and the API's own prefix dropped (`…/api/v1` names the same server). */
+const base = (url: string) => url.replace(/\/+$/, "").replace(/\/api\/v1$/, "");
 
 /** Where and as whom to call: WATCHPOST_URL / WATCHPOST_API_KEY first, then the file `watchpost login` wrote. */
 export function resolveConnection(env: NodeJS.ProcessEnv = process.env): Connection {
@@ -22,36 +22,56 @@ export function resolveConnection(env: NodeJS.ProcessEnv = process.env): Connect
     throw new CliError(`WATCHPOST_URL is ${base(env.WATCHPOST_URL)} but the stored login is for ${base(stored.url)}: set WATCHPOST_API_KEY too, or run \`watchpost login --url ${base(env.WATCHPOST_URL)}\``, "UNAUTHENTICATED");
   const apiKey = env.WATCHPOST_API_KEY || stored?.api_key;
   if (!url || !apiKey) throw new CliError("Not logged in: run `watchpost login --url URL` or set WATCHPOST_URL and WATCHPOST_API_KEY", "UNAUTHENTICATED");
-  return { url: base(url), apiKey };
+  return { url: checkedUrl(base(url), env.WATCHPOST_URL ? "WATCHPOST_URL" : "the stored login's URL"), apiKey };
 }
 
-/** The API's error body `{ error, code, details }` as a CliError. */
-async function errorOf(response: Response): Promise<CliError> {
+function checkedUrl(url: string, source: string): string {
+  const parsed = URL.parse(url);
+  if (!parsed || !["http:", "https:"].includes(parsed.protocol)) throw new CliError(`${source} "${url}" is not an http(s) address (https://watchpost.example.com)`, "USAGE", EXIT.usage);
+  return url;
+}
+
+const notWatchpost = (url: string, response: Response) =>
+  new CliError(`${url} did not answer as a Watchpost API (HTTP ${response.status}, ${response.headers.get("content-type") ?? "no content type"}): is it the server's address, as in the browser?`, "NOT_WATCHPOST");
+
+/** The API's error body `{ error, code, details }` as a CliError; anything else says the address is not a Watchpost API. */
+async function errorOf(url: string, response: Response): Promise<CliError> {
   const body = (await response
     .clone()
     .json()
     .catch(() => null)) as { error?: string; code?: string; details?: Record<string, unknown> } | null;
-  return new CliError(body?.error ?? `${response.status} ${response.statusText}`, body?.code ?? `HTTP_${response.status}`, 1, body?.details ?? {});
+  if (typeof body?.error !== "string" || typeof body.code !== "string") return notWatchpost(url, response);
+  if (response.status === 401) return new CliError(`${url} refused the API key: ${body.error} (check WATCHPOST_API_KEY, or run \`watchpost login\` again)`, body.code, 1, body.details ?? {});
+  return new CliError(body.error, body.code, 1, body.details ?? {});
 }
 
-const throwOnError: Middleware = {
-  async onResponse({ response }) {
-    if (response.ok) return response;
-    throw await errorOf(response);
-  },
-};
+/** Failures as CliErrors naming the server: nothing answering, something else answering, the API's error body. */
+function checked(url: string): Middleware {
+  return {
+    async onResponse({ response }) {
+      if (!response.ok) throw await errorOf(url, response);
+      // Every operation the CLI calls answers JSON (or nothing); a web page or plain text is another server.
+      const type = response.headers.get("content-type") ?? "";
+      if (response.status !== 204 && type && !type.includes("json")) throw notWatchpost(url, response);
+      return response;
+    },
+    onError({ error }) {
+      throw new CliError(`Cannot reach the Watchpost API at ${url}: ${(error as Error)?.message ?? error}`, "UNREACHABLE");
+    },
+  };
+}
 
 /** A typed client of the public REST API (types generated from its OpenAPI document); failures throw CliError. */
 export function apiClient(conn: Connection): ApiClient {
   const client = createClient<paths>({ baseUrl: base(conn.url), headers: { authorization: `Bearer ${conn.apiKey}`, "user-agent": "watchpost-cli" } });
-  client.use(throwOnError);
+  client.use(checked(base(conn.url)));
   return client;
 }
 
 /** A client without credentials (sign-in during login). */
 export function anonymousClient(url: string): ApiClient {
   const client = createClient<paths>({ baseUrl: base(url), headers: { "user-agent": "watchpost-cli" } });
-  client.use(throwOnError);
+  client.use(checked(base(url)));
   return client;
 }
 

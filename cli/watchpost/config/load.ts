@@ -110,7 +110,7 @@ export function findConfigFile(file: string | undefined): string {
 function parseConfigText(text: string, path: string): unknown {
   try {
     if (extname(path) === ".json") return JSON.parse(text);
-    return YAML.parse(text, { prettyErrors: true });
+    return YAML.parse(text, { prettyErrors: true, merge: true });
   } catch (err) {
     throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
   }
@@ -138,6 +138,17 @@ function validateEntries(list: string, entries: unknown[], types: readonly strin
 }
 
 /** Every problem of the file against the published schema, each with its path (`monitors[2].config.url`). */
+/** Shell forms of a reference (`${NAME:-default}`, `${NAME:?message}`…) are not replaced: they would be sent as written. */
+const SHELL_REF = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=?+][^}]*\}/;
+
+function shellReferences(value: unknown, path: string, issues: Issue[]): void {
+  if (typeof value === "string") {
+    const m = SHELL_REF.exec(value);
+    if (m) issues.push({ path, message: `${m[0]} is not replaced: only \${NAME} is (set the variable, or write the value)` });
+  } else if (Array.isArray(value)) value.forEach((v, i) => shellReferences(v, `${path}[${i}]`, issues));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) shellReferences(v, path ? `${path}.${k}` : k, issues);
+}
+
 export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
@@ -166,6 +177,7 @@ export function validateConfig(value: unknown): Issue[] {
     if (!Array.isArray(doc.maintenance)) issues.push({ path: "maintenance", message: "must be a list" });
     else validateEntries("maintenance", doc.maintenance, null, MaintenanceEntrySchema, issues);
   }
+  shellReferences(doc, "", issues);
   return issues;
 }
 
