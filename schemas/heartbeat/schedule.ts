@@ -36,7 +36,8 @@ export function timingIssues(t: HeartbeatTiming): TimingIssue[] {
   const issues: TimingIssue[] = [];
   const hasPeriod = t.period_seconds !== undefined;
   const hasSchedule = t.schedule !== undefined;
-  if (hasPeriod === hasSchedule) issues.push({ field: "", message: "give either period_seconds or schedule (a cron expression), not both" });
+  if (hasPeriod && hasSchedule) issues.push({ field: "", message: "give either period_seconds or schedule (a cron expression), not both" });
+  else if (!hasPeriod && !hasSchedule) issues.push({ field: "", message: "give exactly one of period_seconds and schedule (a cron expression); neither is set" });
   if (t.timezone !== undefined) {
     if (!hasSchedule) issues.push({ field: "timezone", message: "timezone applies to schedule only; leave it out with period_seconds" });
     else if (!isValidTimeZone(t.timezone)) issues.push({ field: "timezone", message: `Unknown time zone "${t.timezone}"; use an IANA name such as Europe/Berlin` });

@@ -41,3 +41,30 @@ describe("validateConfig", () => {
     expect(validateConfig({ version: 1, monitors: [{ key: "shop", name: "Shop", type: "http", config: { url: "https://shop.example", headers: { Authorization: "Bearer ${API_TOKEN}" } } }] })).toEqual([]);
   });
 });
+
+describe("validate: what the API would refuse beyond the schema", () => {
+  const monitor = (extra: Record<string, unknown>) => ({ key: "m", name: "M", ...extra });
+  const messages = (doc: Record<string, unknown>) => validateConfig({ version: 1, monitors: [], ...doc }).map((i) => `${i.path}: ${i.message}`);
+
+  it("a heartbeat's timing: both or neither of period and schedule, a bad cron, an unknown zone", () => {
+    expect(messages({ monitors: [monitor({ type: "heartbeat", config: { period_seconds: 300, schedule: "0 * * * *" } })] })).toEqual(["monitors[0].config: give either period_seconds or schedule (a cron expression), not both"]);
+    expect(messages({ monitors: [monitor({ type: "heartbeat", config: {} })] })).toEqual(["monitors[0].config: give exactly one of period_seconds and schedule (a cron expression); neither is set"]);
+    expect(messages({ monitors: [monitor({ type: "heartbeat", config: { schedule: "61 * * * *" } })] })[0]).toStartWith("monitors[0].config.schedule: invalid cron expression");
+    expect(messages({ monitors: [monitor({ type: "heartbeat", config: { schedule: "0 3 * * *", timezone: "Mars/Olympus" } })] })).toEqual(['monitors[0].config.timezone: Unknown time zone "Mars/Olympus"; use an IANA name such as Europe/Berlin']);
+    expect(messages({ monitors: [monitor({ type: "heartbeat", config: { schedule: "0 3 * * *", timezone: "Europe/Berlin" } })] })).toEqual([]);
+  });
+
+  it("a timeout longer than the interval (300 s when the file gives none)", () => {
+    expect(messages({ monitors: [monitor({ type: "http", config: { url: "https://x.example" }, interval_seconds: 30, timeout_ms: 40_000 })] })).toEqual(["monitors[0].timeout_ms: must not exceed the interval (30000 ms)"]);
+    expect(messages({ monitors: [monitor({ type: "http", config: { url: "https://x.example" }, timeout_ms: 60_000 })] })).toEqual([]);
+  });
+
+  it("a maintenance window's times and recurrence", () => {
+    const w = (extra: Record<string, unknown>) => ({ key: "w", name: "W", ...extra });
+    expect(messages({ maintenance: [w({ starts_at: "2026-12-01T02:00:00Z", ends_at: "2026-12-01T01:00:00Z" })] })).toEqual(["maintenance[0].ends_at: must be after starts_at"]);
+    expect(messages({ maintenance: [w({ rrule: "FREQ=NOPE", duration_minutes: 60 })] })[0]).toStartWith("maintenance[0].rrule: ");
+    expect(messages({ maintenance: [w({ cron: "0 2 * * 0" })] })).toEqual(["maintenance[0].duration_minutes: a recurring window needs duration_minutes"]);
+    expect(messages({ maintenance: [w({ cron: "0 2 * * 0", duration_minutes: 60, timezone: "Europe/Berlin" })] })).toEqual([]);
+    expect(messages({ maintenance: [w({ rrule: "FREQ=WEEKLY;BYDAY=SU", cron: "0 2 * * 0", duration_minutes: 60 })] })).toEqual(["maintenance[0].cron: give rrule or cron, not both"]);
+  });
+});

@@ -10,6 +10,7 @@ import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorK
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { defineConfig } from "../define-config.ts";
+import { semanticIssues } from "./semantic-checks.ts";
 
 export interface DesiredMonitor {
   key: string;
@@ -178,6 +179,8 @@ export function validateConfig(value: unknown): Issue[] {
     else validateEntries("maintenance", doc.maintenance, null, MaintenanceEntrySchema, issues);
   }
   shellReferences(doc, "", issues);
+  // What the API would refuse beyond the schema, once the entries have the schema's shape.
+  if (issues.length === 0) issues.push(...semanticIssues(doc));
   return issues;
 }
 
