@@ -1,12 +1,16 @@
 import { timingIssues } from "../../../schemas/heartbeat/schedule.ts";
 import { parseCron, parseRrule, RecurrenceError } from "../../../schemas/maintenance/recurrence.ts";
 import { isValidTimeZone } from "../../../schemas/maintenance/zoned-time.ts";
-import type { Issue } from "./load.ts";
 
 /** The API's default interval, which a monitor without interval_seconds gets. */
 const DEFAULT_INTERVAL_S = 300;
 
 type Entry = Record<string, unknown>;
+/** A problem by path in the file (the shape of load.ts's issues). */
+interface Issue {
+  path: string;
+  message: string;
+}
 const list = (v: unknown): Entry[] => (Array.isArray(v) ? (v as Entry[]) : []);
 
 /**
