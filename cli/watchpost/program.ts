@@ -14,13 +14,18 @@ Exit codes: 0 ok, 1 error (the API refused, the file is invalid, a change failed
 Environment: WATCHPOST_URL, WATCHPOST_API_KEY (override the stored login), NO_COLOR.
 Documentation: docs/cli.md`;
 
-/** Every subcommand: usage errors exit 2, help and version exit 0, and --json is known everywhere. */
-function configure(cmd: Command) {
-  cmd.exitOverride().showHelpAfterError("(add --help for usage)");
-  for (const sub of cmd.commands) configure(sub);
+/**
+ * Every subcommand: usage errors exit 2, help and version exit 0, and --json is known everywhere; with --json a
+ * usage error is the error body `{ error, code: "USAGE", details }` on stderr like every other error.
+ */
+function configure(cmd: Command, json: boolean) {
+  cmd.exitOverride();
+  if (json) cmd.configureOutput({ outputError: (text, write) => write(`${JSON.stringify({ error: text.replace(/^error: /, "").trim(), code: "USAGE", details: {} })}\n`) });
+  else cmd.showHelpAfterError("(add --help for usage)");
+  for (const sub of cmd.commands) configure(sub, json);
 }
 
-function buildProgram(): Command {
+function buildProgram(json: boolean): Command {
   const program = new Command("watchpost")
     .description("Watchpost from the command line: monitors, results, alerts, and monitoring as code (plan/apply/export)")
     .version("0.1.0")
@@ -33,13 +38,13 @@ function buildProgram(): Command {
   program.addCommand(alertsCommand());
   for (const c of configCommands()) program.addCommand(c);
   program.addCommand(importCommand());
-  configure(program);
+  configure(program, json);
   return program;
 }
 
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv.includes("--json"));
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {

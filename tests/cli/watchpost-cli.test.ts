@@ -90,6 +90,17 @@ describe("usage, help and exit codes", () => {
       expect({ args, code: r.code }).toEqual({ args, code: 2 });
     }
   }, 60_000);
+
+  it("gives a usage error as the error body on stderr with --json, as every other error", async () => {
+    for (const args of [["plan", "--json", "--bogus"], ["--json", "frobnicate"], ["monitors", "get", "--json"]]) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      const body = JSON.parse(r.stderr);
+      expect(body).toMatchObject({ code: "USAGE", details: {} });
+      expect(body.error).not.toStartWith("error:");
+      expect(body.error.length).toBeGreaterThan(5);
+    }
+  }, 60_000);
 });
 
 describe("watchpost monitors", () => {
