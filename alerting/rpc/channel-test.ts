@@ -37,7 +37,8 @@ async function sendTestNotification(d: Omit<ChannelTestDeps, "bus" | "log">, req
     startedAt: now,
     occurredAt: now,
     org: { id: req.orgId, name: req.orgName },
-    links: { monitor: `${d.channelCtx.publicBaseUrl}/alert-channels/${row.id}` },
+    // The dashboard screen of channels (it has no page per channel); a test has no monitor of its own.
+    links: { monitor: `${d.channelCtx.publicBaseUrl}/alert-channels` },
   };
   const outcome = await deliverWithRetry(channels[type] as Channel<unknown>, event, config, d.channelCtx, {
     attempts: 2,

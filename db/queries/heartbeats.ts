@@ -31,6 +31,17 @@ export async function recordPing(sql: Sql, id: string, at: Date, dueAt: Date | n
     where id = ${id}`;
 }
 
+/** The heartbeat monitors among `ids`, with their timing: resuming them starts a fresh wait (domain/monitors/heartbeat.ts). */
+export async function heartbeatConfigs(sql: Sql, ids: string[]): Promise<{ id: string; config: unknown }[]> {
+  if (ids.length === 0) return [];
+  return sql<{ id: string; config: unknown }[]>`select id, config from monitors where id = any(${ids}) and type = 'heartbeat'`;
+}
+
+/** Sets a heartbeat monitor's deadline outright (a resume: the runs missed while paused are not owed). */
+export async function setHeartbeatDeadline(sql: Sql, id: string, dueAt: Date | null): Promise<void> {
+  await sql`update monitors set heartbeat_due_at = ${dueAt} where id = ${id}`;
+}
+
 /** A /start signal: the run's start time and body, kept until the next success or fail ping. */
 export async function recordStart(sql: Sql, id: string, at: Date, body: string | null): Promise<void> {
   await sql`update monitors set heartbeat_started_at = ${at}, heartbeat_start_body = ${body} where id = ${id}`;

@@ -5,7 +5,7 @@ import { notFound } from "../../core/errors.ts";
 import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { deadlineAfter, type HeartbeatTiming, missedDeadlines } from "../../schemas/heartbeat/schedule.ts";
 import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
-import { advanceDeadline, type HeartbeatMonitorRow, lockHeartbeatByToken, overdueHeartbeats, recordPing, recordStart } from "../../db/queries/heartbeats.ts";
+import { advanceDeadline, heartbeatConfigs, type HeartbeatMonitorRow, lockHeartbeatByToken, overdueHeartbeats, recordPing, recordStart, setHeartbeatDeadline } from "../../db/queries/heartbeats.ts";
 
 const HEARTBEAT_LOCATION = "heartbeat";
 const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
@@ -141,4 +141,15 @@ export async function sweepHeartbeats(sql: Sql, bus: Bus, now = new Date(), blin
     await advanceDeadline(sql, m.id, m.due_at, dateOrNull(nextDue));
   }
   return published;
+}
+
+/**
+ * A resumed heartbeat monitor waits afresh: its next deadline is the next expected run after the resume
+ * plus the grace, as for a new monitor. Without this the sweep counted from the last ping before the
+ * pause and recorded every run missed while paused as `down` (back-dated into the pause, alerting on
+ * resume). Call it in the transaction that clears `paused`, so no sweep sees the monitor resumed with
+ * its old deadline.
+ */
+export async function restartHeartbeatDeadlines(sql: Sql, ids: string[], now = new Date()): Promise<void> {
+  for (const m of await heartbeatConfigs(sql, ids)) await setHeartbeatDeadline(sql, m.id, dateOrNull(deadlineAfter(timingOf(m as Pick<HeartbeatMonitorRow, "config">), now.getTime())));
 }

@@ -21,6 +21,7 @@ import {
 import { liveRunnerIds } from "../../db/queries/runners.ts";
 import { assertNoUrlCredentials, splitSecrets } from "./secrets.ts";
 import { validateCheckConfig } from "./validate-config.ts";
+import { restartHeartbeatDeadlines } from "./heartbeat.ts";
 
 const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
 
@@ -281,7 +282,12 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
   const before = quotaOf(current.type as CheckType, current.regions, current.runner_ids);
   const after = quotaOf(type, write.regions, write.runnerIds);
   if (after !== before) await assertQuota(ctx.sql, ctx.actor.orgId, after, 1, limits);
-  const row = await updateMonitor(ctx.sql, ctx.actor.orgId, id, write);
+  const resumed = current.paused && !write.paused;
+  const row = await withTx(ctx.sql, async (tx) => {
+    const updated = await updateMonitor(tx, ctx.actor.orgId, id, write);
+    if (updated && resumed) await restartHeartbeatDeadlines(tx, [id]);
+    return updated;
+  });
   if (!row) throw notFound("Monitor");
   return row;
 }
@@ -299,7 +305,7 @@ export interface BulkTarget {
 /** Pause or resume one monitor (404 when it is not in the organisation). */
 export async function setMonitorPaused({ sql, actor }: { sql: Sql; actor: Actor }, id: string, paused: boolean): Promise<MonitorRow> {
   await getMonitor({ sql, actor }, id);
-  await setPaused(sql, actor.orgId, { ids: [id] }, paused);
+  await pauseOrResume(sql, actor.orgId, [id], paused);
   return getMonitor({ sql, actor }, id);
 }
 
@@ -308,6 +314,15 @@ export async function bulkMonitors({ sql, actor }: { sql: Sql; actor: Actor }, a
   if (!target.ids && !target.tag) throw validationError([{ path: "body", message: "Give ids, tag or both" }]);
   const matched = await idsMatching(sql, actor.orgId, target);
   const affected =
-    action === "delete" ? await deleteMonitors(sql, actor.orgId, matched) : await setPaused(sql, actor.orgId, { ids: matched }, action === "pause");
+    action === "delete" ? await deleteMonitors(sql, actor.orgId, matched) : await pauseOrResume(sql, actor.orgId, matched, action === "pause");
   return { matched: matched.length, affected: affected.length, ids: affected };
+}
+
+/** Pauses or resumes; resumed heartbeat monitors wait afresh for their next ping, in the same transaction. */
+function pauseOrResume(sql: Sql, orgId: string, ids: string[], paused: boolean): Promise<string[]> {
+  return withTx(sql, async (tx) => {
+    const changed = await setPaused(tx, orgId, { ids }, paused);
+    if (!paused) await restartHeartbeatDeadlines(tx, changed);
+    return changed;
+  });
 }

@@ -3,7 +3,8 @@ import type { PublicIncident, PublicPage } from "./public-model.ts";
 
 const entries = (model: PublicPage): PublicIncident[] => [...model.incidents.active, ...model.incidents.recent].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
 
-const summaryLines = (i: PublicIncident) => i.updates.map((u) => `${u.created_at} ${u.status}: ${u.message}`);
+/** One line per line of text: an update's own line breaks become the RSS description's <br> as the page shows them. */
+const summaryLines = (i: PublicIncident) => i.updates.flatMap((u) => `${u.created_at} ${u.status}: ${u.message}`.split(/\r?\n/));
 
 /**
  * RSS readers render <description> as HTML, so it carries the text HTML-escaped (then XML-escaped),

@@ -68,8 +68,11 @@ function component(c: PublicComponent): string {
 <p class="sr">${e(barSummary(c))}</p><ol class="bars" aria-hidden="true">${bars}</ol><div class="legend" aria-hidden="true"><span>90 days ago</span><span>${uptime}</span><span>Today</span></div></li>`;
 }
 
+/** An update's text escaped, its line breaks kept (HTML would fold them into spaces). */
+const lines = (text: string) => text.split(/\r?\n/).map(e).join("<br>");
+
 function incident(i: PublicIncident): string {
-  const updates = i.updates.map((u) => `<li><strong>${e(u.status)}</strong> — ${e(u.message)}<br>${time(u.created_at)}</li>`).join("");
+  const updates = i.updates.map((u) => `<li><strong>${e(u.status)}</strong> — ${lines(u.message)}<br>${time(u.created_at)}</li>`).join("");
   const affected = i.components.length ? `<p>Affected: ${i.components.map(e).join(", ")}</p>` : "";
   return `<article class="card incident" id="${e(i.id)}"><h3>${e(i.title)}</h3><p>Impact: ${e(i.impact)} · Status: ${e(i.status)}</p>${affected}<ol class="timeline" aria-label="Updates, newest first">${updates}</ol></article>`;
 }

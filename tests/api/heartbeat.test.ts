@@ -161,4 +161,31 @@ describe("heartbeat monitors", () => {
     const { body: m } = await call("POST", "/api/v1/monitors", { name: "paused", type: "heartbeat", config: { period_seconds: 60 }, paused: true });
     expect(await (await fetch(m.heartbeat_url)).json()).toMatchObject({ recorded: false });
   });
+
+  it("does not record the runs missed while paused as down when it is resumed", async () => {
+    // Pinged ten minutes ago, then paused for the ten minutes: resuming starts a fresh wait for the next ping.
+    const { call, m, p } = await pingedOnce();
+    const tenMinutesAgo = new Date(p - 600_000);
+    await api.sql`update monitors set last_ping_at = ${tenMinutesAgo}, heartbeat_due_at = ${new Date(p - 600_000 + 90_000)} where id = ${m.id}`;
+    expect((await call("POST", `/api/v1/monitors/${m.id}/pause`)).status).toBe(200);
+    expect(await sweepHeartbeats(api.sql, api.bus, new Date())).toBe(0);
+    expect((await call("POST", `/api/v1/monitors/${m.id}/resume`)).status).toBe(200);
+    expect(await sweepHeartbeats(api.sql, api.bus, new Date())).toBe(0);
+    // One period and the grace after the resume, a missing ping is down again.
+    expect(await sweepHeartbeats(api.sql, api.bus, new Date(Date.now() + 91_000))).toBe(1);
+  });
+
+  it("does not record the runs missed while paused when resumed in bulk", async () => {
+    const { call, m, p } = await pingedOnce();
+    await api.sql`update monitors set last_ping_at = ${new Date(p - 600_000)}, heartbeat_due_at = ${new Date(p - 600_000 + 90_000)}, paused = true where id = ${m.id}`;
+    expect((await call("POST", "/api/v1/monitors/bulk/resume", { ids: [m.id] })).body).toMatchObject({ affected: 1 });
+    expect(await sweepHeartbeats(api.sql, api.bus, new Date())).toBe(0);
+  });
+
+  it("does not record the runs missed while paused when a PATCH resumes it", async () => {
+    const { call, m, p } = await pingedOnce();
+    await api.sql`update monitors set last_ping_at = ${new Date(p - 600_000)}, heartbeat_due_at = ${new Date(p - 600_000 + 90_000)}, paused = true where id = ${m.id}`;
+    expect((await call("PATCH", `/api/v1/monitors/${m.id}`, { paused: false })).status).toBe(200);
+    expect(await sweepHeartbeats(api.sql, api.bus, new Date())).toBe(0);
+  });
 });

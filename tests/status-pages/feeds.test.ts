@@ -63,4 +63,16 @@ describe("incident feeds", () => {
     }
     expect(textOf(atom, "content")[0]).toContain(HOSTILE_MESSAGE);
   });
+
+  it("keeps the line breaks of a multi-line update on the page and in the RSS description", async () => {
+    const { slug, call, componentIds } = await orgWithPage(api);
+    const message = "Backups have not completed.\nSecond line & <more>.";
+    expect((await call("POST", "/api/v1/incidents", { title: "Two lines", impact: "minor", message, component_ids: [componentIds[0]] })).status).toBe(201);
+    const html = await (await fetch(`${api.url}/status/${slug}`)).text();
+    expect(html).toContain("Backups have not completed.<br>Second line &amp; &lt;more&gt;.");
+    const rss = await (await fetch(`${api.url}/status/${slug}/feed.rss`)).text();
+    const description = textOf(rss.slice(rss.indexOf("<item>")), "description")[0]!;
+    expect(description).toContain("Backups have not completed.<br>Second line &amp; &lt;more&gt;.");
+    expect(ELEMENT.test(description)).toBe(false);
+  });
 });

@@ -96,4 +96,25 @@ describe("heartbeat schedule screens", () => {
     expect(failed).toContain("the job reported a failure: disk full");
     expect(env.errors).toEqual([]);
   }, 60_000);
+
+  it("keeps a schedule saved without a zone in UTC when edited from a browser in another zone", async () => {
+    // The API reads a schedule without `timezone` in UTC (as the CLI and the API create them); the edit form
+    // once offered the browser's zone for it, so saving any change moved the job's expected runs by hours.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setTimezoneOverride", { timezoneId: "America/New_York" });
+    try {
+      const m = await apiCall<{ id: string }>(env, "POST", "/api/v1/monitors", { name: "UTC job", type: "heartbeat", config: { schedule: "0 3 * * *", grace_seconds: 600 } });
+      await page.goto(`${env.base}/monitors/${m.id}/edit`);
+      await page.getByLabel("Cron expression").waitFor();
+      expect(await page.getByLabel("Time zone").inputValue()).toBe("UTC");
+      await page.getByLabel("Name", { exact: true }).fill("UTC job, renamed");
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page.getByRole("heading", { name: "UTC job, renamed", exact: true }).waitFor({ timeout: 10_000 });
+      const saved = await apiCall<{ config: Record<string, unknown> }>(env, "GET", `/api/v1/monitors/${m.id}`);
+      expect(saved.config.timezone ?? "UTC").toBe("UTC");
+    } finally {
+      await cdp.send("Emulation.setTimezoneOverride", { timezoneId: "" });
+      await cdp.detach();
+    }
+  }, 60_000);
 });

@@ -191,4 +191,14 @@ describe("/alert-channels", () => {
     expect((await a.call("PATCH", `/api/v1/alert-channels/${plain.body.id}`, { key: "ops-hook" })).body.key).toBe("ops-hook");
     expect((await b.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "ops-hook" })).status).toBe(201);
   });
+
+  it("links a test notification to a dashboard screen that exists (the channels screen)", async () => {
+    // The dashboard has no /alert-channels/:id route: a link there opened "Page not found".
+    const { call } = await org();
+    const created = (await call("POST", "/api/v1/alert-channels", webhook())).body;
+    receiver.requests.length = 0;
+    expect((await call("POST", `/api/v1/alert-channels/${created.id}/test`)).body.ok).toBe(true);
+    const body = JSON.parse(receiver.last().body);
+    expect(new URL(body.links.monitor).pathname).toBe("/alert-channels");
+  });
 });

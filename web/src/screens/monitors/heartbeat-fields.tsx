@@ -28,7 +28,9 @@ function preview(schedule: string, zone: string): { runs: string[]; problem: str
 export function HeartbeatFields({ value = {}, issues }: { value?: Record<string, unknown>; issues: Record<string, string> }) {
   const [mode, setMode] = useState<"period" | "schedule">(value.schedule ? "schedule" : "period");
   const [schedule, setSchedule] = useState(String(value.schedule ?? "0 3 * * *"));
-  const [zone, setZone] = useState(String(value.timezone ?? (ZONES.includes(browserZone) ? browserZone : "UTC")));
+  // A saved schedule without a zone runs in UTC (the API's default): offer the browser's zone only for a new schedule,
+  // or saving any other change would move the job's expected runs to the editor's local time.
+  const [zone, setZone] = useState(String(value.timezone ?? (value.schedule === undefined && ZONES.includes(browserZone) ? browserZone : "UTC")));
   const shown = useMemo(() => preview(schedule, zone), [schedule, zone]);
   const issue = (f: string) => issues[`body.config.${f}`];
   return (
