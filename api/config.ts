@@ -19,6 +19,8 @@ export const apiEnv = Type.Object({
     description: "dashboard requests per signed-in user per minute (session cookie), a budget of its own apart from the organisation's API keys, at least 1",
   }),
   RATE_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10, description: "unauthenticated requests per IP per minute, at least 1" }),
+  RATE_LIMIT_PER_HEARTBEAT: Type.Integer({ minimum: 1, default: 60, description: "pings of one heartbeat monitor (its token) per minute, at least 1; pings are not counted as unauthenticated requests" }),
+  RATE_LIMIT_PINGS_PER_IP: Type.Integer({ minimum: 1, default: 1200, description: "heartbeat pings per sending IP per minute across its monitors, at least 1" }),
   RATE_LIMIT_SIGNIN_PER_IP: Type.Integer({ minimum: 1, default: 5, description: "sign-in attempts per IP per minute, at least 1" }),
   RATE_LIMIT_SIGNUP_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "sign-ups per IP per minute, at least 1" }),
   RATE_LIMIT_RESET_PER_IP: Type.Integer({ minimum: 1, default: 3, description: "password-reset requests per IP per minute, at least 1" }),

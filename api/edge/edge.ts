@@ -24,6 +24,20 @@ function credentialLimit(method: string, path: string, deps: ApiDeps): { key: st
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** The token of a heartbeat ping (`/api/v1/heartbeat/:token[/start|/fail]`), or null. */
+const HEARTBEAT_PING = /^\/api\/v1\/heartbeat\/([^/]+)(?:\/(?:start|fail))?$/;
+
+/**
+ * A heartbeat ping is the cron job's own credential (its token), sent by hosts that run many jobs: it has budgets of
+ * its own instead of the anonymous per-IP one (10 a minute would refuse a host's eleventh job, a false "down"). The
+ * sending host's ceiling is taken first and counts every ping it sends, so many tokens cannot multiply it.
+ */
+async function pingDecision(token: string, ip: string, deps: ApiDeps): Promise<RateDecision> {
+  const host = await deps.limiter.take(`pings:${ip}`, deps.config.RATE_LIMIT_PINGS_PER_IP);
+  if (!host.allowed) return host;
+  return deps.limiter.take(`heartbeat:${token}`, deps.config.RATE_LIMIT_PER_HEARTBEAT);
+}
+
 const json = (status: number, body: ErrorBody, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
@@ -79,7 +93,10 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
       }
       const id = meta.identity;
       // A signed-in user's dashboard has a budget of its own, so an organisation's busy API keys never sign its people out.
-      decision = !id
+      const ping = id ? null : HEARTBEAT_PING.exec(path)?.[1];
+      decision = ping
+        ? await pingDecision(ping, ip, deps)
+        : !id
         ? await deps.limiter.take(`ip:${ip}`, deps.config.RATE_LIMIT_PER_IP)
         : id.kind === "session"
           ? await deps.limiter.take(`session:${id.userId}`, deps.config.RATE_LIMIT_PER_SESSION)

@@ -134,22 +134,34 @@ describe("heartbeat monitors", () => {
     }
   });
 
-  it("is rate-limited per IP like every unauthenticated request", async () => {
+  it("is limited per monitor and per sending host, not by the anonymous per-IP budget (a host runs many jobs)", async () => {
     // Its own client address (through TRUST_PROXY), so other tests' unauthenticated calls do not count.
-    const limited = await startTestApi({ RATE_LIMIT_PER_IP: "3", TRUST_PROXY: "true" }, api.db, api.bus);
+    const limited = await startTestApi({ RATE_LIMIT_PER_IP: "3", RATE_LIMIT_PER_HEARTBEAT: "3", RATE_LIMIT_PINGS_PER_IP: "10", TRUST_PROXY: "true" }, api.db, api.bus);
     const from = { "x-forwarded-for": `203.0.113.${1 + Math.floor(Math.random() * 250)}` };
     try {
       const left = 60_000 - (Date.now() % 60_000);
-      if (left < 3000) await Bun.sleep(left + 50); // all four in one fixed window
+      if (left < 5000) await Bun.sleep(left + 50); // every ping in one fixed window
       const o = await makeOrg(api.sql, "business");
-      const { body: m } = await client(api.url, { key: o.api_key })("POST", "/api/v1/monitors", { name: "chatty", type: "heartbeat", config: { period_seconds: 60 } });
-      const url = m.heartbeat_url.replace(api.url, limited.url);
+      const call = client(api.url, { key: o.api_key });
+      const urls: string[] = [];
+      for (const name of ["backup", "report", "sync"]) {
+        const { body: m } = await call("POST", "/api/v1/monitors", { name, type: "heartbeat", config: { period_seconds: 60 } });
+        urls.push(m.heartbeat_url.replace(api.url, limited.url));
+      }
+      // Three jobs of one host, start and success each: more than the anonymous budget of 3, all taken.
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await fetch(url, { method: i % 2 ? "POST" : "GET", headers: from })).status);
-      expect(statuses).toEqual([200, 200, 200, 429]);
-      const refused = await fetch(url, { headers: from });
+      for (const url of urls) for (const path of ["/start", ""]) statuses.push((await fetch(`${url}${path}`, { method: "POST", headers: from })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+      // One monitor pinged past its own limit.
+      statuses.length = 0;
+      for (let i = 0; i < 2; i++) statuses.push((await fetch(urls[0]!, { headers: from })).status);
+      expect(statuses).toEqual([200, 429]);
+      const refused = await fetch(urls[0]!, { headers: from });
       expect(refused.headers.get("retry-after")).not.toBeNull();
       expect((await refused.json()).code).toBe("RATE_LIMIT_EXCEEDED");
+      // The host's ceiling across its monitors (10 a minute here: 6 + 2 + 1 taken so far, refused ones included).
+      expect((await fetch(urls[1]!, { headers: from })).status).toBe(200);
+      expect((await fetch(urls[2]!, { headers: from })).status).toBe(429);
     } finally {
       await limited.stop();
     }
