@@ -102,6 +102,13 @@ describe("heartbeat timing issues", () => {
     expect(timingIssues({ schedule: "*/5 * * * *", timezone: "Europe/Berlin" })).toEqual([]);
   });
 
+  it("refuses a schedule whose runs come closer than period_seconds' minimum of 30 s (a seconds field)", () => {
+    expect(timingIssues({ schedule: "*/5 * * * * *" })).toEqual([{ field: "schedule", message: "runs 5 s apart; runs must be at least 30 s apart, as period_seconds" }]);
+    expect(timingIssues({ schedule: "0,10 * * * * *" })[0]!.message).toStartWith("runs 10 s apart");
+    expect(timingIssues({ schedule: "*/30 * * * * *" })).toEqual([]);
+    expect(timingIssues({ schedule: "* * * * *" })).toEqual([]);
+  });
+
   it("wants exactly one of period_seconds and schedule", () => {
     expect(timingIssues({})[0]!.field).toBe("");
     expect(timingIssues({ period_seconds: 60, schedule: "* * * * *" })[0]!.message).toContain("not both");

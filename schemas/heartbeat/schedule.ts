@@ -16,6 +16,24 @@ export interface TimingIssue {
 }
 
 const DEFAULT_ZONE = "UTC";
+/** The shortest time between two expected runs: period_seconds' minimum (runner/checks/heartbeat/heartbeat-schema.ts). */
+const MIN_SPACING_S = 30;
+/** Runs looked at for the shortest gap: a day of a schedule every 30 s is 2,880, so this covers any hour's pattern. */
+const GAP_SAMPLE = 200;
+
+/** The shortest gap between consecutive runs among the first runs after a fixed instant (a seconds field may crowd them). */
+function shortestGapSeconds(c: Cron): number {
+  let shortest = Number.POSITIVE_INFINITY;
+  let prev = c.nextRun(new Date(Date.UTC(2026, 0, 5)));
+  for (let i = 0; prev && i < GAP_SAMPLE; i++) {
+    const next = c.nextRun(prev);
+    if (!next) break;
+    shortest = Math.min(shortest, (next.getTime() - prev.getTime()) / 1000);
+    if (shortest < MIN_SPACING_S) break;
+    prev = next;
+  }
+  return shortest;
+}
 /** Ticks walked per sweep at most; a longer silence keeps only the latest misses (see missedDeadlines). */
 const MAX_TICKS = 10_000;
 
@@ -46,6 +64,10 @@ export function timingIssues(t: HeartbeatTiming): TimingIssue[] {
     try {
       const c = cronOf(t.schedule!, DEFAULT_ZONE);
       if (!c.nextRun(new Date(0))) issues.push({ field: "schedule", message: "the schedule never runs" });
+      else {
+        const gap = shortestGapSeconds(c);
+        if (gap < MIN_SPACING_S) issues.push({ field: "schedule", message: `runs ${gap} s apart; runs must be at least ${MIN_SPACING_S} s apart, as period_seconds` });
+      }
     } catch (err) {
       issues.push({ field: "schedule", message: `invalid cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}` });
     }
