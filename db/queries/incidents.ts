@@ -9,11 +9,21 @@ export interface IncidentRow {
   title: string;
   impact: IncidentImpact;
   status: IncidentStatus;
+  /** Every page the incident shows on: those named, and those of its components. */
   page_ids: string[];
+  /** The pages named on their own. */
+  named_page_ids: string[];
   component_ids: string[];
   resolved_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** Where an incident shows: the pages named, the components, and every page of either (page_ids). */
+export interface IncidentPlacement {
+  pageIds: string[];
+  namedPageIds: string[];
+  componentIds: string[];
 }
 
 export interface IncidentUpdateRow {
@@ -28,11 +38,11 @@ export async function insertIncident(
   sql: Sql,
   orgId: string,
   id: string,
-  i: { title: string; impact: IncidentImpact; status: IncidentStatus; pageIds: string[]; componentIds: string[] },
+  i: { title: string; impact: IncidentImpact; status: IncidentStatus } & IncidentPlacement,
 ): Promise<IncidentRow> {
   const [row] = await sql<IncidentRow[]>`
-    insert into incidents (id, org_id, title, impact, status, page_ids, component_ids, resolved_at)
-    values (${id}, ${orgId}, ${i.title}, ${i.impact}, ${i.status}, ${i.pageIds}, ${i.componentIds}, ${i.status === "resolved" ? sql`now()` : null})
+    insert into incidents (id, org_id, title, impact, status, page_ids, named_page_ids, component_ids, resolved_at)
+    values (${id}, ${orgId}, ${i.title}, ${i.impact}, ${i.status}, ${i.pageIds}, ${i.namedPageIds}, ${i.componentIds}, ${i.status === "resolved" ? sql`now()` : null})
     returning *`;
   return row!;
 }
@@ -41,10 +51,11 @@ export async function updateIncident(
   sql: Sql,
   orgId: string,
   id: string,
-  i: { title: string; impact: IncidentImpact; status: IncidentStatus; pageIds: string[]; componentIds: string[] },
+  i: { title: string; impact: IncidentImpact; status: IncidentStatus } & IncidentPlacement,
 ): Promise<IncidentRow | undefined> {
   const [row] = await sql<IncidentRow[]>`
-    update incidents set title = ${i.title}, impact = ${i.impact}, status = ${i.status}, page_ids = ${i.pageIds}, component_ids = ${i.componentIds},
+    update incidents set title = ${i.title}, impact = ${i.impact}, status = ${i.status}, page_ids = ${i.pageIds}, named_page_ids = ${i.namedPageIds},
+      component_ids = ${i.componentIds},
       resolved_at = case when ${i.status} = 'resolved' then coalesce(resolved_at, now()) else null end, updated_at = now()
     where org_id = ${orgId} and id = ${id} returning *`;
   return row;

@@ -5,6 +5,7 @@ import { newId } from "../../core/ids.ts";
 import {
   findIncident,
   type IncidentImpact,
+  type IncidentPlacement,
   type IncidentRow,
   type IncidentStatus,
   type IncidentUpdateRow,
@@ -36,7 +37,7 @@ export interface IncidentWithUpdates extends IncidentRow {
 }
 
 /** The pages an incident shows on: those named, plus every page holding an affected component. */
-async function placement(ctx: Ctx, componentIds: string[], pageIds: string[]): Promise<{ componentIds: string[]; pageIds: string[] }> {
+async function placement(ctx: Ctx, componentIds: string[], pageIds: string[]): Promise<IncidentPlacement> {
   const components = await componentsByIds(ctx.sql, ctx.actor.orgId, [...new Set(componentIds)]);
   const missing = [...new Set(componentIds)].filter((id) => !components.some((c) => c.id === id));
   const issues = missing.length ? [{ path: "body.component_ids", message: `Unknown component(s): ${missing.join(", ")}` }] : [];
@@ -47,8 +48,10 @@ async function placement(ctx: Ctx, componentIds: string[], pageIds: string[]): P
     if (bad.length) issues.push({ path: "body.page_ids", message: `Unknown status page(s): ${bad.join(", ")}` });
   }
   if (issues.length) throw validationError(issues);
-  return { componentIds: components.map((c) => c.id), pageIds: [...new Set([...named, ...components.map((c) => c.page_id)])] };
+  return { componentIds: components.map((c) => c.id), namedPageIds: named, pageIds: [...new Set([...named, ...components.map((c) => c.page_id)])] };
 }
+
+const placementOf = (i: IncidentRow): IncidentPlacement => ({ pageIds: i.page_ids, namedPageIds: i.named_page_ids, componentIds: i.component_ids });
 
 export async function getIncident(ctx: Ctx, id: string): Promise<IncidentWithUpdates> {
   const row = await findIncident(ctx.sql, ctx.actor.orgId, id);
@@ -78,8 +81,8 @@ export async function patchIncident(
   const current = await getIncident(ctx, id);
   const where =
     patch.component_ids || patch.page_ids
-      ? await placement(ctx, patch.component_ids ?? current.component_ids, patch.page_ids ?? current.page_ids)
-      : { componentIds: current.component_ids, pageIds: current.page_ids };
+      ? await placement(ctx, patch.component_ids ?? current.component_ids, patch.page_ids ?? current.named_page_ids)
+      : placementOf(current);
   await updateIncident(ctx.sql, ctx.actor.orgId, id, { title: patch.title ?? current.title, impact: patch.impact ?? current.impact, status: current.status, ...where });
   return getIncident(ctx, id);
 }
@@ -96,8 +99,7 @@ export async function postUpdate(ctx: Ctx, id: string, input: { status?: Inciden
       title: current.title,
       impact: input.impact ?? current.impact,
       status,
-      pageIds: current.page_ids,
-      componentIds: current.component_ids,
+      ...placementOf(current),
     });
   });
   return getIncident(ctx, id);

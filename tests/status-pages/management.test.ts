@@ -186,7 +186,8 @@ describe("incidents", () => {
     const off = api.bus.subscribeEvents<{ type: string; data: { id: string } }>(`events.${org.org_id}`, (e) => void events.push(e));
     const created = await call("POST", "/api/v1/incidents", { title: "Slow API", impact: "minor", message: "We are investigating", component_ids: [componentIds[0]] });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: "investigating", page_ids: [pageId], component_ids: [componentIds[0]] });
+    // page_ids are the pages named on their own; shown_page_ids adds the pages of the affected components.
+    expect(created.body).toMatchObject({ status: "investigating", page_ids: [], shown_page_ids: [pageId], component_ids: [componentIds[0]] });
     const id = created.body.id;
     const upd = await call("POST", `/api/v1/incidents/${id}/updates`, { status: "identified", message: "Found a bad deploy" });
     expect(upd.status).toBe(201);
@@ -203,6 +204,20 @@ describe("incidents", () => {
     await eventually(async () => events.length, (n) => n >= 3);
     off();
     expect(events.map((e) => e.type)).toEqual(["incident.created", "incident.updated", "incident.resolved"]);
+  });
+
+  it("keeps the pages named apart from the components' pages: taking the component off takes the page off", async () => {
+    const { call, pageId, componentIds } = await orgWithPage(api);
+    const created = await call("POST", "/api/v1/incidents", { title: "Slow API", impact: "minor", message: "m", component_ids: [componentIds[0]] });
+    const moved = await call("PATCH", `/api/v1/incidents/${created.body.id}`, { component_ids: [] });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ page_ids: [], shown_page_ids: [], component_ids: [] });
+    expect((await call("GET", `/api/v1/incidents?page_id=${pageId}`)).body.data).toEqual([]);
+    // Named on its own, the page stays when the component goes.
+    const named = await call("POST", "/api/v1/incidents", { title: "Maintenance", impact: "none", message: "m", component_ids: [componentIds[0]], page_ids: [pageId] });
+    expect(named.body).toMatchObject({ page_ids: [pageId], shown_page_ids: [pageId] });
+    const kept = await call("PATCH", `/api/v1/incidents/${named.body.id}`, { component_ids: [] });
+    expect(kept.body).toMatchObject({ page_ids: [pageId], shown_page_ids: [pageId], component_ids: [] });
   });
 
   it("refuses components of another organisation", async () => {

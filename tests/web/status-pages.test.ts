@@ -246,6 +246,8 @@ describe("status pages", () => {
     // It shows on the page holding the component.
     const json = (await (await fetch(`${env.base}/status/${slug}/index.json`)).json()) as Record<string, unknown>;
     expect(JSON.stringify(json)).toContain("Slow API responses");
+    // Through its component only: the page is not listed as named as well.
+    expect(await page.getByText(/Affects: Public API[^,]*\.$/).count()).toBe(1);
 
     await page.getByRole("form", { name: "Post an update" }).getByLabel("Status").selectOption("identified");
     await page.getByLabel("Message", { exact: true }).fill("A slow database query; a fix is rolling out.");

@@ -4767,7 +4767,10 @@ export interface components {
                 impact: "none" | "minor" | "major" | "critical";
                 status: "investigating" | "identified" | "monitoring" | "resolved";
                 component_ids: string[];
+                /** @description The pages named on their own (as sent) */
                 page_ids: string[];
+                /** @description Every page the incident shows on: those named and those holding one of its components */
+                shown_page_ids: string[];
                 resolved_at: string | null;
                 /** Format: date-time */
                 created_at: string;
@@ -25493,7 +25496,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "investigating" | "identified" | "monitoring" | "resolved";
                             component_ids: string[];
+                            /** @description The pages named on their own (as sent) */
                             page_ids: string[];
+                            /** @description Every page the incident shows on: those named and those holding one of its components */
+                            shown_page_ids: string[];
                             /** Format: date-time */
                             resolved_at: string | null;
                             /** Format: date-time */
@@ -25623,7 +25629,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "investigating" | "identified" | "monitoring" | "resolved";
                         component_ids: string[];
+                        /** @description The pages named on their own (as sent) */
                         page_ids: string[];
+                        /** @description Every page the incident shows on: those named and those holding one of its components */
+                        shown_page_ids: string[];
                         /** Format: date-time */
                         resolved_at: string | null;
                         /** Format: date-time */
@@ -25756,7 +25765,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "investigating" | "identified" | "monitoring" | "resolved";
                         component_ids: string[];
+                        /** @description The pages named on their own (as sent) */
                         page_ids: string[];
+                        /** @description Every page the incident shows on: those named and those holding one of its components */
+                        shown_page_ids: string[];
                         /** Format: date-time */
                         resolved_at: string | null;
                         /** Format: date-time */
@@ -25979,7 +25991,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "investigating" | "identified" | "monitoring" | "resolved";
                         component_ids: string[];
+                        /** @description The pages named on their own (as sent) */
                         page_ids: string[];
+                        /** @description Every page the incident shows on: those named and those holding one of its components */
+                        shown_page_ids: string[];
                         /** Format: date-time */
                         resolved_at: string | null;
                         /** Format: date-time */
@@ -26122,7 +26137,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "investigating" | "identified" | "monitoring" | "resolved";
                         component_ids: string[];
+                        /** @description The pages named on their own (as sent) */
                         page_ids: string[];
+                        /** @description Every page the incident shows on: those named and those holding one of its components */
+                        shown_page_ids: string[];
                         /** Format: date-time */
                         resolved_at: string | null;
                         /** Format: date-time */
@@ -26261,7 +26279,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "investigating" | "identified" | "monitoring" | "resolved";
                         component_ids: string[];
+                        /** @description The pages named on their own (as sent) */
                         page_ids: string[];
+                        /** @description Every page the incident shows on: those named and those holding one of its components */
+                        shown_page_ids: string[];
                         /** Format: date-time */
                         resolved_at: string | null;
                         /** Format: date-time */
