@@ -11,10 +11,27 @@ import { conditionSchemas } from "./alerting/conditions.ts";
 export const CONFIG_FILE_VERSION = 1;
 export const CONFIG_SCHEMA_ID = "https://watchpost.dev/schemas/watchpost-config.schema.json";
 
-/** A key fits a monitor tag (`wp-key:` + key, at most 64 characters). */
+/** A key fits a monitor tag (`wp-key:` + key, at most 64 characters; with a project, `wp-key:<project>/<key>`). */
 export const MonitorKey = Type.String({
   pattern: "^[a-z0-9][a-z0-9._-]{0,56}$",
   description: "Stable identity of the monitor in this file: lower-case letters, digits, '.', '_' and '-'. Renaming the monitor keeps its key; changing the key replaces it.",
+});
+
+/**
+ * The file's project: every item it manages is stored under `<project>/<key>`, and `--prune` deletes only the
+ * project's items. One per repository, so several files share an organisation.
+ */
+export const PROJECT_PATTERN = "^[a-z0-9][a-z0-9_-]{0,23}$";
+export const ProjectName = Type.String({
+  pattern: PROJECT_PATTERN,
+  description:
+    "The file's project: lower-case letters, digits, '_' and '-', at most 24 characters. Its items are stored under the key <project>/<key>; apply --prune deletes only this project's items. Give each repository its own project.",
+});
+
+/** A reference to a monitor, channel or policy: a key in this file, or the stored key of one elsewhere (`ops-hook`, `billing/api`). */
+const RefKey = Type.String({
+  pattern: "^(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}$",
+  description: "A key of this file, or the stored key of one made elsewhere (another project's as <project>/<key>)",
 });
 
 const Tag = Type.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
@@ -82,7 +99,7 @@ export const RuleEntrySchema = Type.Object(
     enabled: Type.Optional(Type.Boolean({ description: "Default true" })),
     scope: Type.Union(
       [
-        Type.Object({ monitor: MonitorKey }, { additionalProperties: false, description: "One monitor, by its key in this file (or the key export gives it)" }),
+        Type.Object({ monitor: RefKey }, { additionalProperties: false, description: "One monitor, by its key in this file (or the key export gives it)" }),
         Type.Object({ tag: Tag }, { additionalProperties: false, description: "Every monitor with this tag" }),
         Type.Object({ all_monitors: Type.Literal(true) }, { additionalProperties: false }),
       ],
@@ -110,11 +127,11 @@ export const RuleEntrySchema = Type.Object(
     ),
     channels: Type.Optional(
       Type.Array(
-        Type.Object({ channel: MonitorKey, delay_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_080, description: "Default 0" })) }, { additionalProperties: false }),
+        Type.Object({ channel: RefKey, delay_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_080, description: "Default 0" })) }, { additionalProperties: false }),
         { minItems: 1, maxItems: 50, description: "Channels by key (in this file, or the key export gives them); or give escalation_policy" },
       ),
     ),
-    escalation_policy: Type.Optional(MonitorKey),
+    escalation_policy: Type.Optional(RefKey),
   },
   { additionalProperties: false, title: "alert rule", description: "Give channels or escalation_policy (by key), not both" },
 );
@@ -126,7 +143,7 @@ export const EscalationEntrySchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     steps: Type.Array(
       Type.Object(
-        { delay_minutes: Type.Integer({ minimum: 0, maximum: 10_080 }), channels: Type.Array(MonitorKey, { minItems: 1, maxItems: 20, uniqueItems: true }) },
+        { delay_minutes: Type.Integer({ minimum: 0, maximum: 10_080 }), channels: Type.Array(RefKey, { minItems: 1, maxItems: 20, uniqueItems: true }) },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 10 },
@@ -137,7 +154,7 @@ export const EscalationEntrySchema = Type.Object(
 
 const PageComponent = Type.Union([
   Type.Object(
-    { monitor: MonitorKey, display_name: Type.String({ minLength: 1, maxLength: 120 }), description: Type.Optional(Type.String({ maxLength: 500 })) },
+    { monitor: RefKey, display_name: Type.String({ minLength: 1, maxLength: 120 }), description: Type.Optional(Type.String({ maxLength: 500 })) },
     { additionalProperties: false, description: "One monitor, by key" },
   ),
   Type.Object(
@@ -175,7 +192,7 @@ export const MaintenanceEntrySchema = Type.Object(
     cron: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     duration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 44_640 })),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone of rrule/cron; default UTC" })),
-    monitors: Type.Optional(Type.Array(MonitorKey, { maxItems: 1000, description: "Monitors covered, by key; with tags, either covers; neither: every monitor" })),
+    monitors: Type.Optional(Type.Array(RefKey, { maxItems: 1000, description: "Monitors covered, by key; with tags, either covers; neither: every monitor" })),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 64 })),
     pause_monitors: Type.Optional(Type.Boolean({ description: "Default false" })),
     suppress_alerts: Type.Optional(Type.Boolean({ description: "Default true" })),
@@ -188,6 +205,7 @@ const WatchpostConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     version: Type.Literal(CONFIG_FILE_VERSION),
+    project: Type.Optional(ProjectName),
     monitors: Type.Array(Type.Union(CHECK_TYPES.map((t) => monitorEntrySchemas[t])), { maxItems: 10_000 }),
     channels: Type.Optional(Type.Array(Type.Union(channelTypes.map((t) => channelEntrySchemas[t])), { maxItems: 1000, description: "Alert channels, keyed like monitors" })),
     escalation_policies: Type.Optional(Type.Array(EscalationEntrySchema, { maxItems: 1000, description: "Escalation policies, keyed like monitors" })),

@@ -29,6 +29,8 @@ export type RuleEntry = Static<typeof RuleEntrySchema>;
 
 export interface WatchpostConfig {
   version: 1;
+  /** Stores every item under <project>/<key>; apply --prune deletes only this project's items. */
+  project?: string;
   monitors: MonitorEntry[];
   channels?: ChannelEntry[];
   rules?: RuleEntry[];

@@ -119,6 +119,8 @@ describe("maintenance windows", () => {
     expect(plain.body.key).toBeNull();
     expect((await a.call("PATCH", `${PATH}/${plain.body.id}`, { key: "db-upgrade" })).status).toBe(409);
     expect((await a.call("POST", PATH, { ...body, key: "Bad Key" })).status).toBe(400);
+    expect((await a.call("POST", PATH, { ...body, key: "shop/db-upgrade" })).body.key).toBe("shop/db-upgrade");
+    expect((await a.call("POST", PATH, { ...body, key: "a.b/db-upgrade" })).status).toBe(400);
     expect((await a.call("PATCH", `${PATH}/${created.body.id}`, { name: "Renamed" })).body).toMatchObject({ name: "Renamed", key: "db-upgrade" });
     expect((await a.call("PATCH", `${PATH}/${created.body.id}`, { key: null })).body.key).toBeNull();
     expect((await b.call("POST", PATH, { ...body, key: "db-upgrade" })).status).toBe(201);

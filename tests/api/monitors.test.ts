@@ -154,6 +154,13 @@ describe("monitors", () => {
     const { body: m } = await call("POST", "/api/v1/monitors", { name: "m", type: "http", config: http() });
     const patched = await call("PATCH", `/api/v1/monitors/${m.id}`, { interval_seconds: 120, tags: ["a", "a", "b"] });
     expect(patched.body).toMatchObject({ interval_seconds: 120, tags: ["a", "b"] });
+    // A tag is at most 64 characters, but the CLI's key tag of a project's longest key is longer.
+    const keyTag = `wp-key:${"p".repeat(24)}/k${"x".repeat(56)}`;
+    expect((await call("PATCH", `/api/v1/monitors/${m.id}`, { tags: [keyTag] })).body.tags).toEqual([keyTag]);
+    expect((await call("GET", `/api/v1/monitors?tag=${encodeURIComponent(keyTag)}`)).body.data.map((x: { id: string }) => x.id)).toEqual([m.id]);
+    expect((await call("PATCH", `/api/v1/monitors/${m.id}`, { tags: ["x".repeat(65)] })).status).toBe(400);
+    expect((await call("PATCH", `/api/v1/monitors/${m.id}`, { tags: [`wp-key:${"x".repeat(58)}`] })).status).toBe(400);
+    expect((await call("PATCH", `/api/v1/monitors/${m.id}`, { tags: ["a", "b"] })).status).toBe(200);
     expect((await call("POST", `/api/v1/monitors/${m.id}/pause`)).body.paused).toBe(true);
     expect((await call("POST", `/api/v1/monitors/${m.id}/pause`)).body.paused).toBe(true);
     expect((await call("POST", `/api/v1/monitors/${m.id}/resume`)).body.paused).toBe(false);

@@ -571,3 +571,89 @@ describe("watchpost export", () => {
     expect(JSON.parse(json.stdout).monitors).toEqual(YAML.parse(text).monitors);
   }, 60_000);
 });
+
+describe("project: one organisation, several repositories", () => {
+  const serviceFile = (project: string | undefined, keys: string[]) => ({
+    version: 1,
+    ...(project ? { project } : {}),
+    monitors: keys.map((k) => ({ key: k, name: `${project ?? "org"} ${k}`, type: "tcp", config: { host: `${k}.example`, port: 443 } })),
+  });
+
+  it("two files with different projects applied with --prune to one organisation keep each other's monitors", async () => {
+    const o = await org();
+    o.write(serviceFile("shop", ["api", "web"]), "shop.yaml");
+    o.write(serviceFile("billing", ["api", "worker"]), "billing.yaml");
+    expect((await o.cli(["apply", "--prune", "-f", "shop.yaml"])).code).toBe(0);
+    const billing = await o.cli(["apply", "--prune", "-f", "billing.yaml", "--json"]);
+    expect(billing.code).toBe(0);
+    expect(billing.json().applied.map((a: { action: string; key: string }) => `${a.action} ${a.key}`).sort()).toEqual(["create billing/api", "create billing/worker"]);
+    const shopAgain = await o.cli(["plan", "--prune", "-f", "shop.yaml", "--json"]);
+    expect(shopAgain.json().summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 2 });
+    const tags = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data.flatMap((m: { tags: string[] }) => m.tags).sort();
+    expect(tags).toEqual(["wp-key:billing/api", "wp-key:billing/worker", "wp-key:shop/api", "wp-key:shop/web"]);
+
+    // A monitor removed from one file is pruned from that project only.
+    o.write(serviceFile("shop", ["api"]), "shop.yaml");
+    const prune = await o.cli(["apply", "--prune", "-f", "shop.yaml", "--json"]);
+    expect(prune.json().applied.map((a: { action: string; key: string }) => `${a.action} ${a.key}`)).toEqual(["delete shop/web"]);
+    const left = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data.flatMap((m: { tags: string[] }) => m.tags).sort();
+    expect(left).toEqual(["wp-key:billing/api", "wp-key:billing/worker", "wp-key:shop/api"]);
+    // A file without a project prunes neither project.
+    o.write(serviceFile(undefined, ["solo"]), "org.yaml");
+    const plain = await o.cli(["plan", "--prune", "-f", "org.yaml", "--json"]);
+    expect(plain.json().changes.map((c: { action: string; key: string }) => `${c.action} ${c.key}`)).toEqual(["create solo"]);
+  }, 60_000);
+
+  it("adding project to a file applied without one adopts its items (key rewritten, same ids) instead of creating new ones", async () => {
+    const o = await org();
+    const file = {
+      ...serviceFile(undefined, ["api", "web"]),
+      channels: [{ key: "ops-mail", name: "Ops mail", type: "email", config: { to: ["ops@example.com"] } }],
+      rules: [{ key: "api-down", name: "API down", scope: { monitor: "api" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel: "ops-mail" }] }],
+    };
+    o.write(file);
+    expect((await o.cli(["apply"])).code).toBe(0);
+    const before = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data.map((m: { id: string }) => m.id).sort();
+    o.write({ ...file, project: "shop" });
+    const plan = await o.cli(["plan", "--prune", "--json"]);
+    expect(plan.code).toBe(0);
+    const changes = plan.json().changes;
+    expect(changes.map((c: { action: string; kind: string; key: string }) => `${c.action} ${c.kind} ${c.key}`).sort()).toEqual([
+      "update channel shop/ops-mail",
+      "update monitor shop/api",
+      "update monitor shop/web",
+      "update rule shop/api-down",
+    ]);
+    expect(changes.find((c: { key: string }) => c.key === "shop/api").changes).toEqual([{ path: "key", before: "api", after: "shop/api" }]);
+    expect((await o.cli(["plan"])).stdout).toContain('key: "api" → "shop/api"');
+    expect((await o.cli(["apply", "--prune"])).code).toBe(0);
+    const monitors = (await o.call("GET", "/api/v1/monitors?limit=100")).body.data;
+    expect(monitors.map((m: { id: string }) => m.id).sort()).toEqual(before);
+    expect(monitors.flatMap((m: { tags: string[] }) => m.tags).sort()).toEqual(["wp-key:shop/api", "wp-key:shop/web"]);
+    expect((await o.call("GET", "/api/v1/alert-channels?limit=100")).body.data.map((c: { key: string }) => c.key)).toEqual(["shop/ops-mail"]);
+    expect((await o.call("GET", "/api/v1/alert-rules?limit=100")).body.data.map((r: { key: string }) => r.key)).toEqual(["shop/api-down"]);
+    expect((await o.cli(["plan", "--prune", "--detailed-exitcode"])).code).toBe(0);
+  }, 60_000);
+
+  it("export --project writes that project's items without the prefix (plans back to no changes); export without it leaves projects out; the longest key fits", async () => {
+    const o = await org();
+    const long = { project: "p".repeat(24), key: `k${"x".repeat(56)}` };
+    o.write(serviceFile("shop", ["api", "web"]), "shop.yaml");
+    o.write({ ...serviceFile(long.project, []), monitors: [{ key: long.key, name: "Long", type: "tcp", config: { host: "long.example", port: 443 } }] }, "long.yaml");
+    o.write(serviceFile(undefined, ["solo"]), "org.yaml");
+    for (const f of ["shop.yaml", "long.yaml", "org.yaml"]) expect((await o.cli(["apply", "--prune", "-f", f])).code).toBe(0);
+    expect((await o.call("GET", `/api/v1/monitors?tag=${encodeURIComponent(`wp-key:${long.project}/${long.key}`)}`)).body.data).toHaveLength(1);
+
+    const shop = await o.cli(["export", "--project", "shop", "-o", "exported.yaml"]);
+    expect(shop.code).toBe(0);
+    const exported = YAML.parse(readFileSync(join(o.dir, "exported.yaml"), "utf8"));
+    expect(exported.project).toBe("shop");
+    expect(exported.monitors.map((m: { key: string }) => m.key)).toEqual(["api", "web"]);
+    expect((await o.cli(["plan", "--prune", "-f", "exported.yaml", "--detailed-exitcode"])).code).toBe(0);
+
+    const all = await o.cli(["export"]);
+    expect(YAML.parse(all.stdout).monitors.map((m: { key: string }) => m.key)).toEqual(["solo"]);
+    expect(all.stderr).toContain("Left out: 2 items of project shop: export them with --project shop.");
+    expect((await o.cli(["export", "--project", "Shop"])).code).toBe(2);
+  }, 60_000);
+});

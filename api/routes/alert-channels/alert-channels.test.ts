@@ -185,6 +185,9 @@ describe("/alert-channels", () => {
     expect(taken.body).toMatchObject({ code: "CONFLICT", details: { key: "ops-hook" } });
     expect((await a.call("PATCH", `/api/v1/alert-channels/${plain.body.id}`, { key: "ops-hook" })).status).toBe(409);
     expect((await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: "Not A Key" })).status).toBe(400);
+    // A key of a config file with a project: <project>/<key>.
+    expect((await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: `${"p".repeat(24)}/ops-hook` })).body.key).toBe(`${"p".repeat(24)}/ops-hook`);
+    for (const bad of ["a.b/ops-hook", `${"p".repeat(25)}/ops-hook`, "a/b/c"]) expect((await a.call("POST", "/api/v1/alert-channels", { ...webhook(), key: bad })).status).toBe(400);
     const renamed = await a.call("PATCH", `/api/v1/alert-channels/${created.body.id}`, { name: "Renamed" });
     expect(renamed.body).toMatchObject({ name: "Renamed", key: "ops-hook" });
     expect((await a.call("PATCH", `/api/v1/alert-channels/${created.body.id}`, { key: null })).body.key).toBeNull();

@@ -14,7 +14,7 @@ const Config = t.Record(t.String(), t.Unknown(), {
   "x-config-of": "channel",
 });
 
-const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it" });
+const Key = t.String({ pattern: "^(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it" });
 const KeyIn = t.Optional(t.Union([Key, t.Null()], { description: "A stable key for monitoring as code (the watchpost CLI's config file): lower-case letters, digits, '.', '_' and '-', at most 57; unique in the organisation (409 CONFLICT otherwise); null clears it" }));
 
 /** The same settings as answered: the document types them per type with secret fields masked (…ChannelConfigMasked). */

@@ -151,6 +151,8 @@ describe("/alert-rules config key", () => {
     expect(plain.body.key).toBeNull();
     expect((await a.call("PATCH", `/api/v1/alert-rules/${plain.body.id}`, { key: "shop-down" })).status).toBe(409);
     expect((await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "Bad Key" })).status).toBe(400);
+    expect((await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "shop/shop-down" })).body.key).toBe("shop/shop-down");
+    expect((await a.call("POST", "/api/v1/alert-rules", { ...downRule(a.channelId), key: "a.b/shop-down" })).status).toBe(400);
     const renamed = await a.call("PATCH", `/api/v1/alert-rules/${created.body.id}`, { name: "Renamed", enabled: false });
     expect(renamed.body).toMatchObject({ name: "Renamed", enabled: false, key: "shop-down" });
     expect((await a.call("GET", `/api/v1/alert-rules/${created.body.id}`)).body.key).toBe("shop-down");

@@ -36,7 +36,7 @@ const Notifications = Obj({
 });
 const Binding = Obj({ channel_id: Id, delay_minutes: t.Optional(Int({ minimum: 0, maximum: 10_080, description: "Default 0 (immediately)" })) });
 
-const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it" });
+const Key = t.String({ pattern: "^(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it" });
 
 const fields = {
   key: t.Optional(t.Union([Key, t.Null()], { description: "A stable key for monitoring as code (the watchpost CLI's config file): lower-case letters, digits, '.', '_' and '-', at most 57; unique in the organisation (409 CONFLICT otherwise); null clears it" })),

@@ -11,7 +11,7 @@ const Step = Obj({
 });
 const Name = DisplayName(200);
 const Steps = t.Array(Step, { minItems: 1, maxItems: 10 });
-const Key = t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it" });
+const Key = t.String({ pattern: "^(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it" });
 const KeyIn = t.Optional(t.Union([Key, t.Null()], { description: "The config file's stable key; null clears it" }));
 const PolicyView = t.Object({
   id: t.String(),

@@ -70,6 +70,8 @@ describe("/escalation-policies", () => {
     const plain = await a.call("POST", "/api/v1/escalation-policies", body(a));
     expect(plain.body.key).toBeNull();
     expect((await a.call("PATCH", `/api/v1/escalation-policies/${plain.body.id}`, { key: "on-call" })).status).toBe(409);
+    expect((await a.call("POST", "/api/v1/escalation-policies", { ...body(a), key: "shop/on-call" })).body.key).toBe("shop/on-call");
+    expect((await a.call("POST", "/api/v1/escalation-policies", { ...body(a), key: "a/b/on-call" })).status).toBe(400);
     expect((await a.call("PATCH", `/api/v1/escalation-policies/${created.body.id}`, { name: "Night" })).body).toMatchObject({ name: "Night", key: "on-call" });
     expect((await a.call("PATCH", `/api/v1/escalation-policies/${created.body.id}`, { key: null })).body.key).toBeNull();
     expect((await b.call("POST", "/api/v1/escalation-policies", { ...body(b), key: "on-call" })).status).toBe(201);

@@ -23,7 +23,7 @@ const fields = {
   tags: t.Array(Tag, { maxItems: 64, description: "Monitor groups covered" }),
   pause_monitors: t.Boolean({ description: "Stop scheduling the covered monitors during the window (no checks, no results)" }),
   suppress_alerts: t.Boolean({ description: "Do not notify about the covered monitors during the window" }),
-  key: Nullable(t.String({ pattern: "^[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it" })),
+  key: Nullable(t.String({ pattern: "^(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}$", description: "A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it" })),
 };
 
 export const WindowCreateBody = Obj(

@@ -6,7 +6,13 @@ import { Id, Obj, PaginationQuery, Timestamp, DisplayName, Int } from "../../sch
 /** One literal per registered check type (schemas/check-types.ts); typed as one literal of the type union, which Elysia infers (an array type infers never). */
 const CheckTypeName = t.Union(CHECK_TYPES.map((c) => t.Literal(c))) as unknown as TUnion<[TLiteral<CheckType>]>;
 const MonitorStatus = t.Union(["pending", "up", "down", "degraded", "timeout"].map((s) => t.Literal(s)));
-const Tag = t.String({ minLength: 1, maxLength: 64, pattern: "^[^,]+$" });
+/** A tag: at most 64 characters, or the watchpost CLI's key tag `wp-key:[<project>/]<key>` (up to 89: a project's key is longer). */
+const Tag = t.String({
+  minLength: 1,
+  maxLength: 89,
+  pattern: "^(?:wp-key:(?:[a-z0-9][a-z0-9_-]{0,23}/)?[a-z0-9][a-z0-9._-]{0,56}|[^,]{1,64})$",
+  description: "At most 64 characters, no comma; the watchpost CLI's key tag wp-key:<project>/<key> may be longer",
+});
 const Region = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9-]+$" });
 
 const ConfigField = t.Record(t.String(), t.Unknown(), {

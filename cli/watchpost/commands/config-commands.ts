@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { configJsonSchemaText } from "../../../schemas/monitoring-config.ts";
+import { configJsonSchemaText, PROJECT_PATTERN } from "../../../schemas/monitoring-config.ts";
 import { action, type Run } from "../command-kit.ts";
 import { applyPlan } from "../config/apply.ts";
 import { exportState, formatState } from "../config/export.ts";
@@ -52,7 +52,7 @@ export function configCommands(): Command[] {
   const plan = new Command("plan")
     .description("Show what apply would create, update and delete (changes nothing)")
     .addOption(fileOption())
-    .option("--prune", "also plan deleting monitors the CLI manages (wp-key: tag) that the file no longer has")
+    .option("--prune", "also plan deleting keyed items of the file's project (without one: of no project) that the file no longer has")
     .option("--resend-secrets", "count every stored secret as changed (the API never reveals them)")
     .option("--detailed-exitcode", "exit 3 when there are changes, 0 when none (1 on error)")
     .action(
@@ -66,7 +66,7 @@ export function configCommands(): Command[] {
   const apply = new Command("apply")
     .description("Make the organisation match the file: create, update and (with --prune) delete monitors; a second apply changes nothing")
     .addOption(fileOption())
-    .option("--prune", "delete monitors the CLI manages (wp-key: tag) that the file no longer has")
+    .option("--prune", "delete keyed items of the file's project (without one: of no project) that the file no longer has")
     .option("--resend-secrets", "send every secret again (after rotating one)")
     .action(
       action(async (run) => {
@@ -82,10 +82,14 @@ export function configCommands(): Command[] {
   const exportCmd = new Command("export")
     .description("Write the organisation's monitors as a config file (stdout unless --output)")
     .option("-o, --output <path>", "write to this file")
+    .option("--project <name>", "export only this project's items (keys <name>/…, written without the prefix) and write project: <name> in the file")
     .addOption(new Option("--format <format>", "yaml or json (default: by --output's extension, else yaml)").choices(["yaml", "json"]))
     .action(
       action(async (run) => {
         const output = run.opts.output as string | undefined;
+        const project = run.opts.project as string | undefined;
+        if (project !== undefined && !new RegExp(PROJECT_PATTERN).test(project))
+          throw new CliError(`--project ${project}: 1 to 24 lower-case letters, digits, '_' or '-', starting with a letter or digit`, "USAGE", EXIT.usage);
         const format = (run.opts.format as "yaml" | "json" | undefined) ?? (run.opts.json || output?.endsWith(".json") ? "json" : "yaml");
         const [monitors, channels, rules, pageList, windows] = await Promise.all([
           listMonitors(run.client()),
@@ -96,7 +100,7 @@ export function configCommands(): Command[] {
         ]);
         const pages = await pagesNamed(run, new Set(pageList.map((p) => p.slug)));
         const policies = await listPolicies(run.client());
-        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages, windows, policies);
+        const { state, secretRefs, left_out } = exportState(monitors, channels, rules, pages, windows, policies, project);
         const text = formatState(state, format);
         const note = [
           ...(secretRefs.length ? [`Secrets are not exported: set ${secretRefs.join(", ")} before applying this file elsewhere.`] : []),

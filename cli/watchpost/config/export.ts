@@ -9,10 +9,11 @@ import type { DesiredChannel, DesiredMonitor, DesiredPolicy, DesiredRule, Desire
 import { channelKeys, keyed, monitorKeys, refMaps, ruleKeys, same } from "./plan.ts";
 import type { Window } from "./maintenance.ts";
 import { type Policy, policyAsFile } from "./escalation.ts";
-import { type Rule, ruleAsFile } from "./rules.ts";
+import { type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
 import { layoutAsFile } from "./status-pages.ts";
 import type { PageState } from "./plan.ts";
 import { type Channel, secretFieldsOf } from "./channels.ts";
+import { fileKeyOf, inScope, projectOf } from "./project.ts";
 
 
 /** The config without the values the type's defaults would fill in again (a shorter, equivalent file). */
@@ -66,11 +67,29 @@ const ref = (name: string, refs: string[]) => {
   return `\${${name}}`;
 };
 
-/** The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by). */
-export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = [], windows: Window[] = [], policies: Policy[] = []): Exported {
+/**
+ * Only the items of the file's scope, keyed as the file keys them: with a project, the project's items (prefix
+ * stripped); without one, the items of no project. Counts what it leaves out per project in `skipped`.
+ */
+function inFile<C>(byKey: Map<string, C>, project: string | undefined, skipped: Map<string, number>): [string, C][] {
+  const out: [string, C][] = [];
+  for (const [key, c] of byKey) {
+    if (inScope(key, project)) out.push([fileKeyOf(key, project), c]);
+    else if (!project) skipped.set(projectOf(key)!, (skipped.get(projectOf(key)!) ?? 0) + 1);
+  }
+  return out;
+}
+
+/**
+ * The organisation's monitors (and alert channels, when it has any) as a config file (same keys `plan` matches them by).
+ * With `project`, only that project's items, keyed without the prefix, and no status pages (they belong to no project);
+ * without it, no item of a project.
+ */
+export function exportState(monitors: Monitor[], channels: Channel[] = [], rules: Rule[] = [], pages: PageState[] = [], windows: Window[] = [], policies: Policy[] = [], project?: string): Exported {
   const secretRefs: string[] = [];
   const entries: DesiredMonitor[] = [];
-  for (const [key, m] of monitorKeys(monitors)) {
+  const skipped = new Map<string, number>();
+  for (const [key, m] of inFile(monitorKeys(monitors), project, skipped)) {
     const tags = m.tags.filter((t) => !t.startsWith(KEY_TAG_PREFIX));
     entries.push({
       key,
@@ -86,23 +105,28 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
     });
   }
   entries.sort((a, b) => a.key.localeCompare(b.key));
-  const channelEntries = [...channelKeys(channels)].map(([key, c]) => exportChannel(key, c, secretRefs)).sort((a, b) => a.key.localeCompare(b.key));
-  const refs = refMaps(monitors, channels, policies);
+  const channelEntries = inFile(channelKeys(channels), project, skipped)
+    .map(([key, c]) => exportChannel(key, c, secretRefs))
+    .sort((a, b) => a.key.localeCompare(b.key));
+  const refs = fileRefs(refMaps(monitors, channels, policies), project);
   const left_out: string[] = [];
-  const policyEntries: DesiredPolicy[] = [...keyed(policies, (p) => p.key)].map(([key, p]) => ({ key, ...policyAsFile(p, refs) })).sort((a, b) => a.key.localeCompare(b.key));
+  const policyEntries: DesiredPolicy[] = inFile(keyed(policies, (p) => p.key), project, skipped)
+    .map(([key, p]) => ({ key, ...policyAsFile(p, refs) }))
+    .sort((a, b) => a.key.localeCompare(b.key));
   const ruleEntries: DesiredRule[] = [];
-  for (const [key, r] of ruleKeys(rules)) {
+  for (const [key, r] of inFile(ruleKeys(rules), project, skipped)) {
     const f = ruleAsFile(r, refs);
     // A reference no key names (a rule on a monitor since deleted) cannot be written as a key.
     const dangling = JSON.stringify([f.scope, f.channels, f.escalation_policy]).includes('"id:');
     if (dangling) {
-      left_out.push(`rule "${r.name}" (${r.id}): it names a monitor, channel or policy that no longer exists`);
+      left_out.push(`rule "${r.name}" (${r.id}): it names a monitor, channel or policy that no longer exists${project ? ", or one outside the project whose key the project also uses" : ""}`);
       continue;
     }
     ruleEntries.push(shortRule(key, f));
   }
   ruleEntries.sort((a, b) => a.key.localeCompare(b.key));
-  const pageEntries: DesiredStatusPage[] = pages
+  if (project && pages.length) left_out.push(`${pages.length} status page${pages.length === 1 ? "" : "s"}: status pages belong to no project (add one to the file by hand to manage it here)`);
+  const pageEntries: DesiredStatusPage[] = (project ? [] : pages)
     .map(({ page, layout }) => ({
       slug: page.slug,
       name: page.name,
@@ -112,7 +136,7 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
     }))
     .sort((a, b) => a.slug.localeCompare(b.slug));
   const keyOfMonitor = new Map([...refs.monitorId].map(([k, id]) => [id, k]));
-  const windowEntries: DesiredWindow[] = [...keyed(windows, (w) => w.key)]
+  const windowEntries: DesiredWindow[] = inFile(keyed(windows, (w) => w.key), project, skipped)
     .map(([key, w]) => ({
       key,
       name: w.name,
@@ -129,9 +153,11 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
       ...(w.suppress_alerts ? {} : { suppress_alerts: false }),
     }))
     .sort((a, b) => a.key.localeCompare(b.key));
+  for (const [p, n] of [...skipped].sort(([a], [b]) => a.localeCompare(b))) left_out.push(`${n} item${n === 1 ? "" : "s"} of project ${p}: export ${n === 1 ? "it" : "them"} with --project ${p}`);
   return {
     state: {
       version: CONFIG_FILE_VERSION,
+      ...(project ? { project } : {}),
       monitors: entries,
       ...(windowEntries.length ? { maintenance: windowEntries } : {}),
       ...(channelEntries.length ? { channels: channelEntries } : {}),
@@ -142,6 +168,20 @@ export function exportState(monitors: Monitor[], channels: Channel[] = [], rules
     secretRefs,
     left_out,
   };
+}
+
+/**
+ * Key ↔ id maps as the file names them: the project's keys without the prefix; any other key as stored (a
+ * reference to it stays as written). An outside key of no project that a project key also becomes is dropped: the
+ * file could not tell the two apart (a reference to it is then left out, like one to a deleted item).
+ */
+function fileRefs(refs: RefMaps, project: string | undefined): RefMaps {
+  if (!project) return refs;
+  const rekey = (m: Map<string, string>) => {
+    const own = new Set([...m.keys()].filter((k) => inScope(k, project)).map((k) => fileKeyOf(k, project)));
+    return new Map([...m].filter(([k]) => inScope(k, project) || !own.has(k)).map(([k, id]) => [fileKeyOf(k, project), id]));
+  };
+  return { monitorId: rekey(refs.monitorId), channelId: rekey(refs.channelId), policyId: rekey(refs.policyId) };
 }
 
 /** A rule without the values its defaults give (a shorter, equivalent entry). */

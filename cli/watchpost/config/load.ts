@@ -6,7 +6,7 @@ import { plugin } from "bun";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
-import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
+import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, ProjectName, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
 import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { defineConfig } from "../define-config.ts";
@@ -80,6 +80,8 @@ export interface DesiredWindow {
 
 export interface DesiredState {
   version: number;
+  /** Stores every item under `<project>/<key>`; --prune deletes only the project's items (project.ts). */
+  project?: string;
   monitors: DesiredMonitor[];
   channels?: DesiredChannel[];
   escalation_policies?: DesiredPolicy[];
@@ -154,8 +156,10 @@ export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
   const doc = value as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!["$schema", "version", "monitors", "channels", "escalation_policies", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
+  for (const k of Object.keys(doc)) if (!["$schema", "version", "project", "monitors", "channels", "escalation_policies", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
+  if (doc.project !== undefined && !Value.Check(ProjectName, doc.project))
+    issues.push({ path: "project", message: "must be 1 to 24 lower-case letters, digits, '_' or '-', starting with a letter or digit (no dots or slashes)" });
   if (!Array.isArray(doc.monitors)) issues.push({ path: "monitors", message: "must be a list" });
   else validateEntries("monitors", doc.monitors, CHECK_TYPES, monitorEntrySchemas, issues);
   if (doc.channels !== undefined) {

@@ -11,6 +11,7 @@ import { fullSections, type Layout, layoutAsFile, type StatusPage } from "./stat
 import { CliError } from "../errors.ts";
 import { type Channel, comparableChannelConfig } from "./channels.ts";
 import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
+import { fileKeyOf, inScope, projectOf, withProject } from "./project.ts";
 
 interface FieldChange {
   path: string;
@@ -60,8 +61,10 @@ export interface Plan {
   changes: Change[];
   /** Resources in the file that already match. */
   unchanged: { kind: Change["kind"]; key: string; id: string; name: string }[];
-  /** How many monitors (and channels, rules, when the file has those lists) no file entry names and that stay. */
+  /** How many monitors (and channels, rules, when the file has those lists) no file entry names and that stay, besides other projects'. */
   unmanaged: number;
+  /** How many items of other projects (stored key `<other>/…`) stay: never the file's to change or delete. */
+  otherProjects: number;
   /** Keys → ids of the organisation's monitors and channels now (apply adds the ones it creates). */
   refs: RefMaps;
 }
@@ -265,14 +268,17 @@ interface KindPlan<D extends { name: string }, C> {
   type: (d: D) => string;
   diff: (d: D, c: C) => FieldChange[];
   /**
-   * Whether `--prune` may delete a stored resource the file no longer names: only those whose key was stored (set
-   * by the CLI or a user), never one known by a derived key. Omitted: this kind is never deleted nor counted unmanaged.
+   * The key stored on a resource (set by the CLI or a user), null for one known by a derived key. `--prune` may
+   * delete only a resource whose stored key is in the file's scope (project.ts inScope). Omitted: this kind is
+   * never deleted nor counted unmanaged.
    */
-  owned?: (c: C, key: string) => boolean;
+  stored?: (c: C) => string | null;
+  /** Resources a file entry adopts (their stored key of no project becomes `<project>/<key>`), with their stored key. */
+  adopted?: Map<C, string>;
 }
 
 /** Create what the file has and the organisation lacks, update what differs, delete (--prune) what the file no longer has. */
-function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, o: PlanOptions): { writes: Change[]; deletes: Change[] } {
+function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, o: PlanOptions, project: string | undefined): { writes: Change[]; deletes: Change[] } {
   const writes: Change[] = [];
   const deletes: Change[] = [];
   const named = new Set<C>();
@@ -284,14 +290,18 @@ function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, 
       continue;
     }
     named.add(c);
-    const changes = k.diff(d, c);
+    const was = k.adopted?.get(c);
+    const changes = [...(was !== undefined ? [{ path: "key", before: was, after: key }] : []), ...k.diff(d, c)];
     if (changes.length) writes.push({ kind: k.kind, action: "update", key, id: k.id(c), name: k.name(c), changes, desired: d, current: c } as unknown as Change);
     else plan.unchanged.push({ kind: k.kind, key, id: k.id(c), name: k.name(c) });
   }
-  if (k.owned) {
+  if (k.stored) {
     for (const [key, c] of k.byKey) {
       if (named.has(c)) continue;
-      if (o.prune && k.owned(c, key)) deletes.push({ kind: k.kind, action: "delete", key, id: k.id(c), name: k.name(c), current: c } as unknown as Change);
+      const stored = k.stored(c);
+      const other = stored !== null && projectOf(stored) !== null && projectOf(stored) !== (project ?? null);
+      if (o.prune && stored === key && inScope(key, project)) deletes.push({ kind: k.kind, action: "delete", key, id: k.id(c), name: k.name(c), current: c } as unknown as Change);
+      else if (other) plan.otherProjects++;
       else plan.unmanaged++;
     }
   }
@@ -301,10 +311,31 @@ function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, 
 const byId = <C extends { id: string }>(c: C) => c.id;
 const byName = <C extends { name: string }>(c: C) => c.name;
 const none = { writes: [] as Change[], deletes: [] as Change[] };
+const idsOf = <C extends { id: string }>(byKey: Map<string, C>) => new Map([...byKey].map(([k, c]) => [k, c.id]));
+
+/**
+ * Adoption of a file applied before it had a project: a file entry's `<project>/<key>` that no resource holds takes
+ * the resource whose stored key is `<key>` (of no project). `byKey` is re-keyed in place; returns each adopted
+ * resource with its stored key, so the plan shows the key change and apply writes the new key.
+ */
+function adopt<C>(byKey: Map<string, C>, keys: string[], project: string | undefined, stored: (c: C) => string | null): Map<C, string> {
+  const adopted = new Map<C, string>();
+  if (!project) return adopted;
+  for (const key of keys) {
+    if (byKey.has(key)) continue;
+    const was = fileKeyOf(key, project);
+    const c = byKey.get(was);
+    if (c === undefined || was === key || stored(c) !== was) continue;
+    byKey.delete(was);
+    byKey.set(key, c);
+    adopted.set(c, was);
+  }
+  return adopted;
+}
 
 /** What apply would do: create what the file has and the organisation lacks, update what differs, delete (--prune) what the CLI manages and the file no longer has. */
 export function computePlan(
-  desired: DesiredState,
+  file: DesiredState,
   monitors: Monitor[],
   channels: Channel[],
   rules: Rule[],
@@ -313,19 +344,39 @@ export function computePlan(
   windows: Window[] = [],
   policies: Policy[] = [],
 ): Plan {
-  const refs = refMaps(monitors, channels, policies);
+  // Every key as stored (`<project>/<key>`), references to the file's own items alike.
+  const desired = withProject(file);
+  const project = desired.project;
+  const storedKey = (c: { key: string | null }) => c.key;
+  const keysOf = (list: { key: string }[] | undefined) => (list ?? []).map((d) => d.key);
+  const monitorMap = monitorKeys(monitors);
+  const channelMap = channelKeys(channels);
+  const policyMap = keyed(policies, storedKey);
+  const ruleMap = ruleKeys(rules);
+  const windowMap = keyed(windows, storedKey);
+  const adoptedMonitors = adopt(monitorMap, keysOf(desired.monitors), project, keyOf);
+  const adoptedChannels = adopt(channelMap, keysOf(desired.channels), project, storedKey);
+  const adoptedPolicies = adopt(policyMap, keysOf(desired.escalation_policies), project, storedKey);
+  const adoptedRules = adopt(ruleMap, keysOf(desired.rules), project, storedKey);
+  const adoptedWindows = adopt(windowMap, keysOf(desired.maintenance), project, storedKey);
+  // Adopted resources are known by their new key already, so references to them compare as unchanged.
+  const refs: RefMaps = { monitorId: idsOf(monitorMap), channelId: idsOf(channelMap), policyId: idsOf(policyMap) };
   checkRuleReferences(desired, refs);
-  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, refs };
-  const storedKey = (c: { key: string | null }, key: string) => c.key === key;
+  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, refs };
   const channelPlan = desired.channels
-    ? planKind({ kind: "channel", desired: desired.channels, byKey: channelKeys(channels), id: byId, name: byName, type: (d) => d.type, diff: (d, c) => diffChannel(d, c, o), owned: storedKey }, plan, o)
+    ? planKind(
+        { kind: "channel", desired: desired.channels, byKey: channelMap, id: byId, name: byName, type: (d) => d.type, diff: (d, c) => diffChannel(d, c, o), stored: storedKey, adopted: adoptedChannels },
+        plan,
+        o,
+        project,
+      )
     : none;
   const policyPlan = desired.escalation_policies
     ? planKind(
         {
           kind: "escalation_policy",
           desired: desired.escalation_policies,
-          byKey: keyed(policies, (p) => p.key),
+          byKey: policyMap,
           id: byId,
           name: byName,
           type: (d) => `${d.steps.length} steps`,
@@ -334,16 +385,28 @@ export function computePlan(
             const have = policyAsFile(p, refs);
             return (["name", "steps"] as const).filter((f) => !same(want[f], have[f])).map((f) => ({ path: f, before: have[f], after: want[f] }));
           },
-          owned: storedKey,
+          stored: storedKey,
+          adopted: adoptedPolicies,
         },
         plan,
         o,
+        project,
       )
     : none;
   // Only monitors the CLI tagged are its to delete; the rest were made elsewhere.
-  const monitorPlan = planKind({ kind: "monitor", desired: desired.monitors, byKey: monitorKeys(monitors), id: byId, name: byName, type: (d) => d.type, diff: (d, m) => diffMonitor(d, m, o), owned: (m, key) => keyOf(m) === key }, plan, o);
+  const monitorPlan = planKind(
+    { kind: "monitor", desired: desired.monitors, byKey: monitorMap, id: byId, name: byName, type: (d) => d.type, diff: (d, m) => diffMonitor(d, m, o), stored: keyOf, adopted: adoptedMonitors },
+    plan,
+    o,
+    project,
+  );
   const rulePlan = desired.rules
-    ? planKind({ kind: "rule", desired: desired.rules, byKey: ruleKeys(rules), id: byId, name: byName, type: (d) => String(d.condition.type), diff: (d, r) => diffRule(d, r, refs), owned: storedKey }, plan, o)
+    ? planKind(
+        { kind: "rule", desired: desired.rules, byKey: ruleMap, id: byId, name: byName, type: (d) => String(d.condition.type), diff: (d, r) => diffRule(d, r, refs), stored: storedKey, adopted: adoptedRules },
+        plan,
+        o,
+        project,
+      )
     : none;
   // Status pages are keyed by slug and never deleted (--prune leaves them).
   const pagePlan = planKind(
@@ -359,12 +422,24 @@ export function computePlan(
     },
     plan,
     o,
+    project,
   );
   const windowPlan = desired.maintenance
     ? planKind(
-        { kind: "maintenance", desired: desired.maintenance, byKey: keyed(windows, (w) => w.key), id: byId, name: byName, type: (d) => (d.rrule ? "rrule" : d.cron ? "cron" : "once"), diff: (d, w) => diffWindow(d, w, refs), owned: storedKey },
+        {
+          kind: "maintenance",
+          desired: desired.maintenance,
+          byKey: windowMap,
+          id: byId,
+          name: byName,
+          type: (d) => (d.rrule ? "rrule" : d.cron ? "cron" : "once"),
+          diff: (d, w) => diffWindow(d, w, refs),
+          stored: storedKey,
+          adopted: adoptedWindows,
+        },
         plan,
         o,
+        project,
       )
     : none;
   // In the order apply runs them: channel and policy writes, monitor and rule writes; status pages and maintenance

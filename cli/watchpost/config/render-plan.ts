@@ -30,7 +30,9 @@ export function renderPlan(o: Output, plan: Plan): string {
   }
   const n = (a: string) => plan.changes.filter((c) => c.action === a).length;
   const summary = `Plan: ${n("create")} to create, ${n("update")} to update, ${n("delete")} to delete, ${plan.unchanged.length} unchanged.`;
-  const unmanaged = plan.unmanaged ? ` ${plan.unmanaged} other resource${plan.unmanaged === 1 ? "" : "s"} of the organisation left alone.` : "";
+  const unmanaged =
+    (plan.unmanaged ? ` ${plan.unmanaged} other resource${plan.unmanaged === 1 ? "" : "s"} of the organisation left alone.` : "") +
+    (plan.otherProjects ? ` ${plan.otherProjects} resource${plan.otherProjects === 1 ? "" : "s"} of other projects left alone.` : "");
   if (!plan.changes.length) return `No changes: the organisation matches the file.${unmanaged}`;
   return `${lines.join("\n")}\n\n${paint(o, "bold", summary)}${unmanaged}`;
 }
@@ -47,6 +49,7 @@ export function planJson(plan: Plan) {
     ),
     unchanged: plan.unchanged,
     unmanaged: plan.unmanaged,
+    other_projects: plan.otherProjects,
     summary: { create: plan.changes.filter((c) => c.action === "create").length, update: plan.changes.filter((c) => c.action === "update").length, delete: plan.changes.filter((c) => c.action === "delete").length, unchanged: plan.unchanged.length },
   };
 }

@@ -15987,6 +15987,7 @@ export interface operations {
             content: {
                 "application/json": {
                     ids?: string[];
+                    /** @description At most 64 characters, no comma; the watchpost CLI's key tag wp-key:<project>/<key> may be longer */
                     tag?: string;
                 };
             };
@@ -16106,6 +16107,7 @@ export interface operations {
             content: {
                 "application/json": {
                     ids?: string[];
+                    /** @description At most 64 characters, no comma; the watchpost CLI's key tag wp-key:<project>/<key> may be longer */
                     tag?: string;
                 };
             };
@@ -16225,6 +16227,7 @@ export interface operations {
             content: {
                 "application/json": {
                     ids?: string[];
+                    /** @description At most 64 characters, no comma; the watchpost CLI's key tag wp-key:<project>/<key> may be longer */
                     tag?: string;
                 };
             };
@@ -17023,7 +17026,7 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
                     key?: string | null;
                 };
             };
@@ -17402,7 +17405,7 @@ export interface operations {
                     pause_monitors?: boolean;
                     /** @description Do not notify about the covered monitors during the window */
                     suppress_alerts?: boolean;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it; null clears it */
                     key?: string | null;
                 };
             };
@@ -18076,7 +18079,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18097,7 +18100,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18118,7 +18121,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18139,7 +18142,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18160,7 +18163,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18181,7 +18184,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18202,7 +18205,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 } | {
                     name: string;
@@ -18223,7 +18226,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 };
             };
@@ -18683,7 +18686,7 @@ export interface operations {
                      * @example Europe/Berlin
                      */
                     timezone?: string;
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                 };
             };
@@ -19026,7 +19029,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                     name: string;
                     description?: string | null;
@@ -19506,7 +19509,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation; renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation; renaming keeps it */
                     key?: string | null;
                     name?: string;
                     description?: string | null;
@@ -19793,7 +19796,7 @@ export interface operations {
                                 delay_minutes: number;
                                 channel_ids: string[];
                             }[];
-                            /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                            /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                             key: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -19885,7 +19888,7 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                     key?: string | null;
                 };
             };
@@ -19910,7 +19913,7 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
-                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                         key: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -20032,7 +20035,7 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
-                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                         key: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -20222,7 +20225,7 @@ export interface operations {
                         delay_minutes: number;
                         channel_ids: string[];
                     }[];
-                    /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                    /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                     key?: string | null;
                 };
             };
@@ -20247,7 +20250,7 @@ export interface operations {
                             delay_minutes: number;
                             channel_ids: string[];
                         }[];
-                        /** @description A stable key for monitoring as code (the watchpost CLI's config file): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
+                        /** @description A stable key for monitoring as code (the watchpost CLI's config file; <project>/<key> when the file has a project): unique in the organisation (409 CONFLICT otherwise); renaming keeps it */
                         key: string | null;
                         /** Format: date-time */
                         created_at: string;
