@@ -65,6 +65,8 @@ export interface Plan {
   unmanaged: number;
   /** How many items of other projects (stored key `<other>/…`) stay: never the file's to change or delete. */
   otherProjects: number;
+  /** Keyed items of the file's scope that it no longer names, left alone without --prune (a renamed key's old item). */
+  leftAlone: { kind: Change["kind"]; key: string; id: string; name: string }[];
   /** Keys → ids of the organisation's monitors and channels now (apply adds the ones it creates). */
   refs: RefMaps;
 }
@@ -300,7 +302,9 @@ function planKind<D extends { name: string }, C>(k: KindPlan<D, C>, plan: Plan, 
       if (named.has(c)) continue;
       const stored = k.stored(c);
       const other = stored !== null && projectOf(stored) !== null && projectOf(stored) !== (project ?? null);
-      if (o.prune && stored === key && inScope(key, project)) deletes.push({ kind: k.kind, action: "delete", key, id: k.id(c), name: k.name(c), current: c } as unknown as Change);
+      const ours = stored === key && inScope(key, project);
+      if (o.prune && ours) deletes.push({ kind: k.kind, action: "delete", key, id: k.id(c), name: k.name(c), current: c } as unknown as Change);
+      else if (ours) plan.leftAlone.push({ kind: k.kind, key, id: k.id(c), name: k.name(c) });
       else if (other) plan.otherProjects++;
       else plan.unmanaged++;
     }
@@ -362,7 +366,7 @@ export function computePlan(
   // Adopted resources are known by their new key already, so references to them compare as unchanged.
   const refs: RefMaps = { monitorId: idsOf(monitorMap), channelId: idsOf(channelMap), policyId: idsOf(policyMap) };
   checkRuleReferences(desired, refs);
-  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, refs };
+  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, leftAlone: [], refs };
   const channelPlan = desired.channels
     ? planKind(
         { kind: "channel", desired: desired.channels, byKey: channelMap, id: byId, name: byName, type: (d) => d.type, diff: (d, c) => diffChannel(d, c, o), stored: storedKey, adopted: adoptedChannels },

@@ -33,8 +33,11 @@ export function renderPlan(o: Output, plan: Plan): string {
   const unmanaged =
     (plan.unmanaged ? ` ${plan.unmanaged} other resource${plan.unmanaged === 1 ? "" : "s"} of the organisation left alone.` : "") +
     (plan.otherProjects ? ` ${plan.otherProjects} resource${plan.otherProjects === 1 ? "" : "s"} of other projects left alone.` : "");
-  if (!plan.changes.length) return `No changes: the organisation matches the file.${unmanaged}`;
-  return `${lines.join("\n")}\n\n${paint(o, "bold", summary)}${unmanaged}`;
+  // Made from this file once (a key since renamed or removed) and still running: say so, one line each.
+  const left = plan.leftAlone.map((l) => paint(o, "gray", `  ${l.kind} ${l.key} ("${l.name}") is no longer in the file: left alone; apply --prune deletes it`));
+  const leftBlock = left.length ? `\n${left.join("\n")}` : "";
+  if (!plan.changes.length) return `No changes: the organisation matches the file.${unmanaged}${leftBlock}`;
+  return `${lines.join("\n")}\n\n${paint(o, "bold", summary)}${unmanaged}${leftBlock}`;
 }
 
 /** The JSON form of a plan (no file values beyond what renderPlan shows: secrets stay redacted). */
@@ -50,6 +53,7 @@ export function planJson(plan: Plan) {
     unchanged: plan.unchanged,
     unmanaged: plan.unmanaged,
     other_projects: plan.otherProjects,
+    left_alone: plan.leftAlone,
     summary: { create: plan.changes.filter((c) => c.action === "create").length, update: plan.changes.filter((c) => c.action === "update").length, delete: plan.changes.filter((c) => c.action === "delete").length, unchanged: plan.unchanged.length },
   };
 }
