@@ -22,6 +22,9 @@ export function fmtAgo(iso: string | null | undefined, now = Date.now()): string
  */
 export const fmtPct = (v: number | null | undefined) => (v == null ? "—" : v >= 100 ? "100%" : `${(Math.floor(v * 100 + 1e-6) / 100).toFixed(2)}%`);
 
+/** A plan limit that means no limit: the self-hosted plan's are 100,000 and up (the plan table says "Unlimited" from there too). */
+export const isUnlimited = (limit: number) => !Number.isFinite(limit) || limit >= 100_000;
+
 /** US dollar cents as "$6.99". */
 export const fmtMoney = (cents: number | string, currency = "USD") => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(Number(cents) / 100);
 

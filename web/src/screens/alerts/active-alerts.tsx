@@ -1,14 +1,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { api, data } from "../../api/client";
-import { MonitorName } from "../../components/monitor-name";
+import { MonitorName, useMonitorNames } from "../../components/monitor-name";
 import { EmptyState, ErrorMessage, fmtTime, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
-
-const ago = (iso: string) => {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
-  return s < 90 ? `${Math.round(s)} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172_800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86_400)} days`;
-};
+import { fmtDuration } from "./timeline-entries";
 
 export function ActiveAlerts() {
   const qc = useQueryClient();
@@ -75,24 +71,30 @@ export function ActiveAlerts() {
                   </td>
                   <td>{a.region}</td>
                   <td title={fmtTime(a.since)}>
-                    {ago(a.since)} <small className="muted">({String(a.consecutive)} checks)</small>
+                    {fmtDuration(Date.now() - Date.parse(a.since))}{" "}
+                    <small className="muted">
+                      ({String(a.consecutive)} check{Number(a.consecutive) === 1 ? "" : "s"})
+                    </small>
                   </td>
                   <td>{fmtTime(a.last_notified_at)}</td>
-                  <td className="row">
-                    {a.acknowledged ? (
-                      <span className="badge">acknowledged</span>
-                    ) : (
-                      <>
-                        <button onClick={() => ack.mutate(a)} disabled={ack.isPending} aria-label={`Acknowledge ${a.rule_name} on ${a.monitor_name}`}>
-                          Acknowledge
-                        </button>
-                        {(multi.get(`${a.rule_id}|${a.monitor_id}`) ?? 0) > 1 && (
-                          <button onClick={() => ack.mutate({ rule_id: a.rule_id, monitor_id: a.monitor_id })} disabled={ack.isPending}>
-                            All regions
+                  <td>
+                    {/* A flex <td> left the table's layout (misaligned); the buttons sit in a row inside the cell. */}
+                    <div className="row" style={{ margin: 0 }}>
+                      {a.acknowledged ? (
+                        <span className="badge">acknowledged</span>
+                      ) : (
+                        <>
+                          <button onClick={() => ack.mutate(a)} disabled={ack.isPending} aria-label={`Acknowledge ${a.rule_name} on ${a.monitor_name}`}>
+                            Acknowledge
                           </button>
-                        )}
-                      </>
-                    )}
+                          {(multi.get(`${a.rule_id}|${a.monitor_id}`) ?? 0) > 1 && (
+                            <button onClick={() => ack.mutate({ rule_id: a.rule_id, monitor_id: a.monitor_id })} disabled={ack.isPending}>
+                              All regions
+                            </button>
+                          )}
+                        </>
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -123,6 +125,7 @@ export function AlertHistory() {
   });
   const rules = useQuery({ queryKey: ["alert-rules"], queryFn: () => api.GET("/api/v1/alert-rules", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
   const channels = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data), staleTime: 60_000 });
+  const monitors = useMonitorNames();
   const ruleName = new Map((rules.data?.data ?? []).map((r) => [r.id, r.name]));
   const channelName = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
   const pages = Number(q.data?.pagination.totalPages ?? 1);
@@ -174,9 +177,7 @@ export function AlertHistory() {
                   <td>{r.kind}</td>
                   <td>{ruleName.get(r.rule_id) ?? r.rule_id}</td>
                   <td>
-                    <Link to={`/monitors/${r.monitor_id}`}>
-                      <MonitorName id={r.monitor_id} />
-                    </Link>
+                    <HistoryMonitor id={r.monitor_id} names={monitors} />
                   </td>
                   <td>{r.region}</td>
                   <td>
@@ -208,5 +209,22 @@ export function AlertHistory() {
         </nav>
       )}
     </section>
+  );
+}
+
+/**
+ * A history row's monitor: its name from the list, "(deleted monitor)" without a link when the whole list does
+ * not hold it, and looked up by id only when the list was too long to read whole (or could not be read).
+ */
+function HistoryMonitor({ id, names }: { id: string; names: ReturnType<typeof useMonitorNames> }) {
+  const name = names.data?.names.get(id);
+  if (name !== undefined) return <Link to={`/monitors/${id}`}>{name}</Link>;
+  if (names.data?.complete) return <span className="muted">(deleted monitor)</span>;
+  // The id until the list arrives, as MonitorName shows while it loads.
+  if (names.isPending) return <>{id}</>;
+  return (
+    <Link to={`/monitors/${id}`}>
+      <MonitorName id={id} />
+    </Link>
   );
 }

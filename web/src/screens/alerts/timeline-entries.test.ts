@@ -46,6 +46,19 @@ describe("alert timeline entries", () => {
     expect(e.map((x) => x.type)).toEqual(["started"]);
   });
 
+  it("says a heartbeat's missed deadline was a missed run, not a check down after 0 ms", () => {
+    const hb = t({
+      monitor: { id: "mon_1", name: "Backup", type: "heartbeat" },
+      checks: [
+        { id: "chk_a", checked_at: "2026-01-01T00:00:00Z", status: "down", duration_ms: 0, error: "no ping since 2025-12-31T00:00:00.000Z" },
+        { id: "chk_b", checked_at: "2026-01-01T00:00:30Z", status: "down", duration_ms: 0, error: "the job reported a failure: disk full" },
+        { id: "chk_c", checked_at: "2026-01-01T00:01:00Z", status: "down", duration_ms: 4200, error: "the job reported a failure: disk full" },
+        { id: "chk_d", checked_at: "2026-01-01T00:05:00.500Z", status: "up", duration_ms: 0, error: null },
+      ],
+    });
+    expect(timelineEntries(hb).filter((e) => e.type === "check").map((e) => e.text)).toEqual(["Check down: missed run", "Check down", "Check down after 4200 ms", "Check passed"]);
+  });
+
   it("says how long it lasted in words", () => {
     expect([fmtDuration(42_000), fmtDuration(200_000), fmtDuration(7_500_000), fmtDuration(100_000_000), fmtDuration(86_400_000)]).toEqual(["42 s", "3 min 20 s", "2 h 5 min", "1 day 3 h", "1 day"]);
   });

@@ -1,4 +1,5 @@
 import type { paths } from "../../api/schema.gen";
+import { hasRunTime, isMissedRun } from "../../components/run-time";
 
 export type AlertTimeline = paths["/api/v1/alerts/{id}/timeline"]["get"]["responses"]["200"]["content"]["application/json"];
 
@@ -29,10 +30,11 @@ export function timelineEntries(t: AlertTimeline): TimelineEntry[] {
   add({ at: t.started_at, type: "started", tone: "bad", text: `Alert started: ${t.rule.name}`, detail: `${t.monitor.name} from ${t.region}` }, 1);
   for (const c of t.checks) {
     const up = c.status === "up";
-    add(
-      { at: c.checked_at, type: "check", tone: up ? "good" : "bad", text: up ? `Check passed (${Math.round(c.duration_ms)} ms)` : `Check ${c.status} after ${Math.round(c.duration_ms)} ms`, detail: c.error ?? undefined, checkId: c.id },
-      up ? 3 : 0,
-    );
+    // A heartbeat's missed deadline had no run; nor does a ping without a start have a run time.
+    const ms = hasRunTime(t.monitor.type, c) ? Math.round(c.duration_ms) : null;
+    const text =
+      t.monitor.type === "heartbeat" && isMissedRun(c) ? `Check ${c.status}: missed run` : up ? `Check passed${ms === null ? "" : ` (${ms} ms)`}` : `Check ${c.status}${ms === null ? "" : ` after ${ms} ms`}`;
+    add({ at: c.checked_at, type: "check", tone: up ? "good" : "bad", text, detail: c.error ?? undefined, checkId: c.id }, up ? 3 : 0);
   }
   for (const n of t.notifications) {
     const verb = n.status === "sent" ? (KIND_TEXT[n.kind] ?? `${n.kind} sent`) : n.status === "pending" ? `${n.kind[0]!.toUpperCase()}${n.kind.slice(1)} waiting to be delivered` : `${n.kind[0]!.toUpperCase()}${n.kind.slice(1)} could not be delivered`;

@@ -2,10 +2,12 @@ import { useId } from "react";
 import { CopyButton, Snippet } from "../../components/widgets";
 import { heartbeatSnippets } from "./heartbeat-snippets";
 
-/** A heartbeat monitor's ping URLs with copy buttons, and the crontab line, wrapper and output-sending line for its job. */
+/** A heartbeat monitor's ping URLs with copy buttons, and the cron entry, wrapper and output-sending lines for its job. */
 export function HeartbeatPing({ url, config }: { url: string; config: Record<string, unknown> }) {
   const id = useId();
   const s = heartbeatSnippets(url, config);
+  // A schedule comes as a cron file of its own (it names its zone); a period as one crontab line.
+  const cronWhat = typeof config.schedule === "string" && config.schedule ? "cron file" : "crontab line";
   return (
     <section className="card heartbeat-ping" aria-labelledby={id}>
       <h2 id={id}>Ping this URL from your job</h2>
@@ -23,15 +25,15 @@ export function HeartbeatPing({ url, config }: { url: string; config: Record<str
           </div>
         ))}
       </dl>
-      <h3>Crontab line</h3>
-      <Snippet code={s.crontab} what="crontab line" testId="ping-crontab" />
+      <h3>{cronWhat[0]!.toUpperCase() + cronWhat.slice(1)}</h3>
+      <Snippet code={s.crontab} what={cronWhat} testId="ping-crontab" />
       <details className="more">
         <summary>More ways to ping</summary>
         <h3>Start, success or failure from a script</h3>
         <Snippet code={s.wrapper} what="wrapper script" testId="ping-wrapper" />
         <h3>Send the job's output with the ping</h3>
         <p className="muted">The first 10 KB of a POST body is kept with the result.</p>
-        <Snippet code={s.withOutput} what="output-sending line" testId="ping-output" />
+        <Snippet code={s.withOutput} what="output-sending lines" testId="ping-output" />
       </details>
     </section>
   );

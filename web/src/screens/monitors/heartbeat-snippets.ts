@@ -2,11 +2,14 @@
 
 export interface HeartbeatSnippets {
   urls: { label: string; url: string }[];
-  /** One line to paste into a crontab (a schedule as configured, or one derived from the period). */
+  /**
+   * For cron: a schedule as configured becomes an /etc/cron.d file of its own that names its zone; a period
+   * becomes one crontab line (a period does not depend on the zone).
+   */
   crontab: string;
   /** A shell wrapper: start, run, success or failure. */
   wrapper: string;
-  /** The job's output sent as the ping's body (kept with the result). */
+  /** The job's output sent as the ping's body (kept with the result), to the failure URL when the job fails. */
   withOutput: string;
 }
 
@@ -29,13 +32,16 @@ export function cronForPeriod(seconds: number): string | null {
 export function heartbeatSnippets(url: string, cfg: Record<string, unknown>, job = "/usr/local/bin/my-job"): HeartbeatSnippets {
   const schedule = typeof cfg.schedule === "string" && cfg.schedule.trim() ? cfg.schedule.trim() : null;
   const zone = typeof cfg.timezone === "string" && cfg.timezone ? cfg.timezone : "UTC";
-  const when = schedule ?? cronForPeriod(Number(cfg.period_seconds));
+  const every = cronForPeriod(Number(cfg.period_seconds));
   const ping = `${CURL} ${url}`;
   const line = `${job} && ${ping} > /dev/null`;
-  // Vixie cron and cronie read CRON_TZ; without it the schedule runs in the machine's own zone.
-  const crontab = when
-    ? `${schedule && zone !== "UTC" ? `CRON_TZ=${zone}\n` : ""}${when} ${line}`
-    : `# every ${String(cfg.period_seconds)} s: no single cron line says that; run the job from its own loop or timer\n${line}`;
+  // Vixie cron and cronie read CRON_TZ; it sets the zone of every line below it, so a schedule gets a file of its own.
+  const name = job.split("/").pop() || "my-job";
+  const crontab = schedule
+    ? `# Save as /etc/cron.d/${name}: in a file of its own, CRON_TZ sets this job's zone only (the 6th field is the user).\nCRON_TZ=${zone}\n${schedule} root ${line}`
+    : every
+      ? `${every} ${line}`
+      : `# every ${String(cfg.period_seconds)} s: no single cron line says that; run the job from its own loop or timer\n${line}`;
   return {
     urls: [
       { label: "success", url },
@@ -44,6 +50,7 @@ export function heartbeatSnippets(url: string, cfg: Record<string, unknown>, job
     ],
     crontab,
     wrapper: `${CURL} ${url}/start > /dev/null\nif ${job}; then\n  ${ping} > /dev/null\nelse\n  ${CURL} ${url}/fail > /dev/null\nfi`,
-    withOutput: `${job} 2>&1 | ${CURL} --data-binary @- ${url}`,
+    // A pipe's status is curl's, so the output is kept first and the job's own status picks the URL.
+    withOutput: `if out=$(${job} 2>&1); then url=${url}; else url=${url}/fail; fi\nprintf '%s\\n' "$out" | ${CURL} --data-binary @- "$url" > /dev/null`,
   };
 }

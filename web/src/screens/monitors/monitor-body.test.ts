@@ -57,6 +57,15 @@ describe("readMonitorForm", () => {
     expect(shown.runner_ids).toEqual([]);
   });
 
+  it("keeps the CLI's key tag of a project, which may exceed 64 characters; any other tag may not", () => {
+    const keyTag = `wp-key:${"p".repeat(24)}/k${"x".repeat(56)}`;
+    const base = { name: "x", "config.host": "h", "config.port": "1", interval_seconds: "60" };
+    const kept = readMonitorForm("tcp", form({ ...base, tags: `prod, ${keyTag}` }), 30);
+    expect(kept.issues).toEqual([]);
+    expect(kept.body.tags).toEqual(["prod", keyTag]);
+    expect(readMonitorForm("tcp", form({ ...base, tags: "x".repeat(65) }), 30).issues.map((i) => i.path)).toEqual(["body.tags"]);
+  });
+
   it("refuses what the API would refuse, on the API's paths", () => {
     const { issues } = readMonitorForm("http", form({ name: "", "config.url": "not a url", interval_seconds: "20", timeout_ms: "30000" }), 30);
     expect(issues.map((i) => i.path).sort()).toEqual(["body.config.url", "body.interval_seconds", "body.name", "body.timeout_ms"]);
@@ -83,9 +92,9 @@ describe("readMonitorForm", () => {
     expect(body.config).toMatchObject({ headers: { Authorization: "••••••••", "X-Trace": "on" }, secret_headers: ["X-Trace"], auth: { type: "basic", username: "u", password: "••••••••" } });
   });
 
-  it("sends no timeout, regions or runners for an inbound heartbeat", () => {
+  it("sends no interval, timeout, regions or runners for an inbound heartbeat", () => {
     const { body, issues } = readMonitorForm("heartbeat", form({ name: "Backup job", "config.period_seconds": "3600", interval_seconds: "60", has_regions: "1" }), 30);
     expect(issues).toEqual([]);
-    expect(body).toEqual({ name: "Backup job", type: "heartbeat", config: { period_seconds: 3600 }, interval_seconds: 60, tags: [] });
+    expect(body).toEqual({ name: "Backup job", type: "heartbeat", config: { period_seconds: 3600 }, tags: [] });
   });
 });

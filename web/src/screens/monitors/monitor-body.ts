@@ -70,13 +70,16 @@ export interface MonitorBody {
   name: string;
   type: CheckType;
   config: Record<string, unknown>;
-  interval_seconds: number;
+  /** Not for heartbeats: their period or schedule says when a ping is due. */
+  interval_seconds?: number;
   timeout_ms?: number;
   tags: string[];
   regions?: string[];
   runner_ids?: string[];
   paused?: boolean;
 }
+
+const CLI_KEY_TAG = /^wp-key:(?:[a-z0-9][a-z0-9_-]{0,23}\/)?[a-z0-9][a-z0-9._-]{0,56}$/;
 
 /**
  * Reads the monitor form into the API's body and checks it with the API's own rules: the check
@@ -98,16 +101,18 @@ export function readMonitorForm(type: CheckType, form: FormData, minInterval: nu
   const target = targetFieldOf(type);
   const name = String(form.get("name") ?? "").trim() || (target ? hostOf(String(config[target] ?? "")) : "");
   if (!name) issues.push({ path: "body.name", message: "is required" });
-  const interval = num("interval_seconds") ?? 300;
-  if (!Number.isInteger(interval) || interval < minInterval || interval > 86_400) issues.push({ path: "body.interval_seconds", message: `must be a whole number from ${minInterval} to 86400` });
-  const timeout = type === "heartbeat" ? undefined : num("timeout_ms");
+  // A heartbeat's form has no interval: the sweep looks for missed pings every 5 s whatever it says.
+  const interval = type === "heartbeat" ? undefined : (num("interval_seconds") ?? 300);
+  if (interval !== undefined && (!Number.isInteger(interval) || interval < minInterval || interval > 86_400)) issues.push({ path: "body.interval_seconds", message: `must be a whole number from ${minInterval} to 86400` });
+  const timeout = interval === undefined ? undefined : num("timeout_ms");
   if (timeout !== undefined) {
     if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) issues.push({ path: "body.timeout_ms", message: "must be a whole number from 100 to 120000" });
-    else if (timeout > interval * 1000) issues.push({ path: "body.timeout_ms", message: "must not exceed the interval" });
+    else if (timeout > interval! * 1000) issues.push({ path: "body.timeout_ms", message: "must not exceed the interval" });
   }
   const tags = [...new Set(String(form.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean))];
-  if (tags.some((t) => t.length > 64)) issues.push({ path: "body.tags", message: "each tag has at most 64 characters" });
-  const body: MonitorBody = { name, type, config, interval_seconds: interval, tags };
+  // The watchpost CLI's key tag of a project (wp-key:<project>/<key>) may be longer, as the API allows.
+  if (tags.some((t) => t.length > 64 && !CLI_KEY_TAG.test(t))) issues.push({ path: "body.tags", message: "each tag has at most 64 characters" });
+  const body: MonitorBody = { name, type, config, ...(interval === undefined ? {} : { interval_seconds: interval }), tags };
   if (form.has("paused")) body.paused = true;
   if (timeout !== undefined) body.timeout_ms = timeout;
   // Only lists the form showed are sent, so a list that failed to load is left as it was.

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
 import { ErrorMessage, fmtMs, fmtPct, fmtTime, Loading, StatusBadge } from "../../components/ui";
+import { fmtRunTime } from "../../components/run-time";
 import { Link, useRouter } from "../../lib/router";
 import { FirstCheckNotice } from "./check-outcome";
 import { ChecksTable } from "./detail/checks-table";
@@ -103,7 +104,7 @@ export function MonitorDetail({ id }: { id: string }) {
         ))}
         <div>
           <dt>{m.type === "heartbeat" ? "Last run time" : "Last response"}</dt>
-          <dd>{fmtMs(m.last_duration_ms)}</dd>
+          <dd>{fmtRunTime(m.type, { status: m.status, duration_ms: m.last_duration_ms })}</dd>
         </div>
         <div>
           <dt>Last checked</dt>

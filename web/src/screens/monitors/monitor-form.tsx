@@ -132,21 +132,24 @@ export function MonitorForm({ monitor }: { monitor?: Monitor }) {
             <SchemaFields key={`${type}-optional`} fields={configFields(type).filter((f) => !f.required)} prefix="config" issuePrefix="body.config" value={monitor?.type === type ? config : undefined} issues={issues} />
           </>
         )}
-        <div className="row">
-          <Field
-            // A new monitor's proposal follows the plan's minimum, known once the entitlements arrive.
-            key={monitor || entitlements.data ? "known" : "loading"}
-            label={inbound ? "Check for missed pings every (seconds)" : "Check every (seconds)"}
-            name="interval_seconds"
-            type="number"
-            min={minInterval}
-            max={86400}
-            defaultValue={Number(monitor?.interval_seconds ?? Math.max(DEFAULT_INTERVAL_S, minInterval))}
-            hint={entitlements.data?.billing_enabled === false ? `Every ${minInterval} s or more` : `Your plan allows every ${minInterval} s or more`}
-            error={issues["body.interval_seconds"]}
-          />
-          {!inbound && <Field label="Timeout (ms)" name="timeout_ms" type="number" min={100} max={120000} defaultValue={Number(monitor?.timeout_ms ?? 10000)} hint="At most the interval" error={issues["body.timeout_ms"]} />}
-        </div>
+        {/* A heartbeat has no interval: its period or schedule says when a ping is due (the sweep runs every 5 s). */}
+        {!inbound && (
+          <div className="row">
+            <Field
+              // A new monitor's proposal follows the plan's minimum, known once the entitlements arrive.
+              key={monitor || entitlements.data ? "known" : "loading"}
+              label="Check every (seconds)"
+              name="interval_seconds"
+              type="number"
+              min={minInterval}
+              max={86400}
+              defaultValue={Number(monitor?.interval_seconds ?? Math.max(DEFAULT_INTERVAL_S, minInterval))}
+              hint={entitlements.data?.billing_enabled === false ? `Every ${minInterval} s or more` : `Your plan allows every ${minInterval} s or more`}
+              error={issues["body.interval_seconds"]}
+            />
+            <Field label="Timeout (ms)" name="timeout_ms" type="number" min={100} max={120000} defaultValue={Number(monitor?.timeout_ms ?? 10000)} hint="At most the interval" error={issues["body.timeout_ms"]} />
+          </div>
+        )}
         <Field label="Tags (comma separated)" name="tags" defaultValue={monitor?.tags.join(", ")} placeholder="production, api" hint="Each tag is a monitor group" error={issues["body.tags"]} />
         {!inbound && (regions.data?.data.length ?? 0) > 0 && (
           <fieldset aria-describedby="regions-hint">

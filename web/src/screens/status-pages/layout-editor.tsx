@@ -22,9 +22,10 @@ import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Select, StatusBadge } from "../../components/ui";
 import { type EditComponent, type EditSection, fromView, moveComponent, moveSection, newKey, sectionOf, toBody } from "./layout-model";
 import type { StatusPage } from "./status-page-api";
+import { componentStatus } from "./preview-status";
 import { ThemePreview } from "./theme-picker";
 
-type MonitorInfo = { id: string; name: string; status: string; paused: boolean; suspended: boolean };
+type MonitorInfo = { id: string; name: string; status: string; paused: boolean; suspended: boolean; tags: string[] };
 
 /**
  * Only what the dragged item can land on: sections among sections; components among components
@@ -157,7 +158,7 @@ export function LayoutEditor({ page }: { page: StatusPage }) {
       <p className="muted">
         {sections.length} section{sections.length === 1 ? "" : "s"}, {total} component{total === 1 ? "" : "s"}.
       </p>
-      <LayoutPreview page={page} sections={sections} />
+      <LayoutPreview page={page} sections={sections} monitors={monitors.data?.data} />
     </div>
   );
 }
@@ -407,8 +408,11 @@ function AddMonitors({ sections, onAdd }: { sections: EditSection[]; onAdd: (sec
   );
 }
 
-/** The layout as it stands (saved or not), in the light and the dark built-in themes or the page's own. */
-function LayoutPreview({ page, sections }: { page: StatusPage; sections: EditSection[] }) {
+/**
+ * The layout as it stands (saved or not), in the light and the dark built-in themes or the page's own, with each
+ * component's status from its monitors as they are now.
+ */
+function LayoutPreview({ page, sections, monitors }: { page: StatusPage; sections: EditSection[]; monitors: MonitorInfo[] | undefined }) {
   const themes = useQuery({ queryKey: ["themes"], queryFn: () => api.GET("/api/v1/themes", { params: { query: { limit: 100 } } }).then(data) });
   const [mode, setMode] = useState<string>("light");
   const list = themes.data?.data ?? [];
@@ -430,14 +434,14 @@ function LayoutPreview({ page, sections }: { page: StatusPage; sections: EditSec
           ))}
         </div>
       </div>
-      <p className="muted">The layout as it stands, saved or not, as visitors see it.</p>
+      <p className="muted">The layout as it stands, saved or not, with each monitor's status now. Open incidents and maintenance windows are not shown here.</p>
       {themes.isError && <ErrorMessage error={themes.error} />}
-      {colors && (
+      {colors && monitors && (
         <ThemePreview
           page={page}
           colors={colors}
           label={`Preview in ${choices.find(([id]) => id === mode)?.[1] ?? mode}`}
-          sections={sections.map((s) => ({ id: s.key, name: s.name, components: s.components.map((c) => ({ id: c.key, display_name: c.display_name })) }))}
+          sections={sections.map((s) => ({ id: s.key, name: s.name, components: s.components.map((c) => ({ id: c.key, display_name: c.display_name, status: componentStatus(c, monitors) })) }))}
         />
       )}
     </section>

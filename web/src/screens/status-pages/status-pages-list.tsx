@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data } from "../../api/client";
+import { isUnlimited } from "../../components/format";
 import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
@@ -43,7 +44,7 @@ export function StatusPagesList() {
         <h1 id="sp-h">Status pages</h1>
         {usage && (
           <span className="muted">
-            {usage.used} of {usage.limit} pages used
+            {isUnlimited(usage.limit) ? `${usage.used} page${usage.used === 1 ? "" : "s"} used (unlimited)` : `${usage.used} of ${usage.limit} pages used`}
           </span>
         )}
         <Link to="/incidents" className="button">

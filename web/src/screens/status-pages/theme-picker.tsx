@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type CSSProperties } from "react";
 import { api, data } from "../../api/client";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
+import { type ComponentStatus, overallStatus, STATUS_COLOUR, STATUS_TEXT } from "./preview-status";
 import type { StatusPage } from "./status-page-api";
 
 type Colors = Record<string, string>;
@@ -143,44 +144,44 @@ function Swatches({ colors }: { colors: Colors }) {
 interface PreviewSection {
   id: string;
   name: string;
-  components: { id: string; display_name: string }[];
+  components: { id: string; display_name: string; status?: ComponentStatus }[];
 }
 
+/** One of each, so the theme picker shows every status colour. */
+const SAMPLES: ComponentStatus[] = ["operational", "degraded", "major_outage", "maintenance"];
+
 /**
- * The page's sections and components (saved, or the layout editor's draft when given) in the chosen
- * colours, updated as you pick.
+ * The page in the chosen colours, updated as you pick. Given `sections` (the layout editor's draft, each component
+ * with its current status), it shows them as they are; without, the saved sections with sample statuses.
  */
 export function ThemePreview({ page, colors, sections: draft, label = "Live preview" }: { page: StatusPage; colors: Colors; sections?: PreviewSection[]; label?: string }) {
   // Inside the layout editor the page's name is a picture of the page, not a heading of the screen.
   const Title = draft ? "p" : "h2";
   const v = (k: string) => colors[k] ?? "inherit";
   const box: CSSProperties = { background: v("background"), color: v("text"), borderColor: v("border") };
-  const own = draft ?? page.layout.sections;
-  const sections = own.length > 0 ? own : [{ id: "x", name: "Website", components: [{ id: "y", display_name: "Homepage" }] }];
-  const states = [
-    ["Operational", "up"],
-    ["Degraded performance", "degraded"],
-    ["Major outage", "down"],
-    ["Under maintenance", "maintenance"],
-  ] as const;
+  const panel: CSSProperties = { background: v("surface"), border: `1px solid ${v("border")}`, borderRadius: 6, padding: "0.5rem" };
   let i = 0;
+  const sampled = (list: PreviewSection[]) => list.map((s) => ({ ...s, components: s.components.map((c) => ({ ...c, status: SAMPLES[i++ % SAMPLES.length]! })) }));
+  const own = page.layout.sections.length > 0 ? page.layout.sections : [{ id: "x", name: "Website", components: [{ id: "y", display_name: "Homepage" }] }];
+  const sections = draft ?? sampled(own);
+  const overall = draft ? overallStatus(draft.flatMap((s) => s.components.map((c) => c.status ?? "unknown"))) : { status: "operational" as const, text: "All systems operational" };
   return (
     <section aria-label={label} className="preview" style={box} data-testid="theme-preview">
-      <p style={{ margin: 0, color: v("muted") }}>Preview</p>
+      <p style={{ margin: 0, color: v("muted") }}>{draft ? "Preview" : "Preview with sample statuses"}</p>
       <Title style={{ marginTop: 0, fontSize: "1.5rem", fontWeight: 700 }}>{page.name}</Title>
-      <p style={{ background: v("surface"), border: `1px solid ${v("border")}`, borderRadius: 6, padding: "0.5rem", color: v("up"), fontWeight: 700 }}>All systems operational</p>
+      <p style={{ ...panel, color: v(STATUS_COLOUR[overall.status]), fontWeight: 700 }} data-testid="preview-overall">
+        {overall.text}
+      </p>
+      {sections.length === 0 && <p style={{ color: v("muted") }}>Nothing else yet: add a section, then monitors to it.</p>}
       {sections.map((s) => (
-        <div key={s.id} style={{ background: v("surface"), border: `1px solid ${v("border")}`, borderRadius: 6, padding: "0.5rem", marginBottom: "0.5rem" }}>
+        <div key={s.id} style={{ ...panel, marginBottom: "0.5rem" }}>
           <strong>{s.name}</strong>
-          {s.components.map((c) => {
-            const [label, key] = states[i++ % states.length]!;
-            return (
-              <div key={c.id} className="row-status" style={{ borderColor: v("border") }}>
-                <span>{c.display_name}</span>
-                <span style={{ color: v(key) }}>{label}</span>
-              </div>
-            );
-          })}
+          {s.components.map((c) => (
+            <div key={c.id} className="row-status" style={{ borderColor: v("border") }}>
+              <span>{c.display_name}</span>
+              <span style={{ color: v(STATUS_COLOUR[c.status ?? "unknown"]) }}>{STATUS_TEXT[c.status ?? "unknown"]}</span>
+            </div>
+          ))}
         </div>
       ))}
       <a href={page.url} style={{ color: v("accent") }} target="_blank" rel="noreferrer">

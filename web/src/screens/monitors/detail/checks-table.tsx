@@ -1,7 +1,8 @@
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { api, data, downloadFile } from "../../../api/client";
-import { ErrorMessage, fmtMs, fmtTime, Loading, StatusBadge } from "../../../components/ui";
+import { fmtRunTime } from "../../../components/run-time";
+import { ErrorMessage, fmtTime, Loading, StatusBadge } from "../../../components/ui";
 import type { ChecksFilters } from "../../../lib/live";
 import { Link } from "../../../lib/router";
 import type { Monitor } from "../use-monitors";
@@ -91,7 +92,7 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
       {q.isPending ? (
         <Loading what="checks" />
       ) : q.data && q.data.data.length === 0 ? (
-        <p className="muted">{Object.keys(queryOf(filters)).length ? "No check matches these filters." : "No checks yet. “Run now” checks at once; scheduled checks appear here live."}</p>
+        <p className="muted">{Object.keys(queryOf(filters)).length ? "No check matches these filters." : heartbeat ? "No results yet. One appears here live when the first ping arrives or a deadline passes without one." : "No checks yet. “Run now” checks at once; scheduled checks appear here live."}</p>
       ) : (
         <div className="table-scroll">
           <table className="table checks">
@@ -121,7 +122,7 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
                   <td>
                     <StatusBadge status={c.status} />
                   </td>
-                  <td>{fmtMs(c.duration_ms)}</td>
+                  <td>{fmtRunTime(monitor.type, c)}</td>
                   <td className="error-cell">{c.error ?? ""}</td>
                   {heartbeat && <td className="body-cell">{excerpt(c.data.body)}</td>}
                 </tr>

@@ -170,7 +170,12 @@ function RecentCharts({ monitor }: { monitor: Monitor }) {
   const bands = useMemo(() => mergeBands([...stretches, ...maintenance]), [stretches, maintenance]);
   if (q.isPending) return <Loading what="recent checks" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
-  if (rows.length === 0) return <p className="muted">No results yet. The chart fills in live as checks arrive; “Run now” checks at once.</p>;
+  if (rows.length === 0)
+    return (
+      <p className="muted">
+        {monitor.type === "heartbeat" ? "No results yet. The chart fills in live when the first ping arrives or a deadline passes without one." : "No results yet. The chart fills in live as checks arrive; “Run now” checks at once."}
+      </p>
+    );
   return (
     <>
       <Chart x={durations.x} series={durations.series} label={`Response time of the last ${durations.x.length} checks, one line per region`} bands={bands} xRange={xRange} spanGaps={false} />

@@ -1,7 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { dataSchemas } from "../../../../../schemas/check-types.ts";
 import { api, data } from "../../../api/client";
-import { ErrorMessage, fmtMs, fmtTime, Loading, StatusBadge } from "../../../components/ui";
+import { fmtRunTime } from "../../../components/run-time";
+import { ErrorMessage, fmtTime, Loading, StatusBadge } from "../../../components/ui";
 import { Link } from "../../../lib/router";
 import type { Monitor } from "../use-monitors";
 import type { CheckResult } from "./chart-data";
@@ -75,8 +76,8 @@ export function ResultFields({ result: r, type }: { result: Partial<CheckResult>
           <dd className="field-error">{r.error}</dd>
         </>
       )}
-      <dt>Duration</dt>
-      <dd>{fmtMs(r.duration_ms)}</dd>
+      <dt>{type === "heartbeat" ? "Run time" : "Duration"}</dt>
+      <dd>{fmtRunTime(type, r)}</dd>
       <dt>Location</dt>
       <dd>
         {r.location} {r.location_type ? `(${r.location_type})` : ""}
