@@ -167,11 +167,13 @@ describe("a new user's walk-through", () => {
     expect(env.errors).toEqual([]);
   }, 60_000);
 
-  it("says the unlimited plan's status pages are unlimited, not 0 of 100000", async () => {
+  it("says the unlimited plan's status pages and runner slots are unlimited, not 0 of 100000", async () => {
     await page.goto(`${env.base}/status-pages`);
     await page.getByText("1 page used (unlimited)").waitFor();
     expect(await page.locator("main").textContent()).not.toContain("100000");
     await page.screenshot({ path: "/tmp/walk-status-pages.png" });
+    await page.goto(`${env.base}/runners`);
+    await page.getByTestId("runner-usage").filter({ hasText: "0 runner slots used (unlimited)" }).waitFor();
     expect(env.errors).toEqual([]);
   }, 30_000);
 

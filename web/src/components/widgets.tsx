@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { Link, useRouter } from "../lib/router";
+import { isUnlimited } from "./format";
 import "./widgets.css";
 
 /** Copies `text`; falls back to selecting it when the clipboard is not available, and says which happened. */
@@ -143,7 +144,7 @@ export function SuspendedBadge({ what }: { what: string }) {
 
 /** Usage of one quota as a bar with the figures in text (never colour alone). */
 export function UsageBar({ label, used, limit }: { label: string; used: number; limit: number }) {
-  const unlimited = !Number.isFinite(limit) || limit >= 1e9;
+  const unlimited = isUnlimited(limit);
   const pct = unlimited ? 0 : limit === 0 ? (used > 0 ? 100 : 0) : Math.min(100, (used / limit) * 100);
   const id = useId();
   // 1,000,000 rather than 1000000 (the self-hosted plan's quotas are that large).

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtAgo } from "../../components/format";
+import { fmtAgo, isUnlimited } from "../../components/format";
 import { ConfirmButton, SecretOnce, Snippet, SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
@@ -46,7 +46,7 @@ export function Runners() {
         <h1 id="runners-h">Self-hosted runners</h1>
         {usage && (
           <span className="muted" data-testid="runner-usage">
-            {usage.used} of {usage.limit} runner slots used
+            {isUnlimited(usage.limit) ? `${usage.used} runner slot${usage.used === 1 ? "" : "s"} used (unlimited)` : `${usage.used} of ${usage.limit} runner slots used`}
           </span>
         )}
       </header>
