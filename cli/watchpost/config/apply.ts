@@ -1,8 +1,8 @@
 import type { ApiClient } from "../client.ts";
 import { CliError } from "../errors.ts";
 import { KEY_TAG_PREFIX } from "../monitor-ref.ts";
-import { hasRef, MASK, resolveRefs } from "./env-refs.ts";
-import { isSecretPath } from "./secret-paths.ts";
+import { MASK, resolveRefs } from "./env-refs.ts";
+import { unsetOutsideSecrets, unsetForApply } from "./secret-paths.ts";
 import type { DesiredMonitor } from "./load.ts";
 import { channelBody } from "./channels.ts";
 import type { Change, ChannelChange, MonitorChange, PageChange, Plan, PolicyChange, RuleChange, WindowChange } from "./plan.ts";
@@ -34,7 +34,7 @@ function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[]
   const config = resolveRefs(d.config, env, missing, () => MASK) as Record<string, unknown>;
   if (missing.size && !currentTags) throw new CliError(`Monitor ${d.key}: set ${[...missing].join(", ")} to create it (the file references them)`, "MISSING_ENV", 1, { missing: [...missing] });
   // Only a stored secret can be kept by sending the mask back; any other field would be set to it (or refused by the API).
-  const plain = unsetOutsideSecrets(d.config, env, [], d.config);
+  const plain = unsetOutsideSecrets(d.config, env);
   if (plain.size) throw new CliError(`Monitor ${d.key}: set ${[...plain].join(", ")} to update it (the file references them outside a secret field, whose stored value cannot be kept)`, "MISSING_ENV", 1, { missing: [...plain] });
   const tags = [...(d.tags ?? (currentTags ?? []).filter((t) => !t.startsWith(KEY_TAG_PREFIX))), `${KEY_TAG_PREFIX}${d.key}`];
   return {
@@ -50,14 +50,6 @@ function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[]
   };
 }
 
-/** The unset variables of references in config fields the API does not store as secrets. */
-function unsetOutsideSecrets(value: unknown, env: NodeJS.ProcessEnv, path: string[], root: Record<string, unknown>, out = new Set<string>()): Set<string> {
-  if (typeof value === "string") {
-    if (hasRef(value) && !isSecretPath(path, root)) resolveRefs(value, env, out);
-  } else if (Array.isArray(value)) value.forEach((v, i) => unsetOutsideSecrets(v, env, [...path, String(i)], root, out));
-  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) unsetOutsideSecrets(v, env, [...path, k], root, out);
-  return out;
-}
 
 const failure = (c: Change, err: unknown) => {
   const e = err instanceof CliError ? err : new CliError(String((err as Error)?.message ?? err));
@@ -70,6 +62,13 @@ const failure = (c: Change, err: unknown) => {
  * first failure and reports what was applied, what failed and what was not tried.
  */
 export async function applyPlan(client: ApiClient, plan: Plan, env: NodeJS.ProcessEnv): Promise<ApplyReport> {
+  // Every variable the changes need, before the first one is made (not one resource at a time, half applied).
+  const unset = unsetForApply(plan.changes, env);
+  if (unset.length) {
+    const names = [...new Set(unset.map((u) => u.variable))];
+    const needers = [...new Set(unset.map((u) => `${u.kind} ${u.key}`))];
+    throw new CliError(`set ${names.join(", ")}: apply needs them (${needers.join(", ")}); nothing was changed`, "MISSING_ENV", 1, { missing: names, needed_by: unset });
+  }
   const report: ApplyReport = { applied: [], failed: [], skipped: [] };
   const isMonitorCreate = (c: Change) => c.kind === "monitor" && c.action === "create";
   const creates = plan.changes.filter(isMonitorCreate);

@@ -48,11 +48,10 @@ describe("plan and apply with ${VAR} references outside the API's secret fields"
         return { data: { id: current.id, name: current.name } };
       },
     } as unknown as ApiClient;
-    const report = await applyPlan(client, plan, {});
+    const err = await applyPlan(client, plan, {}).catch((e) => e);
     expect(sent).toEqual([]);
-    expect(report.failed).toHaveLength(1);
-    expect(report.failed[0]!.code).toBe("MISSING_ENV");
-    expect(report.failed[0]!.error).toContain("ENV_NAME");
+    expect(err.code).toBe("MISSING_ENV");
+    expect(err.message).toContain("ENV_NAME");
   });
 
   it("apply still keeps a stored secret (sends the mask back) when the variable of a secret field is unset", async () => {
@@ -69,5 +68,37 @@ describe("plan and apply with ${VAR} references outside the API's secret fields"
     const report = await applyPlan(client, plan, {});
     expect(report.failed).toEqual([]);
     expect(sent[0]!.config.headers["X-Api-Token"]).toBe("••••••••");
+  });
+});
+
+describe("variables apply needs, found before anything changes", () => {
+  const desired: DesiredState = {
+    version: 1,
+    channels: [{ key: "hook", name: "Hook", type: "webhook", config: { url: "${HOOK_URL}" } } as never],
+    monitors: [
+      { key: "shop", name: "Shop", type: "http", config: { url: "http://127.0.0.1:18081/", headers: { "X-Api-Token": "${SHOP_TOKEN}" } } },
+      { key: "sec", name: "Sec", type: "http", config: { url: "http://127.0.0.1:18081/health", headers: { "X-Env": "${ENV_NAME}", "X-Api-Token": "${KEPT_TOKEN}" } } },
+    ],
+  };
+  const current = stored({ url: "http://127.0.0.1:18081/health", headers: { "X-Env": "prod", "X-Api-Token": "••••••••" } });
+
+  it("plan names each unset variable apply would refuse, with what needs it; a stored secret kept needs none", () => {
+    const plan = computePlan(desired, [current], [], [], { prune: false, resendSecrets: false, env: {} });
+    expect(plan.unsetForApply).toEqual([
+      { variable: "HOOK_URL", kind: "channel", key: "hook", action: "create" },
+      { variable: "SHOP_TOKEN", kind: "monitor", key: "shop", action: "create" },
+      { variable: "ENV_NAME", kind: "monitor", key: "sec", action: "update" },
+    ]);
+    expect(renderPlan(plain, plan)).toContain("apply needs these variables, unset here: HOOK_URL (channel hook), SHOP_TOKEN (monitor shop), ENV_NAME (monitor sec)");
+  });
+
+  it("apply refuses before changing anything, naming them all", async () => {
+    const plan = computePlan(desired, [current], [], [], { prune: false, resendSecrets: false, env: {} });
+    const calls: string[] = [];
+    const client = new Proxy({}, { get: (_t, method) => async (path: string) => (calls.push(`${String(method)} ${path}`), { data: {} }) }) as unknown as ApiClient;
+    const err = await applyPlan(client, plan, {}).catch((e) => e);
+    expect(calls).toEqual([]);
+    expect(err.code).toBe("MISSING_ENV");
+    expect(err.message).toBe("set HOOK_URL, SHOP_TOKEN, ENV_NAME: apply needs them (channel hook, monitor shop, monitor sec); nothing was changed");
   });
 });

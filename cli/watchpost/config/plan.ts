@@ -10,7 +10,7 @@ import { fullRule, type RefMaps, type Rule, ruleAsFile } from "./rules.ts";
 import { fullSections, type Layout, layoutAsFile, type StatusPage } from "./status-pages.ts";
 import { CliError } from "../errors.ts";
 import { type Channel, comparableChannelConfig } from "./channels.ts";
-import { isSecretPath, redactConfig, redactedValue } from "./secret-paths.ts";
+import { isSecretPath, redactConfig, redactedValue, type UnsetVariable, unsetForApply } from "./secret-paths.ts";
 import { fileKeyOf, inScope, projectOf, withProject } from "./project.ts";
 
 interface FieldChange {
@@ -65,6 +65,8 @@ export interface Plan {
   unmanaged: number;
   /** How many items of other projects (stored key `<other>/…`) stay: never the file's to change or delete. */
   otherProjects: number;
+  /** Variables apply would need that are unset where the plan ran (the plan job may not hold the secrets). */
+  unsetForApply: UnsetVariable[];
   /** Keyed items of the file's scope that it no longer names, left alone without --prune (a renamed key's old item). */
   leftAlone: { kind: Change["kind"]; key: string; id: string; name: string }[];
   /** Keys → ids of the organisation's monitors and channels now (apply adds the ones it creates). */
@@ -366,7 +368,7 @@ export function computePlan(
   // Adopted resources are known by their new key already, so references to them compare as unchanged.
   const refs: RefMaps = { monitorId: idsOf(monitorMap), channelId: idsOf(channelMap), policyId: idsOf(policyMap) };
   checkRuleReferences(desired, refs);
-  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, leftAlone: [], refs };
+  const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, leftAlone: [], unsetForApply: [], refs };
   const channelPlan = desired.channels
     ? planKind(
         { kind: "channel", desired: desired.channels, byKey: channelMap, id: byId, name: byName, type: (d) => d.type, diff: (d, c) => diffChannel(d, c, o), stored: storedKey, adopted: adoptedChannels },
@@ -463,5 +465,6 @@ export function computePlan(
     ...policyPlan.deletes,
     ...channelPlan.deletes,
   );
+  plan.unsetForApply = unsetForApply(plan.changes, o.env);
   return plan;
 }

@@ -36,8 +36,11 @@ export function renderPlan(o: Output, plan: Plan): string {
   // Made from this file once (a key since renamed or removed) and still running: say so, one line each.
   const left = plan.leftAlone.map((l) => paint(o, "gray", `  ${l.kind} ${l.key} ("${l.name}") is no longer in the file: left alone; apply --prune deletes it`));
   const leftBlock = left.length ? `\n${left.join("\n")}` : "";
+  // The plan job may run without the secrets; apply refuses until they are set, so say which before it does.
+  const unset = plan.unsetForApply.map((u) => `${u.variable} (${u.kind} ${u.key})`);
+  const unsetBlock = unset.length ? `\n${paint(o, "yellow", `apply needs these variables, unset here: ${unset.join(", ")}`)}` : "";
   if (!plan.changes.length) return `No changes: the organisation matches the file.${unmanaged}${leftBlock}`;
-  return `${lines.join("\n")}\n\n${paint(o, "bold", summary)}${unmanaged}${leftBlock}`;
+  return `${lines.join("\n")}\n\n${paint(o, "bold", summary)}${unmanaged}${leftBlock}${unsetBlock}`;
 }
 
 /** The JSON form of a plan (no file values beyond what renderPlan shows: secrets stay redacted). */
@@ -54,6 +57,7 @@ export function planJson(plan: Plan) {
     unmanaged: plan.unmanaged,
     other_projects: plan.otherProjects,
     left_alone: plan.leftAlone,
+    unset_for_apply: plan.unsetForApply,
     summary: { create: plan.changes.filter((c) => c.action === "create").length, update: plan.changes.filter((c) => c.action === "update").length, delete: plan.changes.filter((c) => c.action === "delete").length, unchanged: plan.unchanged.length },
   };
 }
