@@ -334,7 +334,7 @@ describe("alert rules in the file", () => {
     file.rules[0].confirmation.consecutive_failures = 5;
     o.write(file);
     expect((await o.cli(["plan", "--json"], env)).json().changes).toEqual([
-      { kind: "rule", action: "update", key: "shop-down", id: expect.any(String), name: "Shop down", changes: [{ path: "confirmation", before: { consecutive_failures: 3, confirmation_regions: null }, after: { consecutive_failures: 5, confirmation_regions: null } }] },
+      { kind: "rule", action: "update", key: "shop-down", id: expect.any(String), name: "Shop down", changes: [{ path: "confirmation.consecutive_failures", before: 3, after: 5 }] },
     ]);
     expect((await o.cli(["apply"], env)).code).toBe(0);
     expect((await o.cli(["plan", "--detailed-exitcode"], env)).code).toBe(0);
@@ -447,7 +447,7 @@ describe("status pages in the file", () => {
     o.write(file);
     const changed = await o.cli(["plan", "--json"]);
     expect(changed.json().changes).toHaveLength(1);
-    expect(changed.json().changes[0].changes.map((c: { path: string }) => c.path)).toEqual(["sections"]);
+    expect(changed.json().changes[0].changes.map((c: { path: string }) => c.path)).toEqual(["sections[0].components[0].display_name"]);
     expect((await o.cli(["apply"])).code).toBe(0);
     const after = (await o.call("GET", `/api/v1/status-pages/${page.id}/layout`)).body;
     expect(after.sections[0].components[0]).toMatchObject({ id: layout.sections[0].components[0].id, display_name: "Web shop" });

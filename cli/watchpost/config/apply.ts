@@ -28,6 +28,9 @@ export interface ApplyReport {
 
 const BULK_MAX = 1000;
 
+/** A change of a status page's layout (`sections`, or a leaf below it such as `sections[0].components[1].display_name`). */
+const isSectionsPath = (path: string) => path === "sections" || path.startsWith("sections[") || path.startsWith("sections.");
+
 /** The API body for a file entry: ${VAR}s resolved; an unset one keeps the stored secret (•••••••• back) on update. */
 function bodyOf(d: DesiredMonitor, env: NodeJS.ProcessEnv, currentTags: string[] | null) {
   const missing = new Set<string>();
@@ -152,9 +155,9 @@ async function applyPage(client: ApiClient, c: PageChange, refs: RefMaps): Promi
   else {
     id = c.id;
     layout = c.current.layout;
-    if (c.changes.some((f) => f.path !== "sections")) await client.PATCH("/api/v1/status-pages/{id}", { params: { path: { id } }, body: fields });
+    if (c.changes.some((f) => !isSectionsPath(f.path))) await client.PATCH("/api/v1/status-pages/{id}", { params: { path: { id } }, body: fields });
   }
-  if (d.sections !== undefined && (c.action === "create" || c.changes.some((f) => f.path === "sections"))) {
+  if (d.sections !== undefined && (c.action === "create" || c.changes.some((f) => isSectionsPath(f.path)))) {
     await client.PUT("/api/v1/status-pages/{id}/layout", { params: { path: { id } }, body: layoutBody(d, layout, refs) as never });
   }
   return { kind: "status_page", action: c.action, key: d.slug, id, name: d.name };

@@ -148,6 +148,22 @@ const canonical = (v: unknown): string =>
       : JSON.stringify(v);
 export const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The changes between two values as leaf paths (`confirmation.consecutive_failures`, `sections[0].components[1].display_name`):
+ * objects by key, lists of the same length by position; a list that grew or shrank, or a changed type, whole.
+ */
+export function fieldChanges(path: string, before: unknown, after: unknown, out: FieldChange[] = []): FieldChange[] {
+  if (same(before, after)) return out;
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) fieldChanges(`${path}.${k}`, before[k], after[k], out);
+  } else if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    before.forEach((b, i) => fieldChanges(`${path}[${i}]`, b, after[i], out));
+  } else out.push({ path, before, after });
+  return out;
+}
+
 /** Differences between the desired and the stored config, by path; masked secrets count as equal unless resendSecrets. */
 function diffConfig(desired: unknown, current: unknown, raw: unknown, path: string[], root: Record<string, unknown>, o: PlanOptions, out: FieldChange[]) {
   const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
@@ -200,7 +216,7 @@ function diffRule(d: DesiredRule, r: Rule, refs: RefMaps): FieldChange[] {
   const want = fullRule(d) as Record<string, unknown>;
   const have = ruleAsFile(r, refs) as Record<string, unknown>;
   const out: FieldChange[] = [];
-  for (const k of Object.keys(want)) if (!same(want[k], have[k])) out.push({ path: k, before: have[k], after: want[k] });
+  for (const k of Object.keys(want)) fieldChanges(k, have[k], want[k], out);
   if (have.escalation_policy_id) out.push({ path: "escalation_policy_id", before: have.escalation_policy_id, after: null });
   return out;
 }
@@ -247,7 +263,7 @@ function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChang
   if (d.theme_id !== undefined && d.theme_id !== p.page.theme_id) out.push({ path: "theme_id", before: p.page.theme_id, after: d.theme_id });
   if (d.sections !== undefined) {
     const have = p.layout ? layoutAsFile(p.layout, refs) : [];
-    if (!same(fullSections(d.sections), have)) out.push({ path: "sections", before: have, after: fullSections(d.sections) });
+    fieldChanges("sections", have, fullSections(d.sections), out);
   }
   return out;
 }
@@ -255,9 +271,7 @@ function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChang
 function diffWindow(d: DesiredWindow, w: Window, refs: RefMaps): FieldChange[] {
   const want = fullWindow(d) as Record<string, unknown>;
   const have = windowAsFile(w, refs, fullWindow(d)) as Record<string, unknown>;
-  return Object.keys(want)
-    .filter((k) => !same(want[k], have[k]))
-    .map((k) => ({ path: k, before: have[k], after: want[k] }));
+  return Object.keys(want).flatMap((k) => fieldChanges(k, have[k], want[k]));
 }
 
 /** One resource kind of the plan: its file entries, the organisation's by key, and how to compare them. */
