@@ -9,19 +9,10 @@ import { type ComponentRow, monitorsForComponents, type PageMonitorRow, type Sta
 import { findTheme } from "../../db/queries/themes.ts";
 import { loadLayout } from "./service.ts";
 import { BUILT_IN_THEMES, customThemeView, isBuiltInTheme, type ThemeView } from "./themes.ts";
+import { type ComponentStatus, groupStatus, monitorStatus, OVERALL_TEXT, worst } from "../../schemas/status-pages/component-status.ts";
 
-export type ComponentStatus = "operational" | "degraded" | "partial_outage" | "major_outage" | "maintenance" | "unknown";
-
-const SEVERITY: Record<ComponentStatus, number> = { unknown: 0, operational: 0, maintenance: 1, degraded: 2, partial_outage: 3, major_outage: 4 };
-export const STATUS_TEXT: Record<ComponentStatus, string> = {
-  operational: "Operational",
-  degraded: "Degraded performance",
-  partial_outage: "Partial outage",
-  major_outage: "Major outage",
-  maintenance: "Under maintenance",
-  unknown: "No data",
-};
-const OVERALL_TEXT: Record<ComponentStatus, string> = { ...STATUS_TEXT, operational: "All systems operational", unknown: "All systems operational" };
+export type { ComponentStatus } from "../../schemas/status-pages/component-status.ts";
+export { STATUS_TEXT } from "../../schemas/status-pages/component-status.ts";
 const IMPACT_STATUS: Record<IncidentRow["impact"], ComponentStatus | null> = { none: null, minor: "degraded", major: "partial_outage", critical: "major_outage" };
 
 export interface PublicBar {
@@ -68,24 +59,6 @@ export interface PublicPage {
   incidents: { active: PublicIncident[]; recent: PublicIncident[] };
   maintenance: PublicMaintenance[];
   generated_at: string;
-}
-
-export const worst = (a: ComponentStatus, b: ComponentStatus): ComponentStatus => (SEVERITY[b] > SEVERITY[a] || (a === "unknown" && b !== "unknown") ? b : a);
-
-export function monitorStatus(m: PageMonitorRow, inMaintenance: boolean): ComponentStatus {
-  if (m.paused) return "unknown";
-  if (inMaintenance) return "maintenance";
-  return m.status === "up" ? "operational" : m.status === "degraded" ? "degraded" : m.status === "down" || m.status === "timeout" ? "major_outage" : "unknown";
-}
-
-/** A tag group: all down is a major outage, some down a partial one. */
-export function groupStatus(statuses: ComponentStatus[]): ComponentStatus {
-  const known = statuses.filter((s) => s !== "unknown");
-  if (known.length === 0) return "unknown";
-  const down = known.filter((s) => s === "major_outage").length;
-  if (down === known.length) return "major_outage";
-  if (down > 0) return "partial_outage";
-  return known.reduce(worst, "operational");
 }
 
 const RECENT_INCIDENT_DAYS = 14;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { groupStatus, monitorStatus, worst } from "./public-model.ts";
+import { groupStatus, monitorStatus, worst } from "./component-status.ts";
 
 const m = (status: string, paused = false) => ({ id: "mon_1", name: "m", status, tags: [], paused, status_changed_at: null, last_duration_ms: null });
 
