@@ -20,7 +20,7 @@ export class IdentityCache {
     if (!this.listening) return undefined;
     const hit = this.entries.get(key);
     if (!hit) return undefined;
-    if (hit.expires < Date.now()) {
+    if (hit.expires <= Date.now()) {
       this.entries.delete(key);
       return undefined;
     }
@@ -32,10 +32,12 @@ export class IdentityCache {
     return this.generation;
   }
 
-  set(key: string, identity: Identity, mark = this.generation): void {
+  /** `until`: when the credential itself expires (a key's or session's `expires_at`); the entry never outlives it. */
+  set(key: string, identity: Identity, mark = this.generation, until?: Date | null): void {
     if (!this.listening || mark !== this.generation) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { identity, expires: Date.now() + TTL_MS });
+    const expires = Math.min(Date.now() + TTL_MS, until ? until.getTime() : Infinity);
+    this.entries.set(key, { identity, expires });
   }
 
   clear(): void {

@@ -37,7 +37,7 @@ export async function resolveIdentity(sql: Sql, request: Request, cache?: Identi
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) void touchApiKey(sql, row.key_id).catch(() => {});
     const identity: Identity = { kind: "api_key", keyId: row.key_id, userId: row.user_id, orgId: row.org_id, roleId: row.role_id, rolePermissions: row.permissions, scopes: row.scopes };
-    cache?.set(cacheKey, identity, mark);
+    cache?.set(cacheKey, identity, mark, row.expires_at);
     return identity;
   }
   const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
@@ -64,7 +64,7 @@ export async function resolveIdentity(sql: Sql, request: Request, cache?: Identi
     rolePermissions: row.permissions ?? [],
     orgRequires2fa: row.require_2fa,
   };
-  cache?.set(cacheKey, identity, mark);
+  cache?.set(cacheKey, identity, mark, row.expires_at);
   return identity;
 }
 

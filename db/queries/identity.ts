@@ -11,12 +11,13 @@ export interface SessionIdentityRow {
   permissions: string[] | null;
   require_2fa: boolean;
   last_seen_at: Date;
+  expires_at: Date;
 }
 
 /** The session's user and the organisation it acts in: `orgId` when given (membership required), else the default one. */
 export async function findSessionIdentity(sql: Sql, tokenHash: Buffer, orgId: string | null): Promise<SessionIdentityRow | undefined> {
   const [row] = await sql<SessionIdentityRow[]>`
-    select s.id as session_id, s.csrf_token, s.last_seen_at, u.id as user_id, u.email, u.totp_enabled,
+    select s.id as session_id, s.csrf_token, s.last_seen_at, s.expires_at, u.id as user_id, u.email, u.totp_enabled,
            m.org_id, m.role_id, r.permissions, coalesce(p.require_2fa, false) as require_2fa
     from sessions s
     join users u on u.id = s.user_id
@@ -43,6 +44,8 @@ export interface ApiKeyIdentityRow {
   role_id: string;
   permissions: string[];
   last_used_at: Date | null;
+  /** The key's own expiry (a key made by a key never expires after its maker). */
+  expires_at: Date | null;
 }
 
 /**
@@ -52,7 +55,7 @@ export interface ApiKeyIdentityRow {
  */
 export async function findApiKeyIdentity(sql: Sql, keyHash: Buffer): Promise<ApiKeyIdentityRow | undefined> {
   const [row] = await sql<ApiKeyIdentityRow[]>`
-    select k.id as key_id, k.org_id, k.created_by as user_id, k.scopes, k.last_used_at, m.role_id, r.permissions
+    select k.id as key_id, k.org_id, k.created_by as user_id, k.scopes, k.last_used_at, k.expires_at, m.role_id, r.permissions
     from api_keys k
     join memberships m on m.org_id = k.org_id and m.user_id = k.created_by
     join roles r on r.id = m.role_id

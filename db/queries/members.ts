@@ -38,8 +38,20 @@ export async function setMemberRole(sql: Sql, orgId: string, userId: string, rol
   await sql`update memberships set role_id = ${roleId} where org_id = ${orgId} and user_id = ${userId}`;
 }
 
+/**
+ * Removes a member and, in the same statement, revokes the API keys they made in the organisation and the
+ * pending invitations they sent: both are bounded by the membership, and must not come back to life if the
+ * person is invited back later.
+ */
 export async function deleteMembership(sql: Sql, orgId: string, userId: string): Promise<void> {
-  await sql`delete from memberships where org_id = ${orgId} and user_id = ${userId}`;
+  await sql`
+    with keys as (
+      update api_keys set revoked_at = now() where org_id = ${orgId} and created_by = ${userId} and revoked_at is null
+    ), invitations_sent as (
+      update invitations set revoked_at = now()
+      where org_id = ${orgId} and invited_by = ${userId} and accepted_at is null and revoked_at is null
+    )
+    delete from memberships where org_id = ${orgId} and user_id = ${userId}`;
 }
 
 /** Organisations where this user is the only owner, with how many other members they have. */

@@ -96,7 +96,7 @@ export async function confirmPasswordReset(sql: Sql, input: { token: string; pas
   const passwordHash = await hashPassword(input.password);
   await withTx(sql, async (tx) => {
     const userId = await consumePasswordReset(tx, hashToken(input.token));
-    if (!userId) throw validationError([{ path: "/token", message: "Reset token is invalid, used or expired" }], "Reset token is invalid, used or expired");
+    if (!userId) throw validationError([{ path: "body.token", message: "Reset token is invalid, used or expired" }], "Reset token is invalid, used or expired");
     const user = await updateUser(tx, userId, { passwordHash });
     await deleteAllUserSessions(tx, userId);
     if (user) await clearAccountThrottle(tx, user.email);

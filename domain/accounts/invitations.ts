@@ -20,7 +20,7 @@ import {
 import { findMember, insertMembership } from "../../db/queries/members.ts";
 import { findOrg } from "../../db/queries/orgs.ts";
 import { findRole } from "../../db/queries/roles.ts";
-import { findUserById, markEmailVerified } from "../../db/queries/users.ts";
+import { findUserByEmail, findUserById, markEmailVerified } from "../../db/queries/users.ts";
 import { assertQuota } from "../../billing/entitlements.ts";
 
 const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -38,13 +38,16 @@ export async function inviteMember(
   input: { email: string; role_id: string },
 ): Promise<{ invitation: InvitationRow; token: string; acceptUrl: string }> {
   const role = await findRole(sql, actor.orgId, input.role_id);
-  if (!role) throw validationError([{ path: "/role_id", message: "Unknown role" }]);
+  if (!role) throw validationError([{ path: "body.role_id", message: "Unknown role" }]);
   if (role.id === "owner" && !(actor.identity.kind === "session" && grants(actor.identity.rolePermissions, "org:owner"))) {
     throw permissionDenied("Only an owner can invite another owner");
   }
   const excess = lacking(actor.identity, role.permissions);
   if (excess.length > 0) throw permissionDenied("You cannot invite someone to a role with permissions you do not hold", { permissions: excess });
   if (await pendingInvitationForEmail(sql, actor.orgId, input.email)) throw conflict("An invitation to this email is already pending");
+  // An invitation to someone already in the organisation could never be accepted (409 there) and would hold a member slot.
+  const invitee = await findUserByEmail(sql, input.email.trim());
+  if (invitee && (await findMember(sql, actor.orgId, invitee.id))) throw conflict("This person is already a member; change their role under Members instead");
   await assertQuota(sql, actor.orgId, "members", 1);
   const token = randomToken(32);
   const org = await findOrg(sql, actor.orgId);

@@ -19,7 +19,7 @@ export async function changeMemberRole({ sql, actor }: Ctx, userId: string, role
     const member = await findMember(tx, actor.orgId, userId);
     if (!member) throw notFound("Member");
     const role = await findRole(tx, actor.orgId, roleId);
-    if (!role) throw validationError([{ path: "/role_id", message: "Unknown role" }]);
+    if (!role) throw validationError([{ path: "body.role_id", message: "Unknown role" }]);
     const actorIsOwner = grants(actor.identity.kind === "session" ? actor.identity.rolePermissions : [], "org:owner");
     if ((role.id === "owner" || member.role_id === "owner") && !actorIsOwner) throw permissionDenied("Only an owner can change ownership");
     const current = await findRole(tx, actor.orgId, member.role_id);

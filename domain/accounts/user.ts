@@ -26,7 +26,7 @@ export async function updateProfile(
 ): Promise<UserRow> {
   const user = await getProfile(sql, userId);
   if (input.password || input.email) {
-    const wrong = () => validationError([{ path: "/current_password", message: "Current password is required and must be correct to change email or password" }]);
+    const wrong = () => validationError([{ path: "body.current_password", message: "Current password is required and must be correct to change email or password" }]);
     if (!input.current_password) throw wrong();
     // Guessing it through a stolen session counts against the same throttle as sign-in.
     await throttledAttempt(sql, user.email, async () => {

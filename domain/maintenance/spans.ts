@@ -22,8 +22,8 @@ export interface MaintenanceSpan {
  * that overlaps [from, to), oldest first: the grey bands of its response-time chart.
  */
 export async function monitorMaintenanceSpans(ctx: { sql: Sql; actor: Actor }, monitorId: string, from: Date, to: Date): Promise<MaintenanceSpan[]> {
-  if (to.getTime() <= from.getTime()) throw validationError([{ path: "/to", message: "must be after from" }], "from must be before to");
-  if (to.getTime() - from.getTime() > 400 * 86_400_000) throw validationError([{ path: "/to", message: "must be at most 400 days after from" }], "The range is at most 400 days");
+  if (to.getTime() <= from.getTime()) throw validationError([{ path: "query.to", message: "must be after from" }], "from must be before to");
+  if (to.getTime() - from.getTime() > 400 * 86_400_000) throw validationError([{ path: "query.to", message: "must be at most 400 days after from" }], "The range is at most 400 days");
   const monitor = await getMonitor(ctx, monitorId);
   const windows = await windowsForMonitor(ctx.sql, ctx.actor.orgId, monitor.id, monitor.tags);
   const spans: MaintenanceSpan[] = [];

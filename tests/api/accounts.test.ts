@@ -148,7 +148,7 @@ describe("the user's own account", () => {
     const email = newEmail("moved");
     const bare = await user.call("PATCH", "/api/v1/user", { email });
     expect(bare.status).toBe(400);
-    expect(bare.body.details.issues[0].path).toBe("/current_password");
+    expect(bare.body.details.issues[0].path).toBe("body.current_password");
     expect((await user.call("PATCH", "/api/v1/user", { email, current_password: "wrong password" })).status).toBe(400);
     const moved = await user.call("PATCH", "/api/v1/user", { email, current_password: user.password });
     expect(moved.body.email).toBe(email);
@@ -293,7 +293,12 @@ describe("invitations", () => {
     const fresh = await invite(owner, user.email);
     expect((await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: "member" })).status).toBe(409);
     expect((await user.call("POST", "/api/v1/invitations/accept", { token: fresh.token })).status).toBe(200);
+    // Inviting someone who is already a member is refused at once (the invitation could never be accepted)...
+    expect((await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: "viewer" })).status).toBe(409);
+    // ...and one that was pending when they joined another way (single sign-on) is refused on acceptance.
+    const [membership] = await api.sql`delete from memberships where org_id = ${org.org_id} and user_id = ${user.userId} returning *`;
     const twice = await invite(owner, user.email);
+    await api.sql`insert into memberships ${api.sql(membership!)}`;
     const again = await user.call("POST", "/api/v1/invitations/accept", { token: twice.token });
     expect(again.status).toBe(409);
     // The refused acceptance left the invitation pending.

@@ -74,6 +74,24 @@ describe("sign-up on a self-hosted installation", () => {
     expect(again.status).toBe(404);
   });
 
+  it("does not let an invited (or since removed) person create an organisation of their own with POST /orgs", async () => {
+    const team = await makeOrg(selfHosted.sql);
+    const owner = client(selfHosted.url, { key: team.api_key });
+    const email = newEmail("guest");
+    const inv = await owner("POST", "/api/v1/org/invitations", { email, role_id: "viewer" });
+    const up = await post(selfHosted, "/api/v1/auth/signup", signUpBody(email, { invitation_token: inv.body.token }));
+    expect(up.status).toBe(201);
+    expect((await owner("DELETE", `/api/v1/org/members/${up.body.user.id}`)).status).toBe(204);
+    const orgsBefore = (await selfHosted.sql`select count(*)::int as n from organisations`)[0]!.n;
+    const made = await up.call("POST", "/api/v1/orgs", { name: "My own unlimited org" });
+    expect(made.status).toBe(403);
+    expect(made.body).toMatchObject({ code: "PERMISSION_DENIED", details: { reason: "signup_closed" } });
+    expect((await selfHosted.sql`select count(*)::int as n from organisations`)[0]!.n).toBe(orgsBefore);
+    // Where sign-up is open, making another organisation stays allowed.
+    const open = await post(opened, "/api/v1/auth/signup", signUpBody(newEmail("open-owner"), { org_name: "First" }));
+    expect((await open.call("POST", "/api/v1/orgs", { name: "Second" })).status).toBe(201);
+  });
+
   it("refuses an invitation token for another address, and an unknown one, keeping the invitation pending", async () => {
     const team = await makeOrg(selfHosted.sql);
     const owner = client(selfHosted.url, { key: team.api_key });

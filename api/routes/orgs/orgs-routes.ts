@@ -1,5 +1,7 @@
 import { Elysia, t } from "elysia";
 import { planIdInForce } from "../../../billing/self-hosted.ts";
+import { permissionDenied } from "../../../core/errors.ts";
+import { signupOpen } from "../../config.ts";
 import { createOrgWithOwner, listMyOrgs } from "../../../domain/accounts/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
@@ -44,10 +46,16 @@ export const orgsRoutes = (deps: ApiDeps) =>
         .post(
           "",
           async ({ actor, body, set }) => {
+            // Where sign-up is closed (self-hosted), organisations come from the first-run setup and
+            // `bun run cli org:create` only: an invited (or removed) person must not make one of their own
+            // on the unlimited plan, whose checks may reach the private network.
+            if (!signupOpen(deps.config)) {
+              throw permissionDenied("This installation does not let accounts create organisations; use `bun run cli org:create` on the server", { reason: "signup_closed" });
+            }
             const org = await createOrgWithOwner(deps.sql, { name: body.name, userId: actor.userId });
             set.status = 201;
             return { id: org.id, name: org.name, plan: await planIdInForce(deps.sql, org.plan_id), role: "owner", default: false, two_factor_required: false, created_at: org.created_at.toISOString() };
           },
-          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
+          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own", description: "Refused with 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted)." } },
         ),
     );
