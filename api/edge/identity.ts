@@ -58,11 +58,15 @@ export async function resolveIdentity(sql: Sql, request: Request, cache?: Identi
     email: row.email,
     sessionId: row.session_id,
     csrfToken: row.csrf_token,
-    totpEnabled: row.totp_enabled,
+    // A second factor is proven at password sign-in only: a provider's MFA is not seen, so a single sign-on session
+    // does not meet an organisation's 2FA policy.
+    totpEnabled: row.totp_enabled && row.org_scope === null,
     orgId: row.org_id,
     roleId: row.role_id,
     rolePermissions: row.permissions ?? [],
     orgRequires2fa: row.require_2fa,
+    orgScope: row.org_scope,
+    ssoRequiredSlug: row.sso_required_slug,
   };
   cache?.set(cacheKey, identity, mark, row.expires_at);
   return identity;

@@ -10,6 +10,10 @@ export interface SessionIdentityRow {
   role_id: string | null;
   permissions: string[] | null;
   require_2fa: boolean;
+  /** The organisation a single sign-on session is confined to; null for a password session. */
+  org_scope: string | null;
+  /** A password session in an organisation that requires single sign-on, as a member who does not own it: its SSO name. */
+  sso_required_slug: string | null;
   last_seen_at: Date;
   expires_at: Date;
 }
@@ -17,14 +21,18 @@ export interface SessionIdentityRow {
 /** The session's user and the organisation it acts in: `orgId` when given (membership required), else the default one. */
 export async function findSessionIdentity(sql: Sql, tokenHash: Buffer, orgId: string | null): Promise<SessionIdentityRow | undefined> {
   const [row] = await sql<SessionIdentityRow[]>`
-    select s.id as session_id, s.csrf_token, s.last_seen_at, s.expires_at, u.id as user_id, u.email, u.totp_enabled,
-           m.org_id, m.role_id, r.permissions, coalesce(p.require_2fa, false) as require_2fa
+    select s.id as session_id, s.csrf_token, s.last_seen_at, s.expires_at, s.org_scope, u.id as user_id, u.email, u.totp_enabled,
+           m.org_id, m.role_id, r.permissions, coalesce(p.require_2fa, false) as require_2fa,
+           case when m.password_refused then m.sso_slug end as sso_required_slug
     from sessions s
     join users u on u.id = s.user_id
     left join lateral (
-      select org_id, role_id from memberships
-      where user_id = u.id and (${orgId}::text is null or org_id = ${orgId})
-      order by is_default desc, created_at asc limit 1
+      select ms.org_id, ms.role_id, c.slug as sso_slug,
+             (s.org_scope is null and coalesce(c.require_sso, false) and ms.role_id <> 'owner') as password_refused
+      from memberships ms left join org_sso_configs c on c.org_id = ms.org_id
+      where ms.user_id = u.id and (${orgId}::text is null or ms.org_id = ${orgId}) and (s.org_scope is null or ms.org_id = s.org_scope)
+      -- Without X-Org-Id: an organisation the session may act in first.
+      order by password_refused asc, ms.is_default desc, ms.created_at asc limit 1
     ) m on true
     left join roles r on r.id = m.role_id
     left join org_security_policies p on p.org_id = m.org_id

@@ -12,6 +12,8 @@ export interface MyOrgRow extends OrgRow {
   role_id: string;
   is_default: boolean;
   require_2fa: boolean;
+  /** The organisation signs in with single sign-on (a provider is configured). */
+  sso: boolean;
 }
 
 export async function insertOrg(sql: Sql, o: { id: string; name: string; planId: string }): Promise<OrgRow> {
@@ -36,7 +38,8 @@ export async function deleteOrg(sql: Sql, orgId: string): Promise<void> {
 
 export async function listUserOrgs(sql: Sql, userId: string): Promise<MyOrgRow[]> {
   return sql<MyOrgRow[]>`
-    select o.*, m.role_id, m.is_default, coalesce(p.require_2fa, false) as require_2fa
+    select o.*, m.role_id, m.is_default, coalesce(p.require_2fa, false) as require_2fa,
+           exists (select 1 from org_sso_configs c where c.org_id = o.id) as sso
     from memberships m join organisations o on o.id = m.org_id left join org_security_policies p on p.org_id = o.id
     where m.user_id = ${userId} order by m.is_default desc, m.created_at asc`;
 }

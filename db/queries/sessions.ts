@@ -13,11 +13,11 @@ export interface SessionRow {
 
 export async function insertSession(
   sql: Sql,
-  s: { id: string; userId: string; tokenHash: Buffer; csrfToken: string; ip: string | null; userAgent: string | null; expiresAt: Date },
+  s: { id: string; userId: string; tokenHash: Buffer; csrfToken: string; ip: string | null; userAgent: string | null; expiresAt: Date; orgScope?: string | null },
 ): Promise<SessionRow> {
   const [row] = await sql<SessionRow[]>`
-    insert into sessions (id, user_id, token_hash, csrf_token, ip, user_agent, expires_at)
-    values (${s.id}, ${s.userId}, ${s.tokenHash}, ${s.csrfToken}, ${s.ip}, ${s.userAgent}, ${s.expiresAt})
+    insert into sessions (id, user_id, token_hash, csrf_token, ip, user_agent, expires_at, org_scope)
+    values (${s.id}, ${s.userId}, ${s.tokenHash}, ${s.csrfToken}, ${s.ip}, ${s.userAgent}, ${s.expiresAt}, ${s.orgScope ?? null})
     returning id, user_id, csrf_token, ip, user_agent, created_at, last_seen_at, expires_at`;
   return row!;
 }

@@ -73,6 +73,14 @@ export async function insertSsoIdentity(sql: Sql, i: { orgId: string; issuer: st
  * The organisations among the user's that require SSO and in which the user is not an owner: password
  * sign-in is refused while there is one (owners keep it as the break-glass way in).
  */
+/** How many of the user's organisations take a password session: those not requiring SSO, and those they own. */
+export async function passwordOrgCount(sql: Sql, userId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from memberships m left join org_sso_configs c on c.org_id = m.org_id
+    where m.user_id = ${userId} and not (coalesce(c.require_sso, false) and m.role_id <> 'owner')`;
+  return row!.n;
+}
+
 export async function ssoRequiredFor(sql: Sql, userId: string): Promise<{ org_id: string; slug: string }[]> {
   return sql<{ org_id: string; slug: string }[]>`
     select c.org_id, c.slug from memberships m join org_sso_configs c on c.org_id = m.org_id

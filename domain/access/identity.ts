@@ -13,6 +13,10 @@ export type Identity =
       roleId: string | null;
       rolePermissions: string[];
       orgRequires2fa: boolean;
+      /** A single sign-on session acts in this organisation only (docs/sso.md); null for a password session. */
+      orgScope: string | null;
+      /** A password session acting in an organisation that requires single sign-on (not as its owner): its SSO name. */
+      ssoRequiredSlug: string | null;
     }
   | {
       kind: "api_key";

@@ -11,7 +11,8 @@ export interface NewSession {
 
 export async function createSession(
   sql: Sql,
-  input: { userId: string; ip: string | null; userAgent: string | null; ttlHours: number },
+  /** orgScope: the organisation whose single sign-on opened it, the only one it may act in. */
+  input: { userId: string; ip: string | null; userAgent: string | null; ttlHours: number; orgScope?: string },
 ): Promise<NewSession> {
   const token = randomToken(32);
   const session = await insertSession(sql, {
@@ -22,6 +23,7 @@ export async function createSession(
     ip: input.ip,
     userAgent: input.userAgent?.slice(0, 400) ?? null,
     expiresAt: new Date(Date.now() + input.ttlHours * 3600_000),
+    orgScope: input.orgScope ?? null,
   });
   return { session, token };
 }

@@ -6,7 +6,7 @@ import { newId, randomToken } from "../../core/ids.ts";
 import { type Sql, withTx } from "../../db/client.ts";
 import { insertAudit } from "../../db/queries/audit-log.ts";
 import { countUserMemberships, findMember, insertMembership } from "../../db/queries/members.ts";
-import { findSsoConfig, findSsoConfigBySlug, findSsoConfigsByDomain, findSsoIdentityUser, insertSsoIdentity, type SsoConfigRow, ssoRequiredFor } from "../../db/queries/sso.ts";
+import { findSsoConfig, findSsoConfigBySlug, findSsoConfigsByDomain, findSsoIdentityUser, insertSsoIdentity, passwordOrgCount, type SsoConfigRow, ssoRequiredFor } from "../../db/queries/sso.ts";
 import { findUserByEmail, findUserById, insertUser, markEmailVerified, type UserRow } from "../../db/queries/users.ts";
 import { hashPassword } from "./passwords.ts";
 import { discoverProvider, providerFailure, type SsoNetwork } from "./sso-provider.ts";
@@ -23,6 +23,8 @@ export type SsoFailureReason =
   | "email_unverified"
   | "domain_not_allowed"
   | "account_exists"
+  | "link_required"
+  | "identity_in_use"
   | "members_quota";
 
 export class SsoSignInError extends Error {
@@ -42,6 +44,8 @@ interface Flow {
   nonce: string;
   verifier: string;
   exp: number;
+  /** Linking: the signed-in user who started it, whom the provider's subject is linked to (no session is opened). */
+  link?: string;
 }
 
 const emailDomain = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
@@ -73,22 +77,41 @@ export async function startSsoSignIn(
   input: { email?: string; org_slug?: string; redirectUri: string },
 ): Promise<{ redirectUrl: string; flow: string; orgSlug: string }> {
   const config = await configFor(sql, input);
+  return authorizationRequest(box, net, config, input.redirectUri, input.email, undefined);
+}
+
+/**
+ * Linking single sign-on to an account: a user signed in with their password (and second factor) starts the
+ * provider's sign-in for the organisation they act in; the callback links the provider's subject to them. This is
+ * the only way an existing account gets an SSO identity: a provider is configured by the organisation's admins and
+ * may assert any address, so it never signs in as an account by its email alone.
+ */
+export async function startSsoLink(sql: Sql, box: SecretBox, net: SsoNetwork, input: { userId: string; orgId: string; redirectUri: string }): Promise<{ redirectUrl: string; flow: string; orgSlug: string }> {
+  const config = await findSsoConfig(sql, input.orgId);
+  if (!config) throw notFound("Single sign-on for this organisation");
+  if (!(await findMember(sql, config.org_id, input.userId))) throw notFound("Organisation");
+  return authorizationRequest(box, net, config, input.redirectUri, undefined, input.userId);
+}
+
+async function authorizationRequest(box: SecretBox, net: SsoNetwork, config: SsoConfigRow, redirectUri: string, email: string | undefined, link: string | undefined) {
   let provider: oidc.Configuration;
   try {
     provider = await discoverProvider(net, { issuer: config.issuer, clientId: config.client_id, clientSecret: box.decrypt(config.client_secret_enc) });
-  } catch (err) {
-    throw new AppError(503, "SERVICE_UNAVAILABLE", `The organisation's identity provider could not be reached: ${providerFailure(err)}`, { reason: "provider_unreachable" });
+  } catch {
+    // Anyone may start a sign-in: the provider's address and the network's answer are for the admins, whose
+    // connection test (POST /org/sso/test) reports them.
+    throw new AppError(503, "SERVICE_UNAVAILABLE", "The organisation's identity provider could not be reached; try again later, or ask its admins to test the connection", { reason: "provider_unreachable" });
   }
-  const flow: Flow = { org: config.org_id, config: config.id, state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), exp: Date.now() + FLOW_TTL_MS };
+  const flow: Flow = { org: config.org_id, config: config.id, state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), exp: Date.now() + FLOW_TTL_MS, ...(link ? { link } : {}) };
   const url = oidc.buildAuthorizationUrl(provider, {
-    redirect_uri: input.redirectUri,
+    redirect_uri: redirectUri,
     scope: "openid email profile",
     response_type: "code",
     code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
     code_challenge_method: "S256",
     state: flow.state,
     nonce: flow.nonce,
-    ...(input.email ? { login_hint: input.email } : {}),
+    ...(email ? { login_hint: email } : {}),
   });
   return { redirectUrl: url.href, flow: box.encrypt(JSON.stringify(flow)), orgSlug: config.slug };
 }
@@ -114,6 +137,8 @@ export interface SsoSignIn {
   user: UserRow;
   orgId: string;
   provisioned: boolean;
+  /** A link flow: the subject was linked to the signed-in user who started it; no session is opened for it. */
+  linked: boolean;
 }
 
 /**
@@ -134,6 +159,7 @@ export async function completeSsoSignIn(
   if (config.allowed_domains.length > 0 && !config.allowed_domains.includes(emailDomain(claims.email))) {
     throw new SsoSignInError("domain_not_allowed", `${emailDomain(claims.email)} addresses may not sign in to this organisation`);
   }
+  if (flow.link) return linkIdentity(sql, config, claims, flow.link, input.ip);
   const result = await withTx(sql, async (tx) => {
     const linked = await findSsoIdentityUser(tx, config.org_id, config.issuer, claims.subject);
     const user = linked ? await findUserById(tx, linked) : await linkOrCreate(tx, config, claims);
@@ -155,9 +181,32 @@ export async function completeSsoSignIn(
       ip: input.ip,
       details: { issuer: config.issuer, subject: claims.subject, provisioned, ...(provisioned ? { role_id: config.default_role_id } : {}) },
     });
-    return { user: user!, orgId: config.org_id, provisioned };
+    return { user: user!, orgId: config.org_id, provisioned, linked: false };
   });
   return result;
+}
+
+/** The link flow's end: the provider's subject now signs in as the user who started it (a member of the organisation). */
+async function linkIdentity(sql: Sql, config: SsoConfigRow, claims: Claims, userId: string, ip: string | null): Promise<SsoSignIn> {
+  return withTx(sql, async (tx) => {
+    const user = await findUserById(tx, userId);
+    if (!user || !(await findMember(tx, config.org_id, userId))) throw new SsoSignInError("not_configured", "You are no longer a member of this organisation");
+    const holder = await findSsoIdentityUser(tx, config.org_id, config.issuer, claims.subject);
+    if (holder && holder !== userId) throw new SsoSignInError("identity_in_use", "This identity at the provider already signs in as another account");
+    if (!holder) await insertSsoIdentity(tx, { orgId: config.org_id, issuer: config.issuer, subject: claims.subject, userId });
+    await insertAudit(tx, {
+      orgId: config.org_id,
+      actorType: "user",
+      actorId: userId,
+      actorLabel: user.email,
+      action: "auth.sso_link",
+      targetType: "user",
+      targetId: userId,
+      ip,
+      details: { issuer: config.issuer, subject: claims.subject, provider_email: claims.email },
+    });
+    return { user, orgId: config.org_id, provisioned: false, linked: true };
+  });
 }
 
 async function exchangeCode(box: SecretBox, net: SsoNetwork, config: SsoConfigRow, flow: Flow, callbackUrl: URL): Promise<Claims> {
@@ -182,18 +231,15 @@ async function exchangeCode(box: SecretBox, net: SsoNetwork, config: SsoConfigRo
 }
 
 /**
- * A first sign-in of this subject. An existing account is linked only when it is already a member of
- * this organisation and the provider says the email is verified: a provider controls only its own
- * organisation's members, never another account that happens to share the address.
+ * A first sign-in of this subject: a new user. An existing account with the same email is never signed in as: the
+ * provider is configured by the organisation's admins and may assert any address (an admin could sign in as the
+ * owner, or as a member with a second factor and other organisations). The account links itself instead, signed in
+ * with its password: Account → Single sign-on (startSsoLink).
  */
 async function linkOrCreate(tx: Sql, config: SsoConfigRow, claims: Claims): Promise<UserRow> {
   const existing = await findUserByEmail(tx, claims.email);
   if (existing) {
-    if (!(await findMember(tx, config.org_id, existing.id))) {
-      throw new SsoSignInError("account_exists", "An account with this email exists outside this organisation; an admin can invite it, then sign in with SSO");
-    }
-    if (!claims.emailVerified) throw new SsoSignInError("email_unverified", "The identity provider has not verified this email address");
-    return existing;
+    throw new SsoSignInError("link_required", "An account with this email exists: sign in with your password, then link single sign-on under Account");
   }
   // No usable password: a provisioned user sets one through a password reset if SSO is ever turned off.
   const passwordHash = await hashPassword(randomToken(32));
@@ -212,10 +258,12 @@ async function addMember(tx: Sql, config: SsoConfigRow, userId: string): Promise
   await insertMembership(tx, { orgId: config.org_id, userId, roleId: config.default_role_id, isDefault });
 }
 
-/** Password sign-in is refused for members of an organisation that requires SSO, unless they own it (break-glass). */
+/** Password sign-in is refused to members of organisations that require SSO, unless they own one or belong to another that does not (break-glass: owners). */
 export async function assertPasswordSignInAllowed(sql: Sql, userId: string): Promise<void> {
+  // Refused only where no organisation of the user takes a password: one organisation's policy does not reach the
+  // others (a password session is refused in the ones that require SSO: findSessionIdentity's sso_required).
   const [required] = await ssoRequiredFor(sql, userId);
-  if (required) {
+  if (required && (await passwordOrgCount(sql, userId)) === 0) {
     throw new AppError(403, "PERMISSION_DENIED", "Your organisation requires single sign-on; use Sign in with SSO", { reason: "sso_required", org_slug: required.slug });
   }
 }

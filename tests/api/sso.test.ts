@@ -39,7 +39,8 @@ function person(domain: string, verified = true) {
 
 async function passwordSignIn(email: string, password: string) {
   const res = await fetch(`${api.url}/api/v1/auth/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
-  return { status: res.status, body: (await res.json()) as any };
+  const session = res.headers.getSetCookie().find((c) => c.startsWith("wp_session="))?.split(";")[0]!.slice("wp_session=".length);
+  return { status: res.status, body: (await res.json()) as any, cookies: { session } };
 }
 
 describe("SSO configuration", () => {
@@ -199,11 +200,21 @@ describe("signing in with SSO", () => {
     expect((await ssoSignInByHttp(api.url, { org_slug: slug }, anyone.email)).location).toStartWith("/sso/complete?org=");
   });
 
-  it("links an existing member with a verified email, and refuses an account that is not a member", async () => {
+  it("never signs in as an existing account by its email: the account links itself, signed in with its password", async () => {
     const { org, slug } = await ssoOrg({ allowed_domains: [] });
-    // The owner's account exists with a password; the provider asserts the same (verified) address.
+    // The owner's account exists with a password; the provider (which an admin configures) asserts the same address.
     const owner = { sub: `owner-${unique()}`, email: org.email, email_verified: true, name: "Owner" };
     idp.addAccount(owner);
+    const refused = await ssoSignInByHttp(api.url, { org_slug: slug }, owner.email);
+    expect(refused.location).toBe("/signin?sso_error=link_required");
+    expect(refused.cookie).toBe("");
+
+    // Signed in with the password, the owner links the provider's identity from their account.
+    const pw = await passwordSignIn(org.email, org.password);
+    expect(pw.status).toBe(200);
+    const session = { cookie: `wp_session=${pw.cookies.session}; wp_csrf=${pw.body.csrf_token}`, "x-csrf-token": pw.body.csrf_token };
+    const link = await ssoSignInByHttp(api.url, {}, owner.email, { path: "/api/v1/auth/sso/link", headers: session });
+    expect(link.location).toBe("/account?sso=linked");
     const linked = await ssoSignInByHttp(api.url, { org_slug: slug }, owner.email);
     expect(linked.location).toBe(`/sso/complete?org=${org.org_id}`);
     const me = await client(api.url, { cookie: linked.cookie })("GET", "/api/v1/user");
@@ -211,14 +222,37 @@ describe("signing in with SSO", () => {
 
     const stranger = await makeOrg(api.sql, "pro"); // an account of another organisation
     idp.addAccount({ sub: `s-${unique()}`, email: stranger.email, email_verified: true, name: "Stranger" });
-    expect((await ssoSignInByHttp(api.url, { org_slug: slug }, stranger.email)).location).toBe("/signin?sso_error=account_exists");
+    expect((await ssoSignInByHttp(api.url, { org_slug: slug }, stranger.email)).location).toBe("/signin?sso_error=link_required");
 
     // An unverified address never links to an existing member.
     const invited = person(`unverified-${unique()}.example`, false);
     const first = await ssoSignInByHttp(api.url, { org_slug: slug }, invited.email); // new user: provisioned
     expect(first.location).toStartWith("/sso/complete");
     idp.addAccount({ ...invited, sub: `other-${unique()}` }); // the same address under another subject
-    expect((await ssoSignInByHttp(api.url, { org_slug: slug }, invited.email)).location).toBe("/signin?sso_error=email_unverified");
+    expect((await ssoSignInByHttp(api.url, { org_slug: slug }, invited.email)).location).toBe("/signin?sso_error=link_required");
+  });
+
+  it("opens sessions for the signing organisation only: no other organisation of the account, no new one", async () => {
+    const { org, call, slug } = await ssoOrg({ allowed_domains: [], default_role_id: "member" });
+    const who = person(`scoped-${unique()}.example`);
+    const first = await ssoSignInByHttp(api.url, { org_slug: slug }, who.email);
+    expect(first.location).toBe(`/sso/complete?org=${org.org_id}`);
+    // The same person is also a member of another organisation (invited there, joined with this account).
+    const other = await makeOrg(api.sql, "pro");
+    const otherCall = client(api.url, { key: other.api_key });
+    const invite = await otherCall("POST", "/api/v1/org/invitations", { email: who.email, role_id: "admin" });
+    const me = client(api.url, { cookie: first.cookie, csrf: first.csrf });
+    expect((await me("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
+    await otherCall("POST", "/api/v1/monitors", { name: "other org's", type: "http", config: { url: "https://other.example" }, interval_seconds: 300 });
+
+    const again = await ssoSignInByHttp(api.url, { org_slug: slug }, who.email);
+    const scoped = client(api.url, { cookie: again.cookie, csrf: again.csrf });
+    expect((await scoped("GET", "/api/v1/orgs")).body.data.map((o: { id: string }) => o.id)).toEqual([org.org_id]);
+    const elsewhere = await scoped("GET", "/api/v1/monitors", undefined, { "x-org-id": other.org_id });
+    expect(elsewhere.status).toBe(404);
+    expect((await scoped("GET", "/api/v1/monitors", undefined, { "x-org-id": org.org_id })).status).toBe(200);
+    expect((await scoped("POST", "/api/v1/orgs", { name: "From SSO" })).status).toBe(403);
+    void call;
   });
 
   it("with require SSO refuses members' password sign-in, but not the owner's (break-glass)", async () => {
@@ -226,10 +260,9 @@ describe("signing in with SSO", () => {
     const invite = await call("POST", "/api/v1/org/invitations", { email: `pw-${unique()}@${domain}`, role_id: "member" });
     expect(invite.status).toBe(201);
     const email = invite.body.email as string;
-    const up = await fetch(`${api.url}/api/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password", name: "Pw" }) });
-    const cookie = up.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const csrf = ((await up.json()) as any).csrf_token;
-    expect((await client(api.url, { cookie, csrf })("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
+    // Signed up from the invitation: a member of this organisation only.
+    const up = await fetch(`${api.url}/api/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password", name: "Pw", invitation_token: invite.body.token }) });
+    expect(up.status).toBe(201);
 
     const refused = await passwordSignIn(email, "long enough password");
     expect(refused.status).toBe(403);
@@ -240,6 +273,41 @@ describe("signing in with SSO", () => {
 
     expect((await call("DELETE", "/api/v1/org/sso")).status).toBe(204);
     expect((await passwordSignIn(email, "long enough password")).status).toBe(200);
+  });
+
+  it("with require SSO in one organisation, a guest who owns another still signs in with a password, and acts there only", async () => {
+    const { org: strict, call, domain } = await ssoOrg({ require_sso: true });
+    const guest = await makeOrg(api.sql, "pro"); // owns an organisation of their own
+    const invite = await call("POST", "/api/v1/org/invitations", { email: guest.email, role_id: "member" });
+    const pw = await passwordSignIn(guest.email, guest.password);
+    expect(pw.status).toBe(200);
+    const me = client(api.url, { cookie: `wp_session=${pw.cookies.session}`, csrf: pw.body.csrf_token });
+    expect((await me("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
+
+    // Signing in again after joining: their own organisation still takes a password; the strict one does not.
+    const again = await passwordSignIn(guest.email, guest.password);
+    expect(again.status).toBe(200);
+    const session = client(api.url, { cookie: `wp_session=${again.cookies.session}`, csrf: again.body.csrf_token });
+    expect((await session("GET", "/api/v1/monitors", undefined, { "x-org-id": guest.org_id })).status).toBe(200);
+    const refused = await session("GET", "/api/v1/monitors", undefined, { "x-org-id": strict.org_id });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: "PERMISSION_DENIED", details: { reason: "sso_required" } });
+    // Without X-Org-Id the session acts in an organisation it may use.
+    expect((await session("GET", "/api/v1/org")).body.id).toBe(guest.org_id);
+    void domain;
+  });
+
+  it("does not tell an anonymous visitor where an unreachable provider lives", async () => {
+    const { slug } = await ssoOrg({ allowed_domains: [] });
+    const dead = "http://127.0.0.1:9/never";
+    // Saved while reachable, the issuer then moves to an address where nothing answers.
+    await api.sql`update org_sso_configs set issuer = ${dead} where slug = ${slug}`;
+    const started = await fetch(`${api.url}/api/v1/auth/sso/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ org_slug: slug }) });
+    expect(started.status).toBe(503);
+    const text = await started.text();
+    expect(text).toContain("provider_unreachable");
+    expect(text).not.toContain("127.0.0.1");
+    expect(text).not.toContain("ECONNREFUSED");
   });
 
   it("provisions no one past the plan's member quota", async () => {

@@ -126,8 +126,14 @@ class Jar {
  * Signs in through the whole flow without a browser: POST /auth/sso/start, the provider's login form,
  * back to the callback. Answers the callback's redirect and the session cookies it set (if any).
  */
-export async function ssoSignInByHttp(apiUrl: string, start: { email?: string; org_slug?: string }, loginEmail: string) {
-  const started = await fetch(`${apiUrl}/api/v1/auth/sso/start`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(start) });
+export async function ssoSignInByHttp(
+  apiUrl: string,
+  start: { email?: string; org_slug?: string },
+  loginEmail: string,
+  /** Another start: linking a signed-in account (`/api/v1/auth/sso/link` with its session's cookie and CSRF header). */
+  via: { path: string; headers: Record<string, string> } = { path: "/api/v1/auth/sso/start", headers: {} },
+) {
+  const started = await fetch(`${apiUrl}${via.path}`, { method: "POST", headers: { "content-type": "application/json", ...via.headers }, body: JSON.stringify(start) });
   if (started.status !== 200) return { startStatus: started.status, startBody: (await started.json()) as any, location: null, cookie: "", csrf: "" };
   const flowCookie = started.headers.getSetCookie().find((c) => c.startsWith("wp_sso="))!.split(";")[0]!;
   const { redirect_url } = (await started.json()) as { redirect_url: string };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Page } from "playwright-core";
-import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 import { startTestOidcProvider, type TestOidcProvider } from "../support/oidc-provider.ts";
 import { launchChromium, screenshot, watchConsole } from "./browser.ts";
 import { checkA11y } from "./journey-support.ts";
@@ -55,6 +55,33 @@ describe("single sign-on in the dashboard", () => {
     expect(row).toEqual({ slug: `acme-${tag}`, default_role_id: "viewer", allowed_domains: [domain] });
   }, 60_000);
 
+  it("the owner, signed in with a password, links their account to single sign-on from Account, then signs in with it", async () => {
+    const idpEmail = `owner-${tag}@${domain}`;
+    idp.addAccount({ sub: `owner-${tag}`, email: idpEmail, email_verified: true, name: "Owner" });
+    await page.goto(`${api.url}/account`);
+    await page.getByRole("heading", { name: "Single sign-on" }).waitFor();
+    await page.getByRole("button", { name: "Link my account to single sign-on" }).click();
+    await page.getByRole("heading", { name: "Test identity provider" }).waitFor({ timeout: 15_000 });
+    await page.getByLabel("Email").fill(idpEmail);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.waitForURL(`${api.url}/account?sso=linked`, { timeout: 15_000 });
+    await page.getByRole("status").getByText("Linked: you can now sign in").waitFor();
+    await page.screenshot({ path: `/tmp/sso-linked.png` });
+
+    // Signed out, Sign in with SSO now signs in as the owner's account (a session for this organisation only).
+    await chromium.context.clearCookies();
+    await page.goto(`${api.url}/signin`);
+    await page.getByRole("button", { name: "Sign in with SSO" }).click();
+    await page.getByLabel("Work email or SSO name").fill(`acme-${tag}`);
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await page.getByRole("heading", { name: "Test identity provider" }).waitFor({ timeout: 15_000 });
+    await page.getByLabel("Email").fill(idpEmail);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.waitForURL(`${api.url}/monitors`, { timeout: 15_000 });
+    const me = await page.evaluate(() => fetch("/api/v1/user").then((r) => r.json()));
+    expect(me.id).toBe(owner.user_id);
+  }, 60_000);
+
   it("a new person signs in with SSO from the sign-in page and lands in the organisation as a viewer", async () => {
     await chromium.context.clearCookies();
     const email = `ada-${tag}@${domain}`;
@@ -101,9 +128,11 @@ describe("single sign-on in the dashboard", () => {
     const current = (await key("GET", "/api/v1/org/sso")).body;
     const { redirect_uri: _r, created_at: _c, updated_at: _u, ...body } = current;
     expect((await key("PUT", "/api/v1/org/sso", { ...body, require_sso: true })).status).toBe(200);
-    const member = await signUp(api.url, `grace-${tag}@${domain}`);
+    // Signed up from the invitation: a member of this organisation only (one that also owns another signs in there).
+    const member = { email: `grace-${tag}@${domain}`, password: "long enough password" };
     const invitation = await key("POST", "/api/v1/org/invitations", { email: member.email, role_id: "member" });
-    expect((await member.call("POST", "/api/v1/invitations/accept", { token: invitation.body.token })).status).toBe(200);
+    const up = await fetch(`${api.url}/api/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...member, name: "Grace", invitation_token: invitation.body.token }) });
+    expect(up.status).toBe(201);
 
     await page.goto(`${api.url}/signin`);
     await page.getByLabel("Email").fill(member.email);

@@ -1,7 +1,9 @@
 import { Elysia, t } from "elysia";
 import { AppError } from "../../../core/errors.ts";
 import { createSession } from "../../../domain/accounts/sessions.ts";
-import { completeSsoSignIn, SsoSignInError, startSsoSignIn } from "../../../domain/accounts/sso-sign-in.ts";
+import { completeSsoSignIn, SsoSignInError, startSsoLink, startSsoSignIn } from "../../../domain/accounts/sso-sign-in.ts";
+import { permissionDenied } from "../../../core/errors.ts";
+import { authPlugin } from "../../middleware/auth.ts";
 import type { ApiDeps } from "../../context.ts";
 import { requestMeta } from "../../context.ts";
 import { Obj } from "../../schemas/common.ts";
@@ -56,6 +58,29 @@ export const ssoSignInRoutes = (deps: ApiDeps) => {
         },
       },
     )
+    .use(authPlugin)
+    .post(
+      "/link",
+      async ({ actor, request, set }) => {
+        const identity = actor.identity;
+        if (identity.kind !== "session" || identity.orgScope) {
+          throw permissionDenied("Link single sign-on from a session signed in with your password", { reason: "password_session_required" });
+        }
+        const started = await startSsoLink(deps.sql, deps.box, net, { userId: actor.userId, orgId: actor.orgId, redirectUri: ssoCallbackUrl(deps) });
+        set.headers["set-cookie"] = flowCookie(started.flow, isSecure(request, deps.config), 600);
+        return { redirect_url: started.redirectUrl, org_slug: started.orgSlug };
+      },
+      {
+        requires: "member",
+        response: { 200: StartResponse },
+        detail: {
+          summary: "Link your account to the organisation's single sign-on: start the provider's sign-in",
+          description:
+            "From a session signed in with your password (403 password_session_required otherwise), for the organisation it acts in (X-Org-Id). Answers the provider's authorization URL; after the provider's sign-in the callback links its subject to you and redirects to /account?sso=linked (no new session). An existing account is never signed in as by its email alone: this is how it gets single sign-on. 404 when the organisation has no single sign-on.",
+          "x-errors": ["403", "404", "503"],
+        },
+      },
+    )
     .get(
       "/callback",
       async ({ request, set }) => {
@@ -66,11 +91,18 @@ export const ssoSignInRoutes = (deps: ApiDeps) => {
         try {
           const meta = requestMeta.get(request);
           const signedIn = await completeSsoSignIn(deps.sql, deps.box, net, { flow: readFlowCookie(request.headers.get("cookie")), callbackUrl, ip: meta?.ip ?? null });
+          if (signedIn.linked) {
+            // The password session that started the link stays; the next SSO sign-in signs in as this account.
+            set.headers.location = "/account?sso=linked";
+            set.headers["set-cookie"] = flowCookie("", secure, 0);
+            return "";
+          }
           const { session, token } = await createSession(deps.sql, {
             userId: signedIn.user.id,
             ip: meta?.ip ?? null,
             userAgent: request.headers.get("user-agent"),
             ttlHours: deps.config.SESSION_TTL_HOURS,
+            orgScope: signedIn.orgId,
           });
           set.headers.location = `/sso/complete?org=${encodeURIComponent(signedIn.orgId)}`;
           set.headers["set-cookie"] = [...sessionCookies(token, session.csrf_token, session.expires_at, secure), flowCookie("", secure, 0)] as never;
@@ -96,7 +128,7 @@ export const ssoSignInRoutes = (deps: ApiDeps) => {
         detail: {
           summary: "Where the identity provider sends the browser back: completes the sign-in and redirects to the dashboard",
           description:
-            "303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success; 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, email_unverified, domain_not_allowed, account_exists, members_quota). A first sign-in provisions the user with the organisation's default role. Every sign-in is in the audit log as auth.sso_sign_in.",
+            "303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, email_unverified, domain_not_allowed, account_exists, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link.",
           security: [],
         },
       },

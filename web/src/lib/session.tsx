@@ -3,7 +3,7 @@ import { createContext, useContext, useEffect, useRef, useState, type ReactNode 
 import { api, ApiError, csrfToken, data, ORG_KEY, selectedOrg } from "../api/client";
 
 type User = { id: string; email: string; name: string; two_factor_enabled: boolean };
-type Org = { id: string; name: string; plan: string; role: string; default: boolean };
+type Org = { id: string; name: string; plan: string; role: string; default: boolean; single_sign_on?: boolean };
 
 interface Session {
   user: User | null;

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { api, ApiError, data } from "../../api/client";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { AccountNav } from "./account-nav";
+import { SingleSignOnLink } from "./single-sign-on";
 
 /** Name, email and password. Changing the email or the password asks for the current password. */
 export function Profile() {
@@ -67,6 +68,7 @@ export function Profile() {
           <span role="status">{saved}</span>
         </div>
       </form>
+      <SingleSignOnLink />
     </section>
   );
 }
