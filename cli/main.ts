@@ -13,7 +13,8 @@ import { openDatabase } from "../db/open.ts";
 import { AppError } from "../core/errors.ts";
 import { createLogger } from "../core/log.ts";
 
-const USAGE = `usage: bun run cli org:create --name NAME --email EMAIL --password PASSWORD [--plan free|starter|pro|business|unlimited]
+const USAGE = `usage: bun run cli org:create --name NAME --email EMAIL --password PASSWORD [--user-name "OWNER NAME"] [--plan free|starter|pro|business|unlimited]
+                                  (--user-name: the owner's display name; default the part of EMAIL before @)
        bun run cli secret-key:rotate     (SECRET_KEY = the new key, SECRET_KEY_PREVIOUS = the old ones; docs/operations.md)
        bun run cli results:rekey         (check_results' unique key due time first, now; TimescaleDB: holds writes while it builds)`;
 
@@ -26,9 +27,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 64;
   }
-  let values: { name?: string; email?: string; password?: string; plan?: string };
+  let values: { name?: string; email?: string; password?: string; plan?: string; "user-name"?: string };
   try {
-    ({ values } = parseArgs({ args: rest, options: { name: { type: "string" }, email: { type: "string" }, password: { type: "string" }, plan: { type: "string" } } }));
+    ({ values } = parseArgs({ args: rest, options: { name: { type: "string" }, email: { type: "string" }, password: { type: "string" }, plan: { type: "string" }, "user-name": { type: "string" } } }));
   } catch (err) {
     // An unknown option or one without its value: say which, then how to call.
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   const log = createLogger({ level: config.LOG_LEVEL === "info" ? "warn" : config.LOG_LEVEL, format: config.LOG_FORMAT, name: "cli", stderr: true });
   const db = await openDatabase(config, log, { migrate: true, poolSize: 2, movablePort: !process.env.EMBEDDED_PG_PORT });
   try {
-    const result = await provisionOrg(db.sql, { name: values.name, email: values.email, password: values.password, planId: values.plan });
+    const result = await provisionOrg(db.sql, { name: values.name, email: values.email, password: values.password, planId: values.plan, userName: values["user-name"] });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

@@ -28,7 +28,10 @@ function authorize(request: Request, need: Requirement): Actor {
     if (identity.kind !== "session") throw permissionDenied("This endpoint needs a signed-in user session");
     return { orgId: identity.orgId ?? "", userId: identity.userId, identity, ip };
   }
-  if (!identity.orgId) throw permissionDenied("You are not a member of any organisation");
+  if (!identity.orgId) throw permissionDenied("You are not a member of any organisation", { reason: "not_a_member" });
+  if (identity.kind === "session" && identity.ssoRequiredSlug) {
+    throw permissionDenied("This organisation requires single sign-on; use Sign in with SSO to act in it", { reason: "sso_required", org_slug: identity.ssoRequiredSlug });
+  }
   if (identity.kind === "session" && identity.orgRequires2fa && !identity.totpEnabled) {
     throw permissionDenied("This organisation requires two-factor authentication; enable it under /user/2fa", { reason: "two_factor_required" });
   }

@@ -57,7 +57,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   updateOrgRole: "Changes a custom role's name or permissions; members holding it get the new permissions on their next request. System roles cannot be changed (409).",
   deleteOrgRole: "Deletes a custom role; 409 while members or pending invitations hold it, and for system roles.",
   getOrgSecurityPolicy: "Whether members must use 2FA (require_2fa) and when that was last changed.",
-  updateOrgSecurityPolicy: "Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it.",
+  updateOrgSecurityPolicy: "Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it. Turning require_2fa on needs a signed-in user who has 2FA: 403 own_two_factor_required otherwise, 403 session_required for an API key (turning it off is not refused).",
   updateOrgMember: "Gives a member another role. Granting or removing owner needs an owner; demoting the last owner is 409.",
   deleteOrgMember: "Removes a member from the organisation; their sessions lose access and their API keys stop working. Removing the last owner is 409.",
   createInvitation: "Emails an invitation link for a role the sender may grant; it is void if the sender later loses the right to grant it. 409 when an invitation to that address is pending.",

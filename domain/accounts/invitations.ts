@@ -40,7 +40,7 @@ export async function inviteMember(
   const role = await findRole(sql, actor.orgId, input.role_id);
   if (!role) throw validationError([{ path: "body.role_id", message: "Unknown role" }]);
   if (role.id === "owner" && !(actor.identity.kind === "session" && grants(actor.identity.rolePermissions, "org:owner"))) {
-    throw permissionDenied("Only an owner can invite another owner");
+    throw permissionDenied("Only an owner can invite another owner", { reason: "owner_only" });
   }
   const excess = lacking(actor.identity, role.permissions);
   if (excess.length > 0) throw permissionDenied("You cannot invite someone to a role with permissions you do not hold", { permissions: excess });
@@ -52,7 +52,8 @@ export async function inviteMember(
   const token = randomToken(32);
   const org = await findOrg(sql, actor.orgId);
   // The emailed link, also answered once to the inviter: without SMTP (a self-hosted default) the mail only reaches the log.
-  const acceptUrl = `${baseUrl}/invitations/accept?token=${token}`;
+  // The address rides along so the dashboard's sign-up form can fill it in (the account must use exactly it).
+  const acceptUrl = `${baseUrl}/invitations/accept?token=${token}&email=${encodeURIComponent(input.email.trim())}`;
   // The invitation and its mail (sent by the alerting role from the outbox) are written together.
   return withTx(sql, async (tx) => {
     const invitation = await insertInvitation(tx, {

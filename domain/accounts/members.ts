@@ -21,7 +21,7 @@ export async function changeMemberRole({ sql, actor }: Ctx, userId: string, role
     const role = await findRole(tx, actor.orgId, roleId);
     if (!role) throw validationError([{ path: "body.role_id", message: "Unknown role" }]);
     const actorIsOwner = grants(actor.identity.kind === "session" ? actor.identity.rolePermissions : [], "org:owner");
-    if ((role.id === "owner" || member.role_id === "owner") && !actorIsOwner) throw permissionDenied("Only an owner can change ownership");
+    if ((role.id === "owner" || member.role_id === "owner") && !actorIsOwner) throw permissionDenied("Only an owner can change ownership", { reason: "owner_only" });
     const current = await findRole(tx, actor.orgId, member.role_id);
     const excess = lacking(actor.identity, [...role.permissions, ...(current?.permissions ?? [])]);
     if (excess.length > 0) throw permissionDenied("You cannot grant or take away permissions you do not hold", { permissions: excess });
@@ -38,7 +38,7 @@ export async function removeMember({ sql, actor }: Ctx, userId: string): Promise
     const member = await findMember(tx, actor.orgId, userId);
     if (!member) throw notFound("Member");
     const actorIsOwner = actor.identity.kind === "session" && grants(actor.identity.rolePermissions, "org:owner");
-    if (member.role_id === "owner" && !actorIsOwner) throw permissionDenied("Only an owner can remove an owner");
+    if (member.role_id === "owner" && !actorIsOwner) throw permissionDenied("Only an owner can remove an owner", { reason: "owner_only" });
     const excess = lacking(actor.identity, (await findRole(tx, actor.orgId, member.role_id))?.permissions ?? []);
     if (excess.length > 0) throw permissionDenied("You cannot remove a member who holds permissions you do not", { permissions: excess });
     if (member.role_id === "owner" && (await countOwners(tx, actor.orgId)) <= 1) throw conflict("An organisation needs at least one owner");

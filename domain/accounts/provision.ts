@@ -17,9 +17,10 @@ export interface Provisioned {
 
 /**
  * Creates an organisation with its owner (an existing user when the email and password match)
- * and an org:admin API key. Used by `bun run cli org:create` and by test fixtures.
+ * and an org:admin API key. Used by `bun run cli org:create` and by test fixtures. A new owner is named
+ * `userName`, else after the part of the email before @ (never after the organisation).
  */
-export async function provisionOrg(sql: Sql, input: { name: string; email: string; password: string; planId?: string }): Promise<Provisioned> {
+export async function provisionOrg(sql: Sql, input: { name: string; email: string; password: string; planId?: string; userName?: string }): Promise<Provisioned> {
   const planId = input.planId ?? "free";
   if (!(await planExists(sql, planId))) throw validationError([{ path: "plan", message: `Unknown plan ${planId}` }]);
   const passwordHash = await hashPassword(input.password);
@@ -27,7 +28,7 @@ export async function provisionOrg(sql: Sql, input: { name: string; email: strin
     return await withTx(sql, async (tx) => {
       const existing = await findUserByEmail(tx, input.email);
       if (existing && !(await verifyPassword(input.password, existing.password_hash))) throw conflict("A user with this email exists and the password does not match");
-      const user = existing ?? (await insertUser(tx, { id: newId("usr"), email: input.email, name: input.name, passwordHash }));
+      const user = existing ?? (await insertUser(tx, { id: newId("usr"), email: input.email, name: input.userName?.trim() || defaultUserName(input.email), passwordHash }));
       const org = await createOrgWithOwner(tx, { name: input.name, userId: user.id, planId, isDefault: !existing });
       const key = `${API_KEY_PREFIX}_live_${randomToken(30)}`;
       await insertApiKey(tx, {
@@ -47,3 +48,6 @@ export async function provisionOrg(sql: Sql, input: { name: string; email: strin
     throw err;
   }
 }
+
+/** `ops.lead@acme.test` → `ops.lead`: a display name for an owner made without one. */
+const defaultUserName = (email: string) => email.trim().split("@")[0] || email.trim();

@@ -52,6 +52,8 @@ export async function patchRole({ sql, actor }: Ctx, id: string, input: { name?:
 export async function removeRole({ sql, actor }: Ctx, id: string): Promise<void> {
   const role = await getRole({ sql, actor }, id);
   if (role.org_id === null) throw conflict("System roles cannot be deleted");
+  // As for changing it: no one takes away (or deletes) a role holding more than they have.
+  assertWithinOwn(actor, role.permissions);
   await withTx(sql, async (tx) => {
     if (await roleInUse(tx, id)) throw conflict("The role is assigned to members or pending invitations, or given by single sign-on");
     await deleteRole(tx, actor.orgId, id);

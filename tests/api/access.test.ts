@@ -285,7 +285,12 @@ describe("sessions", () => {
     const owner = client(api.url, { key: org.api_key });
     const member = await joinAs(owner, org.org_id, "member");
     expect((await member.inOrg("GET", "/api/v1/org")).status).toBe(200);
-    expect((await owner("PATCH", "/api/v1/org/security-policy", { require_2fa: true })).body.require_2fa).toBe(true);
+    // Only a signed-in admin with 2FA may turn the policy on (an API key may not).
+    const admin = await joinAs(owner, org.org_id, "admin");
+    const adminSetup = await admin.inOrg("POST", "/api/v1/user/2fa/setup");
+    const adminTotp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(adminSetup.body.secret), digits: 6, period: 30, algorithm: "SHA1" });
+    expect((await admin.inOrg("POST", "/api/v1/user/2fa/enable", { code: adminTotp.generate() })).status).toBe(200);
+    expect((await admin.inOrg("PATCH", "/api/v1/org/security-policy", { require_2fa: true })).body.require_2fa).toBe(true);
 
     for (const [method, path] of [
       ["GET", "/api/v1/org"],

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import * as OTPAuth from "otpauth";
 import { client, signUp, startTestApi, type TestApi } from "../support/api.ts";
 
 // Reads the dashboard needs beyond CRUD: runner install settings, the scopes a user may grant,
@@ -83,6 +84,10 @@ describe("GET /orgs two_factor_required", () => {
     const member = await joinedMember(owner, "member");
     const before = await member.call("GET", "/api/v1/orgs");
     expect(before.body.data.find((o: { id: string }) => o.id === owner.orgId).two_factor_required).toBe(false);
+    // Turning the policy on needs 2FA on the owner's own account.
+    const setup = await owner.call("POST", "/api/v1/user/2fa/setup");
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(setup.body.secret), digits: 6, period: 30, algorithm: "SHA1" });
+    expect((await owner.call("POST", "/api/v1/user/2fa/enable", { code: totp.generate() })).status).toBe(200);
     expect((await owner.call("PATCH", "/api/v1/org/security-policy", { require_2fa: true })).status).toBe(200);
     const after = await member.call("GET", "/api/v1/orgs");
     expect(after.body.data.find((o: { id: string }) => o.id === owner.orgId).two_factor_required).toBe(true);

@@ -60,7 +60,7 @@ describe("sign-up on a self-hosted installation", () => {
     const inv = await owner("POST", "/api/v1/org/invitations", { email, role_id: "member" });
     expect(inv.status).toBe(201);
     // The emailed link is answered to the inviter too: without SMTP the mail only reaches the server's log.
-    expect(inv.body.accept_url).toBe(`${selfHosted.server.deps.publicBaseUrl}/invitations/accept?token=${inv.body.token}`);
+    expect(inv.body.accept_url).toBe(`${selfHosted.server.deps.publicBaseUrl}/invitations/accept?token=${inv.body.token}&email=${encodeURIComponent(email)}`);
     const up = await post(selfHosted, "/api/v1/auth/signup", signUpBody(email.toUpperCase(), { invitation_token: inv.body.token }));
     expect(up.status).toBe(201);
     expect(up.body.org_id).toBe(team.org_id);

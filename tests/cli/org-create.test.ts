@@ -45,6 +45,21 @@ describe("bun run cli org:create", () => {
     expect(signin.status).toBe(200);
   });
 
+  it("names the owner with --user-name, else after the part of the email before @, never after the organisation", async () => {
+    const stamp = Date.now();
+    const named = await cli("org:create", "--name", "Acme Named", "--email", `ops.lead-${stamp}@example.test`, "--password", "a long cli password", "--user-name", "Olga Petrova");
+    expect(named.code).toBe(0);
+    const out = JSON.parse(named.stdout.trim());
+    expect((await db.sql`select name from users where id = ${out.user_id}`)[0]!.name).toBe("Olga Petrova");
+
+    const unnamed = await cli("org:create", "--name", "Acme Unnamed", "--email", `ops.team-${stamp}@example.test`, "--password", "a long cli password");
+    expect(unnamed.code).toBe(0);
+    const out2 = JSON.parse(unnamed.stdout.trim());
+    expect((await db.sql`select name from users where id = ${out2.user_id}`)[0]!.name).toBe(`ops.team-${stamp}`);
+    const me = await client(api.url, { key: out2.api_key })("GET", "/api/v1/org/members");
+    expect(me.body.data[0].name).toBe(`ops.team-${stamp}`);
+  });
+
   it("exits non-zero with the usage on missing, unknown or valueless arguments", async () => {
     for (const args of [[], ["org:delete"], ["org:create", "--name", "No email"], ["org:create", "--name", "X", "--email", "x@example.test", "--password", "pw long enough", "--colour", "red"], ["org:create", "--name"]]) {
       const res = await cli(...args);

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import { changeMemberRole, listOrgMembers, removeMember } from "../../../domain/accounts/members.ts";
-import { getOrg, updateOrg } from "../../../domain/accounts/orgs.ts";
+import { getOrg, setSecurityPolicy, updateOrg } from "../../../domain/accounts/orgs.ts";
 import { createRole, getRole, listOrgRoles, patchRole, removeRole } from "../../../domain/accounts/roles.ts";
 import { PERMISSIONS } from "../../../schemas/access/permissions.ts";
 import { planIdInForce } from "../../../billing/self-hosted.ts";
-import { findSecurityPolicy, type OrgRow, updateSecurityPolicy } from "../../../db/queries/orgs.ts";
+import { findSecurityPolicy, type OrgRow } from "../../../db/queries/orgs.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { Id, IdParams, Obj, PaginationQuery, paginated, toPage, DisplayName } from "../../schemas/common.ts";
@@ -101,7 +101,7 @@ export const orgRoutes = (deps: ApiDeps) =>
           },
           { params: IdParams, detail: { summary: "Delete an unused custom role" } },
         )
-        .patch("/security-policy", async ({ actor, body }) => toPolicyView(await updateSecurityPolicy(deps.sql, actor.orgId, body.require_2fa)), {
+        .patch("/security-policy", async ({ actor, body }) => toPolicyView(await setSecurityPolicy({ sql: deps.sql, actor }, body.require_2fa)), {
           body: Obj({ require_2fa: t.Boolean({ description: "Members must enable TOTP 2FA before using the organisation" }) }),
           response: { 200: PolicyView },
           detail: { summary: "Change organisation-wide requirements" },

@@ -292,6 +292,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/sso/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link your account to the organisation's single sign-on: start the provider's sign-in
+         * @description From a session signed in with your password (403 password_session_required otherwise), for the organisation it acts in (X-Org-Id). Answers the provider's authorization URL; after the provider's sign-in the callback links its subject to you and redirects to /account?sso=linked (no new session). An existing account is never signed in as by its email alone: this is how it gets single sign-on. 404 when the organisation has no single sign-on.
+         *
+         *     Who: any member of the active organisation, by session or API key; no particular permission.
+         */
+        post: operations["linkAuthSso"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/sso/callback": {
         parameters: {
             query?: never;
@@ -301,7 +323,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back: completes the sign-in and redirects to the dashboard
-         * @description 303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success; 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, email_unverified, domain_not_allowed, account_exists, members_quota). A first sign-in provisions the user with the organisation's default role. Every sign-in is in the audit log as auth.sso_sign_in.
+         * @description 303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, email_unverified, domain_not_allowed, account_exists, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link.
          *
          *     Who: anyone; no credentials.
          */
@@ -657,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organisation you own
-         * @description Creates an organisation with you as its owner; select it with X-Org-Id.
+         * @description Refused with 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted).
          *
          *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
          */
@@ -801,7 +823,7 @@ export interface paths {
         head?: never;
         /**
          * Change organisation-wide requirements
-         * @description Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it.
+         * @description Sets the organisation-wide requirements; with require_2fa, members without 2FA get 403 two_factor_required on organisation routes until they enable it. Turning require_2fa on needs a signed-in user who has 2FA: 403 own_two_factor_required otherwise, 403 session_required for an API key (turning it off is not refused).
          *
          *     Who: a role with `org:admin` (owner, admin, or a custom role granting it), or an API key with the org:admin scope (403 otherwise).
          */
@@ -6512,6 +6534,108 @@ export interface operations {
             };
         };
     };
+    linkAuthSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send the browser here (the provider's authorization endpoint) */
+                        redirect_url: string;
+                        org_slug: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     completeSsoSignIn: {
         parameters: {
             query?: {
@@ -8433,6 +8557,8 @@ export interface operations {
                             default: boolean;
                             /** @description The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required) */
                             two_factor_required: boolean;
+                            /** @description The organisation has single sign-on: link your account to it with POST /auth/sso/link (docs/sso.md) */
+                            single_sign_on: boolean;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -8540,6 +8666,8 @@ export interface operations {
                         default: boolean;
                         /** @description The organisation's security policy requires 2FA: without it, its routes answer 403 (details.reason two_factor_required) */
                         two_factor_required: boolean;
+                        /** @description The organisation has single sign-on: link your account to it with POST /auth/sso/link (docs/sso.md) */
+                        single_sign_on: boolean;
                         /** Format: date-time */
                         created_at: string;
                     };

@@ -8,6 +8,8 @@ import "./widgets.css";
 
 /** sessionStorage key of an invitation token opened before signing in. */
 export const INVITE_KEY = "wp_invite";
+/** sessionStorage key of the address that invitation was sent to (its link carries it), to fill in the sign-up form. */
+export const INVITE_EMAIL_KEY = "wp_invite_email";
 
 /** Whether the active organisation's policy blocks this user until they turn 2FA on. */
 function useTwoFactorBlock(): boolean {

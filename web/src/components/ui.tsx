@@ -20,11 +20,17 @@ export function nextStep(error: unknown): ReactNode {
         </>
       );
     case "PERMISSION_DENIED":
-      // The organisation's 2FA policy and CSRF refusals are not about the role.
-      if (error.details.reason === "two_factor_required") return <Link to="/account/security">Set up two-factor authentication</Link>;
-      if (error.details.reason) return null;
+      // The organisation's 2FA policy (or the caller's own 2FA, to turn that policy on) is set up under Account.
+      if (error.details.reason === "two_factor_required" || error.details.reason === "own_two_factor_required") {
+        return <Link to="/account/security">Set up two-factor authentication</Link>;
+      }
+      // Any other reason (CSRF, not a member, owner only…) is not a missing role permission; and a message that
+      // already says who can ("Only an owner can …") needs no second, contradicting sentence.
+      if (error.details.reason || /\bcan\b/i.test(error.message)) return null;
       return "Your role in this organisation does not allow it; an owner or admin can.";
     case "UNAUTHENTICATED":
+      // The first step of a sign-in with 2FA: nothing failed, the form asks for the code.
+      if (error.details.reason === "totp_required") return null;
       return <Link to="/signin">Sign in again</Link>;
     default:
       return error.status >= 500 ? "Something went wrong on our side; it is safe to try again." : null;

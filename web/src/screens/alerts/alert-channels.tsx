@@ -3,6 +3,7 @@ import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
 import { SchemaFields } from "../../components/schema-fields";
 import { EmptyState, ErrorMessage, Field, issuesOf, Loading } from "../../components/ui";
+import { useMyRole } from "../org/use-permissions";
 import { readChannelForm, CHANNEL_HELP, CHANNEL_TYPES, channelFields, type ChannelType } from "./channel-body";
 import { browserZone, MessageTemplateEditor, templateOf, type TemplateValue } from "./message-template-editor";
 
@@ -16,6 +17,9 @@ export function AlertChannels() {
   const qc = useQueryClient();
   const q = useQuery({ queryKey: ["alert-channels"], queryFn: () => api.GET("/api/v1/alert-channels", { params: { query: { limit: 100 } } }).then(data) });
   const [editing, setEditing] = useState<string | null>(null);
+  // Adding, changing and test-sending need alerts:write; a viewer reads the list only.
+  const { can, loading } = useMyRole();
+  const writes = can("alerts:write");
   const [tested, setTested] = useState<Record<string, { ok: boolean; text: string }>>({});
   const test = useMutation({
     mutationFn: (id: string) => api.POST("/api/v1/alert-channels/{id}/test", { params: { path: { id } } }).then(data),
@@ -35,7 +39,7 @@ export function AlertChannels() {
     mutationFn: (id: string) => api.DELETE("/api/v1/alert-channels/{id}", { params: { path: { id } } }),
     onSettled: () => qc.invalidateQueries({ queryKey: ["alert-channels"] }),
   });
-  if (q.isPending) return <Loading what="channels" />;
+  if (q.isPending || loading) return <Loading what="channels" />;
   if (q.isError) return <ErrorMessage error={q.error} />;
   return (
     <section aria-labelledby="channels-h">
@@ -43,7 +47,11 @@ export function AlertChannels() {
       <p className="muted">Where alerts go. Alert rules pick channels (with delays) or an escalation policy.</p>
       {q.data.data.length === 0 ? (
         <EmptyState title="Where should alerts go?">
-          <p>Add an email address or a chat webhook below, then send a test to check it arrives. Rules can notify it next.</p>
+          {writes ? (
+            <p>Add an email address or a chat webhook below, then send a test to check it arrives. Rules can notify it next.</p>
+          ) : (
+            <p>None yet. Your role can see the channels but not add them; an owner, admin or member can.</p>
+          )}
         </EmptyState>
       ) : (
         <ul className="cards">
@@ -54,29 +62,35 @@ export function AlertChannels() {
                 {c.template && <span className="tag" title="This channel sends its own message template">custom message</span>}
                 {!c.enabled && <span className="badge badge-paused">disabled</span>}
               </div>
-              <div className="row" role="group" aria-label={`Actions for ${c.name}`}>
-                <button onClick={() => test.mutate(c.id)} disabled={test.isPending && test.variables === c.id}>
-                  {test.isPending && test.variables === c.id ? "Sending…" : "Send test"}
-                </button>
-                <button onClick={() => setEditing(editing === c.id ? null : c.id)} aria-expanded={editing === c.id}>
-                  Edit
-                </button>
-                <button onClick={() => toggle.mutate(c)}>{c.enabled ? "Disable" : "Enable"}</button>
-                <button className="danger" onClick={() => confirm(`Delete ${c.name}? Rules lose this binding.`) && remove.mutate(c.id)}>
-                  Delete
-                </button>
-                <span role="status" className={tested[c.id]?.ok === false ? "field-error" : ""}>
-                  {tested[c.id]?.text}
-                </span>
-              </div>
+              {writes && (
+                <div className="row" role="group" aria-label={`Actions for ${c.name}`}>
+                  <button onClick={() => test.mutate(c.id)} disabled={test.isPending && test.variables === c.id}>
+                    {test.isPending && test.variables === c.id ? "Sending…" : "Send test"}
+                  </button>
+                  <button onClick={() => setEditing(editing === c.id ? null : c.id)} aria-expanded={editing === c.id}>
+                    Edit
+                  </button>
+                  <button onClick={() => toggle.mutate(c)}>{c.enabled ? "Disable" : "Enable"}</button>
+                  <button className="danger" onClick={() => confirm(`Delete ${c.name}? Rules lose this binding.`) && remove.mutate(c.id)}>
+                    Delete
+                  </button>
+                  <span role="status" className={tested[c.id]?.ok === false ? "field-error" : ""}>
+                    {tested[c.id]?.text}
+                  </span>
+                </div>
+              )}
               {editing === c.id && <ChannelForm channel={c} onDone={() => setEditing(null)} />}
             </li>
           ))}
         </ul>
       )}
       <ErrorMessage error={test.error ?? remove.error ?? toggle.error} />
-      <h2>Add a channel</h2>
-      <ChannelForm />
+      {writes && (
+        <>
+          <h2>Add a channel</h2>
+          <ChannelForm />
+        </>
+      )}
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, data } from "../../api/client";
-import { INVITE_KEY } from "../../components/billing-banner";
+import { INVITE_EMAIL_KEY, INVITE_KEY } from "../../components/billing-banner";
 import { ErrorMessage, Field, Loading } from "../../components/ui";
 import { installationQuery } from "../../lib/installation";
 import { Link, useRouter } from "../../lib/router";
@@ -36,10 +36,13 @@ export function SignUp() {
   const open = useSignupOpen();
   // An invitation opened from its email link before signing in: the new account joins that organisation.
   const invitation = sessionStorage.getItem(INVITE_KEY);
+  // The address the invitation was sent to (from its link): the account must use exactly it.
+  const invitedEmail = invitation ? (sessionStorage.getItem(INVITE_EMAIL_KEY) ?? "") : "";
   const signup = useMutation({
     mutationFn: (body: { email: string; password: string; name: string; org_name?: string; invitation_token?: string }) => api.POST("/api/v1/auth/signup", { body }).then(data),
     onSuccess: async (res) => {
       sessionStorage.removeItem(INVITE_KEY);
+      sessionStorage.removeItem(INVITE_EMAIL_KEY);
       await session.signedIn(res.org_id);
       navigate("/monitors");
     },
@@ -73,7 +76,16 @@ export function SignUp() {
         }}
       >
         <Field label="Your name" name="name" required maxLength={120} autoComplete="name" error={issues["body.name"]} />
-        <Field label="Email" name="email" type="email" required autoComplete="email" error={issues["body.email"]} />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          required
+          autoComplete="email"
+          defaultValue={invitedEmail || undefined}
+          hint={invitedEmail ? "The address the invitation was sent to" : undefined}
+          error={issues["body.email"]}
+        />
         <Field label="Password" name="password" type="password" required minLength={10} autoComplete="new-password" hint="At least 10 characters" error={issues["body.password"]} />
         {!invitation && <Field label="Organisation name (optional)" name="org_name" maxLength={120} />}
         <ErrorMessage error={signup.error} />
@@ -97,6 +109,9 @@ const SSO_ERRORS: Record<string, string> = {
   email_unverified: "Your identity provider has not verified your email address, and an account with it already exists.",
   domain_not_allowed: "Your email domain may not sign in to this organisation.",
   account_exists: "An account with your email exists outside this organisation. Ask an admin to invite it, then sign in with SSO.",
+  link_required:
+    "An account with your email already exists. Sign in with your password, then link it under Account → Single sign-on (an admin invites it first if it is not a member); after that, Sign in with SSO works.",
+  identity_in_use: "Your identity at the provider already signs in as another account.",
   members_quota: "The organisation has no room for another member on its plan. Ask an admin.",
 };
 
@@ -147,6 +162,8 @@ export function SignIn() {
     },
   });
   const ssoError = search.get("sso_error");
+  // The first step of a sign-in with 2FA is not an error: the form asks for the code, neutrally.
+  const codeAsked = signin.error instanceof ApiError && signin.error.details.reason === "totp_required";
   return (
     <AuthFrame title="Sign in">
       {search.get("reset") === "done" && (
@@ -182,6 +199,11 @@ export function SignIn() {
           >
             <Field label="Email" name="email" type="email" required autoComplete="username" />
             <Field label="Password" name="password" type="password" required autoComplete="current-password" />
+            {codeAsked && (
+              <p role="status" className="notice" data-testid="totp-prompt">
+                {useRecovery ? "Two-factor authentication is on for this account: enter one of your recovery codes to finish signing in." : "Two-factor authentication is on for this account: enter the code from your authenticator app to finish signing in."}
+              </p>
+            )}
             {needsCode && !useRecovery && <Field label="Authentication code" name="totp_code" inputMode="numeric" pattern="[0-9 ]{6,8}" autoComplete="one-time-code" autoFocus required hint="The 6-digit code from your authenticator app" />}
             {needsCode && useRecovery && <Field label="Recovery code" name="recovery_code" autoComplete="off" autoFocus required maxLength={40} hint="One of the recovery codes you saved when turning on 2FA; each works once" />}
             {needsCode && (
@@ -189,7 +211,7 @@ export function SignIn() {
                 {useRecovery ? "Use a code from your app instead" : "Lost your app? Use a recovery code"}
               </button>
             )}
-            <ErrorMessage error={signin.error} />
+            {!codeAsked && <ErrorMessage error={signin.error} />}
             <button className="primary" disabled={signin.isPending}>
               {signin.isPending ? "Signing in…" : "Sign in"}
             </button>

@@ -8,6 +8,7 @@ import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from ".
 import { Link, useRouter } from "../../lib/router";
 import { CHECK_TYPES } from "./monitor-body";
 import { OVERVIEW_BARS } from "../../lib/live";
+import { useMyRole } from "../org/use-permissions";
 import { useMonitorOverview, type MonitorFilters, type MonitorSort, type MonitorState } from "./use-monitors";
 
 const ROW_HEIGHT = 52;
@@ -49,6 +50,8 @@ export function MonitorsOverview() {
   const { navigate } = router;
   // "/" pressed on another screen lands here with ?focus=search (read once: the filters rewrite the URL).
   const focusSearch = useRef(router.search.get("focus") === "search");
+  // A viewer sees the monitors but is not offered what the API would refuse them.
+  const writes = useMyRole().can("monitors:write");
   const search = useDeferredValue(f.text.trim());
   const filters: MonitorFilters = {
     sort: f.sort,
@@ -145,9 +148,11 @@ export function MonitorsOverview() {
         <span className="muted" data-testid="monitor-count">
           {total} monitor{total === 1 ? "" : "s"}
         </span>
-        <Link className="button primary" to="/monitors/new">
-          New monitor
-        </Link>
+        {writes && (
+          <Link className="button primary" to="/monitors/new">
+            New monitor
+          </Link>
+        )}
       </header>
       <NoAlertRules />
       <ul className="state-counts" aria-label="Monitors by state (each one filters the list)" data-testid="state-counts">
@@ -192,7 +197,7 @@ export function MonitorsOverview() {
           ))}
         </select>
       </div>
-      {selected.size > 0 && (
+      {writes && selected.size > 0 && (
         <div className="bulk" role="toolbar" aria-label="Bulk actions">
           <span>{selected.size} selected</span>
           <button onClick={() => bulk.mutate("pause")}>Pause</button>
@@ -299,13 +304,22 @@ export function MonitorsOverview() {
         </div>
       )}
       <p className="muted hint" id="search-keys">
-        Tip: press / to search, ↑ ↓ to move between monitors, Enter to open one, n for a new monitor, ? for every shortcut.
+        Tip: press / to search, ↑ ↓ to move between monitors, Enter to open one{writes ? ", n for a new monitor" : ""}, ? for every shortcut.
       </p>
     </section>
   );
 }
 
 function FirstMonitor() {
+  const { can, loading } = useMyRole();
+  if (loading) return <Loading what="your role" />;
+  if (!can("monitors:write")) {
+    return (
+      <EmptyState title="No monitors yet">
+        <p>Nobody in this organisation watches anything yet. Your role can see monitors but not create them; an owner, admin or member can.</p>
+      </EmptyState>
+    );
+  }
   return (
     <EmptyState title="Watch your first site in under a minute">
       <ol>

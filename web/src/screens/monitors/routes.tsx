@@ -1,4 +1,5 @@
 import { lazy, type ReactNode } from "react";
+import { RequirePermission } from "../org/require-permission";
 import { Groups } from "./groups";
 import { MonitorsOverview } from "./overview";
 
@@ -13,8 +14,22 @@ const ResultPage = lazy(() => import("./detail/result-detail").then((m) => ({ de
 /** First match wins: `/monitors/new` before `/monitors/:id`. */
 export const monitorScreens: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/monitors", () => <MonitorsOverview />],
-  ["/monitors/new", () => <MonitorForm />],
-  ["/monitors/:id/edit", (p) => <MonitorEdit id={p.id!} />],
+  [
+    "/monitors/new",
+    () => (
+      <RequirePermission permission="monitors:write" what="create monitors" back={{ to: "/monitors", label: "Back to monitors" }}>
+        <MonitorForm />
+      </RequirePermission>
+    ),
+  ],
+  [
+    "/monitors/:id/edit",
+    (p) => (
+      <RequirePermission permission="monitors:write" what="change monitors" back={{ to: `/monitors/${p.id!}`, label: "Back to the monitor" }}>
+        <MonitorEdit id={p.id!} />
+      </RequirePermission>
+    ),
+  ],
   ["/monitors/:id/checks/:checkId", (p) => <ResultPage key={p.checkId} id={p.id!} checkId={p.checkId!} />],
   ["/monitors/:id", (p) => <MonitorDetail key={p.id} id={p.id!} />],
   ["/groups", () => <Groups />],

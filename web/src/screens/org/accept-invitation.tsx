@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, data } from "../../api/client";
-import { INVITE_KEY } from "../../components/billing-banner";
+import { INVITE_EMAIL_KEY, INVITE_KEY } from "../../components/billing-banner";
 import { Layout } from "../../components/layout";
 import { ErrorMessage, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
@@ -17,12 +17,27 @@ export function AcceptInvitationScreen() {
   if (session.loading) return <Loading what="Watchpost" />;
   if (!session.user) {
     if (token) sessionStorage.setItem(INVITE_KEY, token);
+    // The link names the invited address (the account must use exactly it): the sign-up form fills it in.
+    const email = search.get("email")?.trim() || (search.get("token") ? "" : sessionStorage.getItem(INVITE_EMAIL_KEY)) || "";
+    if (search.get("token")) {
+      if (email) sessionStorage.setItem(INVITE_EMAIL_KEY, email);
+      else sessionStorage.removeItem(INVITE_EMAIL_KEY);
+    }
     return (
       <main className="auth">
         <h1 className="brand">Watchpost</h1>
         <section className="card" aria-labelledby="invite-h">
           <h2 id="invite-h">You are invited</h2>
-          <p>Someone invited you to their organisation on Watchpost. Sign in and accept it from the banner, or create an account with the address the invitation was sent to: it joins their organisation.</p>
+          <p>
+            Someone invited you to their organisation on Watchpost. Sign in and accept it from the banner, or create an account with the address the invitation was sent to
+            {email ? (
+              <>
+                {" "}
+                (<strong>{email}</strong>)
+              </>
+            ) : null}
+            : it joins their organisation.
+          </p>
           <p>
             <Link to="/signin" className="button primary">
               Sign in

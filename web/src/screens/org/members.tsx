@@ -12,7 +12,7 @@ import { useMyRole } from "./use-permissions";
 export function Members() {
   const qc = useQueryClient();
   const { user } = useSession();
-  const { can, loading } = useMyRole();
+  const { can, covers, assignable, loading } = useMyRole();
   const admin = can("org:admin");
   const org = useQuery({ queryKey: ["org"], queryFn: () => api.GET("/api/v1/org").then(data) });
   const members = useQuery({ queryKey: ["org", "members"], queryFn: () => api.GET("/api/v1/org/members", { params: { query: { limit: 100 } } }).then(data) });
@@ -38,6 +38,9 @@ export function Members() {
   const error = members.error ?? roles.error ?? org.error;
   if (error || !members.data || !roles.data || !org.data) return <ErrorMessage error={error} />;
   const roleName = new Map(roles.data.data.map((r) => [r.id, r.name]));
+  const rolePermissions = new Map(roles.data.data.map((r) => [r.id, r.permissions]));
+  // Only roles within the caller's own permissions can be given, and only a member whose role is within them changed or removed.
+  const offered = assignable(roles.data.data);
   return (
     <section aria-labelledby="org-h">
       <h1 id="org-h">Organisation</h1>
@@ -79,6 +82,7 @@ export function Members() {
         <tbody>
           {members.data.data.map((m) => {
             const me = m.user_id === user?.id;
+            const manageable = admin && !me && covers(rolePermissions.get(m.role_id) ?? []);
             return (
               <tr key={m.user_id} data-member={m.email}>
                 <th scope="row">
@@ -87,9 +91,9 @@ export function Members() {
                 </th>
                 <td>{m.email}</td>
                 <td>
-                  {admin && !me ? (
+                  {manageable ? (
                     <select aria-label={`Role of ${m.name}`} value={m.role_id} onChange={(e) => changeRole.mutate({ id: m.user_id, role_id: e.target.value })}>
-                      {roles.data.data.map((r) => (
+                      {offered.map((r) => (
                         <option key={r.id} value={r.id}>
                           {r.name}
                         </option>
@@ -102,7 +106,7 @@ export function Members() {
                 <td>{m.two_factor_enabled ? "on" : "off"}</td>
                 <td title={fmtTime(m.joined_at)}>{fmtAgo(m.joined_at)}</td>
                 <td>
-                  {admin && !me && (
+                  {manageable && (
                     <ConfirmButton label="Remove" buttonLabel={`Remove ${m.name}`} title={`Remove ${m.name}?`} confirmLabel="Remove member" onConfirm={() => remove.mutate(m.user_id)}>
                       <p>They lose access to this organisation at once. Their API keys for it stop working.</p>
                     </ConfirmButton>
@@ -114,12 +118,13 @@ export function Members() {
         </tbody>
       </table>
       <ErrorMessage error={changeRole.error ?? remove.error} />
-      {admin && <Invitations roles={roles.data.data} />}
+      {admin && <Invitations roles={roles.data.data} offered={offered} />}
     </section>
   );
 }
 
-function Invitations({ roles }: { roles: { id: string; name: string }[] }) {
+/** `roles`: every role (to name those of pending invitations); `offered`: the ones the caller may invite to. */
+function Invitations({ roles, offered }: { roles: { id: string; name: string }[]; offered: { id: string; name: string }[] }) {
   const qc = useQueryClient();
   const list = useQuery({ queryKey: ["org", "invitations"], queryFn: () => api.GET("/api/v1/org/invitations", { params: { query: { limit: 100 } } }).then(data) });
   const [sent, setSent] = useState("");
@@ -191,8 +196,8 @@ function Invitations({ roles }: { roles: { id: string; name: string }[] }) {
         }}
       >
         <Field label="Email to invite" name="invite_email" type="email" required />
-        <Select label="Role" name="invite_role" defaultValue="member">
-          {roles.map((r) => (
+        <Select label="Role" name="invite_role" defaultValue={offered.some((r) => r.id === "member") ? "member" : offered[0]?.id}>
+          {offered.map((r) => (
             <option key={r.id} value={r.id}>
               {r.name}
             </option>

@@ -29,7 +29,7 @@ export const permissionLabel = (p: string) => PERMISSION_LABELS[p] ?? p;
 /** System and custom roles as a permission matrix; custom roles are edited in place. */
 export function Roles() {
   const qc = useQueryClient();
-  const { can, loading } = useMyRole();
+  const { can, covers, loading } = useMyRole();
   const admin = can("org:admin");
   const roles = useQuery({ queryKey: ["org", "roles"], queryFn: () => api.GET("/api/v1/org/roles", { params: { query: { limit: 100 } } }).then(data) });
   const [edits, setEdits] = useState<Record<string, string[]>>({});
@@ -106,7 +106,8 @@ export function Roles() {
                 </th>
                 {list.map((r) => (
                   <td key={r.id}>
-                    {!r.system && (
+                    {/* A role holding permissions the caller lacks can be neither changed nor deleted by them (the API refuses). */}
+                    {!r.system && covers(r.permissions) && (
                       <div className="stack">
                         <button className="primary" disabled={!edits[r.id] || save.isPending} onClick={() => save.mutate({ id: r.id, permissions: edits[r.id]! })} aria-label={`Save ${r.name}`}>
                           Save

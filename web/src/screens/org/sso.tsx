@@ -28,7 +28,7 @@ const parseDomains = (text: string) =>
 /** Single sign-on with OpenID Connect: the provider, who may sign in, the role new members get, and whether passwords still work. */
 export function Sso() {
   const qc = useQueryClient();
-  const { can, loading } = useMyRole();
+  const { can, assignable, loading } = useMyRole();
   const admin = can("org:admin");
   const config = useQuery({
     queryKey: ["org", "sso"],
@@ -68,7 +68,9 @@ export function Sso() {
   const current = config.data;
   const issues = issuesOf(save.error);
   const callback = current?.redirect_uri ?? `${location.origin}/api/v1/auth/sso/callback`;
-  const choosable = (roles.data?.data ?? []).filter((r) => r.id !== "owner");
+  // Never owner (the API refuses it), and only roles within the caller's own permissions.
+  const choosable = assignable(roles.data?.data ?? []).filter((r) => r.id !== "owner");
+  const defaultRole = [current?.default_role_id ?? "member", "member"].find((id) => choosable.some((r) => r.id === id)) ?? choosable[0]?.id;
 
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -121,7 +123,7 @@ export function Sso() {
             Comma or line separated, e.g. example.com. People with these addresses are offered this provider when they type their email; others are refused. Empty: anyone your provider signs in, found by SSO name.
           </small>
         </div>
-        <Select label="Role for new members" name="default_role_id" defaultValue={current?.default_role_id ?? "member"}>
+        <Select label="Role for new members" name="default_role_id" defaultValue={defaultRole}>
           {choosable.map((r) => (
             <option key={r.id} value={r.id}>
               {r.name}
