@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { api, data } from "../../api/client";
 import { fmtMs, fmtTime, StatusBadge } from "../../components/ui";
+import { useLocationName } from "./use-location-name";
 
 interface Outcome {
   status: string;
@@ -15,10 +16,11 @@ interface Outcome {
 /** One check's result in a sentence or two: status, time, where, HTTP status, and the error in full. */
 export function CheckOutcome({ result }: { result: Outcome }) {
   const code = result.data?.status_code;
+  const nameOf = useLocationName();
   return (
     <div className={`check-outcome outcome-${result.status}`} data-testid="check-outcome">
       <p>
-        <StatusBadge status={result.status} /> in {fmtMs(result.duration_ms)} from {result.location}
+        <StatusBadge status={result.status} /> in {fmtMs(result.duration_ms)} from {nameOf(result.location)}
         {typeof code === "number" && <> · HTTP {code}</>} <span className="muted">at {fmtTime(result.checked_at)}</span>
       </p>
       {result.error && <p className="outcome-error">{result.error}</p>}

@@ -11,6 +11,8 @@ import { RecentAlerts } from "./detail/recent-alerts";
 import { HeartbeatPing } from "./heartbeat-ping";
 import { ResponseCharts } from "./detail/response-charts";
 import type { Monitor } from "./use-monitors";
+import { badgeState, monitorLocationsText } from "./locations";
+import { useLocationName, useRunnerNames } from "./use-location-name";
 
 const WINDOWS = ["24h", "7d", "30d", "90d"] as const;
 const LABEL: Record<(typeof WINDOWS)[number], string> = { "24h": "24 h", "7d": "7 days", "30d": "30 days", "90d": "90 days" };
@@ -26,6 +28,8 @@ export function MonitorDetail({ id }: { id: string }) {
     queryFn: () => api.GET("/api/v1/monitors/{id}/uptime", { params: { path: { id } } }).then(data),
     refetchInterval: 60_000,
   });
+  const runners = useRunnerNames();
+  const nameOf = useLocationName();
   const [ran, setRan] = useState<string | null>(null);
   const action = useMutation({
     mutationFn: async (what: "run" | "pause" | "resume" | "delete") => {
@@ -38,7 +42,7 @@ export function MonitorDetail({ id }: { id: string }) {
       if (what === "run") {
         setRan(null);
         const r = await api.POST("/api/v1/monitors/{id}/run", { params: { path: { id } } }).then(data);
-        setRan(`Checked from ${r.location}: ${r.status} in ${fmtMs(r.duration_ms)}${r.error ? ` — ${r.error}` : ""}${r.recorded ? "" : " (not recorded: the monitor is paused)"}`);
+        setRan(`Checked from ${nameOf(r.location)}: ${r.status} in ${fmtMs(r.duration_ms)}${r.error ? ` — ${r.error}` : ""}${r.recorded ? "" : " (not recorded: the monitor is paused)"}`);
         return;
       }
       const res = await api.POST(`/api/v1/monitors/{id}/${what}`, { params: { path: { id } } });
@@ -59,10 +63,10 @@ export function MonitorDetail({ id }: { id: string }) {
       <header className="page-head">
         <Link to="/monitors">← Monitors</Link>
         <h1 id="detail-h">{m.name}</h1>
-        <StatusBadge status={m.status} paused={m.paused} />
+        <StatusBadge status={badgeState(m)} />
       </header>
       <p className="muted">
-        {m.type} · {target === undefined ? "" : `${String(target)} · `}{m.type === "heartbeat" ? heartbeatTiming(cfg) : `every ${String(m.interval_seconds)} s · from ${[...m.regions, ...m.runner_ids].join(", ")}`}
+        {m.type} · {target === undefined ? "" : `${String(target)} · `}{m.type === "heartbeat" ? heartbeatTiming(cfg) : `every ${String(m.interval_seconds)} s · from ${monitorLocationsText(m, runners)}`}
         {m.tags.length > 0 && " · "}
         {m.tags.map((t) => (
           <Link key={t} to={`/monitors?tag=${encodeURIComponent(t)}`} className="tag">
@@ -70,6 +74,11 @@ export function MonitorDetail({ id }: { id: string }) {
           </Link>
         ))}
       </p>
+      {m.monitored === false && !m.suspended && !m.paused && (
+        <p className="error" role="note" data-testid="not-monitored">
+          Not monitored: {m.not_monitored_reason ?? "no region or runner to run on"}. Its due checks are recorded as unavailable. <Link to={`/monitors/${m.id}/edit`}>Edit the monitor</Link>
+        </p>
+      )}
       {m.suspended && (
         <p className="error" role="note">
           Suspended: this monitor is over your plan's quota, so it is kept but not checked. <Link to="/billing">Change plan</Link> or delete other monitors.
@@ -126,7 +135,7 @@ export function MonitorDetail({ id }: { id: string }) {
           <tbody>
             {byLocation.map((l) => (
               <tr key={l.location}>
-                <td>{l.location}</td>
+                <td>{nameOf(l.location)}</td>
                 <td>{fmtPct(l.uptime_pct)}</td>
                 <td>{String(l.total)}</td>
                 <td>{Number(l.down) + Number(l.timeout)}</td>

@@ -4,6 +4,7 @@ import { useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEv
 import { api, data } from "../../api/client";
 import { ResultBar } from "../../components/result-bar";
 import { SuspendedBadge } from "../../components/widgets";
+import { badgeState } from "./locations";
 import { EmptyState, ErrorMessage, fmtMs, fmtPct, Loading, StatusBadge } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { CHECK_TYPES } from "./monitor-body";
@@ -263,7 +264,7 @@ export function MonitorsOverview() {
                       <input type="checkbox" aria-label={`Select ${m.name}`} checked={selected.has(m.id)} onChange={() => toggle(m.id)} />
                     </span>
                     <span role="cell">
-                      <StatusBadge status={m.status} paused={m.paused} />
+                      <StatusBadge status={badgeState(m)} />
                     </span>
                     <span role="cell" className="name">
                       <Link to={`/monitors/${m.id}`}>{m.name}</Link>

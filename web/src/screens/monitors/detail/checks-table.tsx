@@ -9,6 +9,7 @@ import type { Monitor } from "../use-monitors";
 import type { CheckResult } from "./chart-data";
 import { locationsOf } from "./response-charts";
 import { ResultFields } from "./result-detail";
+import { useLocationName } from "../use-location-name";
 
 const STATUSES = ["up", "down", "degraded", "timeout", "unavailable"] as const;
 const LIMIT = 25;
@@ -29,6 +30,7 @@ function queryOf(f: Omit<ChecksFilters, "page">) {
 export function ChecksTable({ monitor }: { monitor: Monitor }) {
   const heartbeat = monitor.type === "heartbeat";
   const id = monitor.id;
+  const nameOf = useLocationName();
   const [filters, setFilters] = useState<Omit<ChecksFilters, "page">>({});
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<CheckResult | null>(null);
@@ -78,7 +80,9 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
         <select aria-label="Filter checks by region or runner" value={filters.location ?? ""} onChange={(e) => set({ location: e.target.value || undefined })}>
           <option value="">All locations</option>
           {locationsOf(monitor).map((l) => (
-            <option key={l}>{l}</option>
+            <option key={l} value={l}>
+              {nameOf(l)}
+            </option>
           ))}
         </select>
         <label className="inline">
@@ -113,12 +117,12 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
                   key={c.id}
                   tabIndex={0}
                   className="clickable"
-                  aria-label={`${c.status} from ${c.location} at ${fmtTime(c.checked_at)}: details`}
+                  aria-label={`${c.status} from ${nameOf(c.location)} at ${fmtTime(c.checked_at)}: details`}
                   onClick={() => show(c)}
                   onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), show(c))}
                 >
                   <td>{fmtTime(c.checked_at)}</td>
-                  <td>{c.location}</td>
+                  <td>{nameOf(c.location)}</td>
                   <td>
                     <StatusBadge status={c.status} />
                   </td>
@@ -148,7 +152,7 @@ export function ChecksTable({ monitor }: { monitor: Monitor }) {
         {open && (
           <>
             <h2 id="result-h">
-              Check from {open.location} <StatusBadge status={open.status} />
+              Check from {nameOf(open.location)} <StatusBadge status={open.status} />
             </h2>
             <ResultFields result={open} type={monitor.type} />
             <div className="row">

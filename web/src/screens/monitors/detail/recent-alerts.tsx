@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, data } from "../../../api/client";
 import { ErrorMessage, fmtTime } from "../../../components/ui";
 import { Link } from "../../../lib/router";
+import { useLocationName } from "../use-location-name";
 
 interface AlertLine {
   alert_id: string;
@@ -13,6 +14,7 @@ interface AlertLine {
 
 /** The monitor's alerts: those firing now, then the latest ones notified (from alert history), each linking to its timeline. */
 export function RecentAlerts({ id }: { id: string }) {
+  const nameOf = useLocationName();
   const active = useQuery({
     queryKey: ["alerts", "active", "monitor", id],
     queryFn: () => api.GET("/api/v1/alert-rules/active", { params: { query: { monitor_id: id, limit: 20 } } }).then(data),
@@ -43,7 +45,7 @@ export function RecentAlerts({ id }: { id: string }) {
           {list.map((a) => (
             <li key={a.alert_id}>
               <Link to={`/alerts/${encodeURIComponent(a.alert_id)}`}>
-                {a.rule} in {a.region}
+                {a.rule} in {nameOf(a.region)}
               </Link>{" "}
               {a.firing ? <span className="badge badge-down">firing since {fmtTime(a.at)}</span> : <small className="muted">notified {fmtTime(a.at)}</small>}
             </li>
