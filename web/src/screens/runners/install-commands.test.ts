@@ -33,7 +33,7 @@ describe("dockerRunLine", () => {
 
   it("fills in this deployment's URL, the runner's token and the registry", () => {
     const line = dockerRunLine(VARIANTS[1]!, { apiUrl: "https://w.example.org", token: "rt_abc", registry: "ghcr.io/acme" });
-    expect(line).toContain("-e SERVICE_API_URL=https://w.example.org -e SERVICE_TOKEN=rt_abc -e BROWSERS=chromium");
+    expect(line).toContain("-e SERVICE_API_URL=https://w.example.org -e SERVICE_TOKEN=rt_abc -e ALLOW_PRIVATE_IPS=true -e BROWSERS=chromium");
     expect(line.endsWith("ghcr.io/acme/runner-chromium:latest")).toBe(true);
   });
 });
@@ -47,7 +47,7 @@ describe("composeSnippet", () => {
       const { image: _i, environment: theirEnv, profiles: _p, ...expected } = example.services[`runner-${v.id}`]!;
       expect(settings).toEqual(expected);
       expect(image).toBe(`ghcr.io/acme/runner-${v.id}:latest`);
-      expect(environment).toMatchObject({ SERVICE_API_URL: "https://w.example.org", SERVICE_TOKEN: "rt_abc", RUNNER_NAME: "Office rack" });
+      expect(environment).toMatchObject({ SERVICE_API_URL: "https://w.example.org", SERVICE_TOKEN: "rt_abc", RUNNER_NAME: "Office rack", ALLOW_PRIVATE_IPS: "true" });
       expect((environment as Record<string, string>).BROWSERS).toBe((theirEnv as Record<string, string>).BROWSERS);
     }
   });

@@ -26,7 +26,8 @@ export function dockerRunLine(v: Variant, t: InstallTarget): string {
     `  --read-only --tmpfs /tmp:rw,size=${isBrowser(v) ? "512m" : "256m"},mode=1777${isBrowser(v) ? " --shm-size 512m" : ""}`,
     ...(needsHome(v) ? ["  --tmpfs /home/runner:rw,size=64m,uid=10001,gid=10001,mode=0700"] : []),
     `  --cap-drop ALL --cap-add NET_RAW${needsHome(v) ? " --cap-add SYS_ADMIN" : ""} --stop-timeout 10`,
-    `  -e SERVICE_API_URL=${t.apiUrl} -e SERVICE_TOKEN=${t.token}${isBrowser(v) ? ` -e BROWSERS=${v.browsers}` : ""}`,
+    // A runner is for checking your own network: its private addresses are allowed (the runner's default refuses them).
+    `  -e SERVICE_API_URL=${t.apiUrl} -e SERVICE_TOKEN=${t.token} -e ALLOW_PRIVATE_IPS=true${isBrowser(v) ? ` -e BROWSERS=${v.browsers}` : ""}`,
     `  ${imageOf(v, t.registry)}`,
   ];
   return lines.join(" \\\n");
@@ -54,6 +55,7 @@ export function composeSnippet(v: Variant, t: InstallTarget, runnerName: string)
     `      SERVICE_API_URL: ${q(t.apiUrl)}`,
     `      SERVICE_TOKEN: ${q(t.token)}`,
     `      RUNNER_NAME: ${q(runnerName)}`,
+    '      ALLOW_PRIVATE_IPS: "true"',
     ...(isBrowser(v) ? [`      BROWSERS: ${v.browsers}`] : []),
     "",
   ].join("\n");
