@@ -47,7 +47,7 @@ const NEVER_CONFLICTS = [
   "DELETE /api/v1/status-pages/{id}", "PUT /api/v1/status-pages/{id}/layout", "POST /api/v1/status-pages/{id}/subscribers", "DELETE /api/v1/status-pages/{id}/domain",
   "DELETE /api/v1/status-pages/{id}/subscribers/{subscriberId}", "POST /api/v1/themes", "PATCH /api/v1/themes/{id}",
   "POST /api/v1/incidents", "PATCH /api/v1/incidents/{id}", "DELETE /api/v1/incidents/{id}", "POST /api/v1/incidents/{id}/updates", "POST /api/v1/incidents/{id}/resolve",
-  "POST /api/v1/unsubscribe", "POST /api/v1/auth/sso/start", "DELETE /api/v1/org/sso", "POST /api/v1/org/sso/test",
+  "POST /api/v1/unsubscribe", "POST /api/v1/auth/sso/start", "POST /api/v1/auth/sso/link", "DELETE /api/v1/org/sso", "POST /api/v1/org/sso/test",
   "POST /api/v1/reports", "PATCH /api/v1/reports/{id}", "DELETE /api/v1/reports/{id}", "POST /api/v1/reports/{id}/send", "POST /api/v1/reports/unsubscribe",
 ];
 const RUNNER_PROTOCOL = ["session", "heartbeat", "jobs/claim", "results", "jobs/release"].map((p) => `POST /api/v1/runner/${p}`);
@@ -71,6 +71,7 @@ const MARKED: Record<string, string> = {
   "POST /api/v1/status-pages/{id}/domain/verify 200": "needs a DNS server holding the TXT record: tests/status-pages/management.test.ts",
   "POST /api/v1/setup 201": "needs an installation without any organisation: tests/api/setup.test.ts, on its own database",
   "POST /api/v1/auth/sso/start 200": "needs a reachable identity provider (on loopback, with ALLOW_PRIVATE_IPS): tests/api/sso.test.ts and tests/web/sso.test.ts run one",
+  "POST /api/v1/auth/sso/link 200": "needs a reachable identity provider (on loopback, with ALLOW_PRIVATE_IPS): tests/api/sso.test.ts and tests/web/sso.test.ts link an account through one",
   "GET /api/v1/auth/sso/callback 204":
     "never sent: success and failure are 303 redirects; api/openapi/document.ts adds 204 to an operation without a 2xx, which tests/api/openapi.test.ts (Redocly operation-2xx-response) requires",
 };
