@@ -10,7 +10,7 @@ export interface RunnerName {
 }
 
 /** `none` is where the scheduler records the checks of a monitor with no region and no runner. */
-export const NOWHERE = "none";
+const NOWHERE = "none";
 
 export function locationName(location: string, runners: readonly RunnerName[] | undefined): string {
   if (location === NOWHERE) return "nowhere (no region or runner)";
