@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import * as OTPAuth from "otpauth";
-import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { client, joinOrgAs, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
 
@@ -12,14 +12,7 @@ afterAll(() => api.stop());
 
 type Call = ReturnType<typeof client>;
 
-/** Signs a new user up and makes them a member of `org` with `role`; the client acts in that org. */
-async function joinAs(owner: Call, orgId: string, role: string) {
-  const user = await signUp(api.url);
-  const invite = await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: role });
-  expect(invite.status).toBe(201);
-  expect((await user.call("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
-  return { ...user, inOrg: client(api.url, { cookie: user.cookie, csrf: user.csrf, headers: { "x-org-id": orgId } }) };
-}
+const joinAs = (owner: Call, orgId: string, role: string) => joinOrgAs(api.url, owner, orgId, role);
 
 async function mintKey(call: Call, scopes: string[]) {
   const res = await call("POST", "/api/v1/api-keys", { name: `key-${scopes.join("+")}`, scopes });

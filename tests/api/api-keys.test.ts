@@ -4,7 +4,7 @@
  * by a key is recorded as such and falls with its maker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { client, joinOrgAs, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
 
@@ -15,13 +15,7 @@ afterAll(() => api.stop());
 
 type Call = ReturnType<typeof client>;
 
-async function joinAs(owner: Call, orgId: string, role: string) {
-  const user = await signUp(api.url);
-  const invite = await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: role });
-  expect(invite.status).toBe(201);
-  expect((await user.call("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
-  return { ...user, inOrg: client(api.url, { cookie: user.cookie, csrf: user.csrf, headers: { "x-org-id": orgId } }) };
-}
+const joinAs = (owner: Call, orgId: string, role: string) => joinOrgAs(api.url, owner, orgId, role);
 
 async function mintKey(call: Call, scopes: string[], extra: Record<string, unknown> = {}) {
   const res = await call("POST", "/api/v1/api-keys", { name: `key-${scopes.join("+")}`, scopes, ...extra });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import * as OTPAuth from "otpauth";
-import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { client, joinOrgAs, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
 
 let api: TestApi;
 
@@ -11,14 +11,7 @@ afterAll(() => api.stop());
 
 type Call = ReturnType<typeof client>;
 
-/** Signs a new user up and makes them a member of `orgId` with `role`; `inOrg` acts in that organisation. */
-async function joinAs(owner: Call, orgId: string, role: string) {
-  const user = await signUp(api.url);
-  const invite = await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: role });
-  expect(invite.status).toBe(201);
-  expect((await user.call("POST", "/api/v1/invitations/accept", { token: invite.body.token })).status).toBe(200);
-  return { ...user, inOrg: client(api.url, { cookie: user.cookie, csrf: user.csrf, headers: { "x-org-id": orgId } }) };
-}
+const joinAs = (owner: Call, orgId: string, role: string) => joinOrgAs(api.url, owner, orgId, role);
 
 async function enableTotp(call: Call) {
   const setup = await call("POST", "/api/v1/user/2fa/setup");

@@ -192,3 +192,16 @@ export async function signUp(baseUrl: string, email?: string, password = "long e
   const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   return { email: addr, password, userId: body.user.id, orgId: body.org_id, csrf: body.csrf_token, cookie, call: client(baseUrl, { cookie, csrf: body.csrf_token }) };
 }
+
+/**
+ * A new user (signed up) made a member of `orgId` with `role` by an invitation the owner's client sends; `inOrg` acts
+ * in that organisation (X-Org-Id).
+ */
+export async function joinOrgAs(baseUrl: string, owner: ReturnType<typeof client>, orgId: string, role: string) {
+  const user = await signUp(baseUrl);
+  const invite = await owner("POST", "/api/v1/org/invitations", { email: user.email, role_id: role });
+  if (invite.status !== 201) throw new Error(`invitation failed ${invite.status} ${JSON.stringify(invite.body)}`);
+  const accepted = await user.call("POST", "/api/v1/invitations/accept", { token: invite.body.token });
+  if (accepted.status !== 200) throw new Error(`acceptance failed ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return { ...user, inOrg: client(baseUrl, { cookie: user.cookie, csrf: user.csrf, headers: { "x-org-id": orgId } }) };
+}
