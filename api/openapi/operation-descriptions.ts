@@ -47,7 +47,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
 
   // organisations
   listOrgs: "Every organisation you belong to with your role and whether its policy requires 2FA; send one's id as X-Org-Id to act in it.",
-  createOrg: "Creates an organisation with you as its owner; select it with X-Org-Id.",
+  createOrg:
+    "Creates an organisation with you as its owner; select it with X-Org-Id. 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted) unless you already own an organisation; 403 sso_session from a session opened by single sign-on, which acts in its organisation only.",
   getOrg: "Name, plan and timestamps of the organisation X-Org-Id selects (your default one without it).",
   updateOrg: "Renames the active organisation.",
   listOrgMembers: "Members with their role, 2FA state and join date.",

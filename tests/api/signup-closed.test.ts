@@ -87,6 +87,10 @@ describe("sign-up on a self-hosted installation", () => {
     expect(made.status).toBe(403);
     expect(made.body).toMatchObject({ code: "PERMISSION_DENIED", details: { reason: "signup_closed" } });
     expect((await selfHosted.sql`select count(*)::int as n from organisations`)[0]!.n).toBe(orgsBefore);
+    // An owner (the installation's) may still keep teams apart in organisations of their own.
+    const ownerSession = await post(selfHosted, "/api/v1/auth/signin", { email: team.email, password: team.password });
+    expect(ownerSession.status).toBe(200);
+    expect((await ownerSession.call("POST", "/api/v1/orgs", { name: "Another team" })).status).toBe(201);
     // Where sign-up is open, making another organisation stays allowed.
     const open = await post(opened, "/api/v1/auth/signup", signUpBody(newEmail("open-owner"), { org_name: "First" }));
     expect((await open.call("POST", "/api/v1/orgs", { name: "Second" })).status).toBe(201);

@@ -52,19 +52,20 @@ export const orgsRoutes = (deps: ApiDeps) =>
         .post(
           "",
           async ({ actor, body, set }) => {
-            // Where sign-up is closed (self-hosted), organisations come from the first-run setup and
-            // `bun run cli org:create` only: an invited (or removed) person must not make one of their own
-            // on the unlimited plan, whose checks may reach the private network.
+            // Where sign-up is closed (self-hosted), organisations come from the first-run setup, `bun run cli
+            // org:create`, and people who already own one (the installation's owners, who may keep teams apart): an
+            // invited (or removed) person must not make one of their own on the unlimited plan, whose checks may
+            // reach the private network.
             if (actor.identity.kind === "session" && actor.identity.orgScope) {
               throw permissionDenied("A session opened by single sign-on acts in its organisation only; sign in with your password to create one", { reason: "sso_session" });
             }
-            if (!signupOpen(deps.config)) {
+            if (!signupOpen(deps.config) && !(await listMyOrgs(deps.sql, actor.userId)).some((o) => o.role_id === "owner")) {
               throw permissionDenied("This installation does not let accounts create organisations; use `bun run cli org:create` on the server", { reason: "signup_closed" });
             }
             const org = await createOrgWithOwner(deps.sql, { name: body.name, userId: actor.userId });
             set.status = 201;
             return { id: org.id, name: org.name, plan: await planIdInForce(deps.sql, org.plan_id), role: "owner", default: false, two_factor_required: false, single_sign_on: false, created_at: org.created_at.toISOString() };
           },
-          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own", description: "Refused with 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted)." } },
+          { body: Obj({ name: DisplayName(120) }), response: { 201: MyOrgView }, detail: { summary: "Create an organisation you own" } },
         ),
     );

@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organisation you own
-         * @description Refused with 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted).
+         * @description Creates an organisation with you as its owner; select it with X-Org-Id. 403 (details.reason signup_closed) where sign-up is closed (SIGNUP_OPEN, closed by default when self-hosted) unless you already own an organisation; 403 sso_session from a session opened by single sign-on, which acts in its organisation only.
          *
          *     Who: a signed-in user session (the dashboard's cookie; writes also send X-CSRF-Token). API keys are refused (403).
          */
