@@ -20,9 +20,7 @@ export type SsoFailureReason =
   | "not_configured"
   | "provider_error"
   | "email_missing"
-  | "email_unverified"
   | "domain_not_allowed"
-  | "account_exists"
   | "link_required"
   | "identity_in_use"
   | "members_quota";
@@ -162,7 +160,7 @@ export async function completeSsoSignIn(
   if (flow.link) return linkIdentity(sql, config, claims, flow.link, input.ip);
   const result = await withTx(sql, async (tx) => {
     const linked = await findSsoIdentityUser(tx, config.org_id, config.issuer, claims.subject);
-    const user = linked ? await findUserById(tx, linked) : await linkOrCreate(tx, config, claims);
+    const user = linked ? await findUserById(tx, linked) : await createUser(tx, claims);
     let provisioned = !linked && !(await findMember(tx, config.org_id, user!.id));
     if (provisioned) await addMember(tx, config, user!.id);
     else if (linked && !(await findMember(tx, config.org_id, linked))) {
@@ -236,7 +234,7 @@ async function exchangeCode(box: SecretBox, net: SsoNetwork, config: SsoConfigRo
  * owner, or as a member with a second factor and other organisations). The account links itself instead, signed in
  * with its password: Account → Single sign-on (startSsoLink).
  */
-async function linkOrCreate(tx: Sql, config: SsoConfigRow, claims: Claims): Promise<UserRow> {
+async function createUser(tx: Sql, claims: Claims): Promise<UserRow> {
   const existing = await findUserByEmail(tx, claims.email);
   if (existing) {
     throw new SsoSignInError("link_required", "An account with this email exists: sign in with your password, then link single sign-on under Account");

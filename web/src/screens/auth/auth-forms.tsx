@@ -106,9 +106,7 @@ const SSO_ERRORS: Record<string, string> = {
   not_configured: "Single sign-on is no longer set up for that organisation.",
   provider_error: "Your identity provider did not complete the sign-in. Try again, or ask your administrator.",
   email_missing: "Your identity provider did not share your email address.",
-  email_unverified: "Your identity provider has not verified your email address, and an account with it already exists.",
   domain_not_allowed: "Your email domain may not sign in to this organisation.",
-  account_exists: "An account with your email exists outside this organisation. Ask an admin to invite it, then sign in with SSO.",
   link_required:
     "An account with your email already exists. Sign in with your password, then link it under Account → Single sign-on (an admin invites it first if it is not a member); after that, Sign in with SSO works.",
   identity_in_use: "Your identity at the provider already signs in as another account.",
