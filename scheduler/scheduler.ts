@@ -6,6 +6,7 @@ import { LogThrottle } from "../core/log-throttle.ts";
 import type { SchedulableRow } from "../db/queries/scheduler.ts";
 import { browserEngineOf } from "../schemas/checks/browser-fields.ts";
 import { buildCheckJob } from "../domain/monitors/job.ts";
+import { NOWHERE_LOCATION } from "../domain/monitors/locations.ts";
 import { dueAfter, dueAtOrAfter, expiryOf, phaseOf } from "./grid.ts";
 import type { MaintenanceGate } from "./maintenance-gate.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
@@ -111,8 +112,6 @@ const FIRST_CHECK_SOON_MS = 2000;
 /** Thrown inside the retry loop once stopped; one instance (an Error per publish cost a stack capture per check). */
 const STOPPED = new Error("scheduler stopped");
 
-/** The location of the unavailable results of a monitor with no region and no runner. */
-const NOWHERE = "none";
 
 /**
  * The in-memory schedule: a min-heap of each monitor's next due time and one timer for the
@@ -355,11 +354,11 @@ export class Scheduler {
       // Nowhere to run (its runners were revoked): a gap in monitoring to record, not a silence.
       const expiresAt = expiryOf(due, e.intervalMs);
       const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
-      const result = unavailableResult({ ...base, id: jobId(e.id, NOWHERE, due), location: NOWHERE, location_type: "region" }, "no region or runner to run on (its runners were revoked)", now);
+      const result = unavailableResult({ ...base, id: jobId(e.id, NOWHERE_LOCATION, due), location: NOWHERE_LOCATION, location_type: "region" }, "no region or runner to run on (its runners were revoked)", now);
       this.enqueue({
         due,
         expiresAt,
-        location: NOWHERE,
+        location: NOWHERE_LOCATION,
         locationType: "region",
         jobId: result.id,
         monitorId: e.id,

@@ -27,6 +27,16 @@ describe("event rendering", () => {
     });
   });
 
+  it("names a runner by its name, and says a closed alert closed rather than recovered", () => {
+    const atRunner = { region: "run_01J0RUNNER", regionName: "runner office-lan" };
+    expect(renderEvent(sampleEvent("alert", atRunner))).toMatchObject({ headline: "status is down or timeout in runner office-lan" });
+    expect(renderEvent(sampleEvent("alert", atRunner)).facts).toContainEqual({ name: "Region", value: "runner office-lan" });
+    expect(renderEvent(sampleEvent("recovery", { ...atRunner, closed: "location_removed" }))).toMatchObject({
+      title: "⚪ Closed: Checkout API",
+      headline: "No longer checked from runner office-lan: the alert there is closed, not recovered",
+    });
+  });
+
   it("offers the acknowledge link only while the alert is a problem", () => {
     const texts = (kind: "alert" | "recovery" | "acknowledgement") => renderEvent(sampleEvent(kind)).links.map((l) => l.text);
     expect(texts("alert")).toEqual(["View monitor", "Acknowledge"]);

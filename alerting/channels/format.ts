@@ -50,16 +50,19 @@ export const formatTime = (iso: string) => `${iso.replace("T", " ").replace(/\.\
 
 export function renderEvent(event: AlertEvent): RenderedEvent {
   const { kind, monitor } = event;
-  const title = kind === "test" ? `${heading.test} from Watchpost` : `${heading[kind]}: ${monitor.name}`;
+  const closed = kind === "recovery" && event.closed === "location_removed";
+  const title = kind === "test" ? `${heading.test} from Watchpost` : `${closed ? "⚪ Closed" : heading[kind]}: ${monitor.name}`;
   const headline =
     kind === "test"
       ? "Sent to check that this channel works; nothing is alerting."
-      : `${kind === "recovery" ? "Cleared: " : ""}${event.condition} in ${event.region}`;
+      : closed
+        ? `No longer checked from ${event.regionName}: the alert there is closed, not recovered`
+        : `${kind === "recovery" ? "Cleared: " : ""}${event.condition} in ${event.regionName}`;
   const alertingFor = formatDuration(Date.parse(event.occurredAt) - Date.parse(event.startedAt));
   const facts = [
     { name: "Status", value: event.status.toUpperCase() },
     { name: "Rule", value: event.rule.name },
-    { name: "Region", value: event.region },
+    { name: "Region", value: event.regionName },
     ...(monitor.target ? [{ name: "Target", value: clip(monitor.target, 500) }] : []),
     { name: "Response time", value: `${Math.round(event.result.duration_ms)} ms` },
     // Errors can carry a response body; a page needs the gist, the dashboard has the rest.

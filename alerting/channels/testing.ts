@@ -14,6 +14,7 @@ export function sampleEvent(kind: AlertEventKind = "alert", overrides: Partial<A
     rule: { id: "rule_7", name: "Checkout API down" },
     monitor: { id: "mon_42", name: "Checkout API", type: "http", target: "https://shop.example/api/health" },
     region: "eu-west",
+    regionName: "eu-west",
     status: kind === "recovery" ? "up" : "down",
     condition: "status is down or timeout",
     result: kind === "recovery" ? { duration_ms: 182 } : { duration_ms: 5012, error: "connect ECONNREFUSED" },

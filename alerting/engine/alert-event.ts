@@ -14,7 +14,12 @@ export interface AlertEvent {
   idempotencyKey: string;
   rule: { id: string; name: string };
   monitor: { id: string; name: string; type: string; target?: string };
+  /** The location's id: a region, a runner's id (`run_…`), `heartbeat` or `none`. */
   region: string;
+  /** The location as a reader knows it: the region's id, `runner <its name>`, ... */
+  regionName: string;
+  /** Set on a `recovery` that is not one: the alert closed because the monitor no longer checks from its location. */
+  closed?: "location_removed";
   status: CheckStatus;
   /** Human summary of the rule's condition, e.g. "status is down or timeout". */
   condition: string;

@@ -56,6 +56,8 @@ export interface DecideContext {
   publicBaseUrl: string;
   /** Occurrences of suppressing maintenance windows covering the monitor within [from, to], merged; asked only for a firing alert. */
   quietSpans(monitor: MonitorInfo, from: number, to: number): Promise<QuietSpan[]>;
+  /** The location as messages name it (alerting/service/location-names.ts). */
+  locationName(orgId: string, location: string): Promise<string>;
 }
 
 const PROBLEM_KINDS = new Set(["alert", "escalation", "reminder"]);
@@ -84,6 +86,9 @@ export async function decide(
   const summary = last ?? stored.last;
   const due = nextDueAt(rule.machine, s, spans);
   const dedupKey = `${rule.id}:${monitor.id}:${row.region}:${s.incarnation}`;
+  const said = out.notifications.length > 0 || out.events.length > 0;
+  const place = said ? await ctx.locationName(rule.orgId, row.region) : row.region;
+  const closed = input.type === "withdraw";
   const deliveries: DeliveryWrite[] = out.notifications.map((n) => {
     const event: AlertEvent = {
       kind: n.kind,
@@ -92,6 +97,8 @@ export async function decide(
       rule: { id: rule.id, name: rule.name },
       monitor: { id: monitor.id, name: monitor.name, type: monitor.type, ...(monitor.target ? { target: monitor.target } : {}) },
       region: row.region,
+      regionName: place,
+      ...(closed ? { closed: "location_removed" as const } : {}),
       status: summary?.status ?? "unknown",
       condition: rule.conditionText,
       result: { duration_ms: summary?.duration_ms ?? 0, ...(summary?.error ? { error: summary.error } : {}), ...(summary?.data ? { data: summary.data } : {}) },
@@ -115,8 +122,9 @@ export async function decide(
     };
   });
   const at = new Date(input.at).toISOString();
+  // A withdrawn alert is over for the dashboard as a recovered one is.
   const busEvents: AlertBusEvent[] = out.events.map((e) => ({
-    type: `alert.${e}` as AlertBusEvent["type"],
+    type: e === "withdrawn" ? "alert.recovered" : `alert.${e}`,
     org_id: rule.orgId,
     rule_id: rule.id,
     rule_name: rule.name,
@@ -132,8 +140,13 @@ export async function decide(
       id: newId("ntf"),
       org_id: rule.orgId,
       type: e === "fired" ? "alert.fired" : "alert.recovered",
-      title: e === "fired" ? `Alert: ${monitor.name}` : `Recovered: ${monitor.name}`,
-      body: e === "fired" ? `${rule.name}: ${rule.conditionText} in ${row.region}` : `${rule.name} cleared in ${row.region}`,
+      title: e === "fired" ? `Alert: ${monitor.name}` : e === "withdrawn" ? `Closed: ${monitor.name}` : `Recovered: ${monitor.name}`,
+      body:
+        e === "fired"
+          ? `${rule.name}: ${rule.conditionText} in ${place}`
+          : e === "withdrawn"
+            ? `${rule.name}: closed, the monitor no longer checks from ${place}`
+            : `${rule.name} cleared in ${place}`,
       data: { rule_id: rule.id, monitor_id: monitor.id, region: row.region, incarnation: s.incarnation },
     }));
   const write: StateWrite = {

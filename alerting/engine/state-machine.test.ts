@@ -201,3 +201,44 @@ describe("one notice per channel per moment", () => {
     expect(drive(rule(), [fail(0), pass(10), tick(10)]).sent).toEqual(["0m now alert#1", "10m now recovery#1", "10m later recovery#1"]);
   });
 });
+
+describe("a location taken off the monitor (withdraw)", () => {
+  const withdraw = (min: number): MachineInput => ({ type: "withdraw", at: min * MINUTE });
+
+  it("closes a firing alert, telling only the channels already told, and nothing is due after it", () => {
+    const r = rule({ recurring: true, recurringIntervalMinutes: 30 });
+    const { s, sent, events } = drive(r, [fail(0), withdraw(5)]);
+    expect(sent).toEqual(["0m now alert#1", "5m now recovery#1"]);
+    expect(events).toEqual(["fired", "withdrawn"]);
+    expect(s).toMatchObject({ firing: false, acknowledged: false, consecutive: 0, incarnation: 1 });
+    expect(nextDueAt(r, s)).toBeNull();
+  });
+
+  it("sends what came due meanwhile no more, tells no one without on_recovery or with the rule disabled, and leaves a quiet state quiet", () => {
+    expect(drive(rule(), [fail(0), withdraw(15)]).sent).toEqual(["0m now alert#1", "15m now recovery#1"]);
+    expect(drive(rule({ onRecovery: false }), [fail(0), withdraw(5)]).sent).toEqual(["0m now alert#1"]);
+    const disabled = drive(rule(), [fail(0)]).s;
+    expect(drive(rule({ enabled: false }), [withdraw(5)], disabled).sent).toEqual([]);
+    const quiet = drive(rule({ consecutiveFailures: 3 }), [fail(0), withdraw(1)]);
+    expect(quiet.sent).toEqual([]);
+    expect(quiet.events).toEqual([]);
+    expect(quiet.s.consecutive).toBe(0);
+  });
+});
+
+describe("an open-ended quiet span (a paused monitor)", () => {
+  it("holds reminders and escalations with no tick to wait for, and counts none of the pause afterwards", () => {
+    const r = rule({ recurring: true, recurringIntervalMinutes: 30 });
+    const fired = drive(r, [fail(0)]).s;
+    // Paused at minute 5: the escalation due at 10 does not come, and no tick is asked for.
+    const paused = step(r, fired, tick(10), { spans: [[5 * MINUTE, Number.POSITIVE_INFINITY]] });
+    expect(paused.notifications).toEqual([]);
+    expect(nextDueAt(r, paused.state, [[5 * MINUTE, Number.POSITIVE_INFINITY]])).toBeNull();
+    // Resumed at minute 60: five minutes of alert time had passed, so the escalation is five minutes on.
+    const resumed = [[5 * MINUTE, 60 * MINUTE]] as [number, number][];
+    const woken = step(r, paused.state, tick(60), { spans: resumed });
+    expect(woken.notifications).toEqual([]);
+    expect(nextDueAt(r, woken.state, resumed)).toBe(65 * MINUTE);
+    expect(drive(r, [within(tick(65), [5, 60])], woken.state).sent).toEqual(["65m later escalation#10"]);
+  });
+});

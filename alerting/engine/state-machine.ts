@@ -51,7 +51,9 @@ export interface AlertState {
 export type MachineInput =
   | { type: "result"; at: number; verdict: Verdict; memory?: ConditionMemory }
   | { type: "ack"; at: number }
-  | { type: "tick"; at: number };
+  | { type: "tick"; at: number }
+  /** The monitor no longer checks from this state's location: nothing can ever recover it there. */
+  | { type: "withdraw"; at: number };
 
 /** A suppressing maintenance window's occurrence, [start, end) in ms. */
 export type QuietSpan = [number, number];
@@ -72,7 +74,7 @@ export interface Notification {
   at: number;
 }
 
-type StateEvent = "fired" | "recovered" | "acknowledged";
+type StateEvent = "fired" | "recovered" | "acknowledged" | "withdrawn";
 
 export interface StepOutput {
   state: AlertState;
@@ -238,6 +240,21 @@ class Step {
     for (const c of to) this.notify(c, "recovery", 1, at);
   }
 
+  /**
+   * The location was taken off the monitor: the alert there closes, its counter resets, and with on_recovery the
+   * channels already told hear that it closed (a paging tool's incident is resolved); channels never told hear nothing.
+   */
+  withdraw(at: number) {
+    const { s, rule } = this;
+    s.consecutive = 0;
+    if (!s.firing) return;
+    const told = s.notified;
+    Object.assign(s, { firing: false, acknowledged: false, alertPending: false });
+    this.events.push("withdrawn");
+    if (!rule.onRecovery || !rule.enabled) return;
+    for (const c of distinctChannels(rule).filter((c) => told.includes(c))) this.notify(c, "recovery", 1, at);
+  }
+
   ack(at: number) {
     const { s, rule } = this;
     if (!s.firing || s.acknowledged) return; // acknowledging again, or nothing firing: harmless
@@ -254,9 +271,11 @@ const copy = (s: AlertState): AlertState => ({ ...s, escalated: [...s.escalated]
 /** One input applied to one state; what came due before the input's time is applied first, a tick's own time included. */
 export function step(rule: MachineRule, state: AlertState, input: MachineInput, ctx: StepContext = { spans: [] }): StepOutput {
   const run = new Step(rule, copy(state), ctx);
-  run.advance(input.at, input.type === "tick");
+  // A withdrawn location sends what came due no more: it closes at once.
+  if (input.type !== "withdraw") run.advance(input.at, input.type === "tick");
   if (input.type === "result") run.result(input);
   else if (input.type === "ack") run.ack(input.at);
+  else if (input.type === "withdraw") run.withdraw(input.at);
   return { state: run.s, notifications: run.notifications, events: run.events };
 }
 
@@ -269,5 +288,7 @@ export function nextDueAt(rule: MachineRule, s: AlertState, spans: QuietSpan[] =
   if (every !== null) targets.push((s.reminders + 1) * every);
   if (targets.length === 0) return null;
   // Windows known now push the time out; one that starts later is seen at that tick, which then looks again.
-  return outsideAfter(spans, s.accountedTo ?? s.firedAt, Math.max(0, Math.min(...targets) - elapsedOf(s)));
+  const at = outsideAfter(spans, s.accountedTo ?? s.firedAt, Math.max(0, Math.min(...targets) - elapsedOf(s)));
+  // An open-ended span (a paused monitor) has no end to wait for: the resume asks for a tick (wakeFiringStates).
+  return Number.isFinite(at) ? at : null;
 }

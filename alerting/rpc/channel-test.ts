@@ -31,6 +31,7 @@ async function sendTestNotification(d: Omit<ChannelTestDeps, "bus" | "log">, req
     rule: { id: "test", name: "Test notification" },
     monitor: { id: "test", name: "Test monitor", type: "http" },
     region: "test",
+    regionName: "test",
     status: "down",
     condition: "test notification",
     result: { duration_ms: 0 },

@@ -6,13 +6,16 @@ import { nextAttempt, retry } from "../../core/retry.ts";
 import { findAlertChannel } from "../../db/queries/alert-channels.ts";
 import { claimDeliveries, type DeliveryRow, insertDeliveries, insertHistory, markDelivery } from "../../db/queries/alert-deliveries.ts";
 import { insertNotifications } from "../../db/queries/alert-notifications.ts";
-import { claimDueStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
+import { type AlertStateRow, claimDueStates, claimWithdrawnStates, postponeStates, saveStates, type StateKey } from "../../db/queries/alert-states.ts";
+import { HEARTBEAT_LOCATION, NOWHERE_LOCATION } from "../../domain/monitors/locations.ts";
+import type { MachineInput } from "../engine/state-machine.ts";
 import { type AlertEvent, type Channel, type ChannelContext, ChannelError, channels, isChannelType } from "../channels/index.ts";
 import { decryptChannelConfig, templateSettingsOf } from "../service/alert-channels.ts";
 import { bindTemplate } from "../service/message-template.ts";
 import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.ts";
 import { type AlertBusEvent, type DecideContext, decide } from "../engine/decide.ts";
 import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
+import { batchLocationNames } from "../service/location-names.ts";
 import type { DispatcherMetrics } from "./metrics.ts";
 import type { RuleCache } from "./rule-cache.ts";
 
@@ -37,39 +40,52 @@ export interface DispatcherDeps {
 
 /** Escalations and reminders that came due: claimed with SKIP LOCKED so each is applied by one process. */
 export async function runDueTimers(deps: DispatcherDeps, now = Date.now(), limit = 200): Promise<{ applied: number; busEvents: AlertBusEvent[] }> {
+  return withTx(deps.sql, async (tx) => applyToStates(deps, tx, await claimDueStates(tx, new Date(now), limit), { type: "tick", at: now }));
+}
+
+/**
+ * Alerts at a location their monitor no longer checks from (a region taken off it, its runner revoked, `none` once it
+ * has somewhere to run again): nothing can recover them there, so they close (docs/alerting.md).
+ */
+export async function closeWithdrawnStates(deps: DispatcherDeps, now = Date.now(), limit = 200): Promise<{ applied: number; busEvents: AlertBusEvent[] }> {
   return withTx(deps.sql, async (tx) => {
-    const due = await claimDueStates(tx, new Date(now), limit);
-    if (due.length === 0) return { applied: 0, busEvents: [] };
-    const monitors = await loadMonitors(tx, [...new Set(due.map((d) => d.monitor_id))]);
-    const writes = [];
-    const deliveries = [];
-    const notifications = [];
-    const busEvents: AlertBusEvent[] = [];
-    const skipped: StateKey[] = [];
-    const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
-    for (const row of due) {
-      const org = await deps.rules.get(row.org_id);
-      const rule = org.byId.get(row.rule_id);
-      const monitor = monitors.get(row.monitor_id);
-      if (!rule || !monitor) {
-        // A rule newer than this process's cache: reload it and look again shortly, without spinning.
-        deps.rules.invalidate(row.org_id);
-        skipped.push({ rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region });
-        continue;
-      }
-      const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, quietSpans: spansOf };
-      const d = await decide(ctx, rule, monitor, row, { type: "tick", at: now });
-      writes.push(d.write);
-      deliveries.push(...d.deliveries);
-      notifications.push(...d.notifications);
-      busEvents.push(...d.busEvents);
-    }
-    await saveStates(tx, writes);
-    await insertDeliveries(tx, deliveries);
-    await insertNotifications(tx, notifications);
-    await postponeStates(tx, skipped, new Date(now + 5_000));
-    return { applied: due.length - skipped.length, busEvents };
+    const rows = await claimWithdrawnStates(tx, { heartbeat: HEARTBEAT_LOCATION, nowhere: NOWHERE_LOCATION }, limit);
+    return applyToStates(deps, tx, rows, { type: "withdraw", at: now });
   });
+}
+
+async function applyToStates(deps: DispatcherDeps, tx: Sql, due: AlertStateRow[], input: MachineInput): Promise<{ applied: number; busEvents: AlertBusEvent[] }> {
+  if (due.length === 0) return { applied: 0, busEvents: [] };
+  const monitors = await loadMonitors(tx, [...new Set(due.map((d) => d.monitor_id))]);
+  const writes = [];
+  const deliveries = [];
+  const notifications = [];
+  const busEvents: AlertBusEvent[] = [];
+  const skipped: StateKey[] = [];
+  const names = batchLocationNames(tx);
+  const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
+  for (const row of due) {
+    const org = await deps.rules.get(row.org_id);
+    const rule = org.byId.get(row.rule_id);
+    const monitor = monitors.get(row.monitor_id);
+    if (!rule || !monitor) {
+      // A rule newer than this process's cache: reload it and look again shortly, without spinning.
+      deps.rules.invalidate(row.org_id);
+      skipped.push({ rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region });
+      continue;
+    }
+    const ctx: DecideContext = { orgName: org.orgName, publicBaseUrl: deps.publicBaseUrl, quietSpans: spansOf, locationName: names };
+    const d = await decide(ctx, rule, monitor, row, input);
+    writes.push(d.write);
+    deliveries.push(...d.deliveries);
+    notifications.push(...d.notifications);
+    busEvents.push(...d.busEvents);
+  }
+  await saveStates(tx, writes);
+  await insertDeliveries(tx, deliveries);
+  await insertNotifications(tx, notifications);
+  await postponeStates(tx, skipped, new Date(input.at + 5_000));
+  return { applied: due.length - skipped.length, busEvents };
 }
 
 async function sendOne(deps: DispatcherDeps, d: DeliveryRow): Promise<void> {

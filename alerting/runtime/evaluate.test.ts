@@ -88,7 +88,7 @@ describe("evaluateResults", () => {
 
   it("compares a new rule's first certificate with the previous stored check of the same monitor and region", async () => {
     const o = await alertingOrg(db.sql);
-    const mon = await o.monitor();
+    const mon = await o.monitor([], "Checkout API", { regions: ["eu-west", "us-east"] });
     const t = Date.now() - 120_000;
     // Checks stored before the rule existed: eu-west served AA, us-east CC.
     await storeResults(db.sql, [

@@ -9,6 +9,8 @@ import { loadMonitors, type MonitorInfo } from "../../db/queries/alert-monitors.
 import type { CompiledRule } from "../engine/compile.ts";
 import { type AlertBusEvent, type DecideContext, decide, readState } from "../engine/decide.ts";
 import { batchSpans, type QuietSpansOf } from "../service/quiet-spans.ts";
+import { batchLocationNames } from "../service/location-names.ts";
+import { checksFrom } from "../../domain/monitors/locations.ts";
 import type { OrgAlerting, RuleCache } from "./rule-cache.ts";
 
 /**
@@ -61,6 +63,8 @@ export async function evaluateResults(deps: EvaluateDeps, batch: CheckResultMess
   for (const result of ordered) {
     const monitor = monitors.get(result.monitor_id);
     if (!monitor || monitor.org_id !== result.org_id) continue;
+    // From a location taken off the monitor (a check in flight then, a revoked runner's queue): it says nothing now.
+    if (!checksFrom(monitor, result.location)) continue;
     const org = orgs.get(result.org_id)!;
     orgNames.set(result.org_id, org.orgName);
     for (const rule of org.matching(monitor)) {
@@ -93,6 +97,7 @@ export async function evaluateResults(deps: EvaluateDeps, batch: CheckResultMess
     const deliveries = [];
     const notifications = [];
     const busEvents: AlertBusEvent[] = [];
+    const names = batchLocationNames(tx);
     const spansOf = deps.quietSpans ? (m: MonitorInfo, from: number, to: number) => deps.quietSpans!(tx, m, from, to) : batchSpans(tx);
     for (const c of needed) {
       const row = rows.get(keyOf(c.key));
@@ -101,6 +106,7 @@ export async function evaluateResults(deps: EvaluateDeps, batch: CheckResultMess
         orgName: orgNames.get(c.key.org_id) ?? "",
         publicBaseUrl: deps.publicBaseUrl,
         quietSpans: spansOf,
+        locationName: names,
       };
       let memory = readState(row).machine.memory;
       const view = { status: c.result.status, duration_ms: c.result.duration_ms, data: (c.result.data ?? {}) as Record<string, unknown> };

@@ -6,7 +6,7 @@ import { silentLogger } from "../../core/log.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/db.ts";
 import { type HttpReceiver, startHttpReceiver } from "../channels/testing.ts";
 import { createChannelContext } from "../channels/index.ts";
-import { alertingOrg, result, testBox, until } from "../testing/fixtures.ts";
+import { alertingOrg, result, testBox, testDispatcher, until } from "../testing/fixtures.ts";
 import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
 import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
@@ -92,7 +92,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
 
   it("waits for consecutive_failures and counts each region apart", async () => {
     const o = await alertingOrg(db.sql);
-    const mon = await o.monitor();
+    const mon = await o.monitor([], "Checkout API", { regions: ["eu-west", "us-east"] });
     const ch = await o.webhook(`${receiver.url}/b`);
     await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }], confirmation: { consecutive_failures: 2, confirmation_regions: null } });
     await publish(result(o.orgId, mon, "down", { location: "eu-west" }));
@@ -160,18 +160,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     const failing = result(o.orgId, mon, "down");
     await publish(failing);
     await until(() => received(mon).length === 1);
-    const deps: DispatcherDeps = {
-      sql: db.sql,
-      box: testBox,
-      log: silentLogger,
-      rules: new RuleCache(db.sql, silentLogger),
-      channelCtx: channelCtx(),
-      publicBaseUrl: "https://watchpost.test",
-      leaseMs: 10_000,
-      maxAttempts: 3,
-      retryBaseMs: 10,
-      retryMaxMs: 10,
-    };
+    const deps = testDispatcher(db.sql, channelCtx());
     // Pretend the clock moved on: the timers come due.
     expect((await runDueTimers(deps, failing.checked_at + 4 * 60_000)).applied).toBe(0);
     expect((await runDueTimers(deps, failing.checked_at + 5 * 60_000)).applied).toBe(1);
@@ -220,18 +209,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
     // The alert waits for the window's end, not a minute at a time.
     const [state] = await db.sql`select s.next_due_at, w.ends_at from alert_states s, maintenance_windows w where s.monitor_id = ${mon} and w.id = ${`mw_${mon}`}`;
     expect(state!.next_due_at.getTime()).toBe(state!.ends_at.getTime());
-    const deps: DispatcherDeps = {
-      sql: db.sql,
-      box: testBox,
-      log: silentLogger,
-      rules: new RuleCache(db.sql, silentLogger),
-      channelCtx: channelCtx(),
-      publicBaseUrl: "https://watchpost.test",
-      leaseMs: 10_000,
-      maxAttempts: 3,
-      retryBaseMs: 10,
-      retryMaxMs: 10,
-    };
+    const deps = testDispatcher(db.sql, channelCtx());
     // Still inside the window: held. After it: sent once.
     await runDueTimers(deps, failing.checked_at + 20_000);
     await runDueTimers(deps, state!.ends_at.getTime());
@@ -254,18 +232,7 @@ describe("alerting runtime (PostgreSQL, memory bus, loopback webhook)", () => {
         down,
         result(o.orgId, mon, "up", { checked_at: down.checked_at + 1 }),
       ]);
-      const deps: DispatcherDeps = {
-        sql: db.sql,
-        box: testBox,
-        log: silentLogger,
-        rules: new RuleCache(db.sql, silentLogger),
-        channelCtx: channelCtx(),
-        publicBaseUrl: "https://watchpost.test",
-        leaseMs: 10_000,
-        maxAttempts: 3,
-        retryBaseMs: 10,
-        retryMaxMs: 10,
-      };
+      const deps = testDispatcher(db.sql, channelCtx());
       expect(await runDueDeliveries(deps)).toBe(1);
       expect(await runDueDeliveries(deps)).toBe(1);
       expect(received(mon)).toEqual(["alert", "recovery"]);

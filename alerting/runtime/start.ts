@@ -8,7 +8,7 @@ import type { DeliveryRow } from "../../db/queries/alert-deliveries.ts";
 import type { ChannelContext } from "../channels/index.ts";
 import type { AlertBusEvent } from "../engine/decide.ts";
 import { publishAlertEvents } from "../service/alert-events.ts";
-import { type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
+import { closeWithdrawnStates, type DispatcherDeps, runDueDeliveries, runDueTimers } from "./dispatcher.ts";
 import { evaluateResults } from "./evaluate.ts";
 import { createAlertingMetrics } from "./metrics.ts";
 import { RuleCache } from "./rule-cache.ts";
@@ -27,7 +27,12 @@ export interface AlertingOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
   beforeSend?: (d: DeliveryRow) => void;
+  /** How often alerts at locations their monitors no longer check from are looked for and closed. */
+  withdrawnEveryMs?: number;
 }
+
+/** A location taken off a monitor closes its alerts there within this long (one query over the firing states). */
+const WITHDRAWN_EVERY_MS = 10_000;
 
 export interface AlertingDeps {
   sql: Sql;
@@ -66,9 +71,14 @@ export async function startAlerting(deps: AlertingDeps): Promise<{ stop(): Promi
   let running = true;
   let wakeUp: (() => void) | null = null;
   const wake = () => wakeUp?.();
+  let withdrawnAt = 0;
   const loop = (async () => {
     while (running) {
       try {
+        if (Date.now() - withdrawnAt >= (o.withdrawnEveryMs ?? WITHDRAWN_EVERY_MS)) {
+          withdrawnAt = Date.now();
+          publish((await closeWithdrawnStates(dispatcher)).busEvents);
+        }
         const timers = await runDueTimers(dispatcher);
         publish(timers.busEvents);
         const sent = await runDueDeliveries(dispatcher);

@@ -14,6 +14,7 @@ import { type AlertBusEvent, decide } from "../engine/decide.ts";
 import { alertId } from "../../schemas/alerting/alert-id.ts";
 import { publishAlertEvents } from "./alert-events.ts";
 import { suppressingSpans } from "./quiet-spans.ts";
+import { batchLocationNames } from "./location-names.ts";
 
 interface Ctx {
   sql: Sql;
@@ -44,6 +45,7 @@ export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monito
   const who = await acknowledger(ctx.sql, ctx.actor);
   const busEvents: AlertBusEvent[] = [];
   const acknowledged = await withTx(ctx.sql, async (tx) => {
+    const names = batchLocationNames(tx);
     const rows = await lockFiringStates(tx, orgId, ruleId, monitor.id, input.region ?? null);
     const out: { region: string; already: boolean }[] = [];
     const writes = [];
@@ -52,7 +54,7 @@ export async function acknowledgeAlert(ctx: Ctx, ruleId: string, input: { monito
     for (const row of rows) {
       if (!row.acknowledged) acks.push({ org_id: orgId, rule_id: row.rule_id, monitor_id: row.monitor_id, region: row.region, incarnation: row.incarnation, ...who });
       const d = await decide(
-        { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, quietSpans: (m, from, to) => suppressingSpans(tx, m, from, to) },
+        { orgName: org?.name ?? "", publicBaseUrl: ctx.publicBaseUrl, quietSpans: (m, from, to) => suppressingSpans(tx, m, from, to), locationName: names },
         rule,
         monitor,
         row,

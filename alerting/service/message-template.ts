@@ -67,6 +67,7 @@ export function sampleEvent(kind: AlertEventKind, dashboardUrl: string): AlertEv
     rule: { id: "arl_01HSAMPLE", name: "Checkout down" },
     monitor: { id: "mon_01HSAMPLE", name: "Checkout API", type: "http", target: "https://shop.example.com/api/health" },
     region: "eu-west",
+    regionName: "eu-west",
     status: kind === "recovery" ? "up" : "down",
     condition: "status is down or timeout",
     result: kind === "recovery" ? { duration_ms: 182 } : { duration_ms: 2412, error: "HTTP 503 Service Unavailable" },
@@ -129,6 +130,8 @@ export function templateView(event: AlertEvent, timezone: string, dashboardUrl: 
     kind_label: kindLabel[event.kind],
     monitor: { id: event.monitor.id, name: event.monitor.name, type: event.monitor.type, target: clip(event.monitor.target ?? "", 500), url: monitorUrl },
     region: event.region,
+    region_name: event.regionName,
+    closed: event.closed ?? "",
     status: event.status,
     // Errors can carry a response body; a message needs the gist (as Watchpost's own layout cuts it).
     error: clip(event.result.error ?? "", 1000),

@@ -118,7 +118,7 @@ export async function engineBench(sql: Sql, bus: Bus): Promise<EngineBench> {
 /** Runs one trace through the real engine and returns every notification it decided, mapped back to the trace's indices. */
 export async function engineRun(b: EngineBench, trace: Trace): Promise<Sent[]> {
   const { sql, org } = b;
-  const monitorIds = await Promise.all(trace.monitors.map((_, i) => org.monitor([], `model ${i}`)));
+  const monitorIds = await Promise.all(trace.monitors.map((_, i) => org.monitor([], `model ${i}`, { regions: REGIONS.slice(0, trace.regions) })));
   const channelIds = await Promise.all(trace.channels.map((type) => (type === "webhook" ? org.webhook("https://hooks.example/x") : org.channel(type, type === "slack" ? { webhook_url: "https://hooks.slack.example/x" } : { routing_key: "r".repeat(32) }))));
   const ruleIds: string[] = [];
   for (const r of trace.rules) {

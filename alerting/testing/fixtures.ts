@@ -7,6 +7,10 @@ import { insertAlertChannel } from "../../db/queries/alert-channels.ts";
 import { type AlertRuleWrite, insertAlertRule } from "../../db/queries/alert-rules.ts";
 import { insertMonitor } from "../../db/queries/monitors.ts";
 import { makeOrg, TEST_SECRET_KEY } from "../../tests/support/api.ts";
+import { silentLogger } from "../../core/log.ts";
+import type { ChannelContext } from "../channels/index.ts";
+import type { DispatcherDeps } from "../runtime/dispatcher.ts";
+import { RuleCache } from "../runtime/rule-cache.ts";
 
 export const testBox = new SecretBox(TEST_SECRET_KEY);
 
@@ -15,7 +19,7 @@ export async function alertingOrg(sql: Sql, plan = "business") {
   const orgId = org.org_id;
   return {
     orgId,
-    async monitor(tags: string[] = [], name = "Checkout API") {
+    async monitor(tags: string[] = [], name = "Checkout API", where: { regions?: string[]; runnerIds?: string[] } = {}) {
       const id = newId("mon");
       await insertMonitor(sql, orgId, id, {
         name,
@@ -24,8 +28,8 @@ export async function alertingOrg(sql: Sql, plan = "business") {
         secretsEnc: null,
         intervalSeconds: 60,
         timeoutMs: 10_000,
-        regions: ["eu-west"],
-        runnerIds: [],
+        regions: where.regions ?? ["eu-west"],
+        runnerIds: where.runnerIds ?? [],
         tags,
         paused: false,
         heartbeatTokenHash: null,
@@ -94,4 +98,21 @@ export async function until<T>(f: () => Promise<T | undefined | false | null> | 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(20);
   }
+}
+
+/** A dispatcher over loopback channels with short retries, for tests that run its passes by hand on a simulated clock. */
+export function testDispatcher(sql: Sql, channelCtx: ChannelContext, over: Partial<DispatcherDeps> = {}): DispatcherDeps {
+  return {
+    sql,
+    box: testBox,
+    log: silentLogger,
+    rules: new RuleCache(sql, silentLogger),
+    channelCtx,
+    publicBaseUrl: "https://watchpost.test",
+    leaseMs: 10_000,
+    maxAttempts: 3,
+    retryBaseMs: 10,
+    retryMaxMs: 10,
+    ...over,
+  };
 }

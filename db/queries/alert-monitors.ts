@@ -8,13 +8,27 @@ export interface MonitorInfo {
   type: string;
   tags: string[];
   target: string | null;
+  /** Where its checks run (domain/monitors/locations.ts turns them into the locations its results come from). */
+  regions: string[];
+  runner_ids: string[];
+  paused: boolean;
+  /** The latest pause's start and end (the end null while paused, or never resumed since). */
+  paused_at: Date | null;
+  resumed_at: Date | null;
 }
 
 /** A join on unnest, not `= any()`: with stale statistics `any` on a seq scan compares every row with every id. */
 export async function loadMonitors(sql: Sql, ids: string[]): Promise<Map<string, MonitorInfo>> {
   if (ids.length === 0) return new Map();
   const rows = await sql<MonitorInfo[]>`
-    select m.id, m.org_id, m.name, m.type, m.tags, coalesce(m.config->>'url', m.config->>'host', m.config->>'hostname', m.config->>'domain') as target
+    select m.id, m.org_id, m.name, m.type, m.tags, coalesce(m.config->>'url', m.config->>'host', m.config->>'hostname', m.config->>'domain') as target,
+           m.regions, m.runner_ids, m.paused, m.paused_at, m.resumed_at
     from monitors m join unnest(${ids}::text[]) as i(id) using (id)`;
   return new Map(rows.map((m) => [m.id, m]));
+}
+
+/** A runner's name, for messages that name the location an alert is in; undefined for an id no runner has. */
+export async function runnerName(sql: Sql, orgId: string, runnerId: string): Promise<string | undefined> {
+  const [row] = await sql<{ name: string }[]>`select name from runners where org_id = ${orgId} and id = ${runnerId}`;
+  return row?.name;
 }

@@ -84,6 +84,28 @@ export async function claimDueStates(tx: Sql, now: Date, limit: number): Promise
     select * from alert_states where next_due_at <= ${now} order by next_due_at limit ${limit} for update skip locked`;
 }
 
+/**
+ * Firing states whose location their monitor no longer checks from, locked; rows another process holds are skipped.
+ * The locations are domain/monitors/locations.ts's rule in SQL: a heartbeat's pings, `none` for a monitor with no
+ * region and no runner, else its regions and runners.
+ */
+export async function claimWithdrawnStates(tx: Sql, places: { heartbeat: string; nowhere: string }, limit: number): Promise<AlertStateRow[]> {
+  return tx<AlertStateRow[]>`
+    select s.* from alert_states s join monitors m on m.id = s.monitor_id
+    where s.firing and s.region <> all(
+      case when m.type = 'heartbeat' then array[${places.heartbeat}]::text[]
+           when cardinality(m.regions) + cardinality(m.runner_ids) = 0 then array[${places.nowhere}]::text[]
+           else m.regions || m.runner_ids end)
+    order by s.rule_id, s.monitor_id, s.region limit ${limit}
+    for update of s skip locked`;
+}
+
+/** A resumed monitor's firing alerts get a tick now: their reminders and escalations were held while it was paused. */
+export async function wakeFiringStates(tx: Sql, monitorIds: string[]): Promise<void> {
+  if (monitorIds.length === 0) return;
+  await tx`update alert_states set next_due_at = now() where monitor_id = any(${monitorIds}) and firing and not acknowledged`;
+}
+
 /** The firing states of one (rule, monitor), optionally one region, locked for an acknowledgement. */
 export async function lockFiringStates(tx: Sql, orgId: string, ruleId: string, monitorId: string, region: string | null): Promise<AlertStateRow[]> {
   return tx<AlertStateRow[]>`

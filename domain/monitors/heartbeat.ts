@@ -5,9 +5,9 @@ import { notFound } from "../../core/errors.ts";
 import { type CheckResultMessage, resultMessage, resultSubject } from "../../schemas/messages/check-messages.ts";
 import { deadlineAfter, type HeartbeatTiming, missedDeadlines } from "../../schemas/heartbeat/schedule.ts";
 import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
+import { HEARTBEAT_LOCATION } from "./locations.ts";
 import { advanceDeadline, heartbeatConfigs, type HeartbeatMonitorRow, lockHeartbeatByToken, overdueHeartbeats, recordPing, recordStart, setHeartbeatDeadline } from "../../db/queries/heartbeats.ts";
 
-const HEARTBEAT_LOCATION = "heartbeat";
 const TOKEN_PATTERN = /^hb_[A-Za-z0-9_-]{32}$/;
 /** At most this many missed runs are recorded per monitor and sweep (older ones are a known gap). */
 const MAX_MISSES_PER_SWEEP = 10;

@@ -16,7 +16,11 @@ export const WebhookPayload = Type.Object(
     org: Type.Object({ id: Type.String(), name: Type.String() }),
     rule: Type.Object({ id: Type.String(), name: Type.String() }),
     monitor: Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), target: Type.Optional(Type.String()) }),
-    region: Type.String(),
+    region: Type.String({ description: "Where the check ran: a region's id, a runner's id (run_…), heartbeat, or none (a monitor left with no region or runner)" }),
+    region_name: Type.String({ description: "The same as people know it: the region's id, or `runner <its name>`" }),
+    closed: Type.Optional(
+      Type.Literal("location_removed", { description: "On a recovery that is not one: the monitor no longer checks from this location, so the alert there is closed" }),
+    ),
     status: Type.String({ description: "Status of the check that caused this event: up, down, degraded, timeout, ..." }),
     condition: Type.String({ description: "The rule's condition in words" }),
     result: Type.Object({

@@ -19,7 +19,7 @@ function opsgenieCreateBody(event: AlertEvent, config: OpsgenieConfig, template?
     tags: ["watchpost", event.kind, ...(config.tags ?? [])],
     details: {
       rule: event.rule.name,
-      region: event.region,
+      region: event.regionName,
       status: event.status,
       condition: event.condition,
       organisation: event.org.name,

@@ -29,7 +29,7 @@ function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: Chann
       severity,
       timestamp: event.occurredAt,
       component: event.monitor.name,
-      group: event.region,
+      group: event.regionName,
       class: event.monitor.type,
       custom_details: {
         ...(template?.render("body", "plain") !== undefined ? { message: template.render("body", "plain") } : {}),
@@ -37,7 +37,7 @@ function pagerdutyPayload(event: AlertEvent, config: PagerdutyConfig, ctx: Chann
         rule: event.rule.name,
         condition: event.condition,
         status: event.status,
-        region: event.region,
+        region: event.regionName,
         organisation: event.org.name,
         started_at: event.startedAt,
         duration_ms: event.result.duration_ms,

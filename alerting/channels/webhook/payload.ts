@@ -19,6 +19,8 @@ export function toWebhookPayload(event: AlertEvent, template?: BoundTemplate): W
     // Field by field, so nothing the caller happened to attach leaks into a customer's endpoint.
     monitor: { id: event.monitor.id, name: event.monitor.name, type: event.monitor.type, ...(event.monitor.target ? { target: event.monitor.target } : {}) },
     region: event.region,
+    region_name: event.regionName,
+    ...(event.closed ? { closed: event.closed } : {}),
     status: event.status,
     condition: event.condition,
     result: {

@@ -60,6 +60,7 @@ describe("webhook channel", () => {
       rule: { id: "rule_7", name: "Checkout API down" },
       monitor: { id: "mon_42", name: "Checkout API", type: "http", target: "https://shop.example/api/health" },
       region: "eu-west",
+      region_name: "eu-west",
       status: "down",
       condition: "status is down or timeout",
       result: { duration_ms: 5012, error: "connect ECONNREFUSED" },

@@ -4844,7 +4844,15 @@ export interface components {
                 type: string;
                 target?: string;
             };
+            /** @description Where the check ran: a region's id, a runner's id (run_…), heartbeat, or none (a monitor left with no region or runner) */
             region: string;
+            /** @description The same as people know it: the region's id, or `runner <its name>` */
+            region_name: string;
+            /**
+             * @description On a recovery that is not one: the monitor no longer checks from this location, so the alert there is closed
+             * @constant
+             */
+            closed?: "location_removed";
             /** @description Status of the check that caused this event: up, down, degraded, timeout, ... */
             status: string;
             /** @description The rule's condition in words */

@@ -5,9 +5,11 @@ import { MonitorName, useMonitorNames } from "../../components/monitor-name";
 import { EmptyState, ErrorMessage, fmtTime, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
 import { fmtDuration } from "./timeline-entries";
+import { useLocationName } from "../monitors/use-location-name";
 
 export function ActiveAlerts() {
   const qc = useQueryClient();
+  const place = useLocationName();
   const [show, setShow] = useState<"" | "open" | "acked">("");
   const q = useQuery({
     queryKey: ["alerts", "active", show],
@@ -69,7 +71,7 @@ export function ActiveAlerts() {
                   <td>
                     <Link to={`/alerts/${encodeURIComponent(a.alert_id)}`}>{a.rule_name}</Link>
                   </td>
-                  <td>{a.region}</td>
+                  <td>{place(a.region)}</td>
                   <td title={fmtTime(a.since)}>
                     {fmtDuration(Date.now() - Date.parse(a.since))}{" "}
                     <small className="muted">
@@ -110,6 +112,7 @@ const KINDS = ["alert", "escalation", "reminder", "recovery", "acknowledgement"]
 const DELIVERY = ["sent", "retrying", "failed"] as const;
 
 export function AlertHistory() {
+  const place = useLocationName();
   const [kind, setKind] = useState("");
   const [status, setStatus] = useState("");
   const [page, setPage] = useState(1);
@@ -179,7 +182,7 @@ export function AlertHistory() {
                   <td>
                     <HistoryMonitor id={r.monitor_id} names={monitors} />
                   </td>
-                  <td>{r.region}</td>
+                  <td>{place(r.region)}</td>
                   <td>
                     {channelName.get(r.channel_id) ?? r.channel_id} <small className="muted">{r.channel_type}</small>
                   </td>

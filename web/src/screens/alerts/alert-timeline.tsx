@@ -3,12 +3,14 @@ import { api, data } from "../../api/client";
 import { ErrorMessage, fmtTime, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
 import { fmtDuration, timelineEntries } from "./timeline-entries";
+import { useLocationName } from "../monitors/use-location-name";
 import "./timeline.css";
 
 const STATUS_TEXT = { firing: "Firing", acknowledged: "Acknowledged, still firing", recovered: "Recovered" } as const;
 
 /** One alert (rule × monitor × region, one firing period) from its first failing check to recovery. */
 export function AlertTimelinePage({ id }: { id: string }) {
+  const place = useLocationName();
   const q = useQuery({
     queryKey: ["alerts", "timeline", id],
     queryFn: () => api.GET("/api/v1/alerts/{id}/timeline", { params: { path: { id } } }).then(data),
@@ -26,7 +28,7 @@ export function AlertTimelinePage({ id }: { id: string }) {
       <header className="page-head">
         <Link to="/alerts">← Active alerts</Link>
         <h1 id="alert-h">
-          {t.rule.name}: {t.monitor.name} <small className="muted">({t.region})</small>
+          {t.rule.name}: {t.monitor.name} <small className="muted">({place(t.region)})</small>
         </h1>
         <span className={`badge ${t.status === "recovered" ? "badge-up" : "badge-down"}`} data-testid="alert-status">
           {STATUS_TEXT[t.status]}
