@@ -1,5 +1,6 @@
 import type { Logger } from "../core/log.ts";
 import type { SessionRequest, SessionResponse } from "../schemas/runner-protocol.ts";
+import type { ApiReachability } from "./api-reachability.ts";
 import { deriveSessionKey, isSealed, newX25519, open, ReplayWindow, seal, type SessionPayload, tokenSalt } from "../core/crypto/session-seal.ts";
 
 /** The API answered with an error body; `code` is the stable identifier. */
@@ -8,8 +9,10 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** No answer from the API itself: no connection, TLS failed, the call's deadline passed, or a proxy's 502/503/504. */
+    readonly unanswered = false,
   ) {
-    super(`${status} ${code}: ${message}`);
+    super(status ? `${status} ${code}: ${message}` : `${code}: ${message}`);
   }
   /** The token is unknown or revoked: stop, retrying cannot help. */
   get fatal(): boolean {
@@ -18,6 +21,19 @@ export class ApiError extends Error {
 }
 
 class HandshakeError extends Error {}
+
+/** What the handshake opened, for the runner's log. */
+export interface OpenedSession {
+  sessionId: string;
+  runnerId: string;
+  encrypted: boolean;
+}
+
+/** A failed connection's cause, without Bun's hint about `verbose: true`. */
+const causeOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).replace(/\.?\s*For more information, pass `verbose: true`.*$/s, "");
+
+/** Answers that mean the API (or what stands in front of it) could not serve the call, rather than refusing it. */
+const NOT_SERVING = new Set([502, 503, 504]);
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -31,6 +47,8 @@ export interface ApiClientOptions {
    * fails with `API_TIMEOUT`. Default 30 s.
    */
   callTimeoutMs?: number;
+  /** Told of every call answered or not, so an outage is logged once rather than once per retry. */
+  reachability?: ApiReachability;
 }
 
 /**
@@ -79,8 +97,11 @@ export class ApiClient {
       });
       text = await res.text();
     } catch (err) {
-      if (deadline.aborted && !signal?.aborted) throw new ApiError(504, "API_TIMEOUT", `no answer to ${path} within ${limitMs} ms`);
-      throw err;
+      // The caller gave up (the runner is stopping): says nothing about the API.
+      if (signal?.aborted) throw err;
+      const reason = deadline.aborted ? `no answer to ${path} within ${limitMs} ms` : `${causeOf(err)} (${path})`;
+      this.o.reachability?.failed(reason);
+      throw deadline.aborted ? new ApiError(504, "API_TIMEOUT", reason, true) : new ApiError(0, "API_UNREACHABLE", reason, true);
     }
     let parsed: unknown = null;
     try {
@@ -90,21 +111,25 @@ export class ApiClient {
     }
     if (!res.ok) {
       const err = parsed as { code?: string; error?: string } | null;
-      throw new ApiError(res.status, err?.code ?? "HTTP_ERROR", err?.error ?? text.slice(0, 200));
+      const failure = new ApiError(res.status, err?.code ?? "HTTP_ERROR", err?.error ?? text.slice(0, 200), NOT_SERVING.has(res.status));
+      if (failure.unanswered) this.o.reachability?.failed(failure.message);
+      else this.o.reachability?.answered();
+      throw failure;
     }
+    this.o.reachability?.answered();
     return parsed;
   }
 
   /** Opens a session; any failure is a HandshakeError (or a fatal ApiError) and the runner must not start. */
-  async handshake(report: Omit<SessionRequest, "encrypted" | "runner_public_key">): Promise<void> {
+  async handshake(report: Omit<SessionRequest, "encrypted" | "runner_public_key">, signal?: AbortSignal): Promise<OpenedSession> {
     const pair = this.o.encrypted ? newX25519() : null;
-    const res = (await this.post("/session", { ...report, encrypted: this.o.encrypted, ...(pair ? { runner_public_key: pair.publicKey } : {}) })) as SessionResponse;
+    const res = (await this.post("/session", { ...report, encrypted: this.o.encrypted, ...(pair ? { runner_public_key: pair.publicKey } : {}) }, signal)) as SessionResponse;
     if (!res || typeof res.session_id !== "string") throw new HandshakeError("session answer without session_id");
     if (!this.o.encrypted) {
       if (res.encrypted) throw new HandshakeError("asked for a plain session but the API opened an encrypted one");
       this.o.log.warn({ op: "runner.session", sessionId: res.session_id }, "UNENCRYPTED SESSION: job and result payloads travel without payload encryption (ALLOW_UNENCRYPTED_SESSION=true); local development only");
       this.session = { id: res.session_id, encrypted: false, key: null, seqOut: 0, inbound: new ReplayWindow() };
-      return;
+      return { sessionId: res.session_id, runnerId: res.runner_id, encrypted: false };
     }
     if (!res.encrypted || !res.server_public_key || !res.confirm) throw new HandshakeError("the API did not open an encrypted session");
     let key: Buffer;
@@ -116,6 +141,7 @@ export class ApiClient {
       throw new HandshakeError(`key confirmation failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.session = { id: res.session_id, encrypted: true, key, seqOut: 0, inbound: new ReplayWindow() };
+    return { sessionId: res.session_id, runnerId: res.runner_id, encrypted: true };
   }
 
   /** One protocol call inside the session. */

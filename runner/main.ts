@@ -1,10 +1,10 @@
 import { exitOnConfigError } from "../core/config/parse-env.ts";
 import { ApiError } from "./api-client.ts";
-import { RunnerAgent } from "./agent.ts";
+import { RunnerAgent, STOP_DEADLINE_MS } from "./agent.ts";
 import { assertBrowsersShipped } from "./browser-engines.ts";
 import { startBrowserPool } from "./checks/browser/browser-env.ts";
 import { loadRunnerConfig } from "./config.ts";
-import { createRunnerLogger } from "./log.ts";
+import { createRunnerLogger, logRunnerStart } from "./log.ts";
 
 /**
  * `bun run runner`: the self-hosted runner. Outbound HTTPS only, no listening port, nothing
@@ -18,6 +18,7 @@ try {
   exitOnConfigError(err);
 }
 const log = createRunnerLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+logRunnerStart(log, config);
 if (config.ALLOW_UNENCRYPTED_SESSION) log.warn({ op: "runner.config" }, "ALLOW_UNENCRYPTED_SESSION=true: payload encryption is OFF; local development only");
 
 // Warm browsers for BROWSERS (none: no pool); a browser that cannot start stops the runner here.
@@ -40,7 +41,16 @@ try {
   await Bun.sleep(50);
   process.exit(code);
 }
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void agent.stop());
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    void agent.stop(signal);
+    // The stop is bounded (STOP_DEADLINE_MS); this is the net under it, should closing the browsers hang.
+    setTimeout(() => {
+      log.warn({ op: "runner.stop", signal }, "shutdown overran its deadline; exiting now");
+      process.exit(agent.exitCode);
+    }, STOP_DEADLINE_MS + 3000).unref();
+  });
+}
 const code = await agent.run();
 await browsers?.close();
 await Bun.sleep(50);

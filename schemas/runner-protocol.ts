@@ -127,3 +127,20 @@ export type ResultsRequest = Static<typeof ResultsRequest>;
 
 export const ReleaseRequest = Type.Object({ claims: Type.Array(Claim, { minItems: 1, maxItems: 200 }) }, { additionalProperties: false });
 export type ReleaseRequest = Static<typeof ReleaseRequest>;
+
+/** Claims one /session/end may hand back: a runner holds at most CONCURRENCY (≤ 100) checks plus results not yet sent. */
+export const MAX_END_CLAIMS = 200;
+
+/** POST /runner/session/end: the runner is stopping (SIGTERM, SIGINT); what it still holds goes back on its queue. */
+export const SessionEndRequest = Type.Object(
+  {
+    /** Why it stops, for the API's log (the signal). */
+    reason: Type.String({ minLength: 1, maxLength: 200 }),
+    claims: Type.Array(Claim, { maxItems: MAX_END_CLAIMS }),
+  },
+  { additionalProperties: false },
+);
+export type SessionEndRequest = Static<typeof SessionEndRequest>;
+export interface SessionEndResponse {
+  released: number;
+}

@@ -40,6 +40,21 @@ describe("runner liveness notices", () => {
     expect(n!.body).toContain("No heartbeat from basement since");
   });
 
+  it("announces a runner that stopped on purpose at once, saying it stopped, and back online once it connects again", async () => {
+    const org = await makeOrg(db.sql, "business");
+    const id = await runner(org.org_id, "closet", { seenSecondsAgo: 2 });
+    await db.sql`update runners set stopped_at = now() where id = ${id}`;
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${id}`]);
+    const [n] = await db.sql`select body, data from notifications where org_id = ${org.org_id}`;
+    expect(n!.body).toContain("closet stopped at");
+    expect(n!.data.stopped_at).toBeString();
+    // A new session clears stopped_at (db/queries/runners.ts recordRunnerBeat).
+    await db.sql`update runners set stopped_at = null, last_seen_at = now() where id = ${id}`;
+    await sweepRunnerLiveness(db.sql, silentLogger);
+    expect(await feed(org.org_id)).toEqual([`runner.offline ${id}`, `runner.online ${id}`]);
+  });
+
   it("uses each runner's own heartbeat interval", async () => {
     const org = await makeOrg(db.sql, "business");
     await runner(org.org_id, "slow", { seenSecondsAgo: 100, intervalMs: 60_000 });

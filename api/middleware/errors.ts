@@ -4,6 +4,7 @@ import { BusUnavailableError } from "../../core/bus/index.ts";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { isDatabaseUnavailable } from "../../db/client.ts";
+import { VISIBLE_TEXT } from "../schemas/common.ts";
 import type { RouteTable } from "./route-table.ts";
 
 const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
@@ -34,7 +35,7 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
   return issues.length > 0 ? issues : [{ path: where, message: "Invalid value" }];
 }
 
-type Schema = { const?: unknown; type?: string; format?: string; anyOf?: Schema[]; minimum?: number; maximum?: number };
+type Schema = { const?: unknown; type?: string; format?: string; pattern?: string; anyOf?: Schema[]; minimum?: number; maximum?: number };
 
 /** "a whole number from 1 to 10080": a bounded number said in words. */
 function numberInWords(s: Schema): string {
@@ -47,6 +48,8 @@ function numberInWords(s: Schema): string {
 
 /** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
 function issueMessage(e: { type?: number; message?: string; summary?: string; schema?: Schema }): string {
+  // A name's pattern read out as a regular expression helps nobody: say what it asks for.
+  if (e.type === ValueErrorType.StringPattern && e.schema?.pattern === VISIBLE_TEXT) return "Expected at least one visible character (not only spaces) and no control characters";
   const options = e.schema?.anyOf;
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
   const numeric = options?.find((o) => o.type === "integer" || o.type === "number");

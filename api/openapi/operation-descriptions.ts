@@ -168,14 +168,15 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   testSsoConnection: "Fetches the issuer's discovery document as sign-in would (through the network guard) and reports what it offers (authorization and token endpoints, PKCE S256); one that cannot be reached or is no OpenID provider answers 200 with `ok: false` and the reason. 400 for an issuer that is not an https URL (http only on loopback or with SSO_ALLOW_HTTP_ISSUER).",
 
   // runners
-  listRunners: "Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times.",
+  listRunners:
+    "Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times, when a runner stopped on purpose (stopped_at), and what each last reported: name, region, version, checks in flight.",
   createRunner: "The token in this answer is shown once and stored as a hash; start the runner with it (GET /runners/setup gives the docker run line). The runners quota answers 403 ENTITLEMENT_REQUIRED.",
   getRunnersSetup: "The values a docker run line for a runner needs on this deployment; no secrets.",
   getRunner: "One runner; never its token.",
-  updateRunner: "Changes the name or location label shown in monitor placement.",
+  updateRunner: "Changes the name or location label shown in monitor placement and on the runners screen. 400 VALIDATION_ERROR naming body.name for a name that is empty, only spaces or over 200 characters.",
   deleteRunner: "Monitors placed only on this runner are left with nowhere to run (monitored: false) until given another place; its queued checks are recorded unavailable.",
   getRunnerStatus:
-    "What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms. `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).",
+    "What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms, or at once when it stopped on purpose and ended its session (stopped_at; docs/runners.md). `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).",
 
   // status pages
   listStatusPages: "Status pages with their slug, access mode (public, password, members), custom-domain state and layout.",

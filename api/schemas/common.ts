@@ -20,7 +20,7 @@ export const Timestamp = t.String({ format: "date-time" });
  * A name or title people read: at least one visible character (not only spaces or zero-width
  * characters, which make an entry impossible to tell apart or click) and no control characters.
  */
-const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
+export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
 export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
   t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 

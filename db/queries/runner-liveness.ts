@@ -29,8 +29,8 @@ export const runnerSilenceSeconds = (sql: Sql, blind: BlindSpan) => {
 };
 
 /**
- * Marks runners that went offline since the last sweep and writes one `runner.offline` notification
- * each, in one statement: concurrent sweeps cannot announce a runner twice. Runners that never
+ * Marks runners that went offline (silent, or stopped: ended their session) since the last sweep and writes one
+ * `runner.offline` notification each, in one statement: concurrent sweeps cannot announce a runner twice. Runners that never
  * connected, revoked and suspended runners (they get no jobs) are left out. Silence is counted
  * without the sweeping process's blind time (`runnerSilenceSeconds`).
  */
@@ -39,13 +39,16 @@ export async function announceOfflineRunners(sql: Sql, blind: BlindSpan = FULL_V
     with went as (
       update runners set offline_notified_at = now()
       where offline_notified_at is null and revoked_at is null and not suspended
-        and last_seen_at is not null and ${runnerSilenceSeconds(sql, blind)} >= ${offlineAfterSeconds(sql)}
-      returning id, org_id, name, last_seen_at
+        and last_seen_at is not null and (stopped_at is not null or ${runnerSilenceSeconds(sql, blind)} >= ${offlineAfterSeconds(sql)})
+      returning id, org_id, name, last_seen_at, stopped_at
     ), written as (
       insert into notifications (id, org_id, type, title, body, data)
       select new_notification_id(), org_id, 'runner.offline', 'Runner offline: ' || name,
-             'No heartbeat from ' || name || ' since ' || utc_text(last_seen_at) || '. Its checks are recorded as unavailable until it is back.',
+             case when stopped_at is not null then name || ' stopped at ' || utc_text(stopped_at) || ' (it was shut down).'
+                  else 'No heartbeat from ' || name || ' since ' || utc_text(last_seen_at) || '.' end
+             || ' Its checks are recorded as unavailable until it is back.',
              jsonb_build_object('runner_id', id, 'last_seen_at', last_seen_at)
+               || case when stopped_at is not null then jsonb_build_object('stopped_at', stopped_at) else '{}'::jsonb end
       from went
     )
     select org_id, id as runner_id, name, last_seen_at from went`;
@@ -56,7 +59,7 @@ export async function announceRecoveredRunners(sql: Sql): Promise<RunnerTransiti
   return sql<RunnerTransition[]>`
     with back as (
       update runners set offline_notified_at = null
-      where offline_notified_at is not null and revoked_at is null
+      where offline_notified_at is not null and revoked_at is null and stopped_at is null
         and last_seen_at > now() - ${offlineAfter(sql)}
       returning id, org_id, name, last_seen_at
     ), written as (
@@ -75,7 +78,7 @@ export async function runnerCountsByStatus(sql: Sql): Promise<{ status: string; 
              when revoked_at is not null then 'revoked'
              when suspended then 'suspended'
              when last_seen_at is null then 'never_connected'
-             when last_seen_at > now() - ${offlineAfter(sql)} then 'online'
+             when stopped_at is null and last_seen_at > now() - ${offlineAfter(sql)} then 'online'
              else 'offline'
            end as status,
            count(*)::int as n

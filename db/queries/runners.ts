@@ -17,6 +17,8 @@ export interface RunnerRow {
   in_flight: number;
   last_seen_at: Date | null;
   last_check_at: Date | null;
+  /** Set when the runner ended its session on a graceful stop: offline from then on, until it opens a new one. */
+  stopped_at: Date | null;
   suspended: boolean;
   revoked_at: Date | null;
   created_at: Date;
@@ -25,7 +27,7 @@ export interface RunnerRow {
 
 const cols = (sql: Sql) => sql`
   id, org_id, name, location_label, reported_name, region, version, browsers, concurrency, heartbeat_interval_ms, encrypted,
-  in_flight, last_seen_at, last_check_at, suspended, revoked_at, created_at, updated_at`;
+  in_flight, last_seen_at, last_check_at, stopped_at, suspended, revoked_at, created_at, updated_at`;
 
 export async function insertRunner(sql: Sql, orgId: string, r: { id: string; name: string; locationLabel: string | null; tokenHash: Buffer }): Promise<RunnerRow> {
   const [row] = await sql<RunnerRow[]>`
@@ -100,13 +102,24 @@ export interface RunnerBeat {
   inFlight: number;
 }
 
-/** last_seen_at is the database's clock so API processes with skewed clocks agree. */
-export async function recordRunnerBeat(sql: Sql, id: string, b: RunnerBeat, encrypted?: boolean): Promise<void> {
+/**
+ * last_seen_at is the database's clock so API processes with skewed clocks agree. A beat through a live session
+ * (`sessionId`) clears a graceful stop; one that raced the end of its own session (already deleted) does not.
+ */
+export async function recordRunnerBeat(sql: Sql, id: string, sessionId: string, b: RunnerBeat, encrypted?: boolean): Promise<void> {
   await sql`
     update runners set reported_name = ${b.reportedName}, region = ${b.region}, version = ${b.version}, browsers = ${b.browsers},
       concurrency = ${b.concurrency}, heartbeat_interval_ms = ${b.heartbeatIntervalMs}, in_flight = ${b.inFlight},
-      encrypted = coalesce(${encrypted ?? null}, encrypted), last_seen_at = now()
+      encrypted = coalesce(${encrypted ?? null}, encrypted), last_seen_at = now(),
+      stopped_at = case when exists (select 1 from runner_sessions where id = ${sessionId}) then null else stopped_at end
     where id = ${id} and revoked_at is null`;
+}
+
+/** A graceful stop: the session is deleted and the runner marked stopped (offline at once), holding nothing. */
+export async function endRunnerSession(sql: Sql, runnerId: string, sessionId: string): Promise<void> {
+  await sql`
+    with gone as (delete from runner_sessions where id = ${sessionId} and runner_id = ${runnerId} returning id)
+    update runners set stopped_at = now(), in_flight = 0 where id = ${runnerId} and revoked_at is null`;
 }
 
 export async function touchRunner(sql: Sql, id: string, checked: boolean): Promise<void> {
@@ -175,16 +188,18 @@ export async function nextOutboundSeq(sql: Sql, sessionId: string): Promise<numb
   return row ? Number(row.seq) : null;
 }
 
+type StaleRunnerState = "revoked" | "suspended" | "stopped" | "offline";
+
 /**
- * Runners whose queue may hold jobs nobody will run: revoked, suspended, or offline (no heartbeat
+ * Runners whose queue may hold jobs nobody will run: revoked, suspended, stopped (ended their session), or offline (no heartbeat
  * within 3 × their interval, at least `ttlSeconds`, not counting what the sweeping process could not
  * see: `runnerSilenceSeconds`). Only those active within the jobs' 1 h lifetime can still have any.
  */
-export async function staleRunnerQueues(sql: Sql, ttlSeconds: number, blind: BlindSpan = FULL_VIEW): Promise<{ id: string; state: "revoked" | "suspended" | "offline" }[]> {
-  return sql<{ id: string; state: "revoked" | "suspended" | "offline" }[]>`
-    select id, case when revoked_at is not null then 'revoked' when suspended then 'suspended' else 'offline' end as state
+export async function staleRunnerQueues(sql: Sql, ttlSeconds: number, blind: BlindSpan = FULL_VIEW): Promise<{ id: string; state: StaleRunnerState }[]> {
+  return sql<{ id: string; state: StaleRunnerState }[]>`
+    select id, case when revoked_at is not null then 'revoked' when suspended then 'suspended' when stopped_at is not null then 'stopped' else 'offline' end as state
     from runners
     where last_seen_at > now() - interval '2 hours'
-      and (revoked_at is not null or suspended
+      and (revoked_at is not null or suspended or stopped_at is not null
         or ${runnerSilenceSeconds(sql, blind)} >= greatest(${ttlSeconds}::float8, ${offlineAfterSeconds(sql)}))`;
 }

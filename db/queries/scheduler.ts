@@ -118,7 +118,7 @@ export async function onlineRegionConcurrency(sql: Sql, ttlSeconds: number, stal
 }
 
 /**
- * Runners seen recently and neither revoked nor suspended, with the checks each runs at once (its CONCURRENCY),
+ * Runners seen recently and neither revoked, suspended nor stopped (ended their session), with the checks each runs at once (its CONCURRENCY),
  * when the runners table exists (it arrives with self-hosted runners); null when it does not, so every runner
  * counts as offline. `blind`: what the asking process could not see, not counted as silence (`runnerSilenceSeconds`).
  */
@@ -128,7 +128,7 @@ export async function onlineRunners(sql: Sql, ttlSeconds: number, blind: BlindSp
   // Three missed heartbeats (at the runner's own interval) make it offline; ttlSeconds is the floor.
   const rows = await sql<{ id: string; concurrency: number }[]>`
     select id, coalesce(concurrency, 1) as concurrency from runners
-    where revoked_at is null and not suspended
+    where revoked_at is null and not suspended and stopped_at is null
       and ${runnerSilenceSeconds(sql, blind)} < greatest(${ttlSeconds}::float8, ${offlineAfterSeconds(sql)})`;
   return new Map(rows.map((r) => [r.id, r.concurrency]));
 }

@@ -49,9 +49,9 @@ export interface JobDeps {
 }
 
 /** Records liveness and restarts the ack deadline of every job the runner still holds. */
-export async function heartbeat(d: JobDeps, runner: RunnerCaller, req: HeartbeatRequest): Promise<HeartbeatResponse> {
+export async function heartbeat(d: JobDeps, runner: RunnerCaller, sessionId: string, req: HeartbeatRequest): Promise<HeartbeatResponse> {
   const claims = req.in_flight.map((c) => ({ raw: c, body: verifyClaim(d.box, runner, c) }));
-  await recordRunnerBeat(d.sql, runner.id, {
+  await recordRunnerBeat(d.sql, runner.id, sessionId, {
     reportedName: req.name,
     region: req.region,
     version: req.version,

@@ -9,6 +9,7 @@ import { type BlindSpan, FULL_VIEW } from "../../core/process/blind-time.ts";
 export const STALE_REASONS = {
   revoked: "runner revoked; no other runner may take its jobs",
   offline: "runner offline (no heartbeat within 3 intervals); no other runner may take its jobs",
+  stopped: "runner stopped (it ended its session on shutdown); no other runner may take its jobs",
   suspended: "runner suspended over the plan's runner quota",
 } as const;
 
@@ -37,7 +38,7 @@ export async function drainRunnerQueue(bus: Bus, runnerId: string, reason: strin
 }
 
 /**
- * The scheduler leader's sweep: the queues of runners that went offline, were revoked or suspended
+ * The scheduler leader's sweep: the queues of runners that went offline or stopped, were revoked or suspended
  * are drained into `unavailable` results. `blind` is what the sweeping process could not see (its
  * latest failed sweeps; in the all-in-one, before it started), not counted as a runner's silence;
  * `ttlSeconds` is the placement's floor of the liveness window.

@@ -22,20 +22,27 @@ export interface RunnerView {
   suspended: boolean;
   last_seen_at: string | null;
   last_check_at: string | null;
+  /** When it ended its session on a graceful stop; null once it connects again. */
+  stopped_at: string | null;
   created_at: string;
   revoked_at: string | null;
 }
 
-export interface RunnerStatusView extends RunnerView {
+/** A row of the runners list: the runner with what it last reported. */
+export interface RunnerListItem extends RunnerView {
   /** RUNNER_NAME and RUNNER_REGION as the runner reports them. */
   reported_name: string | null;
   region: string | null;
   version: string | null;
+  /** Checks it held at its last heartbeat (0 once stopped). */
+  in_flight: number;
+}
+
+export interface RunnerStatusView extends RunnerListItem {
   capabilities: { browsers: string[]; concurrency: number | null };
   heartbeat_interval_ms: number | null;
   /** Offline once no heartbeat arrived for this long (3 × the runner's interval). */
   offline_after_ms: number;
-  in_flight: number;
   encrypted: boolean | null;
   overloaded: boolean;
   overloaded_since: string | null;
@@ -49,6 +56,8 @@ const DEFAULT_HEARTBEAT_MS = 30_000;
 
 export function runnerStatus(row: q.RunnerRow, now = Date.now()): RunnerStatus {
   if (row.revoked_at) return "revoked";
+  // It said it was stopping: offline at once, not three missed heartbeats later.
+  if (row.stopped_at) return "offline";
   const window = OFFLINE_AFTER_BEATS * (row.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_MS);
   return row.last_seen_at && now - row.last_seen_at.getTime() <= window ? "online" : "offline";
 }
@@ -64,21 +73,22 @@ export function toRunnerView(row: q.RunnerRow): RunnerView {
     suspended: row.suspended,
     last_seen_at: iso(row.last_seen_at),
     last_check_at: iso(row.last_check_at),
+    stopped_at: iso(row.stopped_at),
     created_at: row.created_at.toISOString(),
     revoked_at: iso(row.revoked_at),
   };
 }
 
+function toRunnerListItem(row: q.RunnerRow): RunnerListItem {
+  return { ...toRunnerView(row), reported_name: row.reported_name, region: row.region, version: row.version, in_flight: row.in_flight };
+}
+
 function toRunnerStatusView(row: q.RunnerRow, load: RunnerScheduleState | null): RunnerStatusView {
   return {
-    ...toRunnerView(row),
-    reported_name: row.reported_name,
-    region: row.region,
-    version: row.version,
+    ...toRunnerListItem(row),
     capabilities: { browsers: row.browsers, concurrency: row.concurrency },
     heartbeat_interval_ms: row.heartbeat_interval_ms,
     offline_after_ms: OFFLINE_AFTER_BEATS * (row.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_MS),
-    in_flight: row.in_flight,
     encrypted: row.encrypted,
     overloaded: load?.overloaded_since != null,
     overloaded_since: iso(load?.overloaded_since ?? null),
@@ -115,9 +125,9 @@ export async function getRunnerStatus(c: Ctx, id: string): Promise<RunnerStatusV
   return toRunnerStatusView(row, await runnerScheduleState(c.sql, row.id, SCHEDULE_STATE_FRESH_SECONDS));
 }
 
-export async function listRunners({ sql, actor }: Ctx, limit: number, offset: number): Promise<{ rows: RunnerView[]; total: number }> {
+export async function listRunners({ sql, actor }: Ctx, limit: number, offset: number): Promise<{ rows: RunnerListItem[]; total: number }> {
   const { rows, total } = await q.listRunners(sql, actor.orgId, limit, offset);
-  return { rows: rows.map(toRunnerView), total };
+  return { rows: rows.map(toRunnerListItem), total };
 }
 
 export async function patchRunner({ sql, actor }: Ctx, id: string, patch: { name?: string; location_label?: string | null }): Promise<RunnerView> {

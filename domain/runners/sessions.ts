@@ -54,6 +54,7 @@ export async function openSession(sql: Sql, box: SecretBox, log: Logger, runner:
   await q.recordRunnerBeat(
     sql,
     runner.id,
+    id,
     { reportedName: req.name, region: req.region, version: req.version, browsers: req.capabilities.browsers, concurrency: req.capabilities.concurrency, heartbeatIntervalMs: req.heartbeat_interval_ms, inFlight: 0 },
     req.encrypted,
   );

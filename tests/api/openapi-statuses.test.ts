@@ -50,7 +50,7 @@ const NEVER_CONFLICTS = [
   "POST /api/v1/unsubscribe", "POST /api/v1/auth/sso/start", "POST /api/v1/auth/sso/link", "DELETE /api/v1/org/sso", "POST /api/v1/org/sso/test",
   "POST /api/v1/reports", "PATCH /api/v1/reports/{id}", "DELETE /api/v1/reports/{id}", "POST /api/v1/reports/{id}/send", "POST /api/v1/reports/unsubscribe",
 ];
-const RUNNER_PROTOCOL = ["session", "heartbeat", "jobs/claim", "results", "jobs/release"].map((p) => `POST /api/v1/runner/${p}`);
+const RUNNER_PROTOCOL = ["session", "heartbeat", "jobs/claim", "results", "jobs/release", "session/end"].map((p) => `POST /api/v1/runner/${p}`);
 
 /** `METHOD path status` → why this file does not reach it. A mark is a reason or a debt; a reached status may not keep one. */
 const MARKED: Record<string, string> = {

@@ -177,6 +177,51 @@ describe("runner protocol", () => {
   });
 });
 
+describe("ending a session (a runner stopping)", () => {
+  it("hands back the claims it names, shows the runner offline at once, and refuses the session afterwards", async () => {
+    const { org, runner, call } = await orgWithRunner(api);
+    const s = await rawSession(runner.token);
+    await publishHttpJob(api.bus, org.org_id, runner.id, "mon_end", `${target.url}/ok`);
+    const { jobs } = await s.call<ClaimResponse>("/jobs/claim", { max: 1, wait_ms: 1000 });
+    expect(jobs).toHaveLength(1);
+    expect((await call("GET", `/api/v1/runners/${runner.id}/status`)).body.status).toBe("online");
+
+    expect(await s.call("/session/end", { reason: "SIGTERM", claims: [jobs[0]!.claim] })).toEqual({ released: 1 });
+    const status = await call("GET", `/api/v1/runners/${runner.id}/status`);
+    expect(status.body).toMatchObject({ status: "offline", in_flight: 0 });
+    expect(Date.now() - Date.parse(status.body.stopped_at)).toBeLessThan(10_000);
+    // Its last heartbeat stays what it was: the runner is offline because it said so, not because it went silent.
+    expect(Date.now() - Date.parse(status.body.last_seen_at)).toBeLessThan(10_000);
+    // The job is back on the runner's queue at once, not after its ack deadline.
+    const again = await api.bus.fetchJobs(runnerSubject(runner.id), 1, 200);
+    expect(again).toHaveLength(1);
+    expect(again[0]!.deliveryCount).toBe(2);
+    again[0]!.ack();
+    const res = await post("/heartbeat", runner.token, s.seal({ ...report, in_flight: [] }));
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe("RUNNER_SESSION_INVALID");
+
+    // Started again: a new session makes it online again.
+    await rawSession(runner.token);
+    const back = await call("GET", `/api/v1/runners/${runner.id}/status`);
+    expect(back.body).toMatchObject({ status: "online", stopped_at: null });
+  });
+
+  it("refuses another runner's claim without ending the session", async () => {
+    const a = await orgWithRunner(api);
+    const b = await orgWithRunner(api);
+    const sa = await rawSession(a.runner.token);
+    const sb = await rawSession(b.runner.token);
+    await publishHttpJob(api.bus, a.org.org_id, a.runner.id, "mon_end_a", `${target.url}/ok`);
+    const { jobs } = await sa.call<ClaimResponse>("/jobs/claim", { max: 1, wait_ms: 1000 });
+    const res = await post("/session/end", b.runner.token, sb.seal({ reason: "SIGTERM", claims: [jobs[0]!.claim] }));
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("RUNNER_CLAIM_FOREIGN");
+    expect((await b.call("GET", `/api/v1/runners/${b.runner.id}/status`)).body.status).toBe("online");
+    expect((await sb.call<HeartbeatResponse>("/heartbeat", { ...report, in_flight: [] })).lost).toEqual([]);
+  });
+});
+
 describe("payloads on the wire", () => {
   const MARKER = "wire-marker-7f3a9c";
 

@@ -63,6 +63,41 @@ describe("runners API", () => {
     expect((await other.call("DELETE", `/api/v1/runners/${runner.id}`)).status).toBe(404);
   });
 
+  it("lists each runner with what it last reported: region, version, checks in flight, and when it stopped", async () => {
+    const { call, runner } = await orgWithRunner(api);
+    const fresh = (await call("GET", "/api/v1/runners")).body.data[0];
+    expect(fresh).toMatchObject({ id: runner.id, reported_name: null, region: null, version: null, in_flight: 0, stopped_at: null });
+    await api.db.sql`
+      update runners set reported_name = 'rack-1-host', region = 'lab-3', version = '9.9.9', in_flight = 4, heartbeat_interval_ms = 30000, last_seen_at = now()
+      where id = ${runner.id}`;
+    const row = (await call("GET", "/api/v1/runners")).body.data[0];
+    expect(row).toMatchObject({ id: runner.id, status: "online", reported_name: "rack-1-host", region: "lab-3", version: "9.9.9", in_flight: 4, stopped_at: null });
+  });
+
+  it("renames with PATCH, refusing a bad name (400 with the error body), an unknown runner (404) and a caller without runners:write (403)", async () => {
+    const { call, runner } = await orgWithRunner(api);
+    const path = `/api/v1/runners/${runner.id}`;
+    expect((await call("PATCH", path, { name: "rack-renamed" })).body).toMatchObject({ id: runner.id, name: "rack-renamed", location_label: "Berlin office" });
+    for (const name of ["", "   ", "x".repeat(201)]) {
+      const bad = await call("PATCH", path, { name });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ code: "VALIDATION_ERROR", error: expect.any(String) });
+      expect(JSON.stringify(bad.body.details)).toContain("body.name");
+    }
+    expect((await call("PATCH", path, { name: "   " })).body.details.issues).toEqual([{ path: "body.name", message: "Expected at least one visible character (not only spaces) and no control characters" }]);
+    expect((await call("PATCH", path, { name: "ok", token: "rt_mine" })).status).toBe(400);
+    const unknown = await call("PATCH", "/api/v1/runners/run_unknown", { name: "x" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ code: "NOT_FOUND", error: expect.any(String) });
+    const key = await call("POST", "/api/v1/api-keys", { name: "read runners", scopes: ["runners:read"] });
+    expect(key.status).toBe(201);
+    const reader = caClient(api, key.body.key);
+    const refused = await reader("PATCH", path, { name: "stolen" });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+    expect((await call("GET", path)).body.name).toBe("rack-renamed");
+  });
+
   it("shows in the runner's status when the scheduler keeps due checks back for it (over capacity), and not once it keeps up", async () => {
     const { call, runner } = await orgWithRunner(api);
     const path = `/api/v1/runners/${runner.id}/status`;
@@ -119,7 +154,7 @@ describe("runners API", () => {
 
   it("documents the runner protocol under the OpenAPI tag runner", async () => {
     const doc = (await (await caFetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { tags?: string[] }>> };
-    for (const p of ["/api/v1/runner/session", "/api/v1/runner/heartbeat", "/api/v1/runner/jobs/claim", "/api/v1/runner/results", "/api/v1/runner/jobs/release"]) {
+    for (const p of ["/api/v1/runner/session", "/api/v1/runner/heartbeat", "/api/v1/runner/jobs/claim", "/api/v1/runner/results", "/api/v1/runner/jobs/release", "/api/v1/runner/session/end"]) {
       expect(doc.paths[p]?.post?.tags).toEqual(["runner"]);
     }
     expect(doc.paths["/api/v1/runners"]?.post?.tags).toEqual(["runners"]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { dockerRunLine } from "../../web/src/screens/runners/install-commands.ts";
+import { client } from "../support/api.ts";
 import { apiCall, captureScreen, nav, phase, type JourneyEnv, signUpInBrowser, startJourney, SETUP_TIMEOUT_MS } from "./journey-support.ts";
 
 let env: JourneyEnv;
@@ -97,6 +98,68 @@ describe("runners", () => {
     expect(env.errors).toEqual([]);
   }, 30_000);
 
+  it("shows each runner's region, version and checks in flight while online, and since when it is offline", async () => {
+    const { page } = env;
+    await env.db.sql`update runners set region = 'lab-3', version = '1.4.2', in_flight = 2, last_seen_at = now() - interval '10 seconds' where name = 'Office rack'`;
+    await page.reload();
+    const row = page.locator("tr", { hasText: "Office rack" });
+    await row.locator("[data-status=online]").waitFor();
+    await row.getByRole("cell", { name: "lab-3" }).waitFor();
+    await row.getByRole("cell", { name: "1.4.2" }).waitFor();
+    expect(await row.getByTestId("runner-in-flight").textContent()).toBe("2");
+    expect(await row.getByTestId("runner-since").count()).toBe(0);
+
+    // Stopped on purpose (SIGTERM): offline at once, saying since when; its last report of checks in flight is stale.
+    await env.db.sql`update runners set stopped_at = now() - interval '2 minutes', in_flight = 0 where name = 'Office rack'`;
+    await page.reload();
+    await row.locator("[data-status=offline]").waitFor();
+    expect(await row.getByTestId("runner-since").textContent()).toContain("stopped 2 minutes ago");
+    expect(await row.getByTestId("runner-in-flight").textContent()).toBe("—");
+    await row.getByRole("cell", { name: "1.4.2" }).waitFor();
+    await captureScreen(page, "p2-runners-05-stopped");
+
+    // Silent instead: since its last heartbeat.
+    await env.db.sql`update runners set stopped_at = null, last_seen_at = now() - interval '3 hours' where name = 'Office rack'`;
+    await page.reload();
+    await row.locator("[data-status=offline]").waitFor();
+    expect(await row.getByTestId("runner-since").textContent()).toContain("last heartbeat 3 hours ago");
+    await env.db.sql`update runners set last_seen_at = now() - interval '2 minutes' where name = 'Office rack'`;
+    expect(env.errors).toEqual([]);
+  }, 30_000);
+
+  it("renames a runner in place, and says what is wrong with a name the API refuses", async () => {
+    const { page } = env;
+    await page.reload();
+    await page.getByRole("button", { name: "Rename Office rack" }).click();
+    const input = page.getByLabel("New name for Office rack");
+    // Only spaces: the browser lets it through (it is not empty), the API answers 400 naming the field.
+    await input.fill("   ");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("alert").filter({ hasText: "Name" }).waitFor();
+    const unexpected = env.errors.filter((e) => !e.includes("400"));
+    expect(unexpected).toEqual([]);
+    env.errors.length = 0;
+    await captureScreen(page, "p2-runners-06-rename-refused");
+
+    await input.fill("Rack two");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.locator("tr", { hasText: "Rack two" }).locator("[data-status]").waitFor();
+    expect(await page.getByLabel("New name for Office rack").count()).toBe(0);
+    expect((await apiCall(env, "GET", "/api/v1/runners")).data[0].name).toBe("Rack two");
+
+    // Cancel leaves it as it is.
+    await page.getByRole("button", { name: "Rename Rack two" }).click();
+    await page.getByLabel("New name for Rack two").fill("Not this");
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("button", { name: "Rename Rack two" }).waitFor();
+    expect((await apiCall(env, "GET", "/api/v1/runners")).data[0].name).toBe("Rack two");
+
+    await apiCall(env, "PATCH", `/api/v1/runners/${(await apiCall(env, "GET", "/api/v1/runners")).data[0].id}`, { name: "Office rack" });
+    await page.reload();
+    await page.getByRole("button", { name: "Rename Office rack" }).waitFor();
+    expect(env.errors).toEqual([]);
+  }, 30_000);
+
   it("revokes a runner only after confirmation", async () => {
     const { page } = env;
     await page.getByRole("button", { name: "Revoke Office rack" }).click();
@@ -112,6 +175,30 @@ describe("runners", () => {
     await page.locator("tr", { hasText: "Office rack" }).locator("[data-status=revoked]").waitFor();
     expect(await page.getByRole("button", { name: "Revoke Office rack" }).count()).toBe(0);
     expect((await apiCall(env, "GET", "/api/v1/runners")).data[0].status).toBe("revoked");
+    expect(env.errors).toEqual([]);
+  }, 30_000);
+
+  it("shows a viewer the runners without the controls their role cannot use (rename, revoke, create)", async () => {
+    const { page } = env;
+    await apiCall(env, "POST", "/api/v1/runners", { name: "Lab runner" });
+    const viewerEmail = `runner-viewer-${Date.now()}@example.test`;
+    const invite = await apiCall(env, "POST", "/api/v1/org/invitations", { email: viewerEmail, role_id: "viewer" });
+    const joined = await client(env.base)("POST", "/api/v1/auth/signup", { email: viewerEmail, password: "correct horse battery", name: "Vera Viewer", invitation_token: invite.token });
+    expect(joined.status).toBe(201);
+    await page.context().clearCookies();
+    await page.goto(`${env.base}/signin`);
+    await page.getByLabel("Email").fill(viewerEmail);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("navigation", { name: "Main" }).waitFor();
+    await nav(page, "Runners");
+    const row = page.locator("tr", { hasText: "Lab runner" });
+    await row.locator("[data-status=offline]").waitFor();
+    await page.getByTestId("runners-read-only").waitFor();
+    expect(await page.getByRole("button", { name: /^Rename/ }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: /^Revoke/ }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Create runner" }).count()).toBe(0);
+    await captureScreen(page, "p2-runners-07-viewer");
     expect(env.errors).toEqual([]);
   }, 30_000);
 });

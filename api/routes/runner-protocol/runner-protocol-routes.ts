@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import { claimJobs, heartbeat, releaseJobs, reportResults } from "../../../domain/runners/jobs.ts";
-import { ClaimRequest, HeartbeatRequest, ReleaseRequest, ResultsRequest, SessionRequest } from "../../../schemas/runner-protocol.ts";
+import { ClaimRequest, HeartbeatRequest, ReleaseRequest, ResultsRequest, SessionEndRequest, SessionRequest } from "../../../schemas/runner-protocol.ts";
 import { openPayload, openSession, sealPayload } from "../../../domain/runners/sessions.ts";
+import { endSession } from "../../../domain/runners/session-end.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authenticateRunner } from "./auth.ts";
 import { Int } from "../../schemas/common.ts";
@@ -52,7 +53,7 @@ export const runnerProtocolRoutes = (deps: ApiDeps) => {
       "/heartbeat",
       async ({ runner, body }) => {
         const { session, value } = await openPayload(deps.sql, deps.box, runner, body, HeartbeatRequest);
-        return sealPayload(deps.sql, session, await heartbeat(jobDeps, runner, value));
+        return sealPayload(deps.sql, session, await heartbeat(jobDeps, runner, session.id, value));
       },
       { body: SessionPayload, response: { 200: SessionPayload }, detail: doc("Liveness and claim extension", "Inside: { version, name, region, capabilities {browsers, concurrency}, heartbeat_interval_ms, in_flight: [claim] } → { suspended, extended, lost: [claim] }") },
     )
@@ -92,5 +93,20 @@ export const runnerProtocolRoutes = (deps: ApiDeps) => {
         return sealPayload(deps.sql, session, await releaseJobs(jobDeps, runner, value));
       },
       { body: SessionPayload, response: { 200: SessionPayload }, detail: doc("Hand claimed jobs back for immediate redelivery (shutdown)", "Inside: { claims: [claim] } → { released }") },
+    )
+    .post(
+      "/session/end",
+      async ({ runner, body }) => {
+        const { session, value } = await openPayload(deps.sql, deps.box, runner, body, SessionEndRequest);
+        return endSession(jobDeps, runner, session, value);
+      },
+      {
+        body: SessionPayload,
+        response: { 200: SessionPayload },
+        detail: doc(
+          "End the session: the runner is stopping (graceful shutdown), offline at once",
+          "Inside: { reason, claims: [claim] (≤ 200) } → { released }. The claims it still holds are handed back for immediate redelivery, the session is deleted (later payloads on it answer 409 RUNNER_SESSION_INVALID) and the runner shows offline at once (`stopped_at`) until it opens a new session. A claim not issued to this runner refuses the call (403 RUNNER_CLAIM_FOREIGN) and nothing ends.",
+        ),
+      },
     );
 };

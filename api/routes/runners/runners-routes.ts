@@ -4,7 +4,7 @@ import { createRunner, getRunner, getRunnerStatus, listRunners, patchRunner, rev
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
 import { IdParams, paginated, toPage } from "../../schemas/common.ts";
-import { RunnerCreateBody, RunnerCreated, RunnerListQuery, RunnerPatchBody, RunnerSetupView, RunnerStatusView, RunnerView } from "./schemas.ts";
+import { RunnerCreateBody, RunnerCreated, RunnerListItem, RunnerListQuery, RunnerPatchBody, RunnerSetupView, RunnerStatusView, RunnerView } from "./schemas.ts";
 
 /** The spec's image variants and the BROWSERS value each runs with. */
 const RUNNER_VARIANTS = [
@@ -28,7 +28,7 @@ export const runnerRoutes = (deps: ApiDeps) => {
             const { rows, total } = await listRunners(ctx(actor), query.limit, (query.page - 1) * query.limit);
             return toPage(rows, total, query.page, query.limit);
           },
-          { query: RunnerListQuery, response: { 200: paginated(RunnerView) }, detail: { summary: "List runners, newest first (revoked ones included, status revoked)" } },
+          { query: RunnerListQuery, response: { 200: paginated(RunnerListItem) }, detail: { summary: "List runners, newest first (revoked ones included, status revoked), with what each last reported" } },
         )
         .get("/setup", () => ({ api_url: deps.publicBaseUrl, image_registry: deps.config.RUNNER_IMAGE_REGISTRY, variants: RUNNER_VARIANTS }), {
           response: { 200: RunnerSetupView },

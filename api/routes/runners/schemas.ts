@@ -18,22 +18,34 @@ const viewFields = {
   suspended: t.Boolean({ description: "Over the plan's runner quota: keeps its token, receives no jobs" }),
   last_seen_at: Nullable(Timestamp),
   last_check_at: Nullable(Timestamp),
+  stopped_at: Nullable(
+    t.String({
+      format: "date-time",
+      description: "When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again",
+    }),
+  ),
   created_at: Timestamp,
   revoked_at: Nullable(Timestamp),
 };
 
+/** What the runner last reported, on list rows and the status. */
+const reportedFields = {
+  ...viewFields,
+  reported_name: Nullable(t.String({ description: "RUNNER_NAME as the runner reports it" })),
+  region: Nullable(t.String({ description: "RUNNER_REGION as the runner reports it" })),
+  version: Nullable(t.String({ description: "The runner's version as it reports it" })),
+  in_flight: Int({ description: "Checks it held at its last heartbeat; 0 once it stopped" }),
+};
+
 export const RunnerView = t.Object(viewFields, { title: "Runner" });
+export const RunnerListItem = t.Object(reportedFields, { title: "RunnerListItem" });
 export const RunnerCreated = t.Object({ ...viewFields, token: t.String({ description: "rt_… runner token; shown once, stored hashed" }) }, { title: "RunnerCreated" });
 export const RunnerStatusView = t.Object(
   {
-    ...viewFields,
-    reported_name: Nullable(t.String({ description: "RUNNER_NAME as the runner reports it" })),
-    region: Nullable(t.String({ description: "RUNNER_REGION as the runner reports it" })),
-    version: Nullable(t.String()),
+    ...reportedFields,
     capabilities: t.Object({ browsers: t.Array(t.String()), concurrency: Nullable(Int()) }),
     heartbeat_interval_ms: Nullable(Int()),
     offline_after_ms: Int(),
-    in_flight: Int(),
     encrypted: Nullable(t.Boolean({ description: "Whether the runner's current session encrypts payloads" })),
     overloaded: t.Boolean({
       description: "More checks are due on the runner than it runs: the scheduler keeps due checks back until it takes them, so every monitor is still checked, less often (docs/runners.md, Capacity)",

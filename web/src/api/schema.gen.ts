@@ -2572,8 +2572,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List runners, newest first (revoked ones included, status revoked)
-         * @description Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times.
+         * List runners, newest first (revoked ones included, status revoked), with what each last reported
+         * @description Self-hosted runners with their status (online, offline, revoked), location label, last-seen and last-check times, when a runner stopped on purpose (stopped_at), and what each last reported: name, region, version, checks in flight.
          *
          *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -2641,7 +2641,7 @@ export interface paths {
         head?: never;
         /**
          * Rename or relabel a runner
-         * @description Changes the name or location label shown in monitor placement.
+         * @description Changes the name or location label shown in monitor placement and on the runners screen. 400 VALIDATION_ERROR naming body.name for a name that is empty, only spaces or over 200 characters.
          *
          *     Who: a role with `runners:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -2657,7 +2657,7 @@ export interface paths {
         };
         /**
          * Online/offline/revoked, last-seen and last-check times, version and capabilities the runner reports
-         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms. `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).
+         * @description What the runner last reported in its heartbeat (name, region, version, capabilities, checks in flight); offline once no heartbeat arrived for offline_after_ms, or at once when it stopped on purpose and ended its session (stopped_at; docs/runners.md). `overloaded` while more checks are due on it than it runs (its CONCURRENCY over the checks' durations): the scheduler then keeps due checks back until the runner takes them, so each monitor is still checked, less often (docs/runners.md, Capacity).
          *
          *     Who: a role with `runners:read` (every system role, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -2774,6 +2774,28 @@ export interface paths {
          *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
          */
         post: operations["releaseRunnerJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runner/session/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session: the runner is stopping (graceful shutdown), offline at once
+         * @description Inside: { reason, claims: [claim] (≤ 200) } → { released }. The claims it still holds are handed back for immediate redelivery, the session is deleted (later payloads on it answer 409 RUNNER_SESSION_INVALID) and the runner shows offline at once (`stopped_at`) until it opens a new session. A claim not issued to this runner refuses the call (403 RUNNER_CLAIM_FOREIGN) and nothing ends.
+         *
+         *     Who: a self-hosted runner, with its rt_ token (401 RUNNER_TOKEN_INVALID when unknown or revoked).
+         */
+        post: operations["endRunnerSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -21758,10 +21780,23 @@ export interface operations {
                             last_seen_at: string | null;
                             /** Format: date-time */
                             last_check_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again
+                             */
+                            stopped_at: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
                             revoked_at: string | null;
+                            /** @description RUNNER_NAME as the runner reports it */
+                            reported_name: string | null;
+                            /** @description RUNNER_REGION as the runner reports it */
+                            region: string | null;
+                            /** @description The runner's version as it reports it */
+                            version: string | null;
+                            /** @description Checks it held at its last heartbeat; 0 once it stopped */
+                            in_flight: number;
                         }[];
                         pagination: components["schemas"]["Pagination"];
                     };
@@ -21874,6 +21909,11 @@ export interface operations {
                         last_seen_at: string | null;
                         /** Format: date-time */
                         last_check_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again
+                         */
+                        stopped_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -22101,6 +22141,11 @@ export interface operations {
                         last_seen_at: string | null;
                         /** Format: date-time */
                         last_check_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again
+                         */
+                        stopped_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -22315,6 +22360,11 @@ export interface operations {
                         last_seen_at: string | null;
                         /** Format: date-time */
                         last_check_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again
+                         */
+                        stopped_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -22440,6 +22490,11 @@ export interface operations {
                         last_seen_at: string | null;
                         /** Format: date-time */
                         last_check_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the runner ended its session on a graceful stop (SIGTERM, SIGINT): offline from then on, whatever its last heartbeat; null once it connects again
+                         */
+                        stopped_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -22448,14 +22503,16 @@ export interface operations {
                         reported_name: string | null;
                         /** @description RUNNER_REGION as the runner reports it */
                         region: string | null;
+                        /** @description The runner's version as it reports it */
                         version: string | null;
+                        /** @description Checks it held at its last heartbeat; 0 once it stopped */
+                        in_flight: number;
                         capabilities: {
                             browsers: string[];
                             concurrency: number | null;
                         };
                         heartbeat_interval_ms: number | null;
                         offline_after_ms: number;
-                        in_flight: number;
                         /** @description Whether the runner's current session encrypts payloads */
                         encrypted: boolean | null;
                         /** @description More checks are due on the runner than it runs: the scheduler keeps due checks back until it takes them, so every monitor is still checked, less often (docs/runners.md, Capacity) */
@@ -23074,6 +23131,137 @@ export interface operations {
         };
     };
     releaseRunnerJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    session_id: string;
+                    /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
+                    seq: number;
+                    /** @description 12 random bytes, base64url */
+                    nonce?: string;
+                    /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
+                    ciphertext?: string;
+                    /** @description Only on a session opened with encrypted: false */
+                    payload?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session_id: string;
+                        /** @description Monotonic per direction; AAD binds session_id|direction|seq (r2s or s2r) */
+                        seq: number;
+                        /** @description 12 random bytes, base64url */
+                        nonce?: string;
+                        /** @description AES-256-GCM ciphertext with its 16-byte tag appended, base64url */
+                        ciphertext?: string;
+                        /** @description Only on a session opened with encrypted: false */
+                        payload?: unknown;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PERMISSION_DENIED (role or key scope) or ENTITLEMENT_REQUIRED (details.entitlement) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endRunnerSession: {
         parameters: {
             query?: never;
             header?: never;

@@ -1,11 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtAgo, isUnlimited } from "../../components/format";
-import { ConfirmButton, SecretOnce, Snippet, SuspendedBadge } from "../../components/widgets";
-import { EmptyState, ErrorMessage, Field, fmtTime, Loading } from "../../components/ui";
+import { isUnlimited } from "../../components/format";
+import { SecretOnce, Snippet } from "../../components/widgets";
+import { EmptyState, ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link } from "../../lib/router";
+import { useMyRole } from "../org/use-permissions";
 import { composeSnippet, dockerRunLine, type Variant } from "./install-commands";
+import { RunnerRow } from "./runner-row";
 
 type Created = paths["/api/v1/runners"]["post"]["responses"]["201"]["content"]["application/json"];
 
@@ -30,10 +32,9 @@ export function Runners() {
       void qc.invalidateQueries({ queryKey: ["entitlements"] });
     },
   });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api.DELETE("/api/v1/runners/{id}", { params: { path: { id } } }),
-    onSettled: () => qc.invalidateQueries({ queryKey: ["runners"] }),
-  });
+  const role = useMyRole();
+  // Hidden while the role loads, and from roles the API would refuse (403).
+  const canWrite = !role.loading && role.can("runners:write");
   if (runners.isPending) return <Loading what="runners" />;
   if (runners.isError) return <ErrorMessage error={runners.error} />;
   const slots = entitlements.data?.usage.runners;
@@ -54,55 +55,51 @@ export function Runners() {
       {created && <RunnerInstall runner={created} onDone={() => setCreated(null)} />}
       {list.length === 0 ? (
         <EmptyState title="No runners yet">
-          <p>Create a runner below, then start it with the docker line we show you. It appears here as online once its first heartbeat arrives.</p>
+          <p>
+            {canWrite ? "Create a runner below, then start it with the docker line we show you." : "A member with permission to change runners can create one."} It appears here as online once its
+            first heartbeat arrives.
+          </p>
         </EmptyState>
       ) : (
-        <table className="table" data-testid="runners">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Location</th>
-              <th scope="col">Status</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Last check</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((r) => (
-              <tr key={r.id} data-runner-id={r.id}>
-                <th scope="row">{r.name}</th>
-                <td>{r.location_label ?? "—"}</td>
-                <td>
-                  <span className={`badge badge-${r.status}`} data-status={r.status}>
-                    {r.status}
-                  </span>{" "}
-                  {r.suspended && <SuspendedBadge what="runner" />}
-                </td>
-                <td title={fmtTime(r.last_seen_at)}>{fmtAgo(r.last_seen_at)}</td>
-                <td title={fmtTime(r.last_check_at)}>{fmtAgo(r.last_check_at)}</td>
-                <td>
-                  {r.status !== "revoked" && (
-                    <ConfirmButton
-                      label="Revoke"
-                      buttonLabel={`Revoke ${r.name}`}
-                      title={`Revoke ${r.name}?`}
-                      confirmLabel="Revoke runner"
-                      disabled={revoke.isPending}
-                      onConfirm={() => revoke.mutate(r.id)}
-                    >
-                      <p>Its token stops working at once and it receives no more checks. Monitors that run only on this runner record “unavailable” until you assign another. This cannot be undone.</p>
-                    </ConfirmButton>
-                  )}
-                </td>
+        <div className="table-scroll">
+          <table className="table" data-testid="runners">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Location</th>
+                <th scope="col">Status</th>
+                <th scope="col">Region</th>
+                <th scope="col">Version</th>
+                <th scope="col">In flight</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">Last check</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.map((r) => (
+                <RunnerRow key={r.id} runner={r} canWrite={canWrite} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      <ErrorMessage error={revoke.error} />
+      {canWrite && <NewRunner full={full} usage={usage} onCreate={(f) => create.mutate(f)} pending={create.isPending} error={create.error} />}
+      {!role.loading && !canWrite && (
+        <p role="note" className="muted" data-testid="runners-read-only">
+          Your role can see runners but not add, rename or revoke them; an owner or admin can change your role under Organisation.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The form for a new runner, with the plan's quota when it is used up. */
+function NewRunner({ full, usage, onCreate, pending, error }: { full: boolean; usage: { used: number; limit: number } | null; onCreate: (f: FormData) => void; pending: boolean; error: unknown }) {
+  return (
+    <>
       <h2 id="new-runner-h">New runner</h2>
       {full && usage && (
         <p role="note" className="muted" data-testid="runner-quota">
@@ -114,18 +111,18 @@ export function Runners() {
         aria-labelledby="new-runner-h"
         onSubmit={(e) => {
           e.preventDefault();
-          create.mutate(new FormData(e.currentTarget));
+          onCreate(new FormData(e.currentTarget));
           e.currentTarget.reset();
         }}
       >
         <Field label="Name" name="name" required maxLength={200} placeholder="Office rack" />
         <Field label="Location (optional)" name="location_label" maxLength={200} placeholder="Berlin office" />
-        <ErrorMessage error={create.error} />
-        <button className="primary" disabled={create.isPending || full}>
+        <ErrorMessage error={error} />
+        <button className="primary" disabled={pending || full}>
           Create runner
         </button>
       </form>
-    </section>
+    </>
   );
 }
 
