@@ -5,6 +5,7 @@ import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placem
 import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
 import type { JobQueue } from "./job-queues.ts";
 import { BlindTime } from "../core/process/blind-time.ts";
+import { heardExpiry, type Unheard, unheardStretches } from "./runner-job-expiry.ts";
 
 const NONE: ReadonlyMap<string, number> = new Map();
 const ANY = { has: () => true };
@@ -17,6 +18,11 @@ export interface Placement {
   regionEngines?(region: string): { has(engine: string): boolean };
   /** Browser engines the runner reported (BROWSERS); none when absent. */
   runnerEngines?(runnerId: string): { has(engine: string): boolean };
+  /**
+   * When a runner's job due at `due` with `lifeMs` to run expires: its life counts only time in which a runner could
+   * have been heard (`heardExpiry`). Absent: `due + lifeMs`.
+   */
+  runnerJobExpiry?(due: number, lifeMs: number): number;
 }
 
 export interface PlacementOptions {
@@ -38,8 +44,8 @@ export interface PlacementOptions {
   now?: () => number;
   /**
    * What this process could not see (refreshes that failed; in the all-in-one, before it started): a runner
-   * silent only then is not offline, since its heartbeats could not have been read (`runnerSilenceSeconds`).
-   * Default: one of the placement's own.
+   * silent only then is not offline, since its heartbeats could not have been read (`runnerSilenceSeconds`), and
+   * a runner job's life does not run then (`runnerJobExpiry`). Default: one of the placement's own.
    */
   blind?: BlindTime;
 }
@@ -63,6 +69,8 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
   let runners = new Map<string, number>();
   let regionBrowsers = new Map<string, Map<string, number>>();
   let runnerBrowsers = new Map<string, Set<string>>();
+  /** The blind time as of the last good refresh: no runner could reach the API then, nor take a job. */
+  let unheard: Unheard[] = [];
   let warned = false;
   const now = opts.now ?? Date.now;
   const blind = opts.blind ?? new BlindTime();
@@ -82,6 +90,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
       runners = (await onlineRunners(sql, opts.runnerTtlSeconds ?? 15, blind.span())) ?? new Map();
       runnerBrowsers = await runnerEngines(sql).catch(() => new Map());
       blind.succeeded();
+      unheard = unheardStretches(blind.span(), now());
     } catch (err) {
       blind.failed();
       // Keep the last answer: a short database hiccup should not mark every region offline.
@@ -98,6 +107,7 @@ export async function startPlacement(sql: Sql, log: Logger, opts: PlacementOptio
     runnerOnline: opts.isRunnerOnline ?? ((id) => runners.has(id)),
     regionEngines: (region) => regionBrowsers.get(region) ?? (unseenInGrace(region) ? ANY : NONE),
     runnerEngines: (id) => runnerBrowsers.get(id) ?? NONE,
+    runnerJobExpiry: (due, lifeMs) => heardExpiry(due, lifeMs, unheard),
     queueConcurrency: (q) =>
       q.kind === "region" ? (regions.get(q.location) ?? 0) : q.kind === "browser" ? (regionBrowsers.get(q.location)?.get(q.engine!) ?? 0) : (runners.get(q.location) ?? 1),
     refresh,

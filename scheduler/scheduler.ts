@@ -383,7 +383,8 @@ export class Scheduler {
     const admitted = released !== undefined;
     const engine = browserEngineOf(e.type, e.config);
     const id = jobId(e.id, location, due);
-    const expiresAt = admitted ? Math.max(expiryOf(due, e.intervalMs), expiryOf(now, e.intervalMs)) : expiryOf(due, e.intervalMs);
+    const ownExpiry = locationType === "runner" ? this.runnerJobExpiry(due, e.intervalMs) : expiryOf(due, e.intervalMs);
+    const expiresAt = admitted ? Math.max(ownExpiry, expiryOf(now, e.intervalMs)) : ownExpiry;
     const base = { org_id: e.orgId, monitor_id: e.id, due_at: due, expires_at: expiresAt };
     const online = locationType === "region" ? this.o.placement.regionOnline(location) : this.o.placement.runnerOnline(location);
     // A browser check needs a location offering its engine; without one it is a gap (monitoring_unavailable), not downtime.
@@ -425,6 +426,16 @@ export class Scheduler {
       { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
     );
     this.enqueue({ due, expiresAt, location, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
+  }
+
+  /**
+   * A runner's job lives as long as any job, counted only on time its runner could have been heard: a runner reaches
+   * its jobs through the API, so a due time of an outage of the service (a restart's backfill) is not spent before the
+   * runner could claim it (docs/runners.md).
+   */
+  private runnerJobExpiry(due: number, intervalMs: number): number {
+    const life = expiryOf(due, intervalMs) - due;
+    return this.o.placement.runnerJobExpiry?.(due, life) ?? due + life;
   }
 
   /** One descriptor per queue, kept: the hot path allocates none per check. */

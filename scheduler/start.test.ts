@@ -7,6 +7,9 @@ import { readWatermark } from "../db/queries/scheduler.ts";
 import { createTestDatabase, type TestDatabase } from "../tests/support/db.ts";
 import { insertMonitors, insertOrg, markRegionOnline, until } from "../tests/support/scheduling.ts";
 import { BEATS_STALL_GRACE_SECONDS, REGION_ONLINE_TTL_SECONDS } from "../domain/regions/catalog.ts";
+import { BlindTime } from "../core/process/blind-time.ts";
+import { newId } from "../core/ids.ts";
+import { runnerSubject } from "../schemas/messages/check-messages.ts";
 import { startScheduler, type SchedulerHandle } from "./start.ts";
 
 let db: TestDatabase;
@@ -23,11 +26,15 @@ afterEach(async () => {
   running = [];
 });
 
-/** A scheduler on the test database with a manual clock and a bus that records what it is given. */
-async function scheduler() {
-  // Each test starts its own timeline: forget the previous test's watermark.
-  await db.sql`update scheduler_state set published_through = null`;
+/**
+ * A scheduler on the test database with a manual clock and a bus that records what it is given. `watermarkAgoMs`: the
+ * last leader handled the due times up to that long ago (a restart's outage); `blind`: the process's blind time.
+ */
+async function scheduler(o: { watermarkAgoMs?: number; blind?: BlindTime } = {}) {
   const clock = new ManualClock(Date.now());
+  // Each test starts its own timeline: forget the previous test's watermark.
+  const watermark = o.watermarkAgoMs === undefined ? null : new Date(clock.now() - o.watermarkAgoMs);
+  await db.sql`update scheduler_state set published_through = ${watermark}`;
   const jobs: CheckJobMessage[] = [];
   const results: CheckResultMessage[] = [];
   const real = createMemoryBus();
@@ -36,7 +43,7 @@ async function scheduler() {
   const subjects = new Map<string, string>();
   bus.publishJob = async (s: JobSubject, j) => (jobs.push(j as unknown as CheckJobMessage), subjects.set((j as unknown as CheckJobMessage).monitor_id, s), real.publishJob(s, j));
   bus.publishResult = async (s: ResultSubject, r) => (results.push(r as unknown as CheckResultMessage), real.publishResult(s, r));
-  const handle = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log: silentLogger, clock, lockRetryMs: 200 });
+  const handle = await startScheduler({ sql: db.sql, databaseUrl: db.url, bus, log: silentLogger, clock, lockRetryMs: 200, blind: o.blind });
   running.push(handle);
   await until(() => handle.isLeader(), 5000, "leadership");
   return { handle, clock, jobs, results, subjects };
@@ -184,6 +191,39 @@ describe("scheduler with the database", () => {
       await db.sql`update region_workers set last_seen_at = now()`;
     }
   }, 30_000);
+
+  it("replays a runner's due checks of an all-in-one outage with their life counted from the restart, and a leader's gap as it was", async () => {
+    const org = await insertOrg(db.sql);
+    // Heartbeats every 5 s (offline after 15 s of silence); the last came 25 s ago, when the service stopped.
+    const runner = newId("run");
+    await db.sql`insert into runners (id, org_id, name, token_hash, heartbeat_interval_ms, concurrency, last_seen_at)
+      values (${runner}, ${org}, 'rack', ${crypto.getRandomValues(new Uint8Array(32))}, 5000, 10, now() - interval '25 seconds')`;
+    const [m] = await insertMonitors(db.sql, org, [{ regions: [], runner_ids: [runner], interval_seconds: 10 }]);
+    // The all-in-one: nothing before its start could be heard. It stopped 25 s ago, handing its watermark over.
+    const s = await scheduler({ watermarkAgoMs: 25_000, blind: new BlindTime({ blindBeforeStart: true }) });
+    const started = s.clock.now();
+    await until(() => s.handle.size() >= 1);
+    await s.clock.advance(1);
+    await until(() => s.jobs.some((j) => j.monitor_id === m), 5000, "the replay");
+    const replayed = s.jobs.filter((j) => j.monitor_id === m && j.due_at <= started);
+    expect(replayed.length).toBeGreaterThanOrEqual(2);
+    // Jobs on its queue, not "runner offline", each with a whole life (10 s) to come and take it after the restart.
+    expect(s.subjects.get(m!)).toBe(runnerSubject(runner));
+    expect(s.results.filter((r) => r.monitor_id === m)).toEqual([]);
+    for (const j of replayed) expect(j.expires_at).toBeGreaterThanOrEqual(started + 10_000 - 1_000);
+    await running.pop()!.stop();
+
+    // A leader's takeover in the scaled mode, the runner heard all along: the replayed gap stays a gap (as a region's).
+    await db.sql`update runners set last_seen_at = now() where id = ${runner}`;
+    const t = await scheduler({ watermarkAgoMs: 25_000 });
+    const takeover = t.clock.now();
+    await until(() => t.handle.size() >= 1);
+    await t.clock.advance(1);
+    await until(() => t.jobs.some((j) => j.monitor_id === m), 5000, "the replay");
+    const expired = t.jobs.filter((j) => j.monitor_id === m && j.due_at < takeover - 10_000);
+    expect(expired.length).toBeGreaterThanOrEqual(1);
+    for (const j of expired) expect(j.expires_at).toBe(j.due_at + 10_000);
+  });
 
   it("stops scheduling monitors while a maintenance window that pauses them is active", async () => {
     const org = await insertOrg(db.sql);
