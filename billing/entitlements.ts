@@ -6,6 +6,7 @@ import { countActive, type SuspendableKind } from "../db/queries/billing-suspens
 import { findOrgPlan, type PlanRow } from "../db/queries/plans.ts";
 import { usageCounters } from "./usage.ts";
 import { slotKeysFor, TIER_FLOOR, tierOf } from "./tiers.ts";
+import { intervalRefusal, quotaRefusal } from "./remedy.ts";
 
 interface AddonContribution {
   addon_id: string;
@@ -84,7 +85,7 @@ export async function assertQuota(sql: Sql, orgId: string, quota: string, adding
   const count = usageCounters[quota];
   const used = count ? await count(sql, orgId) : 0;
   if (used + adding > limit) {
-    throw entitlementRequired(quota, `The ${plan.name} plan allows ${limit} ${quota.replaceAll("_", " ")}; upgrade or add capacity`, { limit, used, plan: plan.id });
+    throw entitlementRequired(quota, await quotaRefusal(sql, plan, quota, limit), { limit, used, plan: plan.id });
   }
 }
 
@@ -93,7 +94,8 @@ export async function assertAtLeast(sql: Sql, orgId: string, quota: string, valu
   const { plan, limits } = preloaded ?? (await orgLimits(sql, orgId));
   const min = limits[quota];
   if (min !== undefined && value < min) {
-    throw entitlementRequired(quota, `The ${plan.name} plan allows ${quota.replaceAll("_", " ")} of ${min} or more`, { minimum: min, requested: value, plan: plan.id });
+    const message = quota === "min_interval_seconds" ? await intervalRefusal(sql, plan, min, value) : `The ${plan.name} plan allows ${quota.replaceAll("_", " ")} of ${min} or more`;
+    throw entitlementRequired(quota, message, { minimum: min, requested: value, plan: plan.id });
   }
 }
 

@@ -22,10 +22,13 @@ async function requireProvider(deps: BillingDeps): Promise<BillingProvider> {
   return deps.provider;
 }
 
-/** Applies what the provider answered at once, so the caller sees the change before the webhook arrives. */
+/**
+ * Applies what the provider answered at once, so the caller sees the change before the webhook arrives.
+ * Suspensions are stamped on the provider's clock, the one the billing jobs' deletion sweep runs on.
+ */
 async function applyNow(deps: BillingDeps, orgId: string, snap: ProviderSubscription): Promise<void> {
   await withTx(deps.sql, (tx) => applySnapshot(tx, snap));
-  await reconcileSuspensions(deps.sql, orgId);
+  await reconcileSuspensions(deps.sql, orgId, snap.updatedAt);
 }
 
 /** What the provider should bill at the next renewal: the live lines that are not ending. */
@@ -72,6 +75,9 @@ export async function checkout(deps: BillingDeps, actor: Actor, input: CheckoutI
   }
   const [org] = await deps.sql<{ plan_id: string }[]>`select plan_id from organisations where id = ${actor.orgId}`;
   const targetPlan = plans.get(input.plan ?? org!.plan_id)!;
+  // The provider takes one item per price: a repeated add-on would be charged but never applied.
+  const repeated = wanted.findIndex((w, i) => wanted.findIndex((x) => x.id === w.id) !== i);
+  if (repeated >= 0) throw validationError([{ path: `body.addons.${repeated}.id`, message: `${wanted[repeated]!.id} is listed twice; give its total quantity once` }]);
   for (const w of wanted) {
     const a = addons.get(w.id);
     if (!a) throw validationError([{ path: "body.addons", message: `Unknown add-on ${w.id}` }]);

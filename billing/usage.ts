@@ -21,6 +21,7 @@ export const usageCounters: Record<string, (sql: Sql, orgId: string) => Promise<
   monitors_realtime: (sql, orgId) => countActive(sql, "monitors", orgId, { belowInterval: TIER_FLOOR.fast }),
   lite_browser: (sql, orgId) => countActive(sql, "lite_browser", orgId),
   lite_browser_fast: (sql, orgId) => countActive(sql, "lite_browser", orgId, { belowInterval: TIER_FLOOR.standard }),
+  lite_browser_realtime: (sql, orgId) => countActive(sql, "lite_browser", orgId, { belowInterval: TIER_FLOOR.fast }),
   flow_browser: (sql, orgId) => countActive(sql, "flow_browser", orgId),
   flow_browser_fast: (sql, orgId) => countActive(sql, "flow_browser", orgId, { belowInterval: TIER_FLOOR.standard }),
   flow_browser_realtime: (sql, orgId) => countActive(sql, "flow_browser", orgId, { belowInterval: TIER_FLOOR.fast }),

@@ -1,5 +1,6 @@
 import { periodEnd } from "../proration.ts";
 import { signPaddle } from "../provider/paddle/signature.ts";
+import { checkoutPage, invoicePage } from "./pages.ts";
 import { type SimItem, SimState, type SimSubscription, type SimTransaction, simId } from "./state.ts";
 
 export interface SimulatorOptions {
@@ -34,8 +35,6 @@ export interface BillingSimulator {
   stop(): Promise<void>;
 }
 
-const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const err = (status: number, code: string, detail: string) => json({ error: { type: "request_error", code, detail } }, status);
 
@@ -131,11 +130,12 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     if ((r = m(/^\/checkout\/([^/]+)$/)) && req.method === "GET") {
       const t = state.transactions.get(r[1]!);
       if (!t) return err(404, "not_found", "no such checkout");
-      const rows = t.items.map((i) => `<li>${i.quantity} × ${escapeHtml(i.priceId)}: ${money(state.price(i.priceId) * i.quantity)}</li>`).join("");
-      return new Response(
-        `<!doctype html><html lang="en"><meta charset="utf-8"><title>Checkout</title><main><h1>Simulated checkout</h1><p>No real payment is taken.</p><ul>${rows}</ul><p>Total per ${t.cycle === "annual" ? "year" : "month"}: <strong>${money(state.total(t.items))}</strong></p><form method="post" action="/checkout/${t.id}/pay"><button>Pay</button></form></main></html>`,
-        { headers: { "content-type": "text/html; charset=utf-8" } },
-      );
+      return checkoutPage(t, state);
+    }
+    if ((r = m(/^\/invoices\/([^/]+)$/)) && req.method === "GET") {
+      const t = state.transactions.get(r[1]!);
+      if (!t || t.status !== "completed") return err(404, "not_found", "no such invoice");
+      return invoicePage(t, state);
     }
     if ((r = m(/^\/(?:checkout|sim\/checkouts)\/([^/]+)\/(?:pay|complete)$/)) && req.method === "POST") {
       const t = state.transactions.get(r[1]!);
@@ -175,7 +175,7 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     if ((r = m(/^\/transactions\/([^/]+)\/invoice$/))) {
       const t = state.transactions.get(r[1]!);
       if (!t || t.status !== "completed") return err(404, "not_found", "no invoice");
-      return json({ data: { url: `${base}/invoices/${t.id}.pdf` } });
+      return json({ data: { url: `${base}/invoices/${t.id}` } });
     }
     if ((r = m(/^\/subscriptions\/([^/]+)(\/cancel)?$/))) {
       const s = state.subscriptions.get(r[1]!);

@@ -145,6 +145,8 @@ export interface MonitorFilter {
   status?: string;
   tag?: string;
   paused?: boolean;
+  /** Suspended over the plan's quota (billing/suspension.ts). */
+  suspended?: boolean;
   search?: string;
   sort?: MonitorSort;
   /** An overview bucket (monitorStateSql): up, down, degraded, paused or not_monitored. */
@@ -180,6 +182,7 @@ export async function listMonitors(sql: Sql, orgId: string, f: MonitorFilter, li
     and (${f.status ?? null}::text is null or status = ${f.status ?? null})
     and (${f.tag ?? null}::text is null or ${f.tag ?? null} = any(tags))
     and (${f.paused ?? null}::boolean is null or paused = ${f.paused ?? null})
+    and (${f.suspended ?? null}::boolean is null or suspended = ${f.suspended ?? null})
     and (${f.state ?? null}::text is null or ${sql.unsafe(MONITOR_STATE_SQL)} = ${f.state ?? null})
     and (${f.search ?? null}::text is null or name ilike ${"%" + (f.search ?? "").replace(/[\\%_]/g, (c) => "\\" + c) + "%"})`;
   const sort = f.sort ?? "created";

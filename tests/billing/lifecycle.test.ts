@@ -249,6 +249,16 @@ describe("subscription status (spec table)", () => {
     expect(s.lines.map((l: any) => l.product_id)).toEqual(["starter", "runner", "self_hosted_browser"]);
   });
 
+  it("refuses a checkout that lists one add-on twice, before the provider charges anything", async () => {
+    const o = await ownerOrg(stack);
+    const before = stack.sim.state.transactions.size;
+    const res = await o.owner("POST", "/api/v1/billing/checkout", { addons: [{ id: "monitors_standard", quantity: 1 }, { id: "monitors_standard", quantity: 2 }], cycle: "monthly" });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("VALIDATION_ERROR");
+    expect(res.body.details.issues).toEqual([{ path: "body.addons.1.id", message: "monitors_standard is listed twice; give its total quantity once" }]);
+    expect(stack.sim.state.transactions.size).toBe(before);
+  });
+
   it("only the owner manages billing; members read it", async () => {
     const o = await ownerOrg(stack);
     const denied = await o.key("POST", "/api/v1/billing/checkout", { plan: "pro" });

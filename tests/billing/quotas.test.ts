@@ -200,6 +200,56 @@ describe("403 ENTITLEMENT_REQUIRED names the entitlement", () => {
   });
 });
 
+describe("the refusal says what raises the limit", () => {
+  it("names an add-on the plan can buy, or the plan to upgrade to when no add-on is on sale for it", async () => {
+    const o = await org();
+    await insertMonitors(api.sql, o.org_id, 20);
+    const monitors = await o.call("POST", "/api/v1/monitors", http(300));
+    expect(monitors.body.error).toBe("The Free plan allows 20 monitors, all in use: upgrade to Starter (50) or buy the add-on \"+25 Standard uptime monitors (5 min minimum interval)\"");
+    const page = await o.call("POST", "/api/v1/status-pages", { name: "one", slug: `m-${o.org_id}-1`.toLowerCase().replace(/_/g, "-") });
+    expect(page.status).toBe(201);
+    const second = await o.call("POST", "/api/v1/status-pages", { name: "two", slug: `m-${o.org_id}-2`.toLowerCase().replace(/_/g, "-") });
+    // +3 Status pages needs Pro: not something a Free organisation can buy.
+    expect(second.body.error).toBe("The Free plan allows 1 status page, all in use: upgrade to Starter (3)");
+    const runner = await o.call("POST", "/api/v1/runners", { name: "r" });
+    expect(runner.body.error).toBe("The Free plan allows 0 self-hosted runners: upgrade to Starter (1)");
+  });
+
+  it("names the plan a shorter check interval needs", async () => {
+    const o = await org();
+    const res = await o.call("POST", "/api/v1/monitors", http(60));
+    expect(res.body.error).toBe("The Free plan checks at most every 300 s (60 s asked): upgrade to Starter (every 60 s)");
+    const business = await org("business");
+    const fastest = await business.call("POST", "/api/v1/monitors", http(10));
+    expect(fastest.status).toBe(403);
+    expect(fastest.body.error).toBe("The Business plan checks at most every 30 s (10 s asked), and no plan checks more often");
+    const starter = await org("starter");
+    const realtime = await starter.call("POST", "/api/v1/monitors", http(30));
+    // The real-time add-on needs Pro too: the upgrade is the only way.
+    expect(realtime.body.error).toBe("The Starter plan checks at most every 60 s (30 s asked): upgrade to Pro (every 30 s)");
+  });
+
+  it("says when no plan offers more", async () => {
+    const o = await org("business");
+    const channel = (await o.call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "https://hooks.example.test/x" } })).body.id;
+    const rule = { name: "r", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: channel }] };
+    for (let i = 0; i < 50; i++) expect((await o.call("POST", "/api/v1/alert-rules", rule)).status).toBe(201);
+    const res = await o.call("POST", "/api/v1/alert-rules", rule);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe("The Business plan allows 50 alert rules, all in use, and no plan offers more: delete one first");
+  });
+});
+
+describe("GET /entitlements usage", () => {
+  it("counts every slot quota the limits list, real-time Lite browser slots included", async () => {
+    const o = await org("pro");
+    await insertMonitors(api.sql, o.org_id, 1, { type: "browser_lite", interval: 30 });
+    const ent = (await o.call("GET", "/api/v1/entitlements")).body;
+    expect(ent.usage.lite_browser_realtime).toEqual({ used: 1, limit: 3 });
+    for (const quota of Object.keys(ent.limits).filter((q) => /_(fast|realtime)$/.test(q))) expect(ent.usage[quota]).toBeDefined();
+  });
+});
+
 describe("BILLING=off", () => {
   it("gives every organisation the unlimited plan and no provider", async () => {
     const off = await startTestApi({ BILLING: "off" });

@@ -59,4 +59,20 @@ describe("simulated hosted checkout", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { transaction_id: string } }).data.transaction_id).toBe(txn.id);
   });
+
+  it("serves the hosted invoice its API links to once the checkout is paid: items, total and paid status", async () => {
+    const txn = await newCheckout();
+    expect((await fetch(`${sim.url}/transactions/${txn.id}/invoice`)).status).toBe(404);
+    await fetch(`${sim.url}/checkout/${txn.id}/pay`, { method: "POST" });
+    const link = ((await (await fetch(`${sim.url}/transactions/${txn.id}/invoice`)).json()) as { data: { url: string } }).data.url;
+    const res = await fetch(link);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/html");
+    const html = await res.text();
+    expect(html).toContain(txn.id);
+    expect(html).toContain("2 × pri_runner_monthly: $9.98");
+    expect(html).toContain("<strong>$16.97</strong>");
+    expect(html).toContain("Paid");
+    expect((await fetch(`${sim.url}/invoices/txn_unknown`)).status).toBe(404);
+  });
 });

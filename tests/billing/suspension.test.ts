@@ -96,6 +96,34 @@ describe("suspension of resources over quota (spec table)", () => {
     expect(r!.revoked_at).not.toBeNull();
   });
 
+  it("keeps what a plan change suspends for the plan's whole grace period, counted on the provider's clock (the simulator's runs ahead)", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "pro", cycle: "monthly" });
+    const realtime = await insertMonitors(stack.api.sql, o.org_id, 2, { interval: 30 });
+    await stack.advance(10); // the simulator's clock is now days ahead of the host's
+    expect((await o.owner("POST", "/api/v1/billing/change-plan", { plan: "starter" })).status).toBe(200);
+    await stack.jobs();
+    expect(await suspendedIds(stack.api.sql, "monitors", o.org_id)).toEqual(realtime);
+    await stack.advance(4);
+    expect(await suspendedIds(stack.api.sql, "monitors", o.org_id)).toEqual(realtime);
+    await stack.advance(2); // past Starter's 5 grace days
+    expect(await suspendedIds(stack.api.sql, "monitors", o.org_id)).toEqual([]);
+    expect((await stack.api.sql`select id from monitors where id = any(${realtime})`).length).toBe(0);
+  });
+
+  it("lists the suspended monitors on their own (GET /monitors?suspended=true), whatever their age", async () => {
+    const o = await ownerOrg(stack);
+    const ids = await insertMonitors(stack.api.sql, o.org_id, 22);
+    await reconcileSuspensions(stack.api.sql, o.org_id);
+    const suspended = await o.key("GET", "/api/v1/monitors?suspended=true&limit=1");
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.pagination.total).toBe(2);
+    expect(suspended.body.data.map((m: any) => m.id)).toEqual([ids[21]]);
+    const active = await o.key("GET", "/api/v1/monitors?suspended=false&limit=100");
+    expect(active.body.pagination.total).toBe(20);
+    expect(active.body.data.every((m: any) => !m.suspended)).toBe(true);
+  });
+
   it("suspends the newest self-hosted browser monitors over the self-hosted browser cap (Starter has none)", async () => {
     const o = await ownerOrg(stack, "pro");
     const [runner] = await insertRunners(stack.api.sql, o.org_id, 1);

@@ -141,6 +141,18 @@ describe("billing", () => {
     expect(dashboardErrors()).toEqual([]);
   }, 60_000);
 
+  it("lists every kind of suspended resource on the billing screen and says when the plan deletes them", async () => {
+    const { page } = env;
+    await nav(page, "Billing");
+    const suspended = page.getByTestId("suspended");
+    await suspended.getByRole("link", { name: "Checkout fast" }).waitFor();
+    await suspended.getByRole("link", { name: "Rack C" }).waitFor();
+    // Starter's grace period is 5 days: what stays suspended that long is deleted (billing jobs), not after 30.
+    expect(await suspended.textContent()).toContain("after 5 days suspended they are deleted");
+    expect(await suspended.textContent()).not.toContain("30 days");
+    expect(dashboardErrors()).toEqual([]);
+  }, 30_000);
+
   it("shows the grace-period banner on every screen after a failed renewal, until it is paid", async () => {
     const { page } = env;
     await sim(env, "POST", "/sim/fail-next", {});
@@ -169,4 +181,25 @@ describe("billing", () => {
     expect(await page.getByTestId("grace-banner").count()).toBe(0);
     expect(dashboardErrors()).toEqual([]);
   }, 60_000);
+
+  it("drops the lines of a lapsed subscription from the table once a newer plan was bought", async () => {
+    const { page } = env;
+    await sim(env, "POST", "/sim/fail-next", {});
+    await sim(env, "POST", "/sim/advance", { days: 31 });
+    await sim(env, "POST", "/sim/drain");
+    for (let i = 0; i < 50 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).status !== "grace_period"; i++) await Bun.sleep(100);
+    await sim(env, "POST", "/sim/advance", { days: 6 }); // past Starter's 5 grace days; the scheduler's billing jobs run every 30 s
+    for (let i = 0; i < 400 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).status !== "past_due"; i++) await Bun.sleep(100);
+    const lapsed = await apiCall(env, "GET", "/api/v1/billing/subscription");
+    expect(lapsed.status).toBe("past_due");
+    await page.reload();
+    await line("starter").locator("[data-status=past_due]").waitFor();
+    const { checkout_url } = await apiCall(env, "POST", "/api/v1/billing/checkout", { plan: "pro", cycle: "monthly" });
+    expect((await fetch(`${checkout_url}/pay`, { method: "POST" })).status).toBe(200);
+    await sim(env, "POST", "/sim/drain");
+    await page.reload();
+    await line("pro").locator("[data-status=active]").waitFor();
+    expect(await page.locator("[data-status=past_due]").count()).toBe(0);
+    expect(dashboardErrors()).toEqual([]);
+  }, 90_000);
 });

@@ -86,6 +86,7 @@ export const MonitorListQuery = Obj({
   status: t.Optional(MonitorStatus),
   tag: t.Optional(Tag),
   paused: t.Optional(t.Boolean()),
+  suspended: t.Optional(t.Boolean({ description: "true: only the monitors suspended over the plan's quota (kept, not scheduled); false: only the others" })),
   search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Part of the name, case-insensitive" })),
   sort: t.Optional(
     t.Union([t.Literal("created"), t.Literal("name"), t.Literal("status"), t.Literal("response_time")], {

@@ -14426,6 +14426,7 @@ export interface operations {
                 status?: "pending" | "up" | "down" | "degraded" | "timeout";
                 tag?: string;
                 paused?: boolean;
+                suspended?: boolean;
                 search?: string;
                 sort?: "created" | "name" | "status" | "response_time";
             };

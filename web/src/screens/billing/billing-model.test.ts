@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { annualSaving, cartTotal, fmtQuota, overAfterChange } from "./billing-model";
+import { annualSaving, cartTotal, fmtQuota, lapsedSince, overAfterChange } from "./billing-model";
 
 describe("billing helpers", () => {
   it("words quotas for the plan comparison", () => {
@@ -27,5 +27,12 @@ describe("billing helpers", () => {
 
   it("adds up the cart", () => {
     expect(cartTotal([{ id: "starter", name: "Starter", quantity: 1, unitCents: 699 }, { id: "runner", name: "Runner", quantity: 2, unitCents: 499 }])).toBe(1697);
+  });
+
+  it("hides a past-due line once a newer subscription started, not while it is the latest", () => {
+    const lapsed = { id: "a", status: "past_due", period_start: "2027-01-01T00:00:00Z" };
+    const older = { id: "o", status: "cancelled", period_start: "2026-12-01T00:00:00Z" };
+    expect(lapsedSince([older, lapsed], lapsed)).toBe(false);
+    expect(lapsedSince([older, lapsed, { id: "n", status: "active", period_start: "2027-01-20T00:00:00Z" }], lapsed)).toBe(true);
   });
 });

@@ -68,3 +68,10 @@ export interface CartLine {
 }
 
 export const cartTotal = (lines: CartLine[]) => lines.reduce((sum, l) => sum + l.quantity * l.unitCents, 0);
+
+/**
+ * Whether a past-due line belongs to a subscription that lapsed before something newer was bought:
+ * the table then shows the new lines only, not the old unpaid one beside them.
+ */
+export const lapsedSince = (lines: { id: string; status: string; period_start: string }[], line: { id: string; period_start: string }) =>
+  lines.some((o) => o.id !== line.id && o.status !== "past_due" && Date.parse(o.period_start) > Date.parse(line.period_start));

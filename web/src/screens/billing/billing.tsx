@@ -6,7 +6,7 @@ import { ConfirmButton, SuspendedBadge, UsageBar } from "../../components/widget
 import { ErrorMessage, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 import { useMyRole } from "../org/use-permissions";
-import { quotaLabel, quotaOrder } from "./billing-model";
+import { lapsedSince, quotaLabel, quotaOrder } from "./billing-model";
 import { Checkout } from "./checkout";
 import { type Entitlements, invalidateBilling, LIVE, type Subscription } from "./billing-api";
 
@@ -60,7 +60,7 @@ export function Billing() {
         <CurrentPlan sub={s} ent={e} />
         <Usage ent={e} />
       </div>
-      <Suspended />
+      <Suspended graceDays={catalogue.data.plans.find((p) => p.id === e.plan.id)?.grace_days} />
       {e.billing_enabled && (
         <>
           <Overlaps manage={manage} planNames={new Map(catalogue.data.plans.map((p) => [p.id, p.name]))} onNotice={setNotice} />
@@ -112,19 +112,28 @@ function Usage({ ent }: { ent: Entitlements }) {
   );
 }
 
-/** What the plan no longer covers: kept but not running until the quota allows it again. */
-function Suspended() {
+/**
+ * What the plan no longer covers: kept but not running until the quota allows it again, and deleted
+ * by the billing jobs once suspended for the plan's grace period (docs/billing.md, "Suspension over quota").
+ */
+function Suspended({ graceDays }: { graceDays: number | undefined }) {
+  const monitors = useQuery({ queryKey: ["monitors", "suspended"], queryFn: () => api.GET("/api/v1/monitors", { params: { query: { suspended: true, limit: 100 } } }).then(data) });
   const runners = useQuery({ queryKey: ["runners"], queryFn: () => api.GET("/api/v1/runners", { params: { query: { limit: 100 } } }).then(data) });
   const pages = useQuery({ queryKey: ["status-pages"], queryFn: () => api.GET("/api/v1/status-pages", { params: { query: { limit: 100 } } }).then(data) });
   const items = [
+    ...(monitors.data?.data.map((m) => ({ id: m.id, name: m.name, what: "monitor", to: `/monitors/${m.id}` })) ?? []),
     ...(runners.data?.data.filter((r) => r.suspended && r.status !== "revoked").map((r) => ({ id: r.id, name: r.name, what: "runner", to: "/runners" })) ?? []),
     ...(pages.data?.data.filter((p) => p.suspended).map((p) => ({ id: p.id, name: p.name, what: "status page", to: `/status-pages/${p.id}` })) ?? []),
   ];
   if (items.length === 0) return null;
+  const more = (monitors.data?.pagination.total ?? 0) - (monitors.data?.data.length ?? 0);
   return (
     <div className="card" data-testid="suspended">
       <h2>Suspended over your plan's limits</h2>
-      <p>These are kept, not deleted, but do not run. They come back on their own when your quota covers them again; after 30 days suspended they are deleted.</p>
+      <p>
+        These are kept, not deleted, but do not run. They come back on their own when your quota covers them again (upgrade, buy an add-on, or delete others)
+        {graceDays !== undefined ? `; after ${graceDays} days suspended they are deleted (runners are revoked)` : ""}.
+      </p>
       <ul>
         {items.map((i) => (
           <li key={i.id}>
@@ -132,6 +141,7 @@ function Suspended() {
           </li>
         ))}
       </ul>
+      {more > 0 && <p className="muted">and {more} more suspended monitors (Monitors lists them all).</p>}
     </div>
   );
 }
@@ -185,7 +195,7 @@ function Lines({ sub, manage }: { sub: Subscription; manage: boolean }) {
   const qc = useQueryClient();
   const cancel = useMutation({ mutationFn: (id: string) => api.POST("/api/v1/billing/lines/{id}/cancel", { params: { path: { id } } }), onSuccess: () => invalidateBilling(qc) });
   const resume = useMutation({ mutationFn: (id: string) => api.POST("/api/v1/billing/lines/{id}/resume", { params: { path: { id } } }), onSuccess: () => invalidateBilling(qc) });
-  const lines = sub.lines.filter((l) => LIVE.has(l.status) || l.status === "past_due");
+  const lines = sub.lines.filter((l) => LIVE.has(l.status) || (l.status === "past_due" && !lapsedSince(sub.lines, l)));
   if (lines.length === 0) return null;
   return (
     <>
