@@ -6,7 +6,7 @@ import { countActive, type SuspendableKind } from "../db/queries/billing-suspens
 import { findOrgPlan, type PlanRow } from "../db/queries/plans.ts";
 import { usageCounters } from "./usage.ts";
 import { slotKeysFor, TIER_FLOOR, tierOf } from "./tiers.ts";
-import { intervalRefusal, quotaRefusal } from "./remedy.ts";
+import { intervalRefusal, quotaRefusal, slotRefusal } from "./remedy.ts";
 
 interface AddonContribution {
   addon_id: string;
@@ -126,7 +126,7 @@ export async function assertIntervalSlots(
     const limit = limits[quota] ?? 0;
     const used = await countActive(sql, family as SuspendableKind, orgId, { belowInterval, excludeId: opts.monitorId });
     if (used + n > limit) {
-      throw entitlementRequired(quota, `The ${plan.name} plan has ${limit} ${quota.replaceAll("_", " ")} slots for checks every ${interval} s; all are used`, {
+      throw entitlementRequired(quota, await slotRefusal(sql, plan, quota, limit, interval), {
         limit,
         used,
         plan: plan.id,

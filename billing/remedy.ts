@@ -45,3 +45,18 @@ export async function intervalRefusal(sql: Sql, plan: PlanRow, minimum: number, 
   const options = [upgrade && `upgrade to ${upgrade.name} (every ${upgrade.quotas.min_interval_seconds} s)`, addon && `buy the add-on "${addon.name}"`].filter(Boolean);
   return options.length > 0 ? `${head}: ${options.join(" or ")}` : `${head}, and no plan checks more often`;
 }
+
+/**
+ * The refusal of one more monitor checking every `interval` s when the plan's `quota` slots (`<family>_fast` or
+ * `<family>_realtime`) are all used: the plan or add-on with more, or the interval that needs no such slot.
+ */
+export async function slotRefusal(sql: Sql, plan: PlanRow, quota: string, limit: number, interval: number): Promise<string> {
+  const realtime = quota.endsWith("_realtime");
+  const family = quota.replace(/_(fast|realtime)$/, "");
+  const band = realtime ? `every ${TIER_FLOOR.realtime}–${TIER_FLOOR.fast - 1} s` : `every ${TIER_FLOOR.fast}–${TIER_FLOOR.standard - 1} s`;
+  const head = `The ${plan.name} plan allows ${limit} ${noun(family, limit)} checking ${band}${limit > 0 ? ", all in use" : ""} (${interval} s asked)`;
+  const { upgrade, addon } = await ways(sql, plan, (p) => (p.quotas[quota] ?? 0) > (plan.quotas[quota] ?? 0), quota);
+  const slower = `check every ${realtime ? TIER_FLOOR.fast : TIER_FLOOR.standard} s or less often`;
+  const options = [upgrade && `upgrade to ${upgrade.name} (${upgrade.quotas[quota]})`, addon && `buy the add-on "${addon.name}"`, slower].filter(Boolean);
+  return `${head}: ${options.join(", or ")}`;
+}

@@ -229,6 +229,23 @@ describe("the refusal says what raises the limit", () => {
     expect(realtime.body.error).toBe("The Starter plan checks at most every 60 s (30 s asked): upgrade to Pro (every 30 s)");
   });
 
+  it("names what frees a fast or real-time slot: a plan with more, an add-on, or a longer interval", async () => {
+    const o = await org("starter");
+    await insertMonitors(api.sql, o.org_id, 50, { interval: 60 });
+    const res = await o.call("POST", "/api/v1/monitors", http(120));
+    expect(res.status).toBe(403);
+    expect(res.body.details).toMatchObject({ entitlement: "monitors_fast", limit: 50, used: 50 });
+    expect(res.body.error).toBe(
+      'The Starter plan allows 50 monitors checking every 60–299 s, all in use (120 s asked): upgrade to Pro (150), or buy the add-on "+25 Fast uptime monitors (1 min minimum interval)", or check every 300 s or less often',
+    );
+    const pro = await org("pro");
+    await insertMonitors(api.sql, pro.org_id, 150, { interval: 30 });
+    const over = await pro.call("POST", "/api/v1/monitors", http(30));
+    expect(over.body.details.entitlement).toBe("monitors_realtime");
+    expect(over.body.error).toStartWith("The Pro plan allows 150 monitors checking every 30–59 s, all in use (30 s asked): upgrade to Business (500), or buy the add-on");
+    expect(over.body.error).toEndWith(", or check every 60 s or less often");
+  });
+
   it("says when no plan offers more", async () => {
     const o = await org("business");
     const channel = (await o.call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "https://hooks.example.test/x" } })).body.id;
