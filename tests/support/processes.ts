@@ -7,6 +7,7 @@ export interface RoleProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
   /** JSON log lines seen so far. */
   lines: Record<string, unknown>[];
+  /** The first log line whose message is `msg`, or which starts with it followed by a space or a colon. */
   waitForLog(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** SIGTERM, then SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
@@ -47,7 +48,7 @@ export function spawnRole(entry: string, env: Record<string, string>, args: stri
     async waitForLog(msg, timeoutMs = 10_000) {
       const end = Date.now() + timeoutMs;
       for (;;) {
-        const hit = lines.find((l) => l.msg === msg);
+        const hit = lines.find((l) => typeof l.msg === "string" && (l.msg === msg || l.msg.startsWith(`${msg} `) || l.msg.startsWith(`${msg}:`)));
         if (hit) return hit;
         if (proc.exitCode !== null) throw new Error(`${entry} exited (${proc.exitCode}) before logging "${msg}": ${JSON.stringify(lines.slice(-5))}`);
         if (Date.now() > end) throw new Error(`${entry} did not log "${msg}" within ${timeoutMs} ms: ${JSON.stringify(lines.slice(-5))}`);
