@@ -46,8 +46,12 @@ interface Ctx {
 const uniq = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter(Boolean))];
 const toDate = (s: string | null | undefined) => (s ? new Date(s) : null);
 
-/** Checks one complete set of fields (after a PATCH is merged) and builds the row. */
-async function prepare(ctx: Ctx, input: Required<WindowInput>, exceptId: string | null = null): Promise<MaintenanceWindowWrite> {
+/**
+ * Checks one complete set of fields (after a PATCH is merged) and builds the row. `stored` are the
+ * window's monitor ids before the edit: one deleted since stays (dropping it could leave the window
+ * naming no monitor, i.e. covering all), so only ids the edit adds must exist.
+ */
+async function prepare(ctx: Ctx, input: Required<WindowInput>, exceptId: string | null = null, stored: readonly string[] = []): Promise<MaintenanceWindowWrite> {
   if (input.key && (await windowConfigKeyTaken(ctx.sql, ctx.actor.orgId, input.key, exceptId))) throw conflict(`Another maintenance window has the key "${input.key}"`, { key: input.key });
   const issues: ValidationIssue[] = [];
   const startsAt = toDate(input.starts_at);
@@ -77,7 +81,7 @@ async function prepare(ctx: Ctx, input: Required<WindowInput>, exceptId: string 
   }
   const monitorIds = uniq(input.monitor_ids);
   const known = await existingMonitorIds(ctx.sql, ctx.actor.orgId, monitorIds);
-  const unknown = monitorIds.filter((id) => !known.has(id));
+  const unknown = monitorIds.filter((id) => !known.has(id) && !stored.includes(id));
   if (unknown.length > 0) issues.push({ path: "body.monitor_ids", message: `Unknown monitor(s): ${unknown.join(", ")}` });
   if (issues.length > 0) throw validationError(issues);
   return {
@@ -143,7 +147,7 @@ export async function patchWindow(ctx: Ctx, id: string, patch: Partial<WindowInp
     key: cur.config_key ?? null,
   };
   const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  const row = await updateWindow(ctx.sql, ctx.actor.orgId, id, await prepare(ctx, { ...current, ...defined, ...(patch.key === null ? { key: null } : {}) }, id));
+  const row = await updateWindow(ctx.sql, ctx.actor.orgId, id, await prepare(ctx, { ...current, ...defined, ...(patch.key === null ? { key: null } : {}) }, id, cur.monitor_ids));
   if (!row) throw notFound("Maintenance window");
   return row;
 }

@@ -94,6 +94,12 @@ describe("RRULE windows", () => {
     expect(() => parseRrule("nonsense")).toThrow(RecurrenceError);
     expect(parseRrule("FREQ=MONTHLY;BYMONTHDAY=1").freq).toBeDefined();
   });
+
+  it("refuses a DTSTART, RDATE or EXDATE inside the rule line rather than ignoring it", () => {
+    expect(() => parseRrule("FREQ=DAILY;DTSTART=20260101T000000Z")).toThrow(/starts_at/);
+    expect(() => parseRrule("RRULE:DTSTART=20260101T000000Z;FREQ=DAILY")).toThrow(/starts_at/);
+    expect(() => parseRrule("FREQ=DAILY;EXDATE=20260102T000000Z")).toThrow(/starts_at/);
+  });
 });
 
 describe("cron windows", () => {

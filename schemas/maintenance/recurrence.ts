@@ -46,7 +46,8 @@ function once(startsAt: number, endsAt: number): Recurrence {
 /** Parses an RRULE (with or without the `RRULE:` prefix); DTSTART comes from the window, not the string. */
 export function parseRrule(text: string): Partial<RRuleOptions> {
   const body = text.trim();
-  if (/(^|\n)\s*(DTSTART|EXDATE|RDATE)/i.test(body) || /TZID/i.test(body)) {
+  // As a line of its own or as a part of the rule line (the rrule package reads "FREQ=DAILY;DTSTART=…" too).
+  if (/(^|[\n;:])\s*(DTSTART|EXDATE|RDATE)\b/i.test(body) || /TZID/i.test(body)) {
     throw new RecurrenceError("give only the RRULE; the start comes from starts_at and the zone from timezone");
   }
   if (body.includes("\n")) throw new RecurrenceError("give a single RRULE line");

@@ -125,4 +125,19 @@ describe("maintenance windows", () => {
     expect((await a.call("PATCH", `${PATH}/${created.body.id}`, { key: null })).body.key).toBeNull();
     expect((await b.call("POST", PATH, { ...body, key: "db-upgrade" })).status).toBe(201);
   });
+
+  it("still edits a window after a monitor it names was deleted, and refuses only monitors the edit adds", async () => {
+    const { call } = await org();
+    const mon = async (name: string) => (await call("POST", "/api/v1/monitors", { name, type: "http", config: { url: "https://shop.example" } })).body.id as string;
+    const [gone, kept] = [await mon("Old shop"), await mon("Shop")];
+    const created = await call("POST", PATH, { name: "DB upgrade", starts_at: inMinutes(60), ends_at: inMinutes(120), monitor_ids: [gone, kept] });
+    expect(created.status).toBe(201);
+    expect((await call("DELETE", `/api/v1/monitors/${gone}`)).status).toBe(204);
+    const renamed = await call("PATCH", `${PATH}/${created.body.id}`, { name: "DB upgrade, moved", ends_at: inMinutes(150) });
+    expect([renamed.status, renamed.body.name]).toEqual([200, "DB upgrade, moved"]);
+    // Still covers nothing but `kept`: the stale id does not widen the window to every monitor.
+    expect(renamed.body.monitor_ids).toEqual([gone, kept]);
+    const added = await call("PATCH", `${PATH}/${created.body.id}`, { monitor_ids: [kept, "mon_nope"] });
+    expect([added.status, added.body.details?.issues]).toEqual([400, [{ path: "body.monitor_ids", message: "Unknown monitor(s): mon_nope" }]]);
+  });
 });

@@ -10,6 +10,7 @@ import { UptimeCalendar } from "./detail/uptime-calendar";
 import { RecentAlerts } from "./detail/recent-alerts";
 import { HeartbeatPing } from "./heartbeat-ping";
 import { ResponseCharts } from "./detail/response-charts";
+import { MaintenanceNow } from "./detail/maintenance-now";
 import type { Monitor } from "./use-monitors";
 import { badgeState, monitorLocationsText } from "./locations";
 import { useLocationName, useRunnerNames } from "./use-location-name";
@@ -79,6 +80,7 @@ export function MonitorDetail({ id }: { id: string }) {
           Not monitored: {m.not_monitored_reason ?? "no region or runner to run on"}. Its due checks are recorded as unavailable. <Link to={`/monitors/${m.id}/edit`}>Edit the monitor</Link>
         </p>
       )}
+      <MaintenanceNow id={m.id} />
       {m.suspended && (
         <p className="error" role="note">
           Suspended: this monitor is over your plan's quota, so it is kept but not checked. <Link to="/billing">Change plan</Link> or delete other monitors.
