@@ -168,8 +168,8 @@ describe("watchpost status, alerts and results", () => {
     const mon = await o.call("POST", "/api/v1/monitors", { name: "Checkout", type: "http", config: { url: "https://shop.example" } });
     await o.call("POST", "/api/v1/monitors", { name: "Blog", type: "http", config: { url: "https://blog.example" } });
     const rule = await o.call("POST", "/api/v1/alert-rules", { name: "Checkout down", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: ch.body.id }] });
-    await evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "http://x" }, [result(o.org_id, mon.body.id, "down", { location: "eu-west" })]);
-    return { ...o, monitorId: mon.body.id as string, ruleId: rule.body.id as string };
+    await evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "http://x" }, [result(o.org_id, mon.body.id, "down", { location: mon.body.regions[0] })]);
+    return { ...o, monitorId: mon.body.id as string, ruleId: rule.body.id as string, region: mon.body.regions[0] as string };
   };
 
   it("status summarises monitors by status and firing alerts", async () => {
@@ -177,7 +177,7 @@ describe("watchpost status, alerts and results", () => {
     const s = await cli(["status", "--json"], o.env);
     expect(s.code).toBe(0);
     expect(s.json()).toMatchObject({ org: { id: o.org_id }, monitors: { total: 2, pending: 2, up: 0, down: 0, paused: 0 }, alerts: { firing: 1, unacknowledged: 1 } });
-    expect(s.json().alerts.data[0]).toMatchObject({ rule_id: o.ruleId, monitor_name: "Checkout", region: "eu-west", acknowledged: false });
+    expect(s.json().alerts.data[0]).toMatchObject({ rule_id: o.ruleId, monitor_name: "Checkout", region: o.region, acknowledged: false });
     const human = await cli(["status"], o.env);
     expect(human.stdout).toContain("2 monitors");
     expect(human.stdout).toContain("Alerts firing: 1 (1 unacknowledged)");
@@ -188,10 +188,10 @@ describe("watchpost status, alerts and results", () => {
     const list = await cli(["alerts", "list", "--json"], o.env);
     expect(list.json().data).toHaveLength(1);
     expect(list.json().data[0]).toMatchObject({ rule_id: o.ruleId, monitor_id: o.monitorId, acknowledged: false });
-    expect((await cli(["alerts", "list"], o.env)).stdout).toMatch(/Checkout down\s+Checkout\s+eu-west\s+firing/);
+    expect((await cli(["alerts", "list"], o.env)).stdout).toMatch(new RegExp(`Checkout down\\s+Checkout\\s+${o.region}\\s+firing`));
     const ack = await cli(["alerts", "ack", o.ruleId, "--monitor", "Checkout", "--json"], o.env);
     expect(ack.code).toBe(0);
-    expect(ack.json()).toEqual({ acknowledged: [{ region: "eu-west", already: false }] });
+    expect(ack.json()).toEqual({ acknowledged: [{ region: o.region, already: false }] });
     expect((await cli(["alerts", "list", "--unacknowledged", "--json"], o.env)).json().data).toEqual([]);
     expect((await cli(["alerts", "ack", "rule_nope", "--monitor", o.monitorId], o.env)).code).toBe(1);
   });
