@@ -202,7 +202,13 @@ describe("charts that tell the story, and the incident timeline", () => {
 
   it("tells one alert's story on its own page, linked from active alerts, the bell and the monitor page", async () => {
     const hook = await apiCall(env, "POST", "/api/v1/alert-channels", { name: "Ops hook", type: "webhook", config: { url: `http://127.0.0.1:${target.port}/hook` } });
-    const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Checkout", type: "http", config: { url: `http://127.0.0.1:${target.port}/` }, paused: true });
+    // Not paused (a paused monitor's alerts wait for its resume): checked once at creation, then not for an hour, so the
+    // story below is told by the results this test stores, after that first check.
+    const mon = await apiCall(env, "POST", "/api/v1/monitors", { name: "Checkout", type: "http", config: { url: `http://127.0.0.1:${target.port}/` }, interval_seconds: 3600 });
+    for (let i = 0; !(await apiCall(env, "GET", `/api/v1/monitors/${mon.id}`)).last_checked_at; i++) {
+      if (i > 300) throw new Error("the monitor's first check was never recorded");
+      await Bun.sleep(100);
+    }
     const rule = await apiCall(env, "POST", "/api/v1/alert-rules", { name: "Checkout down", scope: { type: "monitor", monitor_id: mon.id }, condition: { type: "status_change", to: ["down"] }, confirmation: { consecutive_failures: 2 }, channels: [{ channel_id: hook.id }] });
     const region = mon.regions[0];
     const check = async (status: "up" | "down") => {
