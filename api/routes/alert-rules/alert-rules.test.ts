@@ -18,6 +18,8 @@ async function setup(plan = "free") {
   const call = client(api.url, { key: o.api_key });
   const ch = await call("POST", "/api/v1/alert-channels", { name: "hook", type: "webhook", config: { url: "http://127.0.0.1:9/x" } });
   const mon = await call("POST", "/api/v1/monitors", { name: "Shop", type: "http", config: { url: "https://shop.example" }, tags: ["prod"] });
+  // It checks from the regions the results below come from (results from elsewhere are not evaluated).
+  await api.sql`update monitors set regions = '{eu-west,us-east}' where id = ${mon.body.id}`;
   return { ...o, call, channelId: ch.body.id as string, monitorId: mon.body.id as string };
 }
 

@@ -37,6 +37,8 @@ async function withAlerts() {
   const call = client(api.url, { key: o.api_key });
   const good = (await call("POST", "/api/v1/alert-channels", { name: "good", type: "webhook", config: { url: `${receiver.url}/ok` } })).body.id;
   const mon = (await call("POST", "/api/v1/monitors", { name: "Shop", type: "http", config: { url: "https://shop.example" } })).body.id;
+  // It checks from the regions the results below come from (results from elsewhere are not evaluated).
+  await api.sql`update monitors set regions = '{eu-west}' where id = ${mon}`;
   const rule = (await call("POST", "/api/v1/alert-rules", { name: "Down", scope: { type: "all_monitors" }, condition: { type: "status_change", to: ["down"] }, channels: [{ channel_id: good }] })).body.id;
   const evaluate = (status: "up" | "down") => evaluateResults({ sql: api.sql, rules: new RuleCache(api.sql, silentLogger), publicBaseUrl: "x" }, [result(o.org_id, mon, status)]);
   await evaluate("down");
