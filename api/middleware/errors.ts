@@ -4,7 +4,7 @@ import { BusUnavailableError } from "../../core/bus/index.ts";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { isDatabaseUnavailable } from "../../db/client.ts";
-import { VISIBLE_TEXT } from "../schemas/common.ts";
+import { TIME_OF_DAY, VISIBLE_TEXT } from "../schemas/common.ts";
 import type { RouteTable } from "./route-table.ts";
 
 const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
@@ -37,6 +37,16 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
 
 type Schema = { const?: unknown; type?: string; format?: string; pattern?: string; anyOf?: Schema[]; minimum?: number; maximum?: number };
 
+/** Patterns and formats said as the form they ask for, with an example: a regular expression or a format's name helps nobody. */
+const PATTERN_WORDS: Record<string, string> = {
+  [VISIBLE_TEXT]: "Expected at least one visible character (not only spaces) and no control characters",
+  [TIME_OF_DAY]: "Expected HH:MM (24 h), such as 09:00",
+};
+const FORMAT_WORDS: Record<string, string> = {
+  "date-time": "Expected a date and time in ISO 8601, such as 2026-11-29T14:30:00Z",
+  date: "Expected a date, YYYY-MM-DD, such as 2026-11-29",
+};
+
 /** "a whole number from 1 to 10080": a bounded number said in words. */
 function numberInWords(s: Schema): string {
   const what = s.type === "integer" ? "a whole number" : "a number";
@@ -48,8 +58,8 @@ function numberInWords(s: Schema): string {
 
 /** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
 function issueMessage(e: { type?: number; message?: string; summary?: string; schema?: Schema }): string {
-  // A name's pattern read out as a regular expression helps nobody: say what it asks for.
-  if (e.type === ValueErrorType.StringPattern && e.schema?.pattern === VISIBLE_TEXT) return "Expected at least one visible character (not only spaces) and no control characters";
+  if (e.type === ValueErrorType.StringPattern && e.schema?.pattern && PATTERN_WORDS[e.schema.pattern]) return PATTERN_WORDS[e.schema.pattern]!;
+  if (e.type === ValueErrorType.StringFormat && e.schema?.format && FORMAT_WORDS[e.schema.format]) return FORMAT_WORDS[e.schema.format]!;
   const options = e.schema?.anyOf;
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
   const numeric = options?.find((o) => o.type === "integer" || o.type === "number");

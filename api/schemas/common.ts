@@ -21,6 +21,8 @@ export const Timestamp = t.String({ format: "date-time" });
  * characters, which make an entry impossible to tell apart or click) and no control characters.
  */
 export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
+/** A time of day, HH:MM on a 24-hour clock. */
+export const TIME_OF_DAY = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
 export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
   t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 

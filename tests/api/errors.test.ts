@@ -87,6 +87,17 @@ describe("400 VALIDATION_ERROR", () => {
     expectIssue(await call("POST", "/api/v1/org/roles", [1, 2]), "body");
   });
 
+  it("says what form a date-time or a patterned text takes, not the format's name or the regular expression", async () => {
+    const org = await makeOrg(api.sql);
+    const call = client(api.url, { key: org.api_key });
+    const date = await call("GET", "/api/v1/audit-log?from=yesterday");
+    expectIssue(date, "query.from");
+    expect(date.body.details.issues[0].message).toBe("Expected a date and time in ISO 8601, such as 2026-11-29T14:30:00Z");
+    const report = await call("POST", "/api/v1/reports", { name: "Weekly", frequency: "weekly", send_time: "9am", timezone: "UTC", recipients: ["ops@example.test"] });
+    const issue = report.body.details.issues.find((i: { path: string }) => i.path === "body.send_time");
+    expect(issue.message).toBe("Expected HH:MM (24 h), such as 09:00");
+  });
+
   it("reports a bad query value and an unknown query parameter by name", async () => {
     const org = await makeOrg(api.sql);
     const call = client(api.url, { key: org.api_key });

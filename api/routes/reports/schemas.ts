@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DisplayName, Id, Int, Obj, PaginationQuery } from "../../schemas/common.ts";
+import { DisplayName, Id, Int, Obj, PaginationQuery, TIME_OF_DAY } from "../../schemas/common.ts";
 
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
@@ -17,7 +17,7 @@ const fields = {
   status_page_id: Nullable(Id),
   frequency: t.Union([t.Literal("weekly"), t.Literal("monthly")], { description: "weekly: covers the 7 days before the send day; monthly: the previous calendar month" }),
   day: Int({ minimum: 1, maximum: 28, description: "weekly: ISO weekday, 1 (Monday) to 7 (Sunday); monthly: day of the month, 1 to 28" }),
-  send_time: t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", description: "Local time of day to send, HH:MM (24 h), in `timezone`" }),
+  send_time: t.String({ pattern: TIME_OF_DAY, description: "Local time of day to send, HH:MM (24 h), in `timezone`" }),
   timezone: t.String({ minLength: 1, maxLength: 64, description: "IANA time zone of the schedule and of the report's days, e.g. Europe/Berlin" }),
   recipients: t.Array(Recipient, { minItems: 1, maxItems: 50 }),
   enabled: t.Boolean({ description: "false: no scheduled sends (send-now still works)" }),
