@@ -115,6 +115,8 @@ describe("billing", () => {
     // Starter's 1 runner plus the kept runner add-on: 3 in use, 2 allowed.
     await dialog.getByTestId("suspension-warning").getByText("Self-hosted runners: 3 in use, 2 allowed (1 suspended)").waitFor();
     await dialog.getByTestId("suspension-warning").getByText("Real-time monitors (30 s): 1 in use, 0 allowed (1 suspended)").waitFor();
+    // What stays suspended is deleted after the new plan's grace: the dialog says so before anything happens.
+    await dialog.getByTestId("suspension-warning").getByText("Still suspended after 5 days, they are deleted (runners revoked).").waitFor({ timeout: 5000 });
     expect(await dialog.textContent()).toMatch(/\$\d+\.\d\d of unused time is credited/);
     await captureScreen(page, "p2-billing-08-downgrade-dialog");
     await dialog.getByRole("button", { name: "Downgrade to Starter" }).click();

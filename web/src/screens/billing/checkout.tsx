@@ -224,6 +224,7 @@ function PlanChange({ target, ent, onClose, onDone }: { target: Plan; ent: Entit
                   </li>
                 ))}
               </ul>
+              <p>Still suspended after {target.grace_days} days, they are deleted (runners revoked).</p>
             </div>
           )}
           <p className="muted">Period ends {fmtDate(new Date(Date.now() + Number(preview.proration.remaining_seconds) * 1000).toISOString())}.</p>
