@@ -7,6 +7,7 @@ import { type HttpReceiver, startHttpReceiver } from "../channels/testing.ts";
 import { createChannelContext } from "../channels/index.ts";
 import { alertingOrg, result, testBox, testDispatcher, until } from "../testing/fixtures.ts";
 import { bulkMonitors, setMonitorPaused } from "../../domain/monitors/service.ts";
+import { setSuspended } from "../../db/queries/billing-suspensions.ts";
 import { runDueTimers } from "./dispatcher.ts";
 import { startAlerting } from "./start.ts";
 
@@ -156,5 +157,31 @@ describe("an alert of a paused monitor", () => {
     expect(receiver.requests.filter((r) => r.json().monitor.id === mon).map((r) => `${r.path} ${r.json().kind}`)).toEqual(["/paused-now alert", "/paused-later escalation"]);
     const [next] = await db.sql`select next_due_at from alert_states where monitor_id = ${mon}`;
     expect(next!.next_due_at.getTime()).toBe(T0 + 38 * MIN);
+  });
+});
+
+describe("an alert of a monitor suspended over quota", () => {
+  it("holds its reminders as a pause does, and takes them up once the monitor is checked again", async () => {
+    const o = await alertingOrg(db.sql);
+    const mon = await o.monitor();
+    const ch = await o.webhook(`${receiver.url}/suspended`);
+    await o.rule({ channels: [{ channel_id: ch, delay_minutes: 0 }], notifications: { on_recovery: true, recurring: true, recurring_interval_minutes: 10 } });
+    const failing = result(o.orgId, mon, "down");
+    await publish(failing);
+    await until(() => deliveries(mon).length === 1, 5000, "alert");
+
+    await setSuspended(db.sql, "monitors", o.orgId, [mon], true);
+    const [stopped] = await db.sql`select paused_at from monitors where id = ${mon}`;
+    expect(stopped!.paused_at).toBeInstanceOf(Date);
+    const deps = testDispatcher(db.sql, channelCtx());
+    await runDueTimers(deps, failing.checked_at + 10 * 60_000);
+    const [held] = await db.sql`select firing, next_due_at from alert_states where monitor_id = ${mon}`;
+    expect(held).toMatchObject({ firing: true, next_due_at: null });
+    await Bun.sleep(200);
+    expect(deliveries(mon).map((d) => d.kind)).toEqual(["alert"]);
+
+    await setSuspended(db.sql, "monitors", o.orgId, [mon], false);
+    const [woken] = await db.sql`select m.resumed_at, s.next_due_at from monitors m join alert_states s on s.monitor_id = m.id where m.id = ${mon}`;
+    expect(woken).toMatchObject({ resumed_at: expect.any(Date), next_due_at: expect.any(Date) });
   });
 });

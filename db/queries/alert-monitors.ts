@@ -11,8 +11,9 @@ export interface MonitorInfo {
   /** Where its checks run (domain/monitors/locations.ts turns them into the locations its results come from). */
   regions: string[];
   runner_ids: string[];
+  /** Checked nowhere now: paused by a person, or suspended over quota by billing. */
   paused: boolean;
-  /** The latest pause's start and end (the end null while paused, or never resumed since). */
+  /** When it last stopped being checked and was checked again (db/migrations/…_monitor_pause_times.sql). */
   paused_at: Date | null;
   resumed_at: Date | null;
 }
@@ -22,7 +23,7 @@ export async function loadMonitors(sql: Sql, ids: string[]): Promise<Map<string,
   if (ids.length === 0) return new Map();
   const rows = await sql<MonitorInfo[]>`
     select m.id, m.org_id, m.name, m.type, m.tags, coalesce(m.config->>'url', m.config->>'host', m.config->>'hostname', m.config->>'domain') as target,
-           m.regions, m.runner_ids, m.paused, m.paused_at, m.resumed_at
+           m.regions, m.runner_ids, m.paused or m.suspended as paused, m.paused_at, m.resumed_at
     from monitors m join unnest(${ids}::text[]) as i(id) using (id)`;
   return new Map(rows.map((m) => [m.id, m]));
 }

@@ -100,12 +100,6 @@ export async function claimWithdrawnStates(tx: Sql, places: { heartbeat: string;
     for update of s skip locked`;
 }
 
-/** A resumed monitor's firing alerts get a tick now: their reminders and escalations were held while it was paused. */
-export async function wakeFiringStates(tx: Sql, monitorIds: string[]): Promise<void> {
-  if (monitorIds.length === 0) return;
-  await tx`update alert_states set next_due_at = now() where monitor_id = any(${monitorIds}) and firing and not acknowledged`;
-}
-
 /** The firing states of one (rule, monitor), optionally one region, locked for an acknowledgement. */
 export async function lockFiringStates(tx: Sql, orgId: string, ruleId: string, monitorId: string, region: string | null): Promise<AlertStateRow[]> {
   return tx<AlertStateRow[]>`

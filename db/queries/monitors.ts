@@ -109,9 +109,7 @@ export async function updateMonitor(sql: Sql, orgId: string, id: string, m: Moni
   const [row] = await sql<MonitorRow[]>`
     update monitors set name = ${m.name}, type = ${m.type}, config = ${sql.json(m.config as never)}, secrets_enc = ${m.secretsEnc},
       interval_seconds = ${m.intervalSeconds}, timeout_ms = ${m.timeoutMs}, regions = ${m.regions}, runner_ids = ${m.runnerIds},
-      tags = ${m.tags}, paused = ${m.paused}, updated_at = now(), heartbeat_due_at = null,
-      paused_at = case when ${m.paused} and not paused then now() else paused_at end,
-      resumed_at = case when paused and not ${m.paused} then now() else resumed_at end
+      tags = ${m.tags}, paused = ${m.paused}, updated_at = now(), heartbeat_due_at = null
     where org_id = ${orgId} and id = ${id} returning ${cols(sql)}`;
   return row;
 }
@@ -123,8 +121,7 @@ export async function deleteMonitors(sql: Sql, orgId: string, ids: string[]): Pr
 
 export async function setPaused(sql: Sql, orgId: string, target: { ids?: string[]; tag?: string }, paused: boolean): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
-    update monitors set paused = ${paused}, updated_at = now(),
-      paused_at = case when ${paused} then now() else paused_at end, resumed_at = case when ${paused} then resumed_at else now() end
+    update monitors set paused = ${paused}, updated_at = now()
     where org_id = ${orgId} and paused <> ${paused}
       and (${target.ids ?? null}::text[] is null or id = any(${target.ids ?? null}::text[]))
       and (${target.tag ?? null}::text is null or ${target.tag ?? null} = any(tags))

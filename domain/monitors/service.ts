@@ -22,7 +22,6 @@ import { liveRunnerIds } from "../../db/queries/runners.ts";
 import { assertNoUrlCredentials, splitSecrets } from "./secrets.ts";
 import { validateCheckConfig } from "./validate-config.ts";
 import { restartHeartbeatDeadlines } from "./heartbeat.ts";
-import { wakeFiringStates } from "../../db/queries/alert-states.ts";
 
 const MONITOR_DEFAULTS = { interval_seconds: 300, timeout_ms: 30_000 } as const;
 
@@ -286,7 +285,7 @@ export async function patchMonitor(ctx: Ctx, id: string, patch: Partial<MonitorI
   const resumed = current.paused && !write.paused;
   const row = await withTx(ctx.sql, async (tx) => {
     const updated = await updateMonitor(tx, ctx.actor.orgId, id, write);
-    if (updated && resumed) await afterResume(tx, [id]);
+    if (updated && resumed) await restartHeartbeatDeadlines(tx, [id]);
     return updated;
   });
   if (!row) throw notFound("Monitor");
@@ -319,17 +318,11 @@ export async function bulkMonitors({ sql, actor }: { sql: Sql; actor: Actor }, a
   return { matched: matched.length, affected: affected.length, ids: affected };
 }
 
-/** Pauses or resumes; what a resume sets going again (afterResume) happens in the same transaction. */
+/** Pauses or resumes; resumed heartbeat monitors wait afresh for their next ping, in the same transaction. */
 function pauseOrResume(sql: Sql, orgId: string, ids: string[], paused: boolean): Promise<string[]> {
   return withTx(sql, async (tx) => {
     const changed = await setPaused(tx, orgId, { ids }, paused);
-    if (!paused) await afterResume(tx, changed);
+    if (!paused) await restartHeartbeatDeadlines(tx, changed);
     return changed;
   });
-}
-
-/** Resumed heartbeats wait afresh for their next ping; firing alerts take up their reminders again, the pause not counted. */
-async function afterResume(tx: Sql, ids: string[]): Promise<void> {
-  await restartHeartbeatDeadlines(tx, ids);
-  await wakeFiringStates(tx, ids);
 }
