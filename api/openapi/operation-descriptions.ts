@@ -96,7 +96,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getMonitorsOverview:
     "What the dashboard's first screen needs in one call (four set-based queries whatever the page size): `counts` of every monitor by state (up, down, degraded, paused, not_monitored) as filters, and a page of monitors — worst first by default, filtered by `state`, type, tag or name — each with its 24 h uptime and `bar`, its latest 30 to 90 results (time, status, response time, location) oldest first.",
   listMonitors: "Every monitor of the organisation, filtered by type, status, tag, paused or a part of the name; `sort` orders by creation, name, status or last response time.",
-  createMonitor: "The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.",
+  createMonitor: "The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*; a heartbeat's cron `schedule` must parse and run at least 30 s apart). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.",
   getMonitor: "The monitor with its type's config (secrets masked), schedule, placement and current status; heartbeat monitors carry their ping URL.",
   updateMonitor:
     "Only the fields sent change. A new `type` needs a `config` of that type; a `config` is checked against the (new or current) type. The same plan limits as on create apply. Changes apply from the next scheduled check.",
@@ -118,9 +118,9 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
 
   // maintenance
   listMaintenanceWindows: "Windows with their schedule, scope and state (upcoming, active, ended); filter by state.",
-  createMaintenanceWindow: "One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks.",
+  createMaintenanceWindow: "One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks. An RRULE or cron expression that does not parse is 400 with the parser's reason (`body.rrule`, `body.cron`).",
   getMaintenanceWindow: "One window with its state; current_ends_at while active and next_starts_at for the next occurrence.",
-  updateMaintenanceWindow: "Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, a known time zone).",
+  updateMaintenanceWindow: "Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, an RRULE or cron expression that parses, a known time zone).",
   deleteMaintenanceWindow: "Deletes the window; an active one stops holding alerts at once.",
 
   // regions

@@ -122,7 +122,7 @@ export function parseCron(expr: string, timezone: string): Cron {
   try {
     return new Cron(expr.trim(), { timezone, paused: true });
   } catch (err) {
-    throw new RecurrenceError(`invalid cron expression: ${(err as Error).message}`);
+    throw new RecurrenceError(`invalid cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}`);
   }
 }
 

@@ -226,6 +226,9 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
   // HTTP assertions: a regular expression RE2 compiles, a JSONPath that parses, an operator and a target the source takes.
   [/^(POST|PATCH) \/api\/v1\/monitors/, /Invalid (http|keyword) config: assertions\.\d+\./],
+  // Recurrences checked by parsing: a maintenance window's RRULE or cron expression, a heartbeat's cron schedule.
+  [/^(POST|PATCH) \/api\/v1\/maintenance-windows/, /invalid RRULE|invalid cron expression|give only the RRULE|a single RRULE line/],
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /invalid cron expression|the schedule never runs|runs must be at least/],
 ];
 const businessRule = (e: Endpoint, text: string) => BUSINESS_RULES.some(([op, message]) => op.test(`${e.method} ${e.path}`) && message.test(text));
 

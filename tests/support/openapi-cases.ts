@@ -77,8 +77,12 @@ const MUTATIONS: Mutation[] = [
     }
     return null;
   },
-  // An unknown query parameter (refused, never ignored) on the API; public pages and probes ignore them (cache busters).
-  (_doc, e, r) => (e.path.startsWith("/api/v1/") ? { r: { ...r, query: [...r.query, ["zz_unknown", "1"]] }, what: "unknown query parameter" } : null),
+  // An unknown query parameter (refused, never ignored) on the API; public pages and probes ignore them (cache busters),
+  // as does an operation marked `x-ignores-unknown-query` (the SSO callback: the identity provider adds its own).
+  (_doc, e, r) =>
+    e.path.startsWith("/api/v1/") && !(e.op as { "x-ignores-unknown-query"?: boolean })["x-ignores-unknown-query"]
+      ? { r: { ...r, query: [...r.query, ["zz_unknown", "1"]] }, what: "unknown query parameter" }
+      : null,
 ];
 
 /** Valid requests with one mutation each; `what` names the rule broken. */

@@ -128,8 +128,9 @@ export const ssoSignInRoutes = (deps: ApiDeps) => {
         detail: {
           summary: "Where the identity provider sends the browser back: completes the sign-in and redirects to the dashboard",
           description:
-            "303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, domain_not_allowed, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link.",
+            "303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, domain_not_allowed, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link. Parameters the provider adds to the redirect (iss, session_state, scope, …) are ignored, not refused.",
           security: [],
+          "x-ignores-unknown-query": true,
         },
       },
     );

@@ -323,7 +323,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back: completes the sign-in and redirects to the dashboard
-         * @description 303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, domain_not_allowed, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link.
+         * @description 303 to /sso/complete?org=<id> with the session cookies (as POST /auth/signin sets them) on success: the session acts in that organisation only. 303 to /signin?sso_error=<reason> otherwise (flow_expired, not_configured, provider_error, email_missing, domain_not_allowed, link_required, identity_in_use, members_quota). A first sign-in provisions a new user with the organisation's default role; an existing account with the same email is refused (link_required) until it links itself (POST /auth/sso/link). A link flow ends with 303 to /account?sso=linked. Every sign-in is in the audit log as auth.sso_sign_in, every link as auth.sso_link. Parameters the provider adds to the redirect (iss, session_state, scope, …) are ignored, not refused.
          *
          *     Who: anyone; no credentials.
          */
@@ -1603,7 +1603,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor of any check type
-         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*; a heartbeat's cron `schedule` must parse and run at least 30 s apart). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1919,7 +1919,7 @@ export interface paths {
         put?: never;
         /**
          * Create a one-off or recurring maintenance window
-         * @description One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks.
+         * @description One-off (starts_at, ends_at) or recurring (rrule or cron, with duration_minutes) in an IANA time zone, covering monitor_ids and/or tags. While it is active, suppress_alerts holds notifications for the covered monitors and pause_monitors stops their checks. An RRULE or cron expression that does not parse is 400 with the parser's reason (`body.rrule`, `body.cron`).
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -1957,7 +1957,7 @@ export interface paths {
         head?: never;
         /**
          * Change a maintenance window; send null to clear starts_at, ends_at, rrule, cron or duration_minutes
-         * @description Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, a known time zone).
+         * @description Changes schedule, scope or text; the same rules as on create (ends after starts, rrule or cron not both, an RRULE or cron expression that parses, a known time zone).
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
