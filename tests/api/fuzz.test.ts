@@ -225,7 +225,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   // Checked by parsing, not by a pattern: IP ranges, custom domains.
   [/^(POST|PATCH) \/api\/v1\/status-pages/, /Not an IP address or CIDR range|a host name such as/],
   // HTTP assertions: a regular expression RE2 compiles, a JSONPath that parses, an operator and a target the source takes.
-  [/^(POST|PATCH) \/api\/v1\/monitors/, /Invalid (http|keyword) config: assertions\.\d+\./],
+  // (A bulk create names the monitor in each issue's path instead: body.monitors[0].config.assertions.0.target.)
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /Invalid (http|keyword) config: assertions\.\d+\.|"body\.monitors\[\d+\]\.config\.assertions\.\d+\./],
   // Recurrences checked by parsing: a maintenance window's RRULE or cron expression, a heartbeat's cron schedule.
   [/^(POST|PATCH) \/api\/v1\/maintenance-windows/, /invalid RRULE|invalid cron expression|give only the RRULE|a single RRULE line/],
   [/^(POST|PATCH) \/api\/v1\/monitors/, /invalid cron expression|the schedule never runs|runs must be at least/],
