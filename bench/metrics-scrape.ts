@@ -2,10 +2,10 @@
  * Scrape time of GET /api/v1/metrics (docs/metrics.md) on plain PostgreSQL (TEST_DATABASE_URL; a
  * database of its own, dropped after): one organisation with 10,000 monitors checked every minute from
  * `regions` regions, the last 15 minutes at one result a minute and the two hours before at one every
- * ten (so the window's rollups hold two buckets per series), one ssl result in ten, 1% of series firing.
+ * ten (so the hour's rollups hold two buckets per series), one ssl result in ten, 1% of series firing.
  * Prints the median of warm runs for the queries and the writer in-process and for the whole HTTP scrape
  * with an API key, gzip (as Prometheus asks) and uncompressed (target < 500 ms).
- * `--lag 1,6` then times the window's rollups again with the rollup watermark that many minutes back (the raw rows
+ * `--lag 1,6` then times the hour's rollups again with the rollup watermark that many minutes back (the raw rows
  * due since it read with the rollups, as with a closer whose step is that wide; the rollups are not reopened, so the
  * figures count those rows twice: a timing, not a result): what each raw minute costs a scrape.
  * Usage: bun bench/metrics-scrape.ts [monitors=10000] [regions=1] [runs=15] [--lag M,M…]   (BENCH_KEEP_DB=1 keeps the database)
@@ -14,7 +14,7 @@ import { closeRollups } from "../domain/results/rollup-closer.ts";
 import { rebuildRollups } from "../domain/results/rollups.ts";
 import { listMonitorSeries } from "../domain/results/monitor-metrics.ts";
 import { writeMonitorMetrics } from "../api/routes/metrics/prometheus-text.ts";
-import { latestResults, LOOKBACK_INTERVALS, LOOKBACK_SLACK_SECONDS, windowFigures } from "../db/queries/monitor-metrics.ts";
+import { latestResults, LOOKBACK_INTERVALS, LOOKBACK_SLACK_SECONDS, hourFigures } from "../db/queries/monitor-metrics.ts";
 import { ensurePartition } from "../db/results/maintenance.ts";
 import { createTestDatabase } from "../tests/support/db.ts";
 import { makeOrg, startTestApi } from "../tests/support/api.ts";
@@ -94,7 +94,7 @@ try {
   await median("queries only (4 set-based queries)", Number.POSITIVE_INFINITY, () => listMonitorSeries({ sql, actor }));
   const longest = 60 * LOOKBACK_INTERVALS + LOOKBACK_SLACK_SECONDS;
   await median("  of which: newest result per (monitor, location)", Number.POSITIVE_INFINITY, () => latestResults(sql, org.org_id, longest));
-  await median("  of which: the window's rollups", Number.POSITIVE_INFINITY, () => windowFigures(sql, org.org_id, true));
+  await median("  of which: the hour's rollups", Number.POSITIVE_INFINITY, () => hourFigures(sql, org.org_id, true));
   await median("text writer only", Number.POSITIVE_INFINITY, async () => writeMonitorMetrics(series));
   for (const encoding of ["gzip", "identity"]) {
     await median(`GET /api/v1/metrics over HTTP, ${encoding}`, TARGET_MS, async () => {
@@ -108,7 +108,7 @@ try {
     const [{ raw }] = await sql<{ raw: number }[]>`
       select count(*)::int as raw from check_results where org_id = ${org.org_id} and scheduled_at >= (select closed_through from rollup_watermark)`;
     const t1 = process.cpuUsage();
-    await median(`the window's rollups, watermark ${lag} min back (${raw.toLocaleString("en")} raw rows)`, Number.POSITIVE_INFINITY, () => windowFigures(sql, org.org_id, true));
+    await median(`the hour's rollups, watermark ${lag} min back (${raw.toLocaleString("en")} raw rows)`, Number.POSITIVE_INFINITY, () => hourFigures(sql, org.org_id, true));
     const bun = process.cpuUsage(t1);
     console.log(`  Bun CPU over its ${RUNS + 3} runs: ${((bun.user + bun.system) / 1000 / (RUNS + 3)).toFixed(1)} ms per scrape`);
   }

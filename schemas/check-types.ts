@@ -61,6 +61,9 @@ export const dataSchemas = mapSpecs((s) => s.data) as { [K in CheckType]: Specs[
 /** Names of the documented data fields of a type, in documentation order (export columns). */
 export const dataFieldNames = (type: CheckType): string[] => Object.keys(dataSchemas[type].properties);
 
+/** Whether results of the type have a response time: every type that runs a check; not heartbeat, whose pings are received. */
+export const measuresResponseTime = (type: CheckType): boolean => checkTypes[type].runsOn !== "inbound";
+
 /** Which plan quota a monitor of each type counts against. */
 export const quotaFamilyOf = (type: CheckType): CheckSpec["quota"] => checkTypes[type].quota;
 

@@ -17,15 +17,18 @@ let monitorIds: string[];
 
 const actorOf = (org: string): Actor => ({ orgId: org, userId: "usr_test", identity: { kind: "api_key" } as Actor["identity"], ip: "127.0.0.1" });
 
+/** Results of the current UTC hour (the counters') and one of the hour before, which the counters leave out. */
 function results(now: number) {
   const [a, b] = monitorIds as [string, string];
-  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000);
+  const hour = Math.floor(now / 3_600_000) * 3_600_000;
+  const recent = new Date(Math.max(hour + 10, now - 30_000));
+  const earlier = new Date(hour + Math.floor((recent.getTime() - hour) / 2));
   return [
-    makeResult(orgId, a, at(50), "up", { location: "eu-west", duration_ms: 40 }),
-    makeResult(orgId, a, at(20), "up", { location: "eu-west", duration_ms: 60 }),
-    makeResult(orgId, a, at(3), "timeout", { location: "eu-west", duration_ms: 30_000 }),
-    makeResult(orgId, a, at(2), "up", { location: "run_office", location_type: "runner", duration_ms: 15 }),
-    makeResult(orgId, b, at(2), "degraded", { location: "eu-west", duration_ms: 900, data: { cert_days_left: 9 } }),
+    makeResult(orgId, a, new Date(hour - 10 * 60_000), "up", { location: "eu-west", duration_ms: 40 }),
+    makeResult(orgId, a, earlier, "up", { location: "eu-west", duration_ms: 60 }),
+    makeResult(orgId, a, recent, "timeout", { location: "eu-west", duration_ms: 30_000 }),
+    makeResult(orgId, a, recent, "up", { location: "run_office", location_type: "runner", duration_ms: 15 }),
+    makeResult(orgId, b, recent, "degraded", { location: "eu-west", duration_ms: 900, data: { cert_days_left: 9, cert_expires_at: "2026-12-09T00:00:00.000Z" } }),
   ];
 }
 
@@ -38,12 +41,11 @@ beforeAll(async () => {
   const now = Date.now();
   const rows = results(now);
   await storeResults(plain.sql, rows);
-  // TimescaleDB: the older results materialised (those in an hour before the newest ones' hour), the
-  // newest aggregated at query time. The refresh must end before the newest ones' hour: a result stored
+  // TimescaleDB: the result of the hour before materialised, the current hour's aggregated at query time. The refresh must end before the newest ones' hour: a result stored
   // into an hour already materialised shows only after the next refresh (as the policy's one-hour end
   // offset ensures in service; docs/results-and-uptime.md).
   await storeResults(ts.sql, rows.slice(0, 2));
-  await ts.refreshAggregates(null, new Date(Math.floor((now - 3 * 60_000) / 3_600_000) * 3_600_000));
+  await ts.refreshAggregates(null, new Date(Math.floor(now / 3_600_000) * 3_600_000));
   await storeResults(ts.sql, rows.slice(2));
 }, 120_000);
 
@@ -59,12 +61,12 @@ describe("listMonitorSeries", () => {
     const [a, b] = monitorIds as [string, string];
     expect(got.map((s) => [s.monitorId, s.region])).toEqual([...[[a, "eu-west"], [a, "run_office"]], [b, "eu-west"]].sort((x, y) => (x[0]! < y[0]! ? -1 : x[0]! > y[0]! ? 1 : 0)));
     const aEu = got.find((s) => s.monitorId === a && s.region === "eu-west")!;
-    expect(aEu).toMatchObject({ group: "checkout", tags: "checkout,web", up: 0, certDays: null, alertsFiring: 0 });
-    // 50 minutes ago may fall in the hour before the previous one: count only what the window holds.
-    expect(aEu.checks.timeout).toBe(1);
-    expect(aEu.responseTime!.count).toBe(aEu.checks.up + aEu.checks.timeout);
-    expect(aEu.responseTime!.quantiles[2]).toBe(30);
-    expect(got.find((s) => s.monitorId === b)).toMatchObject({ up: 1, certDays: 9, checks: { degraded: 1 } });
+    expect(aEu).toMatchObject({ group: "checkout", tags: "checkout,web", up: 0, certDays: null, certExpirySeconds: null, alertsFiring: 0, maintenance: 0 });
+    // The result of the hour before is not counted: the counters restart at each UTC hour.
+    expect(aEu.checks).toEqual({ up: 1, down: 0, degraded: 0, timeout: 1, unavailable: 0 });
+    // 60 ms counts from the 0.1 s bound on; 30 s (bucket [30 s, 40 s)) only from the 60 s bound.
+    expect(aEu.responseTime).toEqual({ buckets: [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2], sumSeconds: 30.06, count: 2 });
+    expect(got.find((s) => s.monitorId === b)).toMatchObject({ up: 1, certDays: 9, certExpirySeconds: Date.parse("2026-12-09T00:00:00Z") / 1000, checks: { degraded: 1 } });
   });
 
   it("answers the same on TimescaleDB's continuous aggregates as on plain PostgreSQL's rollup tables", async () => {

@@ -5,6 +5,7 @@ import { newId } from "../../core/ids.ts";
 import { storeResults } from "../../domain/results/ingest.ts";
 import { makeResult } from "../../domain/results/test-fixtures.ts";
 import { client, makeOrg, signUp, startTestApi, type TestApi } from "../support/api.ts";
+import { fallenCounters, readExposition } from "../support/prometheus-exposition.ts";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -21,46 +22,21 @@ async function scrape(headers: Record<string, string>) {
 interface Sample {
   labels: Record<string, string>;
   value?: number;
-  quantiles?: Record<string, number>;
-  sum?: number;
-  count?: number;
 }
 type PromMetrics = Record<string, { type: string; data: Sample[] }>;
 
 /**
  * The scrape as parse-prometheus-text-format reads it (label unescaping ported from the Prometheus
- * Python client; a badly escaped line throws). That parser folds every series of a labelled summary
- * into one unlabelled sample, so summaries are read as untyped samples and put back together here.
+ * Python client; a badly escaped line throws). That parser folds every series of a labelled histogram
+ * into one unlabelled sample, so histograms are read as untyped samples: `<name>_bucket`, `_sum`, `_count`.
  */
 function parseScrape(text: string): PromMetrics {
-  const summaries = new Set([...text.matchAll(/^# TYPE (\S+) summary$/gm)].map((m) => m[1]!));
-  const untyped = text.replace(/^# TYPE (\S+) summary$/gm, "# TYPE $1 untyped");
+  const untyped = text.replace(/^# TYPE (\S+) histogram$/gm, "# TYPE $1 untyped");
   const out: PromMetrics = {};
-  const plain = new Map<string, Sample[]>();
   for (const f of parsePrometheusTextFormat(untyped)) {
-    // Read as untyped, a summary's name recurs after each series' _sum and _count lines.
-    const data = [...(plain.get(f.name) ?? []), ...f.metrics.map((m) => ({ labels: m.labels ?? {}, value: Number(m.value) }))];
-    plain.set(f.name, data);
+    // Read as untyped, a histogram's _bucket name recurs after each series' _sum and _count lines.
+    const data = [...(out[f.name]?.data ?? []), ...f.metrics.map((m) => ({ labels: m.labels ?? {}, value: Number(m.value) }))];
     out[f.name] = { type: f.type.toLowerCase(), data };
-  }
-  for (const name of summaries) {
-    const key = (l: Record<string, string>) => JSON.stringify(Object.entries(l).filter(([k]) => k !== "quantile").sort());
-    const series = new Map<string, Sample>();
-    for (const q of plain.get(name) ?? []) {
-      const { quantile, ...labels } = q.labels;
-      const s = series.get(key(labels)) ?? { labels, quantiles: {} };
-      s.quantiles![quantile!] = q.value!;
-      series.set(key(labels), s);
-    }
-    for (const [suffix, field] of [["_sum", "sum"], ["_count", "count"]] as const) {
-      for (const m of plain.get(name + suffix) ?? []) {
-        const s = series.get(key(m.labels)) ?? { labels: m.labels, quantiles: {} };
-        s[field] = m.value;
-        series.set(key(m.labels), s);
-      }
-      delete out[name + suffix];
-    }
-    out[name] = { type: "summary", data: [...series.values()] };
   }
   return out;
 }
@@ -102,7 +78,11 @@ async function fireAlert(orgId: string, monitorId: string, region: string): Prom
     values (${orgId}, ${ruleId}, ${monitorId}, ${region}, true, 1, 1, now(), ${api.sql.json({ phase: "firing" })})`;
 }
 
-/** An organisation with an http monitor in two regions, an ssl and a domain monitor, one firing alert and one stale monitor. */
+/**
+ * An organisation with an http monitor in two regions, an ssl and a domain monitor, a heartbeat monitor, one firing
+ * alert, one stale monitor and a maintenance window pausing the ssl monitor. The counters start at each UTC hour, so
+ * results are placed between the hour's start and now (in order), and one before the hour.
+ */
 async function populatedOrg() {
   const o = await makeOrg(api.sql, "business");
   const call = client(api.url, { key: o.api_key });
@@ -110,18 +90,33 @@ async function populatedOrg() {
   const cert = await createMonitor(call, { name: "Shop certificate", type: "ssl", config: { host: "example.com" } });
   const domain = await createMonitor(call, { name: "Shop domain", type: "domain", config: { domain: "example.com" }, interval_seconds: 3600 });
   const stale = await createMonitor(call, { name: "Stale", type: "http", config: { url: "http://127.0.0.1:9/" } });
+  const cron = await createMonitor(call, { name: "Nightly backup", type: "heartbeat", config: { period_seconds: 60 } });
   const now = Date.now();
+  const hour = Math.floor(now / 3600_000) * 3600_000;
+  // The k-th of 8 instants between the hour's start (or 3 minutes ago, for the newest check to be recent) and now.
+  const from = Math.max(hour, now - 3 * 60_000);
+  const at = (k: number) => new Date(from + Math.floor(((now - 1000 - from) * k) / 8));
   await storeResults(api.sql, [
-    makeResult(o.org_id, web, new Date(now - 5 * 60_000), "up", { location: "eu-west", duration_ms: 100 }),
-    makeResult(o.org_id, web, new Date(now - 2 * 60_000), "down", { location: "eu-west", duration_ms: 300 }),
-    makeResult(o.org_id, web, new Date(now - 60_000), "unavailable", { location: "eu-west", duration_ms: 0 }),
-    makeResult(o.org_id, web, new Date(now - 60_000), "degraded", { location: "us-east", duration_ms: 200 }),
-    makeResult(o.org_id, cert, new Date(now - 60_000), "up", { location: "eu-west", data: { ssl_days_remaining: 42 } }),
-    makeResult(o.org_id, domain, new Date(now - 60_000), "up", { location: "eu-west", data: { domain_days_remaining: 300 } }),
+    makeResult(o.org_id, web, new Date(hour - 30_000), "up", { location: "eu-west", duration_ms: 50 }),
+    makeResult(o.org_id, web, at(1), "up", { location: "eu-west", duration_ms: 100 }),
+    makeResult(o.org_id, web, at(2), "down", { location: "eu-west", duration_ms: 300 }),
+    makeResult(o.org_id, web, at(3), "unavailable", { location: "eu-west", duration_ms: 0 }),
+    makeResult(o.org_id, web, at(3), "degraded", { location: "us-east", duration_ms: 200 }),
+    makeResult(o.org_id, cert, at(4), "up", { location: "eu-west", data: { ssl_days_remaining: 42, valid_to: "2027-01-10T12:00:00.000Z" } }),
+    makeResult(o.org_id, domain, at(4), "up", { location: "eu-west", data: { domain_days_remaining: 300, expiry_date: "2027-09-25T00:00:00.000Z" } }),
+    makeResult(o.org_id, cron, at(5), "up", { location: "heartbeat", duration_ms: 0, data: { signal: "success" } }),
     makeResult(o.org_id, stale, new Date(now - 3 * 3600_000), "up", { location: "eu-west" }),
   ]);
   await fireAlert(o.org_id, web, "eu-west");
-  return { ...o, call, web, cert, domain, stale, now };
+  const inMinutes = (m: number) => new Date(now + m * 60_000).toISOString();
+  const window = await call("POST", "/api/v1/maintenance-windows", { name: "Renewal", starts_at: inMinutes(-5), ends_at: inMinutes(55), monitor_ids: [cert], pause_monitors: true });
+  expect(window.status).toBe(201);
+  return { ...o, call, web, cert, domain, stale, cron, now, hour, at };
+}
+
+/** The cumulative buckets of one series of a histogram, by `le`. */
+function buckets(families: PromMetrics, name: string, match: Record<string, string>): Record<string, number | undefined> {
+  return Object.fromEntries(samples(families, `${name}_bucket`, match).map((m) => [m.labels.le, m.value]));
 }
 
 describe("GET /api/v1/metrics", () => {
@@ -139,25 +134,63 @@ describe("GET /api/v1/metrics", () => {
     expect(value(families, "watchpost_monitor_up", eu)).toBe(0);
     expect(value(families, "watchpost_monitor_up", { monitor_id: org.web, region: "us-east" })).toBe(1);
     const last = value(families, "watchpost_monitor_last_check_timestamp_seconds", eu)!;
-    expect(Math.abs(last - (org.now - 2 * 60_000 + 1000) / 1000)).toBeLessThan(1);
+    expect(Math.abs(last - (org.at(2).getTime() + 1000) / 1000)).toBeLessThan(0.01);
   });
 
-  it("counts the window's checks by status and summarises their response time", () => {
+  it("counts the checks since the start of the UTC hour by status, as counters", () => {
     const eu = { monitor_id: org.web, region: "eu-west" };
-    const counts = Object.fromEntries(samples(families, "watchpost_monitor_checks", eu).map((m) => [m.labels.status, m.value]));
+    expect(families.watchpost_monitor_checks_total?.type).toBe("counter");
+    const counts = Object.fromEntries(samples(families, "watchpost_monitor_checks_total", eu).map((m) => [m.labels.status, m.value]));
+    // The check before the hour began is not counted: the counters restart at each UTC hour.
     expect(counts).toEqual({ up: 1, down: 1, degraded: 0, timeout: 0, unavailable: 1 });
-    expect(families.watchpost_monitor_response_time_seconds?.type).toBe("summary");
-    const [summary] = samples(families, "watchpost_monitor_response_time_seconds", eu);
-    expect(summary!.count).toBe(2);
-    expect(summary!.sum!).toBeCloseTo(0.4, 6);
-    // The top quantile is the observed maximum; the median lies in the 100 ms histogram bucket [100, 125).
-    expect(summary!.quantiles!["0.99"]!).toBeCloseTo(0.3, 6);
-    const median = summary!.quantiles!["0.5"]!;
-    expect(median).toBeGreaterThanOrEqual(0.1);
-    expect(median).toBeLessThan(0.125);
   });
 
-  it("gives certificate and domain days left from the newest ssl and domain checks", () => {
+  it("gives response time as a Prometheus histogram of the hour's checks that ran", () => {
+    const eu = { monitor_id: org.web, region: "eu-west" };
+    const name = "watchpost_monitor_response_time_seconds";
+    expect(samples(families, `${name}_count`, eu)[0]?.value).toBe(2);
+    expect(samples(families, `${name}_sum`, eu)[0]?.value).toBeCloseTo(0.4, 6);
+    const b = buckets(families, name, eu);
+    expect(b).toMatchObject({ "0.05": 0, "0.1": 0, "0.25": 1, "0.5": 2, "+Inf": 2 });
+    expect(Object.keys(b).at(-1)).toBe("+Inf");
+    // Every type that runs a check has a response time, ssl included.
+    expect(samples(families, `${name}_count`, { monitor_id: org.cert })[0]?.value).toBe(1);
+  });
+
+  it("leaves heartbeat monitors out of response time: a ping has none", () => {
+    expect(value(families, "watchpost_monitor_up", { monitor_id: org.cron, region: "heartbeat" })).toBe(1);
+    expect(samples(families, "watchpost_monitor_checks_total", { monitor_id: org.cron, status: "up" })[0]?.value).toBe(1);
+    const rt = Object.keys(families).filter((n) => n.startsWith("watchpost_monitor_response_time_seconds"));
+    expect(rt.length).toBeGreaterThan(0);
+    expect(rt.flatMap((n) => samples(families, n, { monitor_id: org.cron }))).toEqual([]);
+  });
+
+  it("gives certificate and domain expiry as Unix timestamps from the newest ssl and domain checks", () => {
+    expect(value(families, "watchpost_monitor_certificate_expiry_timestamp_seconds", { monitor_id: org.cert })).toBe(Date.parse("2027-01-10T12:00:00Z") / 1000);
+    expect(value(families, "watchpost_monitor_domain_expiry_timestamp_seconds", { monitor_id: org.domain })).toBe(Date.parse("2027-09-25T00:00:00Z") / 1000);
+    expect(samples(families, "watchpost_monitor_certificate_expiry_timestamp_seconds", { monitor_id: org.web })).toHaveLength(0);
+    expect(samples(families, "watchpost_monitor_domain_expiry_timestamp_seconds", { monitor_id: org.cert })).toHaveLength(0);
+  });
+
+  it("marks the series of a monitor inside a maintenance window, and whether the window pauses its checks", () => {
+    expect(value(families, "watchpost_monitor_maintenance", { monitor_id: org.cert })).toBe(1);
+    expect(value(families, "watchpost_monitor_maintenance_paused", { monitor_id: org.cert })).toBe(1);
+    expect(value(families, "watchpost_monitor_maintenance", { monitor_id: org.web, region: "eu-west" })).toBe(0);
+    expect(value(families, "watchpost_monitor_maintenance_paused", { monitor_id: org.domain })).toBe(0);
+  });
+
+  it("follows the text format's rules over the whole scrape, and its counters only grow between two scrapes", async () => {
+    const first = readExposition((await scrape({ authorization: `Bearer ${org.api_key}` })).text);
+    expect(first.types.get("watchpost_monitor_response_time_seconds")).toBe("histogram");
+    await storeResults(api.sql, [makeResult(org.org_id, org.web, new Date(Date.now() - 500), "timeout", { location: "eu-west", duration_ms: 30_000 })]);
+    const second = readExposition((await scrape({ authorization: `Bearer ${org.api_key}` })).text);
+    // Both scrapes within one UTC hour (a new hour restarts the counters, which Prometheus reads as a reset).
+    if (Math.floor(Date.now() / 3600_000) * 3600_000 === org.hour) expect(fallenCounters(first, second)).toEqual([]);
+    const key = (n: string) => [...second.samples.keys()].find((k) => k.startsWith(`${n}{`) && k.includes(org.web) && k.includes("eu-west"));
+    expect(second.samples.get(key("watchpost_monitor_response_time_seconds_count")!)).toBe(first.samples.get(key("watchpost_monitor_response_time_seconds_count")!)! + 1);
+  });
+
+  it("still gives certificate and domain days left (deprecated) from the newest ssl and domain checks", () => {
     expect(value(families, "watchpost_monitor_certificate_days_left", { monitor_id: org.cert, type: "ssl" })).toBe(42);
     expect(value(families, "watchpost_monitor_domain_days_left", { monitor_id: org.domain, type: "domain" })).toBe(300);
     expect(samples(families, "watchpost_monitor_certificate_days_left", { monitor_id: org.web })).toHaveLength(0);
@@ -203,7 +236,7 @@ describe("GET /api/v1/metrics", () => {
     const names = new Set(exprs.flatMap((e) => e.match(/watchpost_[a-z_]+/g) ?? []));
     expect(dashboard.panels.length).toBeGreaterThanOrEqual(6);
     expect(names.size).toBeGreaterThanOrEqual(6);
-    const scraped = new Set(Object.entries(families).flatMap(([name, f]) => (f.type === "summary" ? [name, `${name}_sum`, `${name}_count`] : [name])));
+    const scraped = new Set(Object.keys(families));
     expect([...names].filter((n) => !scraped.has(n))).toEqual([]);
   });
 });

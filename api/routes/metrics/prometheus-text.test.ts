@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import type { MonitorSeries } from "../../../domain/results/monitor-metrics.ts";
+import { readExposition } from "../../../tests/support/prometheus-exposition.ts";
 import { escapeLabelValue, writeMonitorMetrics } from "./prometheus-text.ts";
 
 const series = (over: Partial<MonitorSeries> = {}): MonitorSeries => ({
@@ -14,6 +15,10 @@ const series = (over: Partial<MonitorSeries> = {}): MonitorSeries => ({
   lastCheckSeconds: 1_800_000_000.5,
   certDays: null,
   domainDays: null,
+  certExpirySeconds: null,
+  domainExpirySeconds: null,
+  maintenance: 0,
+  maintenancePaused: 0,
   checks: { up: 3, down: 0, degraded: 0, timeout: 0, unavailable: 0 },
   responseTime: null,
   alertsFiring: 0,
@@ -36,8 +41,9 @@ describe("escapeLabelValue", () => {
 describe("writeMonitorMetrics", () => {
   it("writes HELP and TYPE for every family, even with no series", () => {
     const text = writeMonitorMetrics([]);
-    expect(text.match(/^# TYPE \S+ (gauge|summary)$/gm)).toHaveLength(7);
-    expect(text).toContain("# TYPE watchpost_monitor_response_time_seconds summary\n");
+    expect(text.match(/^# TYPE \S+ (gauge|counter|histogram)$/gm)).toHaveLength(11);
+    expect(text).toContain("# TYPE watchpost_monitor_response_time_seconds histogram\n");
+    expect(text).toContain("# TYPE watchpost_monitor_checks_total counter\n");
   });
 
   it("leaves out the samples a series has no figure for", () => {
@@ -45,15 +51,29 @@ describe("writeMonitorMetrics", () => {
     expect(text).not.toMatch(/^watchpost_monitor_up\{/m);
     expect(text).not.toMatch(/^watchpost_monitor_response_time_seconds/m);
     expect(text).not.toMatch(/^watchpost_monitor_certificate_days_left\{/m);
-    expect(text).toMatch(/^watchpost_monitor_checks\{.*status="up"\} 3$/m);
+    expect(text).toMatch(/^watchpost_monitor_checks_total\{.*status="up"\} 3$/m);
     expect(text).toMatch(/^watchpost_monitor_alerts_firing\{.*\} 0$/m);
   });
 
-  it("writes a summary's quantiles, sum and count with the series' labels", () => {
-    const text = writeMonitorMetrics([series({ responseTime: { quantiles: [0.1, 0.25, 0.3], sumSeconds: 1.5, count: 9 } })]);
+  it("writes a histogram's cumulative buckets, +Inf, sum and count with the series' labels", () => {
+    const buckets = [0, 0, 1, 4, 8, 9, 9, 9, 9, 9, 9, 9];
+    const text = writeMonitorMetrics([series({ responseTime: { buckets, sumSeconds: 1.5, count: 10 } })]);
     const labels = 'monitor_id="mon_1",name="Shop",type="http",region="eu-west",group="",tags=""';
-    expect(text).toContain(`watchpost_monitor_response_time_seconds{${labels},quantile="0.95"} 0.25\n`);
+    expect(text).toContain(`watchpost_monitor_response_time_seconds_bucket{${labels},le="0.1"} 4\n`);
+    expect(text).toContain(`watchpost_monitor_response_time_seconds_bucket{${labels},le="60"} 9\n`);
+    expect(text).toContain(`watchpost_monitor_response_time_seconds_bucket{${labels},le="+Inf"} 10\n`);
     expect(text).toContain(`watchpost_monitor_response_time_seconds_sum{${labels}} 1.5\n`);
-    expect(text).toContain(`watchpost_monitor_response_time_seconds_count{${labels}} 9\n`);
+    expect(text).toContain(`watchpost_monitor_response_time_seconds_count{${labels}} 10\n`);
+  });
+
+  it("writes an exposition that follows the text format's rules, whatever each series lacks", () => {
+    const text = writeMonitorMetrics([
+      series({ monitorId: "mon_1", responseTime: { buckets: [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1], sumSeconds: 0.09, count: 1 }, certDays: 3, certExpirySeconds: 1_800_259_200 }),
+      series({ monitorId: "mon_2", type: "heartbeat", region: "heartbeat", maintenance: 1, maintenancePaused: 1 }),
+      series({ monitorId: "mon_3", up: null, lastCheckSeconds: null, responseTime: { buckets: new Array(12).fill(0), sumSeconds: 0, count: 0 } }),
+    ]);
+    const exp = readExposition(text);
+    expect(exp.types.get("watchpost_monitor_response_time_seconds")).toBe("histogram");
+    expect([...exp.types.values()].filter((t) => t === "summary")).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { RESPONSE_TIME_QUANTILES, type MonitorSeries } from "../../../domain/results/monitor-metrics.ts";
+import { RESPONSE_TIME_BUCKETS, type MonitorSeries } from "../../../domain/results/monitor-metrics.ts";
 
 /** The Prometheus text exposition format, version 0.0.4. */
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -12,7 +12,7 @@ const num = (v: number) => (Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : 
 
 interface Family {
   name: string;
-  type: "gauge" | "summary";
+  type: "gauge" | "counter" | "histogram";
   help: string;
   /** Appends this family's samples of one series; `labels` is the series' label text without braces. */
   samples(s: MonitorSeries, labels: string, out: string[]): void;
@@ -36,34 +36,62 @@ const MONITOR_FAMILIES: readonly Family[] = [
   },
   {
     name: "watchpost_monitor_response_time_seconds",
-    type: "summary",
-    help: "Response time of the checks that ran in the current and the previous UTC hour (quantiles from the stored duration histogram)",
+    type: "histogram",
+    help: "Response time of the checks that ran since the start of the current UTC hour (counters restart each hour); not for heartbeat monitors",
     samples: (s, l, out) => {
       const rt = s.responseTime;
       if (!rt) return;
-      RESPONSE_TIME_QUANTILES.forEach((q, i) => out.push(`watchpost_monitor_response_time_seconds{${l},quantile="${q}"} ${num(rt.quantiles[i]!)}\n`));
-      out.push(`watchpost_monitor_response_time_seconds_sum{${l}} ${num(rt.sumSeconds)}\n`, `watchpost_monitor_response_time_seconds_count{${l}} ${rt.count}\n`);
+      RESPONSE_TIME_BUCKETS.forEach((le, i) => out.push(`watchpost_monitor_response_time_seconds_bucket{${l},le="${le}"} ${rt.buckets[i]}\n`));
+      out.push(
+        `watchpost_monitor_response_time_seconds_bucket{${l},le="+Inf"} ${rt.count}\n`,
+        `watchpost_monitor_response_time_seconds_sum{${l}} ${num(rt.sumSeconds)}\n`,
+        `watchpost_monitor_response_time_seconds_count{${l}} ${rt.count}\n`,
+      );
     },
   },
   {
-    name: "watchpost_monitor_checks",
-    type: "gauge",
-    help: "Checks of this monitor from this region in the current and the previous UTC hour, by status",
+    name: "watchpost_monitor_checks_total",
+    type: "counter",
+    help: "Checks of this monitor from this region since the start of the current UTC hour, by status (counters restart each hour)",
     samples: (s, l, out) => {
-      for (const st of STATUSES) out.push(`watchpost_monitor_checks{${l},status="${st}"} ${s.checks[st]}\n`);
+      for (const st of STATUSES) out.push(`watchpost_monitor_checks_total{${l},status="${st}"} ${s.checks[st]}\n`);
     },
+  },
+  {
+    name: "watchpost_monitor_certificate_expiry_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time the TLS certificate expires, from the newest ssl or smtp check",
+    samples: (s, l, out) => void (s.certExpirySeconds !== null && out.push(`watchpost_monitor_certificate_expiry_timestamp_seconds{${l}} ${num(s.certExpirySeconds)}\n`)),
+  },
+  {
+    name: "watchpost_monitor_domain_expiry_timestamp_seconds",
+    type: "gauge",
+    help: "Unix time the domain registration expires, from the newest domain check",
+    samples: (s, l, out) => void (s.domainExpirySeconds !== null && out.push(`watchpost_monitor_domain_expiry_timestamp_seconds{${l}} ${num(s.domainExpirySeconds)}\n`)),
   },
   {
     name: "watchpost_monitor_certificate_days_left",
     type: "gauge",
-    help: "Whole days until the TLS certificate expires (negative once expired), from the newest ssl or smtp check",
+    help: "Deprecated, removed in the next release: use watchpost_monitor_certificate_expiry_timestamp_seconds. Whole days until the TLS certificate expires",
     samples: (s, l, out) => void (s.certDays !== null && out.push(`watchpost_monitor_certificate_days_left{${l}} ${num(s.certDays)}\n`)),
   },
   {
     name: "watchpost_monitor_domain_days_left",
     type: "gauge",
-    help: "Whole days until the domain registration expires (negative once expired), from the newest domain check",
+    help: "Deprecated, removed in the next release: use watchpost_monitor_domain_expiry_timestamp_seconds. Whole days until the domain registration expires",
     samples: (s, l, out) => void (s.domainDays !== null && out.push(`watchpost_monitor_domain_days_left{${l}} ${num(s.domainDays)}\n`)),
+  },
+  {
+    name: "watchpost_monitor_maintenance",
+    type: "gauge",
+    help: "1 while a maintenance window covering this monitor is active, else 0",
+    samples: (s, l, out) => void out.push(`watchpost_monitor_maintenance{${l}} ${s.maintenance}\n`),
+  },
+  {
+    name: "watchpost_monitor_maintenance_paused",
+    type: "gauge",
+    help: "1 while an active maintenance window covering this monitor pauses its checks (pause_monitors), else 0",
+    samples: (s, l, out) => void out.push(`watchpost_monitor_maintenance_paused{${l}} ${s.maintenancePaused}\n`),
   },
   {
     name: "watchpost_monitor_alerts_firing",
