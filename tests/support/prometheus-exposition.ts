@@ -96,7 +96,7 @@ export function readExposition(text: string): Exposition {
     const nameEnd = line.search(/[{ ]/);
     const name = line.slice(0, nameEnd);
     if (!NAME.test(name)) throw new Error(`bad sample name: ${line}`);
-    let [labels, at] = line[nameEnd] === "{" ? parseLabels(line, nameEnd + 1, line) : [{}, nameEnd];
+    const [labels, at] = line[nameEnd] === "{" ? parseLabels(line, nameEnd + 1, line) : [{}, nameEnd];
     const rest = line.slice(at).trim().split(/\s+/);
     if (rest.length < 1 || rest.length > 2 || rest[0] === "") throw new Error(`bad sample: ${line}`);
     const value = parseValue(rest[0]!);
@@ -115,7 +115,6 @@ export function readExposition(text: string): Exposition {
     const key = seriesKey(name, labels);
     if (samples.has(key)) throw new Error(`duplicate series: ${line}`);
     samples.set(key, value);
-    at = 0;
   }
   for (const [series, list] of buckets) {
     for (let i = 1; i < list.length; i++) {
