@@ -84,6 +84,9 @@ async function fireAlert(orgId: string, monitorId: string, region: string): Prom
  * results are placed between the hour's start and now (in order), and one before the hour.
  */
 async function populatedOrg() {
+  // The counters restart at each UTC hour: start a few seconds into one, with time to scrape before it ends.
+  const intoHour = Date.now() % 3600_000;
+  if (intoHour < 5_000 || intoHour > 3600_000 - 40_000) await Bun.sleep((3600_000 - intoHour + 5_000) % 3600_000);
   const o = await makeOrg(api.sql, "business");
   const call = client(api.url, { key: o.api_key });
   const web = await createMonitor(call, { name: "Shop API", type: "http", config: { url: "http://127.0.0.1:9/" }, tags: ["prod", "api"] });
@@ -125,7 +128,7 @@ describe("GET /api/v1/metrics", () => {
   beforeAll(async () => {
     org = await populatedOrg();
     families = await scrapeWithKey(org.api_key);
-  });
+  }, 120_000);
 
   it("reports the newest status per monitor and region, with the monitor's labels", () => {
     const eu = { monitor_id: org.web, region: "eu-west" };
