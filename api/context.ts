@@ -1,3 +1,4 @@
+import type { ClaimWatch } from "../domain/runners/claim-watch.ts";
 import type { Identity } from "../domain/access/identity.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
 import type { Sql } from "../db/client.ts";
@@ -27,6 +28,8 @@ export interface ApiDeps {
    * (api/presence.ts), and in the all-in-one its judges count it as blind (core/process/blind-time.ts).
    */
   databaseUnreachable: Set<() => void>;
+  /** This process's runner claim long-polls and the jobs they handed out, ended with the runner's session. */
+  runnerClaims: ClaimWatch;
   /** Whether the database answered recently; /readyz and the 503 path read it. */
   isReady(): Promise<boolean>;
   /** The payment provider's clock for billing (prorations): the simulator's, which /sim/advance moves; real time when unset. */

@@ -21,6 +21,7 @@ import { domainResolver } from "../domain/status-pages/domain.ts";
 import { sealPlaintextMonitorSecrets } from "../domain/monitors/seal-plaintext.ts";
 import { sealPlaintextSubscriberWebhooks } from "../domain/status-pages/seal-plaintext.ts";
 import { startApiPresence } from "./presence.ts";
+import { ClaimWatch, recheckClaims } from "../domain/runners/claim-watch.ts";
 
 export interface ApiServer {
   url: string;
@@ -37,6 +38,11 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
   const previousKeys = previousSecretKeys(input.config.SECRET_KEY_PREVIOUS);
   const { sql, config, log } = input;
   let readyAt = 0;
+  const identityCache = new IdentityCache();
+  const bus = input.bus ?? createMemoryBus();
+  // A runner session deleted anywhere (session/end, revoke) notifies wp_identity: its claim long-polls here end.
+  const runnerClaims = new ClaimWatch();
+  identityCache.onInvalidated(() => recheckClaims(runnerClaims, sql, log, (tokens) => Promise.all(tokens.map((t) => bus.nakJob(t)))));
   if (config.STATUS_PAGE_DNS_SERVERS) domainResolver.servers = config.STATUS_PAGE_DNS_SERVERS.split(",");
   return {
     sql,
@@ -44,8 +50,9 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     log,
     box: new SecretBox(input.secretKey, previousKeys),
     limiter: new RateLimiter(sql),
-    identityCache: new IdentityCache(),
-    bus: input.bus ?? createMemoryBus(),
+    identityCache,
+    runnerClaims,
+    bus,
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
     events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
     databaseUnreachable: new Set(),

@@ -203,3 +203,12 @@ export async function staleRunnerQueues(sql: Sql, ttlSeconds: number, blind: Bli
       and (revoked_at is not null or suspended or stopped_at is not null
         or ${runnerSilenceSeconds(sql, blind)} >= greatest(${ttlSeconds}::float8, ${offlineAfterSeconds(sql)}))`;
 }
+
+/** For each runner: whether it stopped on purpose or was revoked (`ended`), and its live sessions. Unknown runners are absent. */
+export async function runnerSessionsState(sql: Sql, runnerIds: string[]): Promise<Map<string, { ended: boolean; sessions: string[] }>> {
+  const rows = await sql<{ id: string; ended: boolean; sessions: string[] }[]>`
+    select r.id, (r.stopped_at is not null or r.revoked_at is not null) as ended,
+      array(select s.id from runner_sessions s where s.runner_id = r.id and s.expires_at > now()) as sessions
+    from runners r where r.id = any(${runnerIds})`;
+  return new Map(rows.map((r) => [r.id, { ended: r.ended, sessions: r.sessions }]));
+}

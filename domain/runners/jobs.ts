@@ -1,4 +1,4 @@
-import type { Bus } from "../../core/bus/index.ts";
+import type { Bus, Delivery } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
 import { AppError } from "../../core/errors.ts";
@@ -10,6 +10,7 @@ import { browsersOfRunner } from "../../db/queries/browser-placement.ts";
 import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
 import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "../../schemas/runner-protocol.ts";
 import type { RunnerCaller } from "./sessions.ts";
+import type { ClaimWatch } from "./claim-watch.ts";
 
 /** What a claim stands for: the bus delivery token and the job it delivered to this runner. */
 interface ClaimBody {
@@ -46,6 +47,8 @@ export interface JobDeps {
   bus: Bus;
   box: SecretBox;
   log: Logger;
+  /** The API process's long-polls and handed-out jobs (api/server.ts); without it a poll ends only with its request. */
+  claims?: ClaimWatch;
 }
 
 /** Records liveness and restarts the ack deadline of every job the runner still holds. */
@@ -62,25 +65,60 @@ export async function heartbeat(d: JobDeps, runner: RunnerCaller, sessionId: str
   });
   const lost: string[] = [];
   await Promise.all(claims.map(async (c) => (await d.bus.extendJob(c.body.t)) || lost.push(c.raw)));
+  d.claims?.settle(claims.filter((c) => lost.includes(c.raw)).map((c) => c.body.t));
   return { suspended: runner.suspended, extended: claims.length - lost.length, lost };
 }
 
-/**
- * Long poll on `jobs.runner.<id>`. A job for another organisation or location (should not happen)
- * is terminated, never handed out. Secrets are merged here: the runner has no SECRET_KEY.
- */
-export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequest, signal?: AbortSignal): Promise<ClaimResponse> {
-  await touchRunner(d.sql, runner.id, false);
-  if (runner.suspended) {
-    await Bun.sleep(Math.min(req.wait_ms, 5000));
-    return { jobs: [] };
+/** The fetch's deliveries, or null once `signal` aborts first: what the fetch takes after that is handed straight back. */
+async function unlessAborted<T>(fetch: Promise<Delivery<T>[]>, signal: AbortSignal): Promise<Delivery<T>[] | null> {
+  if (signal.aborted) {
+    void fetch.then((ds) => ds.forEach((x) => x.nak())).catch(() => {});
+    return null;
   }
-  const deliveries = await d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000));
-  const jobs: ClaimedJob[] = [];
+  let onAbort = () => {};
+  const aborted = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const got = await Promise.race([fetch, aborted]);
+    if (got === null) void fetch.then((ds) => ds.forEach((x) => x.nak())).catch(() => {});
+    return got;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Long poll on `jobs.runner.<id>` for the runner's session `sessionId`. It ends with its request, and at once when the
+ * session ends (a proxy may keep the request open after the runner left): then it takes no job. A job for another
+ * organisation or location (should not happen) is terminated, never handed out. Secrets are merged here: the runner
+ * has no SECRET_KEY.
+ */
+export async function claimJobs(d: JobDeps, runner: RunnerCaller, sessionId: string, req: ClaimRequest, signal?: AbortSignal): Promise<ClaimResponse> {
+  await touchRunner(d.sql, runner.id, false);
+  const poll = d.claims?.open(runner.id, sessionId, signal) ?? { signal: signal ?? new AbortController().signal, close: () => {} };
+  try {
+    if (runner.suspended) {
+      await unlessAborted(Bun.sleep(Math.min(req.wait_ms, 5000)).then(() => []), poll.signal);
+      return { jobs: [] };
+    }
+    const deliveries = await unlessAborted(d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000)), poll.signal);
+    const jobs = await handOut(d, runner, deliveries ?? [], poll.signal);
+    d.claims?.handOut(runner.id, sessionId, jobs.map((j) => j.token));
+    return { jobs: jobs.map((j) => j.claimed) };
+  } finally {
+    poll.close();
+  }
+}
+
+/** The deliveries the runner may run, as claims; the others are settled here. */
+async function handOut(d: JobDeps, runner: RunnerCaller, deliveries: Delivery<CheckJobMessage>[], signal: AbortSignal): Promise<{ token: string; claimed: ClaimedJob }[]> {
+  const jobs: { token: string; claimed: ClaimedJob }[] = [];
   let engines: Set<string> | null = null;
   for (const delivery of deliveries) {
     const job = delivery.data;
-    if (signal?.aborted) {
+    if (signal.aborted) {
       // The runner went away mid-poll: hand the job straight back rather than wait for the ack deadline.
       delivery.nak();
       continue;
@@ -110,11 +148,14 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, req: ClaimRequ
     }
     const claim = signClaim(d.box, { t: delivery.token, r: runner.id, o: job.org_id, m: job.monitor_id, j: job.id, d: job.due_at, ...(job.record === false ? { n: 1 as const } : {}) });
     jobs.push({
-      claim,
-      job: { id: job.id, org_id: job.org_id, monitor_id: job.monitor_id, location: job.location, due_at: job.due_at, expires_at: job.expires_at, type: job.type, config, timeout_ms: job.timeout_ms },
+      token: delivery.token,
+      claimed: {
+        claim,
+        job: { id: job.id, org_id: job.org_id, monitor_id: job.monitor_id, location: job.location, due_at: job.due_at, expires_at: job.expires_at, type: job.type, config, timeout_ms: job.timeout_ms },
+      },
     });
   }
-  return { jobs };
+  return jobs;
 }
 
 /** A job the runner is not given: recorded as a gap (unless a run-now that records nothing), and a run-now's caller told. */
@@ -143,6 +184,7 @@ export async function reportResults(d: JobDeps, runner: RunnerCaller, req: Resul
     if (isRunNowJobId(c.j)) await d.bus.request(runNowReplySubject(c.j), message, { timeoutMs: 2000 }).catch(() => {});
     // False when the consumer is gone (revoked) or the job was redelivered: ingest is idempotent on the id.
     await d.bus.ackJob(c.t);
+    d.claims?.settle([c.t]);
   }
   await touchRunner(d.sql, runner.id, true);
   return { accepted: verified.length };
@@ -153,5 +195,6 @@ export async function releaseJobs(d: JobDeps, runner: RunnerCaller, req: Release
   const verified = req.claims.map((c) => verifyClaim(d.box, runner, c));
   let released = 0;
   for (const c of verified) if (await d.bus.nakJob(c.t)) released++;
+  d.claims?.settle(verified.map((c) => c.t));
   return { released };
 }

@@ -19,6 +19,8 @@ export interface TcpProxy {
   cut(how?: Cut): Promise<void>;
   restore(): Promise<void>;
   stop(): Promise<void>;
+  /** With `keepUpstream`: how many upstream connections answered something after their client left. */
+  orphansAnswered(): number;
 }
 
 interface Pair {
@@ -28,9 +30,14 @@ interface Pair {
   dead: boolean;
 }
 
-/** A loopback TCP proxy to `targetPort` that a test can cut: the database unreachable for one process only. */
-export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Promise<TcpProxy> {
+/**
+ * A loopback TCP proxy to `targetPort` that a test can cut: the database unreachable for one process only.
+ * `keepUpstream`: a client that goes leaves its upstream connection open (what the upstream sends is dropped), as a
+ * reverse proxy that does not pass a client's disconnect on: the server never learns its caller left.
+ */
+export async function startTcpProxy(targetPort: number, host = "127.0.0.1", opts: { keepUpstream?: boolean } = {}): Promise<TcpProxy> {
   const pairs = new Set<Pair>();
+  let orphansAnswered = 0;
   let mode: Cut | null = null;
   const drop = (pair: Pair) => {
     pair.client.destroy();
@@ -51,7 +58,8 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
       pair.upstream = upstream;
       upstream.on("error", () => drop(pair)).on("close", () => drop(pair));
     }
-    pair.client.pipe(pair.upstream);
+    // Kept upstream: the client's end is not passed on either.
+    pair.client.pipe(pair.upstream, { end: !opts.keepUpstream });
     pair.upstream.pipe(pair.client);
     pair.client.resume();
     pair.upstream.resume();
@@ -59,7 +67,14 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
   const server = net.createServer((client) => {
     const pair: Pair = { client, upstream: null, dead: false };
     pairs.add(pair);
-    client.on("error", () => drop(pair)).on("close", () => drop(pair));
+    const left = () => {
+      if (!opts.keepUpstream || !pair.upstream) return drop(pair);
+      if (pair.dead) return;
+      pair.upstream.unpipe();
+      pair.upstream.once("data", () => orphansAnswered++).resume();
+      pair.dead = true;
+    };
+    client.on("error", left).on("close", left);
     if (mode === "close") return void client.end();
     if (mode === "blackhole") return hold(pair);
     pass(pair);
@@ -96,5 +111,6 @@ export async function startTcpProxy(targetPort: number, host = "127.0.0.1"): Pro
       if (!server.listening) await listen(port);
     },
     stop: close,
+    orphansAnswered: () => orphansAnswered,
   };
 }

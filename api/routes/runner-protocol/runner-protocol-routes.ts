@@ -38,7 +38,7 @@ const doc = (summary: string, inside: string) => ({ summary, description: inside
  * API key); each body after the handshake is a session payload opened and sealed here.
  */
 export const runnerProtocolRoutes = (deps: ApiDeps) => {
-  const jobDeps = { sql: deps.sql, bus: deps.bus, box: deps.box, log: deps.log };
+  const jobDeps = { sql: deps.sql, bus: deps.bus, box: deps.box, log: deps.log, claims: deps.runnerClaims };
   return new Elysia({ prefix: "/runner", detail: { tags: ["runner"] } })
     .derive(async ({ request, set }) => ({ runner: await authenticateRunner(deps, request, set) }))
     .post("/session", ({ runner, body }) => openSession(deps.sql, deps.box, deps.log, runner, body), {
@@ -61,7 +61,7 @@ export const runnerProtocolRoutes = (deps: ApiDeps) => {
       "/jobs/claim",
       async ({ runner, body, request }) => {
         const { session, value } = await openPayload(deps.sql, deps.box, runner, body, ClaimRequest);
-        const claimed = await claimJobs(jobDeps, runner, value, request.signal);
+        const claimed = await claimJobs(jobDeps, runner, session.id, value, request.signal);
         // The session vanished during the long poll (revoke, eviction): hand the jobs straight back.
         return sealPayload(deps.sql, session, claimed).catch(async (err) => {
           if (claimed.jobs.length > 0) await releaseJobs(jobDeps, runner, { claims: claimed.jobs.map((j) => j.claim) });
