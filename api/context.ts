@@ -1,3 +1,4 @@
+import type { Unheard } from "../domain/runners/runner-job-expiry.ts";
 import type { ClaimWatch } from "../domain/runners/claim-watch.ts";
 import type { Identity } from "../domain/access/identity.ts";
 import type { SecretBox } from "../core/crypto/secrets.ts";
@@ -30,6 +31,11 @@ export interface ApiDeps {
   databaseUnreachable: Set<() => void>;
   /** This process's runner claim long-polls and the jobs they handed out, ended with the runner's session. */
   runnerClaims: ClaimWatch;
+  /**
+   * When runners could not reach the API (no API process up, one that could not reach the database; this process's
+   * own interruption not yet recorded too), as stretches of Date.now: a runner job's life does not run then.
+   */
+  runnersUnheard(): Promise<Unheard[]>;
   /** Whether the database answered recently; /readyz and the 503 path read it. */
   isReady(): Promise<boolean>;
   /** The payment provider's clock for billing (prorations): the simulator's, which /sim/advance moves; real time when unset. */

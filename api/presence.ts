@@ -11,6 +11,8 @@ const LAST_BEAT_WAIT_MS = 2_000;
 export interface ApiPresence {
   /** A request found the database unreachable: the next good beat records the stretch since the last one. */
   interrupted(): void;
+  /** While an interruption is seen and not yet in the database: seconds since the last good beat; otherwise null. */
+  unrecordedS(): number | null;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function startApiPresence(sql: Sql, log: Logger, beatMs = API_BEAT_MS, cl
   const task = runPeriodically("api.presence", beatMs, beat, log);
   return {
     interrupted: () => void seen++,
+    unrecordedS: () => (seen > recorded ? (clock() - lastGood) / 1000 : null),
     async stop() {
       await task.stop();
       // A last beat, so that the presence ends when this API stopped listening rather than at the beat before (up to

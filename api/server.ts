@@ -22,6 +22,9 @@ import { sealPlaintextMonitorSecrets } from "../domain/monitors/seal-plaintext.t
 import { sealPlaintextSubscriberWebhooks } from "../domain/status-pages/seal-plaintext.ts";
 import { startApiPresence } from "./presence.ts";
 import { ClaimWatch, recheckClaims } from "../domain/runners/claim-watch.ts";
+import { type Unheard, unheardStretches } from "../domain/runners/runner-job-expiry.ts";
+import { apiTierAbsences } from "../db/queries/api-presence.ts";
+import type { ApiPresence } from "./presence.ts";
 
 export interface ApiServer {
   url: string;
@@ -32,6 +35,13 @@ export interface ApiServer {
   metricsUrl?: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** The API tier's absences and interruptions from the database, and this process's own interruption not yet recorded. */
+async function runnersUnheard(sql: Sql, presence: ApiPresence | null): Promise<Unheard[]> {
+  const gaps = await apiTierAbsences(sql)();
+  const own = presence?.unrecordedS() ?? null;
+  return unheardStretches({ gaps: own === null ? gaps : [...gaps, { fromAgoS: own, toAgoS: 0 }] }, Date.now());
 }
 
 export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; secretKey: string; bus?: Bus }): ApiDeps {
@@ -52,6 +62,7 @@ export function buildApiDeps(input: { sql: Sql; config: ApiConfig; log: Logger; 
     limiter: new RateLimiter(sql),
     identityCache,
     runnerClaims,
+    runnersUnheard: () => runnersUnheard(sql, null),
     bus,
     publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`,
     events: new EventHub(config.SSE_KEEPALIVE_SECONDS * 1000),
@@ -117,6 +128,7 @@ export async function startApiServer(deps: ApiDeps, options: { tls?: { cert: str
   const metricsUrl = metricsServer ? `http://${metricsHost === "0.0.0.0" ? "127.0.0.1" : metricsHost}:${metricsServer.port}` : undefined;
   deps.log.info({ op: "api.listen", url, metricsUrl }, "API listening");
   const presence = startApiPresence(deps.sql, deps.log);
+  deps.runnersUnheard = () => runnersUnheard(deps.sql, presence);
   const interrupted = () => presence.interrupted();
   deps.databaseUnreachable.add(interrupted);
   // Mail (invitations, resets, confirmations) and incident notices are outbox rows the API writes; the

@@ -5,7 +5,7 @@ import { onlineRegionEngines, runnerEngines } from "../db/queries/browser-placem
 import { onlineRegionConcurrency, onlineRunners } from "../db/queries/scheduler.ts";
 import type { JobQueue } from "./job-queues.ts";
 import { BlindTime } from "../core/process/blind-time.ts";
-import { heardExpiry, type Unheard, unheardStretches } from "./runner-job-expiry.ts";
+import { heardExpiry, type Unheard, unheardStretches } from "../domain/runners/runner-job-expiry.ts";
 
 const NONE: ReadonlyMap<string, number> = new Map();
 const ANY = { has: () => true };

@@ -135,6 +135,10 @@ for (const kind of ["memory", "nats"] as const) {
       expect(w.sent.map((s) => s.subject).sort()).toEqual(["jobs.region.eu-west", "jobs.region.us-east", "jobs.runner.run_1"]);
       expect(await w.bus.pendingJobs("jobs.region.us-east")).toBe(1);
       expect(await w.bus.pendingJobs("jobs.runner.run_1")).toBe(1);
+      // A runner's job carries its life, for the API to count again when it hands it out; a region's does not.
+      const life = (subject: string) => w.sent.find((s) => s.subject === subject)!.job!.life_ms;
+      expect(life("jobs.runner.run_1")).toBe(30_000);
+      expect(life("jobs.region.eu-west")).toBeUndefined();
     });
 
     it("records unavailable instead of a job when no worker is online in the region or the runner is offline", async () => {

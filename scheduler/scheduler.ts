@@ -423,7 +423,7 @@ export class Scheduler {
     if (!admitted && expiresAt > now && this.o.admission && !this.o.admission.offer(queue, e.id, due)) return;
     const job = buildCheckJob(
       { id: e.id, org_id: e.orgId, type: e.type, config: e.config, secrets_enc: e.secretsEnc, timeout_ms: e.timeoutMs },
-      { id, location, location_type: locationType, due_at: due, expires_at: expiresAt },
+      { id, location, location_type: locationType, due_at: due, expires_at: expiresAt, ...(locationType === "runner" ? { life_ms: expiryOf(due, e.intervalMs) - due } : {}) },
     );
     this.enqueue({ due, expiresAt, location, locationType, jobId: id, monitorId: e.id, orgId: e.orgId, kind: "job", released, send: () => this.o.bus.publishJob(queue.subject, job) });
   }

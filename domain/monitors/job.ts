@@ -18,6 +18,8 @@ export interface JobPlacement {
   expires_at: number;
   /** false: a run-now of a paused or suspended monitor, answered but not recorded. */
   record?: boolean;
+  /** A runner's job: its life, counted again by the API when it hands the job out. */
+  life_ms?: number;
 }
 
 /**
@@ -39,5 +41,6 @@ export function buildCheckJob(m: JobSource, p: JobPlacement): CheckJobMessage {
     timeout_ms: m.timeout_ms,
   };
   if (p.record === false) job.record = false;
+  if (p.life_ms !== undefined) job.life_ms = p.life_ms;
   return job;
 }

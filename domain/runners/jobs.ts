@@ -11,6 +11,7 @@ import { browserEngineOf } from "../../schemas/checks/browser-fields.ts";
 import type { ClaimedJob, ClaimRequest, ClaimResponse, HeartbeatRequest, HeartbeatResponse, ReleaseRequest, ResultsRequest } from "../../schemas/runner-protocol.ts";
 import type { RunnerCaller } from "./sessions.ts";
 import type { ClaimWatch } from "./claim-watch.ts";
+import { heardExpiry, type Unheard } from "./runner-job-expiry.ts";
 
 /** What a claim stands for: the bus delivery token and the job it delivered to this runner. */
 interface ClaimBody {
@@ -49,6 +50,8 @@ export interface JobDeps {
   log: Logger;
   /** The API process's long-polls and handed-out jobs (api/server.ts); without it a poll ends only with its request. */
   claims?: ClaimWatch;
+  /** When runners could not reach the API (api/server.ts); without it a job keeps the expiry it was published with. */
+  unheard?: () => Promise<Unheard[]>;
 }
 
 /** Records liveness and restarts the ack deadline of every job the runner still holds. */
@@ -105,6 +108,7 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, sessionId: str
     }
     const deliveries = await unlessAborted(d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000)), poll.signal);
     const jobs = await handOut(d, runner, deliveries ?? [], poll.signal);
+    await recountExpiry(d, jobs);
     d.claims?.handOut(runner.id, sessionId, jobs.map((j) => j.token));
     return { jobs: jobs.map((j) => j.claimed) };
   } finally {
@@ -112,9 +116,32 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, sessionId: str
   }
 }
 
+/** A job handed to the runner: its bus token, its claim, and its life (`CheckJobMessage.life_ms`). */
+interface HandedOut {
+  token: string;
+  claimed: ClaimedJob;
+  lifeMs: number;
+}
+
+/**
+ * A job's life counts only time in which its runner could have been heard. The scheduler counted what it knew when it
+ * published; an outage still under way then (no API process up, the all-in-one's database unreachable) is known now,
+ * so a job already expired is given its life again from when the runner could reach the API, as after a restart.
+ */
+async function recountExpiry(d: JobDeps, jobs: HandedOut[]): Promise<void> {
+  const now = Date.now();
+  const expired = jobs.filter((j) => j.claimed.job.expires_at <= now + 1000);
+  if (expired.length === 0 || !d.unheard) return;
+  const unheard = await d.unheard().catch((err) => {
+    d.log.warn({ op: "runner.claim", err }, "could not read when runners could not reach the API; jobs keep their expiry");
+    return [];
+  });
+  for (const { claimed, lifeMs } of expired) claimed.job.expires_at = Math.max(claimed.job.expires_at, heardExpiry(claimed.job.due_at, lifeMs, unheard));
+}
+
 /** The deliveries the runner may run, as claims; the others are settled here. */
-async function handOut(d: JobDeps, runner: RunnerCaller, deliveries: Delivery<CheckJobMessage>[], signal: AbortSignal): Promise<{ token: string; claimed: ClaimedJob }[]> {
-  const jobs: { token: string; claimed: ClaimedJob }[] = [];
+async function handOut(d: JobDeps, runner: RunnerCaller, deliveries: Delivery<CheckJobMessage>[], signal: AbortSignal): Promise<HandedOut[]> {
+  const jobs: HandedOut[] = [];
   let engines: Set<string> | null = null;
   for (const delivery of deliveries) {
     const job = delivery.data;
@@ -153,6 +180,7 @@ async function handOut(d: JobDeps, runner: RunnerCaller, deliveries: Delivery<Ch
         claim,
         job: { id: job.id, org_id: job.org_id, monitor_id: job.monitor_id, location: job.location, due_at: job.due_at, expires_at: job.expires_at, type: job.type, config, timeout_ms: job.timeout_ms },
       },
+      lifeMs: job.life_ms ?? job.expires_at - job.due_at,
     });
   }
   return jobs;

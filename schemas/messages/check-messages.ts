@@ -32,6 +32,11 @@ const CheckJobMessageSchema = Type.Object({
   due_at: Type.Number(),
   /** Not started by then: recorded as `unavailable` instead of run late. */
   expires_at: Type.Number(),
+  /**
+   * A runner's job: its life (ms), counted on time its runner could have been heard. The API counts `expires_at` again
+   * from it when it hands the job out, with the outages known by then (docs/runners.md). Absent: `expires_at - due_at`.
+   */
+  life_ms: Type.Optional(Type.Number()),
   type: Type.String(),
   config: Type.Record(Type.String(), Type.Unknown()),
   /** Encrypted secrets of the config (SecretBox); merged by whoever runs the check. */

@@ -9,6 +9,7 @@ import { type CheckJobMessage, type CheckResultMessage, jobId, runnerSubject } f
 import { silentLogger } from "../../core/log.ts";
 import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
 import { createTestDatabase, type TestDatabase } from "../support/db.ts";
+import type { Sql } from "../../db/client.ts";
 import { type CallResult, makeOrg, TEST_SECRET_KEY } from "../support/api.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -27,8 +28,8 @@ export interface TlsApi {
 }
 
 /** The real API over HTTPS on loopback, with a certificate from a CA made for this test (openssl CLI). */
-/** `bus`: the API's bus instead of an in-memory one (closed by stop()). */
-export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<string, string>; tls?: boolean; bus?: Bus } = {}): Promise<TlsApi> {
+/** `bus`: the API's bus instead of an in-memory one (closed by stop()); `sql`: the API's database client (`db` stays the test's). */
+export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<string, string>; tls?: boolean; bus?: Bus; sql?: (db: TestDatabase) => Promise<Sql> } = {}): Promise<TlsApi> {
   const pki = createTestPki();
   const leaf = pki.leaf(2);
   const dir = mkdtempSync(join(tmpdir(), "wp-runner-ca-"));
@@ -38,7 +39,7 @@ export async function startTlsApi(opts: { jobAckWaitMs?: number; env?: Record<st
   const bus = opts.bus ?? createMemoryBus({ jobs: { ackWaitMs: opts.jobAckWaitMs ?? 60_000 } });
   await bus.ensureTopology();
   const config = loadApiConfig({ DATABASE_URL: db.url, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_ORG: "100000", RATE_LIMIT_PER_SESSION: "100000", RATE_LIMIT_PER_IP: "100000", LOG_LEVEL: "silent", ...opts.env });
-  const server = await startApiServer(buildApiDeps({ sql: db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }), opts.tls === false ? {} : { tls: leaf });
+  const server = await startApiServer(buildApiDeps({ sql: (await opts.sql?.(db)) ?? db.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }), opts.tls === false ? {} : { tls: leaf });
   return {
     url: server.url,
     db,

@@ -38,7 +38,7 @@ const doc = (summary: string, inside: string) => ({ summary, description: inside
  * API key); each body after the handshake is a session payload opened and sealed here.
  */
 export const runnerProtocolRoutes = (deps: ApiDeps) => {
-  const jobDeps = { sql: deps.sql, bus: deps.bus, box: deps.box, log: deps.log, claims: deps.runnerClaims };
+  const jobDeps = { sql: deps.sql, bus: deps.bus, box: deps.box, log: deps.log, claims: deps.runnerClaims, unheard: () => deps.runnersUnheard() };
   return new Elysia({ prefix: "/runner", detail: { tags: ["runner"] } })
     .derive(async ({ request, set }) => ({ runner: await authenticateRunner(deps, request, set) }))
     .post("/session", ({ runner, body }) => openSession(deps.sql, deps.box, deps.log, runner, body), {

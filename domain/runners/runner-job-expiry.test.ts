@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { BEFORE_ANYTHING } from "../core/process/blind-time.ts";
+import { BEFORE_ANYTHING } from "../../core/process/blind-time.ts";
 import { heardExpiry, unheardStretches } from "./runner-job-expiry.ts";
 
 const T = 1_800_000_000_000;
@@ -25,6 +25,14 @@ describe("a runner job's life, counted on time its runner could have been heard"
     expect(heardExpiry(T - 24_000, LIFE, unheard)).toBe(T - 12_000 + 6_000);
     // Due 40 s ago: expired 30 s ago, before the stretch began.
     expect(heardExpiry(T - 40_000, LIFE, unheard)).toBe(T - 30_000);
+  });
+
+  it("takes stretches that overlap or come out of order (the API tier's absences and an API's own interruption)", () => {
+    const unheard = [[T - 20_000, T - 12_000], [T - 30_000, T - 15_000], [T - 14_000, T - 13_000]] as const;
+    // Due 40 s ago: 10 s heard before the stretches began.
+    expect(heardExpiry(T - 40_000, LIFE, unheard)).toBe(T - 30_000);
+    // Due 31 s ago: 1 s heard, then unheard until 12 s ago, then 9 s.
+    expect(heardExpiry(T - 31_000, LIFE, unheard)).toBe(T - 12_000 + 9_000);
   });
 
   it("skips every stretch its life meets", () => {
