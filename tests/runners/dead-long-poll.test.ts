@@ -116,4 +116,29 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
     expect(await results.waitFor((x) => x.id === job.id, 5000)).toMatchObject({ status: "unavailable", location: runner.id });
     await results.stop();
   }, 30_000);
+
+  it("hands back a job its dead long-poll took when another API process ends the runner's session", async () => {
+    const { org, runner } = await orgWithRunner(api);
+    const results = await collectResults(api.bus, org.org_id);
+    const proc = spawnRunner(runnerEnv(runner.token));
+    await proc.waitForOutput("runner connected");
+    await Bun.sleep(500);
+    proc.proc.kill("SIGKILL");
+    await proc.exited;
+    await Bun.sleep(300);
+    const answered = proxy.orphansAnswered();
+    // The session is still open: the dead long-poll takes the job, and the proxy throws the answer away.
+    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_taken", `${target.url}/ok`);
+    await answeredWithin(answered, 2000);
+    expect(await sweep()).toBe(0);
+    // A session/end served by another API process (a stop's, say): this one hands back what it gave the runner.
+    const [session] = await api.db.sql<{ id: string }[]>`select id from runner_sessions where runner_id = ${runner.id}`;
+    await endRunnerSession(api.db.sql, runner.id, session!.id);
+    await Bun.sleep(500);
+    expect(await sweep()).toBe(1);
+    const r = await results.waitFor((x) => x.id === job.id, 5000);
+    expect(r).toMatchObject({ status: "unavailable", location: runner.id });
+    expect(r.error).toContain("runner stopped");
+    await results.stop();
+  }, 30_000);
 });
