@@ -215,7 +215,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   getReport: "One scheduled report with its recipients and the next time it is sent. 404 for another organisation's report.",
   updateReport: "Changes a report; fields left out keep their value and the next send follows the new schedule. 404 for another organisation's report.",
   deleteReport: "Deletes a report; reports already sent stay in the recipients' mailboxes. 404 for another organisation's report.",
-  sendReport: "Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.",
+  sendReport: "Sends the last complete period's report now, the period as the schedule cuts it (the latest scheduled send's, or the next one's when only its send time is still to come: a weekly report covers the seven days before its send day, not the last seven days), marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.",
   getReportUnsubscribe: "What a report email's unsubscribe link does, without doing it: an HTML page with an Unsubscribe button for browsers, JSON otherwise. The signed token in the link is the credential; 400 when it is invalid or expired.",
   unsubscribeFromReport: "Unsubscribes the address in the signed token from that report: the confirmation page's button and RFC 8058 one-click unsubscribe; idempotent. 400 when the token is invalid or expired.",
 };

@@ -46,6 +46,20 @@ export function periodOf(s: Pick<ReportSchedule, "frequency" | "timezone">, at: 
   return { from: midnight(s.timezone, w.year, w.month - 1, 1), to: midnight(s.timezone, w.year, w.month, 1) };
 }
 
+/**
+ * The latest period that is over at `at`, as the scheduled sends cut them (what "send now" reports on):
+ * the next send's period when only its send time is still to come, else the last send's.
+ */
+export function lastCompletePeriod(s: ReportSchedule, at: Date): ReportPeriod {
+  const next = nextSendAt(s, at);
+  const upcoming = periodOf(s, next);
+  if (upcoming.to.getTime() <= at.getTime()) return upcoming;
+  // 40 days back holds at least one send of either frequency (monthly send days are 1..28).
+  let last = nextSendAt(s, new Date(next.getTime() - 40 * 86_400_000));
+  for (let n = nextSendAt(s, last); n.getTime() < next.getTime(); n = nextSendAt(s, n)) last = n;
+  return periodOf(s, last);
+}
+
 /** The local calendar days of a period, each as [from, to), for the daily chart. */
 export function daysOf(timezone: string, p: ReportPeriod): { date: string; from: Date; to: Date }[] {
   const out: { date: string; from: Date; to: Date }[] = [];

@@ -20,7 +20,7 @@ import {
 import { isValidTimeZone } from "../../schemas/maintenance/zoned-time.ts";
 import type { Actor } from "../access/actor.ts";
 import { deliverableEmails, enqueueReportMail, normaliseEmail, recipientStates, type RecipientState } from "./recipients.ts";
-import { nextSendAt, periodOf, type ReportPeriod } from "./schedule.ts";
+import { lastCompletePeriod, nextSendAt, type ReportPeriod } from "./schedule.ts";
 import { verifyReportUnsubscribe } from "./tokens.ts";
 
 interface Ctx {
@@ -120,7 +120,7 @@ export async function removeReport(ctx: Ctx, id: string): Promise<void> {
 export async function sendReportNow(ctx: Ctx, deps: { box: SecretBox; baseUrl: string }, id: string, to: "me" | "recipients"): Promise<{ queued: number; period: ReportPeriod }> {
   const report = await findReport(ctx.sql, ctx.actor.orgId, id);
   if (!report) throw notFound("Report");
-  const period = periodOf(report, nowOf(ctx));
+  const period = lastCompletePeriod(report, nowOf(ctx));
   let addresses: string[];
   if (to === "me") {
     const mine = ctx.actor.identity.kind === "session" ? ctx.actor.identity.email : (await memberEmails(ctx.sql, ctx.actor.orgId, [ctx.actor.userId])).get(ctx.actor.userId);

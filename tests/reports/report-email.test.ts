@@ -176,4 +176,15 @@ describe("scheduled reports", () => {
     expect((await stack.db.sql`select count(*)::int as n from report_deliveries where report_id = ${report.id}`)[0]!.n).toBe(0);
     expect((await call("POST", `/api/v1/reports/${report.id}/send`, { to: "everyone" })).status).toBe(400);
   });
+
+  it("sends now the week the report covers: the seven days before its latest send day, not the last seven days", async () => {
+    // A report sent three days ago (at 00:00 UTC) covers the seven days before that day.
+    const sendDay = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() - 3));
+    const isoDay = ((sendDay.getUTCDay() + 6) % 7) + 1;
+    const { report, call } = await orgWithReport({ day: isoDay, send_time: "00:00", timezone: "UTC" });
+    const sent = await call("POST", `/api/v1/reports/${report.id}/send`, {});
+    expect(sent.status).toBe(202);
+    expect(sent.body.period_end).toBe(sendDay.toISOString());
+    expect(sent.body.period_start).toBe(new Date(sendDay.getTime() - 7 * 86_400_000).toISOString());
+  });
 });

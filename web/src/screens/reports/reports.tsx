@@ -87,7 +87,7 @@ export function Reports() {
                     disabled={send.isPending}
                     onConfirm={() => send.mutate({ id: r.id, to: "recipients", timezone: r.timezone })}
                   >
-                    <p>The last complete period's report goes to every subscribed recipient, marked as a preview. The scheduled email still goes out as usual.</p>
+                    <p>The report of the last complete period, as the scheduled email cuts it ({r.frequency === "weekly" ? "the seven days before its send day" : "the previous calendar month"}), goes to every subscribed recipient, marked as a preview. The scheduled email still goes out as usual.</p>
                   </ConfirmButton>
                   <button onClick={() => setEditing(editing === r.id ? null : r.id)} aria-expanded={editing === r.id}>
                     Edit
