@@ -99,7 +99,9 @@ export async function applySnapshot(tx: Sql, snap: ProviderSubscription): Promis
   for (const line of lines) {
     const present = snap.items.some((i) => i.productId === line.product_id);
     if (snap.status === "canceled" || (!present && line.status !== "pending_cancellation")) {
-      await updateLine(tx, line.id, { status: "cancelled", ended_at: at, grace_ends_at: null });
+      // A running line that ends mid-period (replaced by a plan change, cancelled at once) ends then, not at its period's end.
+      const cut = (line.status === "active" || line.status === "grace_period") && at < line.period_end ? { period_end: at } : {};
+      await updateLine(tx, line.id, { status: "cancelled", ended_at: at, grace_ends_at: null, ...cut });
     }
   }
   lines = await listSubscriptionLines(tx, sub.id);

@@ -35,6 +35,23 @@ describe("plan changes and proration", () => {
     expect(renewal.totalCents).toBe(2999);
   });
 
+  it("a line replaced by a plan change ends when it was replaced, not at the end of the period it was bought for", async () => {
+    pinSimClock(stack, "2027-04-01T00:00:00Z");
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+    await stack.advance(10);
+    const at = stack.sim.state.now();
+    await changePlan(stack.billing, actorOf(o), { plan: "pro" }, at);
+    await stack.sim.drain();
+    const lines = (await o.owner("GET", "/api/v1/billing/subscription")).body.lines;
+    const starter = lines.find((l: any) => l.product_id === "starter");
+    const pro = lines.find((l: any) => l.product_id === "pro");
+    expect(starter).toMatchObject({ status: "cancelled", next_renewal_at: null });
+    expect(Math.abs(Date.parse(starter.period_end) - at.getTime())).toBeLessThan(5_000);
+    expect(pro.status).toBe("active");
+    expect(Date.parse(pro.period_end) - at.getTime()).toBeGreaterThan(19 * DAY * 1000);
+  });
+
   it("downgrade is immediate, credits the prorated difference to the next invoice and suspends the newest excess", async () => {
     pinSimClock(stack, "2027-06-01T00:00:00Z"); // June: 30 days
     const o = await ownerOrg(stack);
