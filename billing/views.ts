@@ -52,8 +52,9 @@ async function productNames(sql: Sql): Promise<Map<string, string>> {
 }
 
 /** Hosted invoice of each subscription's latest transaction; a provider outage only hides the links. */
-async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger): Promise<Map<string, string | null>> {
-  const subs = await sql<{ id: string; last_transaction_id: string | null }[]>`select id, last_transaction_id from billing_subscriptions where org_id = ${orgId}`;
+async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider | null, log: Logger, subscriptionId?: string): Promise<Map<string, string | null>> {
+  const subs = await sql<{ id: string; last_transaction_id: string | null }[]>`
+    select id, last_transaction_id from billing_subscriptions where org_id = ${orgId} ${subscriptionId ? sql`and id = ${subscriptionId}` : sql``}`;
   const out = new Map<string, string | null>();
   await Promise.all(
     subs.map(async (s) => {
@@ -66,6 +67,12 @@ async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider |
     }),
   );
   return out;
+}
+
+/** One line as every answer shows it (cancel, resume, overlap cancel): with its subscription's hosted invoice, as in the subscription view. */
+export async function singleLineView(sql: Sql, orgId: string, line: LineRow, provider: BillingProvider | null, log: Logger) {
+  const invoices = await invoiceLinks(sql, orgId, provider, log, line.subscription_id);
+  return lineView(line, await productNames(sql), invoices.get(line.subscription_id) ?? null);
 }
 
 /** Subscription state for the web app: overall status, the banner, the plan row and every line. */

@@ -83,9 +83,9 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   listBillingOverlaps: "Add-ons that a plan change made redundant (the new plan includes what they add), waiting for you to cancel or keep them.",
   checkoutBilling: "Without a subscription: a hosted checkout URL of the payment provider. With one: add-ons are added to it and charged at once (a plan change goes through POST /billing/change-plan: 409 here). 409 when billing is off on this deployment.",
   changePlanBilling: "Moves the subscription to another plan; upgrades charge the prorated difference now, downgrades credit it on the next invoice; monitors over the new plan's quota are suspended (kept, not scheduled). 409 without a paid plan, when already on the plan, or while the plan is ending. `preview: true` only computes the amounts.",
-  cancelBillingLine: "Marks one active plan or add-on line to end at its period end (pending_cancellation); 409 for a line that is not active.",
-  resumeBillingLine: "Withdraws a pending cancellation; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).",
-  cancelBillingOverlap: "Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated.",
+  cancelBillingLine: "Marks one active plan or add-on line to end at its period end (pending_cancellation) and answers the line as GET /billing/subscription shows it, its `invoice_url` included; 409 for a line that is not active.",
+  resumeBillingLine: "Withdraws a pending cancellation and answers the line as GET /billing/subscription shows it, its `invoice_url` included; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).",
+  cancelBillingOverlap: "Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated; `line` is the add-on line as GET /billing/subscription shows it, its `invoice_url` included.",
   dismissBillingOverlap: "Keeps the overlapping add-on on top of the plan and dismisses the notice.",
 
   // results

@@ -199,6 +199,17 @@ describe("subscription status (spec table)", () => {
     expect((await sub(o.owner)).lines[0].status).toBe("active");
   });
 
+  it("cancel and resume answer the line with its hosted invoice link, as GET /billing/subscription shows it", async () => {
+    const o = await ownerOrg(stack);
+    const paid = await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+    const line = (await sub(o.owner)).lines[0];
+    expect(line.invoice_url).toContain(`/invoices/${paid.transaction_id}`);
+    const cancelled = await o.owner("POST", `/api/v1/billing/lines/${line.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: "pending_cancellation", invoice_url: line.invoice_url });
+    const resumed = await o.owner("POST", `/api/v1/billing/lines/${line.id}/resume`);
+    expect(resumed.body).toMatchObject({ status: "active", invoice_url: line.invoice_url });
+  });
+
   it("removing one add-on cancels only that line at the end of the period", async () => {
     const o = await ownerOrg(stack);
     await buy(stack, o.owner, { plan: "pro", addons: [{ id: "runner", quantity: 1 }, { id: "members", quantity: 1 }], cycle: "monthly" });

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { cancelLine, cancelOverlap, changePlan, checkout, dismissOverlap, resumeLine, type BillingDeps } from "../../../billing/lifecycle.ts";
 import { providerFromConfig } from "../../../billing/provider/from-config.ts";
-import { activeAddonLines, catalogue, lineView, openOverlaps, subscriptionView } from "../../../billing/views.ts";
+import { activeAddonLines, catalogue, openOverlaps, singleLineView, subscriptionView } from "../../../billing/views.ts";
 import { receiveWebhook } from "../../../billing/webhooks.ts";
 import type { ApiDeps } from "../../context.ts";
 import { authPlugin } from "../../middleware/auth.ts";
@@ -19,10 +19,7 @@ export const billingRoutes = (deps: ApiDeps) => {
   const billing: BillingDeps = { sql: deps.sql, provider, log: deps.log };
   // The provider's notion of now: prorations must be computed on the clock the provider charges by.
   const now = () => deps.billingClock?.() ?? new Date();
-  const names = async () => {
-    const c = await catalogue(deps.sql);
-    return new Map([...c.plans, ...c.addons].map((p) => [p.id, p.name] as const));
-  };
+  const lineAnswer = (orgId: string, line: Parameters<typeof singleLineView>[2]) => singleLineView(deps.sql, orgId, line, provider, deps.log);
   return new Elysia({ prefix: "/billing", detail: { tags: ["billing"] } })
     .post(
       "/webhooks/paddle",
@@ -74,12 +71,12 @@ export const billingRoutes = (deps: ApiDeps) => {
           response: { 200: PlanChangeView },
           detail: { summary: "Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes" },
         })
-        .post("/lines/:id/cancel", async ({ actor, params }) => lineView(await cancelLine(billing, actor, params.id), await names(), null), {
+        .post("/lines/:id/cancel", async ({ actor, params }) => lineAnswer(actor.orgId, await cancelLine(billing, actor, params.id)), {
           params: IdParams,
           response: { 200: LineView },
           detail: { summary: "Cancel one line at the end of its period (pending_cancellation)" },
         })
-        .post("/lines/:id/resume", async ({ actor, params }) => lineView(await resumeLine(billing, actor, params.id, now()), await names(), null), {
+        .post("/lines/:id/resume", async ({ actor, params }) => lineAnswer(actor.orgId, await resumeLine(billing, actor, params.id, now())), {
           params: IdParams,
           response: { 200: LineView },
           detail: { summary: "Undo a pending cancellation before the period ends" },
@@ -88,7 +85,7 @@ export const billingRoutes = (deps: ApiDeps) => {
           "/overlaps/:id/cancel",
           async ({ actor, params }) => {
             const { line, credit_cents } = await cancelOverlap(billing, actor, params.id, now());
-            return { line: lineView(line, await names(), null), credit_cents };
+            return { line: await lineAnswer(actor.orgId, line), credit_cents };
           },
           {
             params: IdParams,

@@ -25,7 +25,12 @@ export const LineView = t.Object({
   next_renewal_at: OrNull(t.String({ format: "date-time", description: "Null when the line is ending or ended" })),
   cancel_at: OrNull(t.String({ format: "date-time" })),
   grace_ends_at: OrNull(t.String({ format: "date-time" })),
-  invoice_url: OrNull(t.String({ description: "Hosted invoice of the current period at the payment provider" })),
+  invoice_url: OrNull(
+    t.String({
+      description:
+        "Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer",
+    }),
+  ),
 });
 
 export const SubscriptionView = t.Object({
