@@ -63,6 +63,9 @@ describe("reports screen", () => {
 
     // To every recipient, after a confirmation dialog.
     await card.getByRole("button", { name: "Send to recipients now" }).click();
+    // The dialog says which period a weekly report sends now: the one the schedule cuts, not the last seven days.
+    await page.getByRole("dialog").getByText("as the scheduled email cuts it (the seven days before its send day)").waitFor();
+    await captureScreen(page, "reports-02-send-now-dialog");
     await page.getByRole("dialog").getByRole("button", { name: "Send now" }).click();
     await page.getByRole("status").filter({ hasText: "Queued for 2 recipients" }).waitFor();
     for (let i = 0; i < 100 && !smtp.mails.some((m) => m.envelope.to.includes("ops@example.test")); i++) await Bun.sleep(100);
