@@ -26,7 +26,7 @@ export async function catalogue(sql: Sql) {
   };
 }
 
-export function lineView(l: LineRow, names: Map<string, string>, invoiceUrl: string | null) {
+function lineView(l: LineRow, names: Map<string, string>, invoiceUrl: string | null) {
   return {
     id: l.id,
     kind: l.kind,
@@ -69,6 +69,16 @@ async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider |
   return out;
 }
 
+/** The provider's page to update the payment method and pay the failed renewal; a provider outage only hides it. */
+async function paymentLink(sql: Sql, orgId: string, subscriptionId: string, provider: BillingProvider | null, log: Logger): Promise<string | null> {
+  const [sub] = await sql<{ provider_subscription_id: string }[]>`select provider_subscription_id from billing_subscriptions where org_id = ${orgId} and id = ${subscriptionId}`;
+  if (!provider || !sub) return null;
+  return provider.paymentUpdateUrl(sub.provider_subscription_id).catch((err) => {
+    log.warn({ op: "billing.payment_link", orgId, err }, "payment-update link unavailable");
+    return null;
+  });
+}
+
 /** One line as every answer shows it (cancel, resume, overlap cancel): with its subscription's hosted invoice, as in the subscription view. */
 export async function singleLineView(sql: Sql, orgId: string, line: LineRow, provider: BillingProvider | null, log: Logger) {
   const invoices = await invoiceLinks(sql, orgId, provider, log, line.subscription_id);
@@ -91,11 +101,11 @@ export async function subscriptionView(sql: Sql, orgId: string, provider: Billin
   const planLine = live.find((l) => l.kind === "plan") ?? lines.filter((l) => l.kind === "plan").at(-1);
   // Never subscribed: the Free plan is in force, which is "active" (the spec has no "none").
   const status: LineRow["status"] = grace.length > 0 ? "grace_period" : planLine?.status ?? "active";
-  const graceEnds = grace.map((l) => l.grace_ends_at!).sort((a, b) => a.getTime() - b.getTime())[0];
+  const first = [...grace].sort((a, b) => a.grace_ends_at!.getTime() - b.grace_ends_at!.getTime())[0];
   return {
     billing_enabled: true,
     status,
-    banner: graceEnds ? { kind: "payment_failed" as const, grace_ends_at: graceEnds.toISOString() } : null,
+    banner: first ? { kind: "payment_failed" as const, grace_ends_at: first.grace_ends_at!.toISOString(), payment_url: await paymentLink(sql, orgId, first.subscription_id, provider, log) } : null,
     plan: { id: plan.id, name: plan.name, included_quotas: plan.quotas, line_id: live.find((l) => l.kind === "plan")?.id ?? null },
     lines: lines.filter((l) => l.status !== "cancelled" || l.kind === "plan").slice(-50).map((l) => lineView(l, names, invoices.get(l.subscription_id) ?? null)),
   };

@@ -48,6 +48,11 @@ export interface BillingProvider {
   cancel(subscriptionId: string, effective: "immediately" | "next_billing_period" | null): Promise<ProviderSubscription>;
   /** Credits an amount to the next invoice (overlap cancellations). */
   credit(subscriptionId: string, amountCents: number, reason: string): Promise<void>;
+  /**
+   * The provider's page where the customer updates the payment method and pays what is due (a failed
+   * renewal during grace), or null when it has none for this subscription (cancelled).
+   */
+  paymentUpdateUrl(subscriptionId: string): Promise<string | null>;
   /** Hosted invoice of a transaction, or null when the provider has none yet. */
   invoiceUrl(transactionId: string): Promise<string | null>;
   /** Verifies and parses a webhook; throws WebhookRejected when it must be refused. */

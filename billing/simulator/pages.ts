@@ -1,6 +1,6 @@
-import type { SimState, SimTransaction } from "./state.ts";
+import type { SimState, SimSubscription, SimTransaction } from "./state.ts";
 
-/** The simulator's hosted pages (Paddle's checkout and invoice), plain HTML a browser opens. */
+/** The simulator's hosted pages (Paddle's checkout, invoice and payment-method update), plain HTML a browser opens. */
 const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 const page = (title: string, body: string) =>
@@ -20,5 +20,25 @@ export function invoicePage(t: SimTransaction, state: SimState): Response {
   return page(
     `Invoice ${t.id}`,
     `<h1>Invoice ${escapeHtml(t.id)}</h1><p>Simulated invoice: no real payment was taken.</p><p>Billed ${t.createdAt.toISOString().slice(0, 10)} (${t.origin.replaceAll("_", " ")}), ${t.cycle}.</p><ul>${itemRows(t, state)}</ul><p>Amount charged: <strong>${money(t.totalCents)}</strong> — Paid</p>`,
+  );
+}
+
+/** A renewal's credit from earlier downgrades or overlap cancellations, when it lowered the amount due. */
+const creditLine = (t: SimTransaction, state: SimState) => {
+  const credit = state.total(t.items) - t.totalCents;
+  return credit > 0 ? `<p>Credit applied: −${money(credit)}</p>` : "";
+};
+
+/**
+ * Paddle's "update payment method" page (the subscription's management_urls): the failed renewal that is due,
+ * and a form that stores a new (simulated) card and pays it.
+ */
+export function paymentUpdatePage(s: SimSubscription, unpaid: SimTransaction | undefined, state: SimState): Response {
+  const due = unpaid
+    ? `<h2>Unpaid invoice ${escapeHtml(unpaid.id)}</h2><p>Renewal billed ${unpaid.createdAt.toISOString().slice(0, 10)}, ${unpaid.cycle}.</p><ul>${itemRows(unpaid, state)}</ul>${creditLine(unpaid, state)}<p>Amount due: <strong>${money(unpaid.totalCents)}</strong> — Unpaid</p>`
+    : "<p>Nothing is due: the subscription is paid up. A new card is used from the next renewal.</p>";
+  return page(
+    "Update payment method",
+    `<h1>Update payment method</h1><p>Simulated provider page: no real card is stored or charged.</p>${due}<form method="post" action="/subscriptions/${escapeHtml(s.id)}/update-payment-method"><label>Card number <input name="card" value="4242 4242 4242 4242" autocomplete="off"></label> <button>${unpaid ? `Update and pay ${money(unpaid.totalCents)}` : "Update card"}</button></form>`,
   );
 }

@@ -1,6 +1,6 @@
 import { periodEnd } from "../proration.ts";
 import { signPaddle } from "../provider/paddle/signature.ts";
-import { checkoutPage, invoicePage } from "./pages.ts";
+import { checkoutPage, invoicePage, paymentUpdatePage } from "./pages.ts";
 import { type SimItem, SimState, type SimSubscription, type SimTransaction, simId } from "./state.ts";
 
 export interface SimulatorOptions {
@@ -114,6 +114,25 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     }
   }
 
+  /** Pays the failed renewal (Paddle collects it once the payment method works): the subscription is active again. */
+  function payDue(s: SimSubscription): SimTransaction | undefined {
+    const t = state.unpaid(s);
+    if (t) t.status = "completed";
+    s.status = "active";
+    s.updatedAt = state.stamp();
+    if (t) emit("transaction.completed", txnData(t));
+    subEvent("subscription.updated", s);
+    return t;
+  }
+  /** A browser's form post goes back to the app once the webhooks landed, so it shows the new state. */
+  async function backToApp(req: Request, txnId: string): Promise<Response | null> {
+    if (!returnUrl || !req.headers.get("content-type")?.startsWith("application/x-www-form-urlencoded")) return null;
+    await queue;
+    const back = new URL(returnUrl);
+    back.searchParams.set("checkout", txnId);
+    return new Response(null, { status: 303, headers: { location: back.toString() } });
+  }
+
   async function body<T>(req: Request): Promise<T> {
     const text = await req.text();
     return (text ? JSON.parse(text) : {}) as T;
@@ -143,14 +162,17 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
       const s = state.completeCheckout(t);
       subEvent("subscription.created", s);
       emit("transaction.completed", txnData(t));
-      // A browser's form post goes back to the app once the webhooks landed, so it shows the new plan.
-      if (returnUrl && req.headers.get("content-type")?.startsWith("application/x-www-form-urlencoded")) {
-        await queue;
-        const back = new URL(returnUrl);
-        back.searchParams.set("checkout", t.id);
-        return new Response(null, { status: 303, headers: { location: back.toString() } });
-      }
-      return json({ data: { transaction_id: t.id, subscription_id: s.id } });
+      return (await backToApp(req, t.id)) ?? json({ data: { transaction_id: t.id, subscription_id: s.id } });
+    }
+    // The customer's payment-method page (management_urls.update_payment_method): a new card pays what is due.
+    if ((r = m(/^\/subscriptions\/([^/]+)\/update-payment-method$/)) && (req.method === "GET" || req.method === "POST")) {
+      const s = state.subscriptions.get(r[1]!);
+      if (!s || s.status === "canceled") return err(404, "not_found", "no such subscription");
+      if (req.method === "GET") return paymentUpdatePage(s, s.status === "past_due" ? state.unpaid(s) : undefined, state);
+      await req.arrayBuffer();
+      if (s.status !== "past_due") return json({ data: { subscription_id: s.id, paid_transaction_id: null } });
+      const t = payDue(s);
+      return (t && (await backToApp(req, t.id))) ?? json({ data: { subscription_id: s.id, paid_transaction_id: t?.id ?? null } });
     }
     if (p.startsWith("/sim/")) return admin(req, p);
     if (!authorised(req)) return err(403, "forbidden", "bad API key");
@@ -249,12 +271,7 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     if ((r = /^\/sim\/subscriptions\/([^/]+)\/pay$/.exec(p)) && req.method === "POST") {
       const s = state.subscriptions.get(r[1]!);
       if (!s || s.status !== "past_due") return err(409, "not_past_due", "nothing to pay");
-      const t = [...state.transactions.values()].reverse().find((x) => x.subscriptionId === s.id && x.status === "past_due");
-      if (t) t.status = "completed";
-      s.status = "active";
-      s.updatedAt = state.stamp();
-      if (t) emit("transaction.completed", txnData(t));
-      subEvent("subscription.updated", s);
+      payDue(s);
       return json({ data: state.toPaddle(s) });
     }
     if (p === "/sim/webhooks/hold" && req.method === "POST") {
@@ -293,8 +310,9 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
       }
     },
   });
+  state.baseUrl = `http://${opts.hostname ?? "127.0.0.1"}:${server.port}`;
   return {
-    url: `http://${opts.hostname ?? "127.0.0.1"}:${server.port}`,
+    url: state.baseUrl,
     state,
     events,
     setWebhookUrl(url) {

@@ -46,6 +46,8 @@ export class SimState {
   subscriptions = new Map<string, SimSubscription>();
   transactions = new Map<string, SimTransaction>();
   adjustments: { subscriptionId: string; transactionId: string; amountCents: number; reason: string }[] = [];
+  /** Where the simulator listens, for the customer-facing links it hands out. */
+  baseUrl = "";
 
   constructor(readonly prices: Record<string, number>) {}
 
@@ -85,7 +87,13 @@ export class SimState {
         price: { id: i.priceId, product_id: `pro_${parsePriceId(i.priceId)?.productId ?? i.priceId}`, unit_price: { amount: String(this.price(i.priceId)), currency_code: "USD" } },
       })),
       updated_at: s.updatedAt.toISOString(),
+      management_urls: { update_payment_method: s.status === "canceled" ? null : `${this.baseUrl}/subscriptions/${s.id}/update-payment-method` },
     };
+  }
+
+  /** The renewal that failed and is still unpaid, if any. */
+  unpaid(s: SimSubscription): SimTransaction | undefined {
+    return [...this.transactions.values()].reverse().find((t) => t.subscriptionId === s.id && t.status === "past_due");
   }
 
   /** Completes a checkout: the subscription starts now with one period paid. */

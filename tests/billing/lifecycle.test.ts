@@ -66,6 +66,31 @@ describe("subscription status (spec table)", () => {
     expect((await sub(o.owner)).status).toBe("grace_period");
   });
 
+  it("the grace banner links the provider's payment-update page, where paying the failed renewal ends the grace", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+    const paidInvoice = (await sub(o.owner)).lines[0].invoice_url;
+    await stack.sim$("POST", "/sim/fail-next", {});
+    await stack.advance(31);
+    const grace = await sub(o.owner);
+    expect(grace.banner.kind).toBe("payment_failed");
+    const subId = [...stack.sim.state.subscriptions.values()].find((s) => s.orgId === o.org_id)!.id;
+    expect(grace.banner.payment_url).toBe(`${stack.sim.url}/subscriptions/${subId}/update-payment-method`);
+    expect(grace.banner.payment_url).not.toBe(paidInvoice);
+    const page = await fetch(grace.banner.payment_url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("$6.99");
+    const paid = await fetch(grace.banner.payment_url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" });
+    expect(paid.status).toBe(200);
+    await stack.sim.drain();
+    const s = await sub(o.owner);
+    expect(s.status).toBe("active");
+    expect(s.banner).toBeNull();
+    expect(s.lines[0].invoice_url).not.toBe(paidInvoice);
+    const jobs = await stack.api.sql`select kind from billing_jobs where org_id = ${o.org_id} and kind in ('grace_reminder', 'grace_expiry') and done_at is null`;
+    expect(jobs.length).toBe(0);
+  });
+
   it("a payment during grace brings the lines back to active in the same period", async () => {
     const o = await ownerOrg(stack);
     await buy(stack, o.owner, { plan: "pro", addons: [{ id: "members", quantity: 1 }], cycle: "monthly" });

@@ -76,3 +76,54 @@ describe("simulated hosted checkout", () => {
     expect((await fetch(`${sim.url}/invoices/txn_unknown`)).status).toBe(404);
   });
 });
+
+describe("simulated payment-method update (the provider's page for a failed renewal)", () => {
+  async function pastDue() {
+    const txn = await newCheckout();
+    await fetch(`${sim.url}/checkout/${txn.id}/pay`, { method: "POST" });
+    const subId = sim.state.transactions.get(txn.id)!.subscriptionId!;
+    await fetch(`${sim.url}/sim/fail-next`, { method: "POST", body: JSON.stringify({ subscription_id: subId }) });
+    await fetch(`${sim.url}/sim/advance`, { method: "POST", body: JSON.stringify({ days: 32 }) });
+    await sim.drain();
+    return subId;
+  }
+  const subscription = async (id: string) => ((await (await fetch(`${sim.url}/subscriptions/${id}`)).json()) as { data: { status: string; management_urls: { update_payment_method: string | null } } }).data;
+
+  it("links the page from the subscription (Paddle's management_urls) and shows the unpaid renewal on it", async () => {
+    const subId = await pastDue();
+    const sub = await subscription(subId);
+    expect(sub.status).toBe("past_due");
+    expect(sub.management_urls.update_payment_method).toBe(`${sim.url}/subscriptions/${subId}/update-payment-method`);
+    const res = await fetch(sub.management_urls.update_payment_method!);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Update payment method");
+    expect(html).toContain("2 × pri_runner_monthly: $9.98");
+    expect(html).toContain("Unpaid");
+    expect(html).toContain("<strong>$16.97</strong>");
+    expect(html).toContain(`action="/subscriptions/${subId}/update-payment-method"`);
+  });
+
+  it("pays the unpaid renewal with the new method, reports it as Paddle does, and sends the browser back", async () => {
+    sim.setReturnUrl("http://127.0.0.1:1/billing");
+    const subId = await pastDue();
+    const unpaid = [...sim.state.transactions.values()].find((t) => t.subscriptionId === subId && t.status === "past_due")!;
+    hooks.length = 0;
+    const url = (await subscription(subId)).management_urls.update_payment_method!;
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "card=4242", redirect: "manual" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`http://127.0.0.1:1/billing?checkout=${unpaid.id}`);
+    expect(hooks).toEqual(["transaction.completed", "subscription.updated"]);
+    expect((await subscription(subId)).status).toBe("active");
+    expect(unpaid.status).toBe("completed");
+    // Nothing more is due: the page says so, and a second update charges nothing.
+    expect(await (await fetch(url)).text()).toContain("Nothing is due");
+    hooks.length = 0;
+    const again = await fetch(url, { method: "POST", redirect: "manual" });
+    expect(again.status).toBe(200);
+    await sim.drain();
+    expect(hooks).toEqual([]);
+    sim.setReturnUrl(null);
+  });
+});
+

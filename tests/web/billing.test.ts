@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { apiCall, captureScreen, nav, type JourneyEnv, signUpInBrowser, sim, startJourney, waitOrShoot, SETUP_TIMEOUT_MS } from "./journey-support.ts";
+import { screenshot } from "./browser.ts";
 
 // Billing through the payment-provider simulator that the all-in-one mode runs with BILLING=simulator (journey-support sets it).
 let env: JourneyEnv;
@@ -174,11 +175,13 @@ describe("billing", () => {
     await line("starter").locator("[data-status=grace_period]").waitFor();
     await captureScreen(page, "p2-billing-13-grace-billing");
 
-    const state = await sim<{ subscriptions: { id: string }[] }>(env, "GET", "/sim/state");
-    await sim(env, "POST", `/sim/subscriptions/${state.subscriptions[0]!.id}/pay`, {});
-    await sim(env, "POST", "/sim/drain");
-    for (let i = 0; i < 50 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).banner !== null; i++) await Bun.sleep(100);
-    await page.reload();
+    // The notice leads to the provider's payment-method page (not the last paid invoice); paying there ends the grace.
+    await page.getByTestId("grace-notice").getByRole("link", { name: "Update payment method and pay" }).click();
+    await page.getByRole("heading", { name: "Update payment method" }).waitFor();
+    expect(await page.textContent("main")).toContain("Unpaid");
+    await screenshot(page, "p2-billing-14-update-payment-method");
+    await page.getByRole("button", { name: /^Update and pay \$/ }).click();
+    await page.getByTestId("checkout-returned").waitFor();
     await line("starter").locator("[data-status=active]").waitFor();
     expect(await page.getByTestId("grace-banner").count()).toBe(0);
     expect(dashboardErrors()).toEqual([]);

@@ -38,7 +38,18 @@ export const SubscriptionView = t.Object({
   status: t.Union([t.Literal("active"), t.Literal("grace_period"), t.Literal("past_due"), t.Literal("pending_cancellation"), t.Literal("cancelled")], {
     description: "The plan line's state (spec table); active when never subscribed (the Free plan is in force) and on a self-hosted deployment (BILLING=off)",
   }),
-  banner: OrNull(t.Object({ kind: t.Literal("payment_failed"), grace_ends_at: t.String({ format: "date-time" }) })),
+  banner: OrNull(
+    t.Object({
+      kind: t.Literal("payment_failed"),
+      grace_ends_at: t.String({ format: "date-time" }),
+      payment_url: OrNull(
+        t.String({
+          description:
+            "The payment provider's page where the owner updates the payment method and pays the failed renewal (Paddle's update-payment-method link); paying there ends the grace period. Null when the provider does not answer",
+        }),
+      ),
+    }),
+  ),
   plan: t.Object({ id: t.String(), name: t.String(), included_quotas: t.Record(t.String(), t.Number()), line_id: OrNull(t.String()) }),
   lines: t.Array(LineView),
 });

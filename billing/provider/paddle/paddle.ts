@@ -72,6 +72,14 @@ export function createPaddleProvider(opts: PaddleOptions): BillingProvider {
       if (!txn || !itemId) throw new PaddleError(409, `No completed transaction to credit on subscription ${subscriptionId}`, true);
       await call("POST", "/adjustments", { action: "credit", transaction_id: txn.id, reason, type: "partial", items: [{ item_id: itemId, type: "partial", amount: String(amountCents) }] });
     },
+    async paymentUpdateUrl(subscriptionId) {
+      try {
+        return (await call<PaddleSubscription>("GET", `/subscriptions/${subscriptionId}`)).management_urls?.update_payment_method ?? null;
+      } catch (err) {
+        if (err instanceof PaddleError && err.permanent) return null;
+        throw err;
+      }
+    },
     async invoiceUrl(transactionId) {
       try {
         return (await call<{ url: string }>("GET", `/transactions/${transactionId}/invoice`)).url;

@@ -12,6 +12,8 @@ export interface PaddleSubscription {
   scheduled_change: { action: "cancel" | "pause" | "resume"; effective_at: string } | null;
   items: { quantity: number; status?: string; price: { id: string; product_id: string; unit_price: { amount: string; currency_code: string } } }[];
   updated_at: string;
+  /** Customer-facing pages; `update_payment_method` is null for a cancelled subscription. */
+  management_urls?: { update_payment_method: string | null; cancel?: string } | null;
 }
 
 export interface PaddleWebhook {

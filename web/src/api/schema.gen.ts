@@ -1177,7 +1177,7 @@ export interface paths {
         };
         /**
          * Subscription status, payment banner, plan row with included quotas, and every line
-         * @description The organisation's subscription: status (active, past_due…), the payment banner to show, the plan's included quotas and every billed line.
+         * @description The organisation's subscription: status (active, past_due…), the payment banner to show (during grace, with `payment_url`: the provider's page to update the payment method and pay the failed renewal, which ends the grace), the plan's included quotas and every billed line.
          *
          *     Who: any member of the active organisation, by session or API key; no particular permission.
          */
@@ -1289,7 +1289,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel one line at the end of its period (pending_cancellation)
-         * @description Marks one active plan or add-on line to end at its period end (pending_cancellation); 409 for a line that is not active.
+         * @description Marks one active plan or add-on line to end at its period end (pending_cancellation) and answers the line as GET /billing/subscription shows it, its `invoice_url` included; 409 for a line that is not active.
          *
          *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
          */
@@ -1311,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * Undo a pending cancellation before the period ends
-         * @description Withdraws a pending cancellation; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).
+         * @description Withdraws a pending cancellation and answers the line as GET /billing/subscription shows it, its `invoice_url` included; 409 when the line is not pending cancellation (buy it again with POST /billing/checkout).
          *
          *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
          */
@@ -1333,7 +1333,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel the overlapping add-on at the next renewal; the unused balance is credited prorated
-         * @description Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated.
+         * @description Cancels the overlapping add-on at its next renewal and credits its unused balance, prorated; `line` is the add-on line as GET /billing/subscription shows it, its `invoice_url` included.
          *
          *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
          */
@@ -3289,7 +3289,7 @@ export interface paths {
         put?: never;
         /**
          * Send now: the last complete period's report as a preview, to you (default) or to every recipient
-         * @description Sends the last complete period's report now, marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
+         * @description Sends the last complete period's report now, the period as the schedule cuts it (the latest scheduled send's, or the next one's when only its send time is still to come: a weekly report covers the seven days before its send day, not the last seven days), marked as a preview, to the caller (default) or to every subscribed recipient; 202 once queued in the mail outbox. Never counts as the period's scheduled send.
          *
          *     Who: a role with `alerts:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
@@ -12020,6 +12020,8 @@ export interface operations {
                             kind: "payment_failed";
                             /** Format: date-time */
                             grace_ends_at: string;
+                            /** @description The payment provider's page where the owner updates the payment method and pays the failed renewal (Paddle's update-payment-method link); paying there ends the grace period. Null when the provider does not answer */
+                            payment_url: string | null;
                         } | null;
                         plan: {
                             id: string;
@@ -12058,7 +12060,7 @@ export interface operations {
                             cancel_at: string | null;
                             /** Format: date-time */
                             grace_ends_at: string | null;
-                            /** @description Hosted invoice of the current period at the payment provider */
+                            /** @description Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer */
                             invoice_url: string | null;
                         }[];
                     };
@@ -12183,7 +12185,7 @@ export interface operations {
                             cancel_at: string | null;
                             /** Format: date-time */
                             grace_ends_at: string | null;
-                            /** @description Hosted invoice of the current period at the payment provider */
+                            /** @description Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer */
                             invoice_url: string | null;
                         }[];
                         pagination: components["schemas"]["Pagination"];
@@ -12675,7 +12677,7 @@ export interface operations {
                         cancel_at: string | null;
                         /** Format: date-time */
                         grace_ends_at: string | null;
-                        /** @description Hosted invoice of the current period at the payment provider */
+                        /** @description Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer */
                         invoice_url: string | null;
                     };
                 };
@@ -12806,7 +12808,7 @@ export interface operations {
                         cancel_at: string | null;
                         /** Format: date-time */
                         grace_ends_at: string | null;
-                        /** @description Hosted invoice of the current period at the payment provider */
+                        /** @description Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer */
                         invoice_url: string | null;
                     };
                 };
@@ -12938,7 +12940,7 @@ export interface operations {
                             cancel_at: string | null;
                             /** Format: date-time */
                             grace_ends_at: string | null;
-                            /** @description Hosted invoice of the current period at the payment provider */
+                            /** @description Hosted invoice of the current period at the payment provider (the subscription's latest paid transaction); the same in every answer that carries a line (subscription, active add-ons, cancel, resume, overlap cancel). Null when the provider has none or does not answer */
                             invoice_url: string | null;
                         };
                         /** @description Unused balance credited to the next invoice */
