@@ -114,6 +114,8 @@ export interface PlanChange {
   to: string;
   cycle: Cycle;
   proration: { old_price_cents: number; new_price_cents: number; period_seconds: number; remaining_seconds: number; amount_cents: number; charged_now_cents: number; credited_next_invoice_cents: number };
+  /** What the change suspends and is still suspended then is deleted at this time: the new plan's grace days from now. */
+  delete_suspended_at: string;
   applied: boolean;
 }
 
@@ -150,6 +152,8 @@ export async function changePlan(deps: BillingDeps, actor: Actor, input: { plan:
       charged_now_cents: Math.max(0, amount),
       credited_next_invoice_cents: Math.max(0, -amount),
     },
+    // Suspensions are stamped on this (the provider's) clock and the billing jobs delete after the org plan's grace.
+    delete_suspended_at: new Date(now.getTime() + target.grace_days * 86_400_000).toISOString(),
     applied: false,
   };
   if (input.preview) return result;

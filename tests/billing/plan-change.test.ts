@@ -35,6 +35,20 @@ describe("plan changes and proration", () => {
     expect(renewal.totalCents).toBe(2999);
   });
 
+  it("a plan change says when what it suspends is deleted: the new plan's grace after the change, on the provider's clock", async () => {
+    pinSimClock(stack, "2027-04-01T00:00:00Z");
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "pro", cycle: "monthly" });
+    await stack.advance(3);
+    const now = stack.sim.state.now();
+    const preview = await changePlan(stack.billing, actorOf(o), { plan: "starter", preview: true }, now);
+    // Starter's grace is 5 days.
+    expect(preview.delete_suspended_at).toBe(new Date(now.getTime() + 5 * DAY * 1000).toISOString());
+    const viaApi = await o.owner("POST", "/api/v1/billing/change-plan", { plan: "starter", preview: true });
+    expect(viaApi.status).toBe(200);
+    expect(Date.parse(viaApi.body.delete_suspended_at)).toBeGreaterThan(Date.now() + 4 * DAY * 1000);
+  });
+
   it("a line replaced by a plan change ends when it was replaced, not at the end of the period it was bought for", async () => {
     pinSimClock(stack, "2027-04-01T00:00:00Z");
     const o = await ownerOrg(stack);

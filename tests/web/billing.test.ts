@@ -116,8 +116,16 @@ describe("billing", () => {
     // Starter's 1 runner plus the kept runner add-on: 3 in use, 2 allowed.
     await dialog.getByTestId("suspension-warning").getByText("Self-hosted runners: 3 in use, 2 allowed (1 suspended)").waitFor();
     await dialog.getByTestId("suspension-warning").getByText("Real-time monitors (30 s): 1 in use, 0 allowed (1 suspended)").waitFor();
-    // What stays suspended is deleted after the new plan's grace: the dialog says so before anything happens.
-    await dialog.getByTestId("suspension-warning").getByText("Still suspended after 5 days, they are deleted (runners revoked).").waitFor({ timeout: 5000 });
+    // What stays suspended is deleted after the new plan's grace: the dialog gives the date and time before anything happens.
+    const deletedAt = dialog.getByTestId("deleted-at");
+    await deletedAt.waitFor({ timeout: 5000 });
+    const when = (await apiCall(env, "POST", "/api/v1/billing/change-plan", { plan: "starter", preview: true })).delete_suspended_at as string;
+    const simNow = Date.parse((await sim<{ now: string }>(env, "GET", "/sim/state")).now);
+    expect(Math.abs(Date.parse(when) - (simNow + 5 * 86_400_000))).toBeLessThan(120_000);
+    const shown = new Date(when).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+    expect(await deletedAt.textContent()).toContain("Still suspended on ");
+    expect(await deletedAt.textContent()).toContain(shown);
+    expect(await deletedAt.textContent()).toContain("(Starter's 5-day grace from now), they are deleted (runners revoked).");
     expect(await dialog.textContent()).toMatch(/\$\d+\.\d\d of unused time is credited/);
     await captureScreen(page, "p2-billing-08-downgrade-dialog");
     await dialog.getByRole("button", { name: "Downgrade to Starter" }).click();

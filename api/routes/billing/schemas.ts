@@ -106,6 +106,10 @@ export const PlanChangeView = t.Object({
     charged_now_cents: Cents,
     credited_next_invoice_cents: Cents,
   }),
+  delete_suspended_at: t.String({
+    format: "date-time",
+    description: "Resources this change suspends over the new plan's quotas are deleted at this time if still suspended then: the new plan's grace days after the change, on the payment provider's clock",
+  }),
   applied: t.Boolean(),
 });
 

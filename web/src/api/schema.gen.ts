@@ -1267,7 +1267,7 @@ export interface paths {
         put?: never;
         /**
          * Upgrade (prorated difference charged now) or downgrade (prorated credit on the next invoice); preview:true only computes
-         * @description Moves the subscription to another plan; upgrades charge the prorated difference now, downgrades credit it on the next invoice; monitors over the new plan's quota are suspended (kept, not scheduled). 409 without a paid plan, when already on the plan, or while the plan is ending. `preview: true` only computes the amounts.
+         * @description Moves the subscription to another plan; upgrades charge the prorated difference now, downgrades credit it on the next invoice; monitors over the new plan's quota are suspended (kept, not scheduled). 409 without a paid plan, when already on the plan, or while the plan is ending. `preview: true` only computes the amounts. `delete_suspended_at`: when what the change suspends is deleted if still suspended (the new plan's grace days later).
          *
          *     Who: a role with `billing:manage` (the owner role, or a custom role granting it); API keys never carry it (403).
          */
@@ -12538,6 +12538,11 @@ export interface operations {
                             /** @description US dollar cents */
                             credited_next_invoice_cents: number;
                         };
+                        /**
+                         * Format: date-time
+                         * @description Resources this change suspends over the new plan's quotas are deleted at this time if still suspended then: the new plan's grace days after the change, on the payment provider's clock
+                         */
+                        delete_suspended_at: string;
                         applied: boolean;
                     };
                 };

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, data, type paths } from "../../api/client";
-import { fmtDate, fmtMoney } from "../../components/format";
+import { fmtDate, fmtMoney, fmtTime } from "../../components/format";
 import { Modal } from "../../components/widgets";
 import { ErrorMessage } from "../../components/ui";
 import { type Catalogue, type Entitlements, invalidateBilling, LIVE, type Subscription } from "./billing-api";
@@ -224,7 +224,9 @@ function PlanChange({ target, ent, onClose, onDone }: { target: Plan; ent: Entit
                   </li>
                 ))}
               </ul>
-              <p>Still suspended after {target.grace_days} days, they are deleted (runners revoked).</p>
+              <p data-testid="deleted-at">
+                Still suspended on <strong>{fmtTime(preview.delete_suspended_at)}</strong> ({target.name}'s {target.grace_days}-day grace from now), they are deleted (runners revoked).
+              </p>
             </div>
           )}
           <p className="muted">Period ends {fmtDate(new Date(Date.now() + Number(preview.proration.remaining_seconds) * 1000).toISOString())}.</p>
