@@ -232,6 +232,39 @@ describe("http check", () => {
     expect(result.error).toContain("CERT_HAS_EXPIRED");
   });
 
+  it("reports the DNS time, connect time and address measured before a TLS handshake that failed", async () => {
+    const result = await run({ url: `${expired.url}/` });
+    expect(result.status).toBe("down");
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", dns_ms: 0, tls_ms: null, ttfb_ms: null });
+    expect(result.data.connect_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports the DNS time, connect time and address when the server never completes the TLS handshake", async () => {
+    const result = await run({ url: `https://127.0.0.1:${silent.port}/` }, { timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", dns_ms: 0, tls_ms: null });
+    expect(result.data.connect_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports the address it was refused by, with no connect time", async () => {
+    const result = await run({ url: `http://127.0.0.1:${refusedPort}/` });
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", dns_ms: 0, connect_ms: null });
+  });
+
+  it("says in words that an https URL reached a server that does not speak TLS, not OpenSSL's code", async () => {
+    const port = new URL(plain.url).port;
+    const result = await run({ url: `https://127.0.0.1:${port}/` });
+    expect(result.status).toBe("down");
+    expect(result.error).toBe(`TLS handshake failed: the server did not answer in TLS (plain text on this port?) (127.0.0.1:${port})`);
+  });
+
+  it("reports 0 ms of DNS for an IP address and the lookup's time for a name", async () => {
+    expect((await run({ url: `${plain.url}/` })).data.dns_ms).toBe(0);
+    const named = await run({ url: `${plain.url.replace("127.0.0.1", "localhost")}/` });
+    expect(named.status).toBe("up");
+    expect(named.data.dns_ms).toBeNumber();
+  });
+
   it("reports down for an untrusted self-signed certificate unless tls_verify is false", async () => {
     const strict = await run({ url: `${selfSigned.url}/` });
     expect(strict.status).toBe("down");

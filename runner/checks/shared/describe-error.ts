@@ -25,6 +25,19 @@ const TLS_CODES = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
+/** TLS handshake failures (Bun and Node name OpenSSL's reason as `ERR_SSL_<reason>`) said in words. */
+const HANDSHAKE_REASONS: Readonly<Record<string, string>> = {
+  WRONG_VERSION_NUMBER: "the server did not answer in TLS (plain text on this port?)",
+  HTTP_REQUEST: "the server did not answer in TLS (plain text on this port?)",
+  PACKET_LENGTH_TOO_LONG: "the server did not answer in TLS (plain text on this port?)",
+  UNSUPPORTED_PROTOCOL: "no TLS version in common with the server",
+  TLSV1_ALERT_PROTOCOL_VERSION: "no TLS version in common with the server",
+  SSLV3_ALERT_HANDSHAKE_FAILURE: "the server refused the handshake (no cipher or setting in common)",
+  NO_SHARED_CIPHER: "no cipher in common with the server",
+  TLSV1_UNRECOGNIZED_NAME: "the server does not know the name sent in SNI",
+  TLSV1_ALERT_INTERNAL_ERROR: "the server failed the handshake (internal error)",
+};
+
 /** One line saying what went wrong with a target, for CheckResult.error. */
 export function describeError(err: unknown): string {
   if (!(err instanceof Error)) return cut(String(err));
@@ -35,6 +48,10 @@ export function describeError(err: unknown): string {
     text = `${SOCKET_CODES[code]}${where ? ` (${where})` : ""}`;
   } else if (code && TLS_CODES.has(code)) {
     text = `TLS certificate rejected: ${err.message} (${code})`;
+  } else if (code?.startsWith("ERR_SSL_")) {
+    const reason = code.slice("ERR_SSL_".length);
+    const where = addressOf(err);
+    text = `TLS handshake failed: ${HANDSHAKE_REASONS[reason] ?? reason.toLowerCase().replaceAll("_", " ")}${where ? ` (${where})` : ""}`;
   } else {
     text = err.message || err.name;
   }

@@ -103,11 +103,8 @@ async function exchange(
     port: url.port ? Number(url.port) : https ? 443 : 80,
     guard: o.guard,
     tls: https ? { rejectUnauthorized: o.tlsVerify, extraCa: o.extraCa } : undefined,
+    measurements: m,
   });
-  m.ip = conn.address;
-  m.dns_ms = add(m.dns_ms, conn.dns_ms);
-  m.connect_ms = add(m.connect_ms, conn.connect_ms);
-  if (conn.tls_ms !== null) m.tls_ms = add(m.tls_ms, conn.tls_ms);
 
   const hop = await exchangeOnSocket(conn.socket, {
     host: url.host,

@@ -1,6 +1,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import { isIpLiteral, resolveAndCheck, stripBrackets, type GuardOptions } from "../../../core/net-guard/index.ts";
+import type { CheckDataValue } from "../types.ts";
 import { ms } from "./timing.ts";
 
 interface TlsOptions {
@@ -16,6 +17,12 @@ export interface OpenConnectionOptions {
   port: number;
   guard: GuardOptions & { signal: AbortSignal };
   tls?: TlsOptions;
+  /**
+   * A check's data: `ip`, `dns_ms`, `connect_ms` and `tls_ms` are written as each phase ends (times
+   * added to a number already there: redirect hops), so a failure or timeout later keeps them.
+   * Only the fields the data has (its documented ones are all present, as null) are written.
+   */
+  measurements?: Partial<Record<string, CheckDataValue>>;
 }
 
 export interface OpenedConnection {
@@ -52,19 +59,27 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
   const t0 = performance.now();
   const { address, family } = await resolveAndCheck(o.host, o.guard);
   const t1 = performance.now();
+  const name = serverName(o.host);
+  // An IP literal is not looked up: what the guard spends judging it is not DNS time.
+  const dns_ms = name === undefined ? 0 : ms(t1 - t0);
+  const m = o.measurements;
+  if (m) {
+    record(m, "ip", address);
+    record(m, "dns_ms", dns_ms);
+  }
   o.guard.signal.throwIfAborted();
 
   const socket = o.tls
     ? tls.connect({
         host: address,
         port: o.port,
-        servername: o.tls.servername ?? serverName(o.host),
+        servername: o.tls.servername ?? name,
         rejectUnauthorized: o.tls.rejectUnauthorized,
         ca: caFor(o.tls.extraCa),
       })
     : net.connect({ host: address, port: o.port, family });
 
-  const waiter = new ConnectWaiter(socket, o.guard.signal, address, o.port, o.tls !== undefined);
+  const waiter = new ConnectWaiter(socket, o.guard.signal, address, o.port, o.tls !== undefined, t1, m);
   try {
     await waiter.promise;
   } catch (err) {
@@ -73,14 +88,16 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
   }
   const t3 = performance.now();
   const t2 = waiter.connectedAt === 0 ? t3 : waiter.connectedAt;
-  return {
-    socket,
-    address,
-    family,
-    dns_ms: ms(t1 - t0),
-    connect_ms: ms(t2 - t1),
-    tls_ms: o.tls ? ms(t3 - t2) : null,
-  };
+  const tls_ms = o.tls ? ms(t3 - t2) : null;
+  if (m && tls_ms !== null) record(m, "tls_ms", tls_ms);
+  return { socket, address, family, dns_ms, connect_ms: ms(t2 - t1), tls_ms };
+}
+
+/** Sets a measurement the data documents; a time adds to the one already there. */
+function record(m: Partial<Record<string, CheckDataValue>>, field: "ip" | "dns_ms" | "connect_ms" | "tls_ms", value: string | number): void {
+  if (!(field in m)) return;
+  const previous = m[field];
+  m[field] = typeof value === "number" && typeof previous === "number" ? ms(previous + value) : value;
 }
 
 /**
@@ -101,6 +118,8 @@ class ConnectWaiter {
     private readonly address: string,
     private readonly port: number,
     private readonly secure: boolean,
+    private readonly startedAt: number,
+    private readonly measurements: Partial<Record<string, CheckDataValue>> | undefined,
   ) {
     this.promise = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
@@ -114,6 +133,7 @@ class ConnectWaiter {
 
   private readonly onConnect = (): void => {
     this.connectedAt = performance.now();
+    if (this.measurements) record(this.measurements, "connect_ms", ms(this.connectedAt - this.startedAt));
     if (!this.secure) this.done(null);
   };
 

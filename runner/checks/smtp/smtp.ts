@@ -87,10 +87,7 @@ export const smtpCheck = defineCheck(smtpSpec, {
     const host = stripBrackets(config.host);
     const ehloName = config.ehlo_name ?? SMTP_DEFAULTS.ehlo_name;
     const mode = config.starttls ?? SMTP_DEFAULTS.starttls;
-    const conn = await openConnection({ host: config.host, port: config.port ?? SMTP_DEFAULTS.port, guard: ctx.guardOptions });
-    ctx.data.dns_ms = conn.dns_ms;
-    ctx.data.connect_ms = conn.connect_ms;
-    ctx.data.ip = conn.address;
+    const conn = await openConnection({ host: config.host, port: config.port ?? SMTP_DEFAULTS.port, guard: ctx.guardOptions, measurements: ctx.data });
     let socket: net.Socket | TLSSocket = conn.socket;
     const close = () => socket.destroy();
     ctx.signal.addEventListener("abort", close, { once: true });

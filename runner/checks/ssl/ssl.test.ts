@@ -103,9 +103,22 @@ describe("ssl check", () => {
     expect(result.error).toContain("connection refused");
   });
 
+  it("says in words that the port does not speak TLS, and reports the address", async () => {
+    const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (s) => void s.write("HTTP/1.1 400 Bad Request\r\n\r\n"), data() {} } });
+    try {
+      const result = await run({ host: "127.0.0.1", port: server.port });
+      expect(result.status).toBe("down");
+      expect(result.error).toBe(`TLS handshake failed: the server did not answer in TLS (plain text on this port?) (127.0.0.1:${server.port})`);
+      expect(result.data).toMatchObject({ ip: "127.0.0.1", tls_ms: null });
+    } finally {
+      server.stop(true);
+    }
+  });
+
   it("reports timeout when the server never completes the handshake", async () => {
     const result = await sslCheck.run({ host: "127.0.0.1", port: silent.port }, { ...ctx(), timeoutMs: 300 });
     expect(result.status).toBe("timeout");
     expect(result.data.ssl_days_remaining).toBeNull();
+    expect(result.data.ip).toBe("127.0.0.1");
   });
 });

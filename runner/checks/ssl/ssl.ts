@@ -18,13 +18,12 @@ export const sslCheck = defineCheck(sslSpec, {
       guard: ctx.guardOptions,
       // Verify ourselves below, so an expired or untrusted certificate is still read and reported.
       tls: { servername: config.sni ?? (isIpLiteral(host) ? undefined : host), rejectUnauthorized: false, extraCa: ctx.endpoints?.trustedCa },
+      measurements: ctx.data,
     });
     const socket = conn.socket as TLSSocket;
     const cert = socket.getPeerCertificate(false);
     const verifyError = socket.authorized ? null : String(socket.authorizationError ?? "UNKNOWN");
     socket.destroy();
-    ctx.data.tls_ms = conn.tls_ms;
-    ctx.data.ip = conn.address;
     if (!cert || !cert.valid_to) return { status: "down", error: "the server presented no certificate" };
 
     const validTo = new Date(cert.valid_to);

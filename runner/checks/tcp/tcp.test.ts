@@ -49,6 +49,7 @@ describe("tcp check", () => {
     const result = await tcpCheck.run({ host: "127.0.0.1", port: refusedPort }, ctx());
     expect(result.status).toBe("down");
     expect(result.error).toBe(`connection refused (127.0.0.1:${refusedPort})`);
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", dns_ms: 0, connect_ms: null });
   });
 
   it("resolves a host name and connects to the address it resolved to", async () => {

@@ -4,11 +4,8 @@ import { tcpSpec } from "./tcp-schema.ts";
 
 export const tcpCheck = defineCheck(tcpSpec, {
   async probe(config, ctx) {
-    const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions });
+    const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions, measurements: ctx.data });
     conn.socket.destroy();
-    ctx.data.dns_ms = conn.dns_ms;
-    ctx.data.connect_ms = conn.connect_ms;
-    ctx.data.ip = conn.address;
     return { status: "up" };
   },
 });
