@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { type CheckType, checkTypes, configSchemas } from "../../schemas/check-types.ts";
 import { validationError } from "../../core/errors.ts";
@@ -20,7 +21,7 @@ export function validateCheckConfig(type: CheckType, config: unknown): Record<st
   const v = validator(type);
   const withDefaults = Value.Default(configSchemas[type] as TSchema, structuredClone(config));
   if (!v.Check(withDefaults)) {
-    const issues = [...v.Errors(withDefaults)].slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: issueMessage(e) }));
+    const issues = oneIssuePerField([...v.Errors(withDefaults)]).slice(0, 20).map((e) => ({ path: `body.config${e.path.replaceAll("/", ".")}`, message: issueMessage(e) }));
     throw validationError(issues, `Invalid ${type} config`);
   }
   const validateMore = (checkTypes[type] as { validate?: (config: unknown) => Array<{ path: string; message: string }> }).validate;
@@ -34,9 +35,26 @@ export function validateCheckConfig(type: CheckType, config: unknown): Record<st
   return withDefaults as Record<string, unknown>;
 }
 
-/** A union of literals (an operator, a method) names its choices instead of "Expected union value". */
-function issueMessage(e: { message: string; schema: unknown }): string {
-  const options = (e.schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+/** A text that is too short and not in its form is said once, by its form ("ftp://x" is not an http(s) URL). */
+function oneIssuePerField(errors: ValueError[]): ValueError[] {
+  const patterned = new Set(errors.filter((e) => e.type === ValueErrorType.StringPattern).map((e) => e.path));
+  return errors.filter((e) => e.type !== ValueErrorType.StringMinLength || !patterned.has(e.path));
+}
+
+/**
+ * A union of literals (an operator, a method) names its choices instead of "Expected union value";
+ * a pattern, or a union that describes itself, is said by the field's description, never by its regular expression.
+ */
+function issueMessage(e: { type: ValueErrorType; message: string; schema: unknown }): string {
+  const schema = e.schema as { anyOf?: Array<{ const?: unknown }>; description?: string };
+  const options = schema.anyOf;
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
+  if (e.type === ValueErrorType.StringPattern || e.type === ValueErrorType.Union) {
+    if (schema.description) return `Expected ${lowerFirst(schema.description)}`;
+    if (e.type === ValueErrorType.StringPattern) return "Expected a value in the form the field's description gives (see the type's Config schema)";
+  }
   return e.message;
 }
+
+/** "Host name…" → "host name…"; "DNS server…" stays. */
+const lowerFirst = (text: string) => (/^[A-Z](?![A-Z])/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);

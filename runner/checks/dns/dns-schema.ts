@@ -4,7 +4,7 @@ import { defineCheckSpec } from "../../../schemas/checks/check-spec.ts";
 
 const dnsConfigSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9._*-]+\\.?$" }),
+    name: Type.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9._*-]+\\.?$", description: "Name to query, e.g. example.com or _sip._tcp.example.com (a trailing dot is allowed)" }),
     record_type: Type.Union([
       Type.Literal("A"),
       Type.Literal("AAAA"),

@@ -15,10 +15,10 @@ export const HTTP_DEFAULTS = {
 } as const;
 
 /** A status code, a class like "2xx", or an inclusive range like "200-299". */
-export const statusMatcherSchema = Type.Union([
-  Type.Integer({ minimum: 100, maximum: 599 }),
-  Type.String({ pattern: "^([1-5]xx|[1-5][0-9]{2}(-[1-5][0-9]{2})?)$" }),
-]);
+export const statusMatcherSchema = Type.Union(
+  [Type.Integer({ minimum: 100, maximum: 599 }), Type.String({ pattern: "^([1-5]xx|[1-5][0-9]{2}(-[1-5][0-9]{2})?)$" })],
+  { description: 'A status code (200), a class ("2xx") or an inclusive range ("200-299")' },
+);
 
 const httpAuthSchema = Type.Union([
   Type.Object(

@@ -3488,6 +3488,7 @@ export interface components {
             port: number;
         };
         DnsConfig: {
+            /** @description Name to query, e.g. example.com or _sip._tcp.example.com (a trailing dot is allowed) */
             name: string;
             record_type: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "SOA" | "CAA" | "SRV";
             /** @description DNS server to ask: "ip", "ip:port" or "[ipv6]:port"; default the runner's resolver */

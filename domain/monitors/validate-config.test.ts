@@ -1,0 +1,45 @@
+import { describe, expect, it } from "bun:test";
+import { AppError } from "../../core/errors.ts";
+import type { CheckType } from "../../schemas/check-types.ts";
+import { validateCheckConfig } from "./validate-config.ts";
+
+/** The issues a refused config answers with. */
+function issues(type: CheckType, config: unknown): Array<{ path: string; message: string }> {
+  try {
+    validateCheckConfig(type, config);
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    const e = err as AppError;
+    expect(e.status).toBe(400);
+    return (e.details as { issues: Array<{ path: string; message: string }> }).issues;
+  }
+  throw new Error("the config was accepted");
+}
+
+describe("validateCheckConfig", () => {
+  it("says what form a patterned field takes, once, never the regular expression", () => {
+    const cases: Array<[CheckType, unknown, string]> = [
+      ["http", { url: "ftp://x" }, "body.config.url"],
+      ["tcp", { host: "bad host!", port: 80 }, "body.config.host"],
+      ["ssl", { host: "" }, "body.config.host"],
+      ["dns", { name: "bad name!", record_type: "A" }, "body.config.name"],
+      ["dns", { name: "example.com", record_type: "A", resolver: "my resolver" }, "body.config.resolver"],
+      ["domain", { domain: "not a domain" }, "body.config.domain"],
+      ["http", { url: "http://a.test/", expected_status: ["2x"] }, "body.config.expected_status.0"],
+    ];
+    for (const [type, config, path] of cases) {
+      const found = issues(type, config);
+      expect(found.map((i) => i.path)).toEqual([path]);
+      expect(found[0]!.message).toStartWith("Expected ");
+      expect(found[0]!.message).not.toContain("match '");
+      expect(found[0]!.message).not.toContain("^");
+    }
+    expect(issues("domain", { domain: "not a domain" })[0]!.message).toBe("Expected registrable domain, e.g. example.com or example.co.uk");
+    expect(issues("http", { url: "ftp://x" })[0]!.message).toBe("Expected http:// or https:// URL");
+  });
+
+  it("still says how long a patterned field may be", () => {
+    const found = issues("tcp", { host: `${"a".repeat(254)}`, port: 80 });
+    expect(found).toEqual([{ path: "body.config.host", message: "Expected string length less or equal to 253" }]);
+  });
+});
