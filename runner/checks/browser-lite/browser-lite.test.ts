@@ -4,6 +4,7 @@ import { expectWellFormed } from "../contract.ts";
 import type { BrowserPool } from "../browser/browser-pool.ts";
 import { browserCtx, html, never, startPageServer, testPool } from "../browser/test-support.ts";
 import { runCheck } from "../registry.ts";
+import { closedPort } from "../test-support/loopback-servers.ts";
 import { CheckAbortedError, CheckUnavailableError, type CheckResult } from "../types.ts";
 import { browserLiteCheck } from "./browser-lite.ts";
 import type { BrowserLiteConfig } from "./browser-lite-schema.ts";
@@ -172,6 +173,15 @@ describe("browser_lite check", () => {
     const r = await lite({ url: "http://nowhere.invalid/" });
     expect(r.status).toBe("down");
     expect(r.error).toContain("could not resolve nowhere.invalid");
+    expect(r.data.http_status).toBeNull();
+  });
+
+  it("is down when the connection is refused, with no HTTP status: the guard's own answer is not the site's", async () => {
+    const port = await closedPort();
+    const r = await lite({ url: `http://127.0.0.1:${port}/` });
+    expect(r.status).toBe("down");
+    expect(r.error).toBe(`connection refused (127.0.0.1:${port})`);
+    expect(r.data.http_status).toBeNull();
   });
 
   it("cannot run without a browser of its engine: CheckUnavailableError, not a down result", async () => {

@@ -16,6 +16,7 @@ import {
 import type { BrowserLease } from "./browser-pool.ts";
 import { BROWSER_DEFAULTS, DEFAULT_VIEWPORT } from "../../../schemas/checks/browser-fields.ts";
 import { isEngine } from "./engines.ts";
+import { PROXY_MARK_HEADER } from "./guard-proxy.ts";
 import { type BrowserGuard, startBrowserGuard } from "./page-guard.ts";
 import { observePage } from "./page-observer.ts";
 import { BrowserLostError } from "./pool-errors.ts";
@@ -168,7 +169,8 @@ async function drive<T extends BrowserCheckType, S extends TSchema>(
   let mainStatus: number | null = null;
   page.on("response", (res) => {
     try {
-      if (res.request().isNavigationRequest() && res.frame() === page.mainFrame()) mainStatus = res.status();
+      // The guard proxy's own 403/502 (refused, unreachable) is no status of the site's.
+      if (res.request().isNavigationRequest() && res.frame() === page.mainFrame() && !res.headers()[PROXY_MARK_HEADER]) mainStatus = res.status();
     } catch {
       // A worker's response has no frame.
     }
