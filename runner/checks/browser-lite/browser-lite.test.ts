@@ -182,6 +182,7 @@ describe("browser_lite check", () => {
     expect(r.status).toBe("down");
     expect(r.error).toBe(`connection refused (127.0.0.1:${port})`);
     expect(r.data.http_status).toBeNull();
+    expect(r.data.transfer_bytes).toBe(0);
   });
 
   it("cannot run without a browser of its engine: CheckUnavailableError, not a down result", async () => {

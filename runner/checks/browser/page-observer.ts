@@ -68,8 +68,12 @@ export function observePage(page: Page, refusedHost: (host: string) => boolean):
   });
   page.on("requestfinished", (r) => {
     sizes.push(
-      r.sizes().then(
-        (s) => void (bytes += Math.max(0, s.responseHeadersSize) + Math.max(0, s.responseBodySize)),
+      Promise.all([r.sizes(), r.response()]).then(
+        ([s, res]) => {
+          // The guard proxy's own answer (refused, unreachable) carried nothing of the site's.
+          if (res?.headers()[PROXY_MARK_HEADER]) return;
+          bytes += Math.max(0, s.responseHeadersSize) + Math.max(0, s.responseBodySize);
+        },
         () => {},
       ),
     );
