@@ -42,4 +42,18 @@ describe("validateCheckConfig", () => {
     const found = issues("tcp", { host: `${"a".repeat(254)}`, port: 80 });
     expect(found).toEqual([{ path: "body.config.host", message: "Expected string length less or equal to 253" }]);
   });
+
+  it("refuses a check of the body on a HEAD request, which has none", () => {
+    expect(issues("keyword", { url: "http://a.test/", method: "HEAD", keyword: "welcome" })).toEqual([
+      { path: "body.config.method", message: "a keyword check reads the body and a HEAD response has none: use GET (or another method)" },
+    ]);
+    const assertions = [
+      { source: "status_code", operator: "equals", target: 200 },
+      { source: "json", property: "$.status", operator: "equals", target: "ok" },
+    ];
+    expect(issues("http", { url: "http://a.test/", method: "HEAD", assertions })).toEqual([
+      { path: "body.config.assertions.1.source", message: "a HEAD response has no body to check: use GET (or another method)" },
+    ]);
+    expect(validateCheckConfig("http", { url: "http://a.test/", method: "HEAD", assertions: [assertions[0]] }).method).toBe("HEAD");
+  });
 });

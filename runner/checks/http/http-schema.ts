@@ -94,8 +94,18 @@ export const httpDataFields = {
   assertions_failed: intField("Assertions that failed; null when the config has none"),
 };
 
-/** Refusals the schema cannot express (a regular expression or JSONPath that does not compile). */
-export const validateHttpConfig = (config: { assertions?: HttpConfig["assertions"] }) => assertionIssues(config.assertions);
+/**
+ * Refusals the schema cannot express: a regular expression or JSONPath that does not compile; a body or
+ * json assertion on a HEAD request, whose response has no body (it could only ever fail).
+ */
+export const validateHttpConfig = (config: { method?: HttpConfig["method"]; assertions?: HttpConfig["assertions"] }) => {
+  const issues = assertionIssues(config.assertions);
+  if (config.method !== "HEAD") return issues;
+  (config.assertions ?? []).forEach((a, i) => {
+    if (a.source === "body" || a.source === "json") issues.push({ path: `assertions.${i}.source`, message: "a HEAD response has no body to check: use GET (or another method)" });
+  });
+  return issues;
+};
 
 const httpDataSchema = dataObject("HttpData", httpDataFields);
 

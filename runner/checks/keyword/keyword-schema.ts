@@ -33,5 +33,8 @@ export const keywordSpec = defineCheckSpec({
   config: keywordConfigSchema,
   data: keywordDataSchema,
   reportsResponseTime: true,
-  validate: validateHttpConfig,
+  validate: (config) => [
+    ...validateHttpConfig(config),
+    ...(config.method === "HEAD" ? [{ path: "method", message: "a keyword check reads the body and a HEAD response has none: use GET (or another method)" }] : []),
+  ],
 });
