@@ -56,4 +56,17 @@ describe("validateCheckConfig", () => {
     ]);
     expect(validateCheckConfig("http", { url: "http://a.test/", method: "HEAD", assertions: [assertions[0]] }).method).toBe("HEAD");
   });
+
+  it("refuses a DNS resolver that is no IP address or whose port is out of range, and takes every form the check reads", () => {
+    const resolverIssue = (resolver: string) => issues("dns", { name: "example.com", record_type: "A", resolver });
+    for (const bad of ["999.1.1.1", "1..2.3", "1.2.3.4.5", "127.0.0.1:0", "127.0.0.1:99999", "[::1]:70000", "::1::2", "12345::1"]) {
+      const found = resolverIssue(bad);
+      expect(found.map((i) => i.path)).toEqual(["body.config.resolver"]);
+    }
+    expect(resolverIssue("127.0.0.1:99999")[0]!.message).toBe('port 99999 is out of range (1-65535) in "127.0.0.1:99999"');
+    expect(resolverIssue("999.1.1.1")[0]!.message).toBe('"999.1.1.1" is not an IP address: give the DNS server as "ip", "ip:port" or "[ipv6]:port"');
+    for (const good of ["127.0.0.1", "127.0.0.1:5353", "127.1", "::1", "[::1]:53", "2001:db8::53", "[2001:db8:0:0:0:0:0:53]:5353", "fe80::1"]) {
+      expect(validateCheckConfig("dns", { name: "example.com", record_type: "A", resolver: good }).resolver).toBe(good);
+    }
+  });
 });

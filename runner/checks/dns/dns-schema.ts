@@ -39,6 +39,37 @@ const dnsDataSchema = dataObject("DnsData", {
   resolver: textField("DNS server asked (\"ip:port\"), or \"system\" for the runner's own resolver"),
 });
 
+const isIpv4 = (text: string): boolean => {
+  // Decimal forms the resolver reads as one address: 127.0.0.1, and the short 127.1 (the last part fills the rest).
+  const parts = text.split(".");
+  if (parts.length > 4 || parts.some((p) => !/^[0-9]{1,10}$/.test(p))) return false;
+  const last = Number(parts.pop());
+  return parts.every((p) => Number(p) <= 255) && last < 256 ** (4 - parts.length);
+};
+
+const isIpv6 = (text: string): boolean => {
+  const halves = text.split("::");
+  if (halves.length > 2) return false;
+  const groups = halves.map((h) => (h === "" ? [] : h.split(":")));
+  if (groups.flat().some((g) => !/^[0-9A-Fa-f]{1,4}$/.test(g))) return false;
+  const count = groups.flat().length;
+  return halves.length === 2 ? count <= 7 : count === 8;
+};
+
+/** What the schema's pattern lets through but no server is: an address that does not parse, a port out of range. */
+function resolverIssues(config: { resolver?: string }): Array<{ path: string; message: string }> {
+  const text = config.resolver;
+  if (text === undefined) return [];
+  const m = /^\[([^\]]+)\](?::([0-9]+))?$/.exec(text) ?? /^([^:]+)(?::([0-9]+))?$/.exec(text) ?? [text, text, undefined];
+  const [, host = "", port] = m;
+  const bracketed = text.startsWith("[");
+  if (!(bracketed || host.includes(":") ? isIpv6(host) : isIpv4(host))) {
+    return [{ path: "resolver", message: `"${text}" is not an IP address: give the DNS server as "ip", "ip:port" or "[ipv6]:port"` }];
+  }
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) return [{ path: "resolver", message: `port ${port} is out of range (1-65535) in "${text}"` }];
+  return [];
+}
+
 /** The dns check type, as the registry (schemas/check-types.ts) lists it. */
 export const dnsSpec = defineCheckSpec({
   type: "dns",
@@ -48,4 +79,5 @@ export const dnsSpec = defineCheckSpec({
   quota: "monitors",
   config: dnsConfigSchema,
   data: dnsDataSchema,
+  validate: resolverIssues,
 });
