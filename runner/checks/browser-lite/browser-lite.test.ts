@@ -5,6 +5,7 @@ import type { BrowserPool } from "../browser/browser-pool.ts";
 import { browserCtx, html, never, startPageServer, testPool } from "../browser/test-support.ts";
 import { runCheck } from "../registry.ts";
 import { closedPort } from "../test-support/loopback-servers.ts";
+import { createTestPki } from "../test-support/test-pki.ts";
 import { CheckAbortedError, CheckUnavailableError, type CheckResult } from "../types.ts";
 import { browserLiteCheck } from "./browser-lite.ts";
 import type { BrowserLiteConfig } from "./browser-lite-schema.ts";
@@ -174,6 +175,19 @@ describe("browser_lite check", () => {
     expect(r.status).toBe("down");
     expect(r.error).toContain("could not resolve nowhere.invalid");
     expect(r.data.http_status).toBeNull();
+  });
+
+  it("is down naming the page's untrusted certificate, not a request the browser made in the background", async () => {
+    const pki = createTestPki();
+    const untrusted = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: pki.selfSigned(30), fetch: () => html("<p>secret shop</p>") });
+    try {
+      const r = await lite({ url: `https://127.0.0.1:${untrusted.port}/` });
+      expect(r.status).toBe("down");
+      expect(r.error).toBe(`TLS certificate rejected: not issued by a trusted authority (ERR_CERT_AUTHORITY_INVALID) at https://127.0.0.1:${untrusted.port}/`);
+    } finally {
+      untrusted.stop(true);
+      pki.cleanup();
+    }
   });
 
   it("is down when the connection is refused, with no HTTP status: the guard's own answer is not the site's", async () => {

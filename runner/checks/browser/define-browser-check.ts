@@ -75,8 +75,25 @@ const TIMEOUT = { timedOut: true } as const;
 export function browserErrorText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   const line = text.split("\n").find((l) => l.trim() !== "" && !l.startsWith("=")) ?? text;
-  const clean = line.replace(/^[a-zA-Z.]+: /, "").trim();
+  const clean = inWords(line.replace(/^[a-zA-Z.]+: /, "").trim());
   return clean.length > 500 ? `${clean.slice(0, 499)}…` : clean;
+}
+
+/** Chromium's certificate and TLS codes said in words, the code kept: "net::ERR_CERT_DATE_INVALID at <url>". */
+const NET_ERROR_WORDS: Readonly<Record<string, string>> = {
+  ERR_CERT_AUTHORITY_INVALID: "TLS certificate rejected: not issued by a trusted authority",
+  ERR_CERT_DATE_INVALID: "TLS certificate rejected: expired or not yet valid",
+  ERR_CERT_COMMON_NAME_INVALID: "TLS certificate rejected: it does not cover the host name",
+  ERR_CERT_REVOKED: "TLS certificate rejected: revoked",
+  ERR_CERT_INVALID: "TLS certificate rejected: not valid",
+  ERR_SSL_PROTOCOL_ERROR: "TLS handshake failed: the server did not answer in TLS (plain text on this port?)",
+  ERR_SSL_VERSION_OR_CIPHER_MISMATCH: "TLS handshake failed: no TLS version or cipher in common with the server",
+};
+
+function inWords(text: string): string {
+  const m = /^net::(ERR_[A-Z_]+)(.*)$/.exec(text);
+  const words = m ? NET_ERROR_WORDS[m[1]!] : undefined;
+  return words ? `${words} (${m![1]})${m![2]}` : text;
 }
 
 const isTimeoutError = (err: unknown) => err instanceof Error && (err.name === "TimeoutError" || /Timeout \d+ms exceeded/.test(err.message));

@@ -18,8 +18,12 @@ const hostOf = (url: string) => {
  */
 export function navigationError(err: unknown, url: string, guard: BrowserGuard): Error {
   const host = hostOf(url);
+  // The page's own certificate or TLS fault: another host's incident is a request of the browser's (Chromium
+  // probes connectivitycheck.gstatic.com after a certificate error), not why the page failed.
+  const ownTlsFault = err instanceof Error && /net::ERR_(CERT|SSL)_/.test(err.message);
   const incident =
-    guard.incidents.find((i) => i.host === host) ?? guard.incidents.find((i) => i.kind === "refused") ?? guard.incidents.find((i) => i.kind === "unreachable");
+    guard.incidents.find((i) => i.host === host) ??
+    (ownTlsFault ? undefined : (guard.incidents.find((i) => i.kind === "refused") ?? guard.incidents.find((i) => i.kind === "unreachable")));
   if (incident && !(err instanceof Error && err.name === "TimeoutError")) return new Error(incident.message);
   if (err instanceof Error && err.name === "TimeoutError") return err;
   return new Error(browserErrorText(err));
