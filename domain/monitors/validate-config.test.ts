@@ -69,4 +69,17 @@ describe("validateCheckConfig", () => {
       expect(validateCheckConfig("dns", { name: "example.com", record_type: "A", resolver: good }).resolver).toBe(good);
     }
   });
+
+  it("says what is wrong with a flow step, not only that it matches no step type", () => {
+    const url = "http://a.test/";
+    expect(issues("browser_flow", { url, steps: [{ action: "navigate", url: "/" }, { action: "click" }] })).toEqual([
+      { path: "body.config.steps.1.selector", message: "Property 'selector' is missing" },
+    ]);
+    const unknown = issues("browser_flow", { url, steps: [{ action: "teleport", selector: "a" }] });
+    expect(unknown.map((i) => i.path)).toEqual(["body.config.steps.0.action"]);
+    expect(unknown[0]!.message).toStartWith("Expected one of: navigate, click, fill");
+    expect(issues("browser_flow", { url, steps: [{ action: "click", selector: "a", button: "thumb" }] })).toEqual([
+      { path: "body.config.steps.0.button", message: "Expected one of: left, right, middle" },
+    ]);
+  });
 });
