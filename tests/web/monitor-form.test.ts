@@ -48,6 +48,16 @@ describe("the monitor form", () => {
     await checkA11y(page, "monitor form");
   }, 60_000);
 
+  it("offers no name made of an address with spaces, which the browser would percent-encode", async () => {
+    await page.goto(`${env.base}/monitors/new?type=domain`);
+    const domain = page.getByLabel("Domain", { exact: true });
+    await domain.waitFor();
+    await domain.fill("not a domain");
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("");
+    await domain.fill("example.co.uk");
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("example.co.uk");
+  }, 60_000);
+
   it("names each problem in words next to its field and in the summary, never by its key", async () => {
     await page.goto(`${env.base}/monitors/new`);
     await page.getByLabel("URL").fill("ftp://example.test/file");

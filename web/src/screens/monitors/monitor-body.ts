@@ -32,7 +32,9 @@ export function hostOf(value: string): string {
   const v = value.trim();
   if (!v) return "";
   try {
-    return new URL(assumeScheme(v)).host;
+    const host = new URL(assumeScheme(v)).host;
+    // Chromium percent-encodes what no host may hold ("not a domain" → not%20a%20domain) where the standard refuses it.
+    return host.includes("%") ? "" : host;
   } catch {
     // Not an address: no name to offer.
     return "";
