@@ -55,6 +55,21 @@ describe("heartbeat monitors", () => {
     expect(rows.map((r) => r.status)).toEqual(["up", "up"]);
   });
 
+  it("records pings whose URL carries a query string (a cache buster, a run id, the job's exit code), as cron jobs send them", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const { body: m } = await call("POST", "/api/v1/monitors", { name: "with query", type: "heartbeat", config: { period_seconds: 3600, grace_seconds: 600 } });
+    const start = await fetch(`${m.heartbeat_url}/start?rid=4f1c&host=db-1`);
+    expect(start.status).toBe(200);
+    const ok = await fetch(`${m.heartbeat_url}?t=1795990000&exit=0`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ ok: true, monitor_id: m.id, recorded: true });
+    const fail = await fetch(`${m.heartbeat_url}/fail?exit=2`, { method: "POST", body: "disk full" });
+    expect(fail.status).toBe(200);
+    const rows = await until(() => api.sql`select status from check_results where monitor_id = ${m.id} order by checked_at`, (r) => r.length === 2);
+    expect(rows.map((r) => r.status)).toEqual(["up", "down"]);
+  });
+
   it("answers 404 with the error body to a wrong or malformed token", async () => {
     for (const token of ["hb_" + "x".repeat(32), "nope"]) {
       const res = await fetch(`${api.url}/api/v1/heartbeat/${token}`);

@@ -13,8 +13,12 @@ const WHAT: Record<PingSignal, string> = {
 };
 const detail = (signal: PingSignal) => ({
   summary: WHAT[signal],
+  description: "The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.",
   security: [] as never[],
+  "x-ignores-unknown-query": true,
 });
+/** Pings come from scripts that add parameters of their own; refusing them would lose the ping and raise a false alert. */
+const AnyQuery = t.Object({}, { additionalProperties: true });
 
 /** Inbound pings of heartbeat monitors: `/heartbeat/:token`, `/start` and `/fail`, each by GET or POST. */
 export const heartbeatRoutes = (deps: ApiDeps) => {
@@ -22,7 +26,7 @@ export const heartbeatRoutes = (deps: ApiDeps) => {
     const body = request.method === "POST" ? await readPingBody(request) : null;
     return { ok: true as const, ...(await acceptPing(deps.sql, deps.bus, params.token, signal, body)) };
   };
-  const options = (signal: PingSignal) => ({ params: Params, response: { 200: Ack }, detail: detail(signal) });
+  const options = (signal: PingSignal) => ({ params: Params, query: AnyQuery, response: { 200: Ack }, detail: detail(signal) });
   return new Elysia({ prefix: "/heartbeat", detail: { tags: ["monitors"] } })
     .get("/:token", ping("success"), options("success"))
     .post("/:token", ping("success"), { ...options("success"), parse: "none" })
