@@ -37,6 +37,7 @@ export const apiEnv = Type.Object({
     description: "display city of each region, e.g. eu-west=Frankfurt,us-east=Virginia",
   }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let the all-in-one's local region and the API's own outbound calls (channel and subscriber webhooks) reach private, loopback and link-local targets (self-hosting; the all-in-one defaults it to true when it does not bill)"),
+  IPV6_EGRESS: EnvBool(false, "let the all-in-one's local region check IPv6 targets (the machine has IPv6 routes; the all-in-one defaults it to true when it does not bill, as ALLOW_PRIVATE_IPS); hosted cloud regions are IPv4 only"),
   BILLING: EnvBool(true, "bill organisations through the payment provider; off gives every organisation the unlimited plan (self-hosting, the all-in-one's default without PADDLE_API_KEY; there BILLING=simulator runs the demo payment simulator)"),
   SIGNUP_OPEN: Type.Optional(
     Type.Boolean({

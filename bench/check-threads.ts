@@ -62,7 +62,7 @@ async function run(threads: number): Promise<string> {
     got += batch.length;
     if (got >= JOBS) done();
   });
-  const common = { region, concurrency: CONCURRENCY, allowPrivate: true, ackWaitMs: 30_000, heartbeatMs: 5000, shutdownGraceMs: 5000, version: "bench" };
+  const common = { region, concurrency: CONCURRENCY, allowPrivate: true, ipv6: false, ackWaitMs: 30_000, heartbeatMs: 5000, shutdownGraceMs: 5000, version: "bench" };
   const worker =
     threads > 0
       ? await startWorkerThreads({ ...common, threads, bus, log: silentLogger, logLevel: "silent", registry: createMetrics("bench").registry, secretKey: KEY, previousKeys: [], cpuProfDir: values["cpu-prof"] })

@@ -67,6 +67,7 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
     region: workerConfig.REGION,
     concurrency: workerConfig.CONCURRENCY,
     allowPrivate: apiConfig.ALLOW_PRIVATE_IPS,
+    ipv6: apiConfig.IPV6_EGRESS,
     ackWaitMs: workerConfig.JOB_ACK_WAIT_MS,
     heartbeatMs: workerConfig.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: workerConfig.SHUTDOWN_GRACE_MS,
@@ -132,7 +133,11 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
   if (!apiConfig.BILLING) {
     const reach = apiConfig.ALLOW_PRIVATE_IPS ? "the local region may reach private addresses" : "private addresses refused (ALLOW_PRIVATE_IPS=false)";
     const signup = signupOpen(apiConfig) ? "sign-up open to anyone who reaches it (SIGNUP_OPEN=true)" : "sign-up closed: people join by invitation (SIGNUP_OPEN=true opens it)";
-    log.info({ op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS, signupOpen: signupOpen(apiConfig) }, `self-hosted: one unlimited plan; ${reach}; ${signup}`);
+    const v6 = apiConfig.IPV6_EGRESS ? "IPv6 targets checked" : "IPv6 targets refused (IPV6_EGRESS=false)";
+    log.info(
+      { op: "all-in-one.self-hosted", allowPrivate: apiConfig.ALLOW_PRIVATE_IPS, ipv6: apiConfig.IPV6_EGRESS, signupOpen: signupOpen(apiConfig) },
+      `self-hosted: one unlimited plan; ${reach}; ${v6}; ${signup}`,
+    );
   }
   log.info({ op: "all-in-one.start", url: api.url, region: workerConfig.REGION, embedded: db.embedded }, `Watchpost running (all-in-one) at ${api.url}`);
 
@@ -157,8 +162,8 @@ export async function runAllInOne(input: Record<string, string | undefined>) {
 
 /**
  * The all-in-one's defaults. Without a payment provider it is a self-hosted installation: BILLING=false
- * (one unlimited plan) and ALLOW_PRIVATE_IPS=true for its local region (a hosted cloud region is a worker
- * of the scaled mode, which never defaults to it). The hosted setup is explicit: PADDLE_API_KEY, or
+ * (one unlimited plan) and ALLOW_PRIVATE_IPS=true and IPV6_EGRESS=true for its local region (a hosted cloud
+ * region is a worker of the scaled mode, which defaults to neither). The hosted setup is explicit: PADDLE_API_KEY, or
  * BILLING=simulator for the in-process payment simulator (demo and development; no real payments).
  * Explicit values always win; an empty variable counts as unset.
  */
@@ -172,7 +177,7 @@ function allInOneEnv(input: Record<string, string | undefined>): Record<string, 
     BILLING: simulator ? "true" : (billing ?? (hosted ? "true" : "false")),
     BILLING_SIMULATOR: simulator ? "true" : (set("BILLING_SIMULATOR") ?? "false"),
   };
-  // Private targets follow the billing mode unless set: reachable when self-hosted, refused when hosted.
+  // Private and IPv6 targets follow the billing mode unless set: reachable when self-hosted, refused when hosted.
   const selfHosted = !loadApiConfig(env).BILLING;
-  return { ...env, ALLOW_PRIVATE_IPS: set("ALLOW_PRIVATE_IPS") ?? String(selfHosted) };
+  return { ...env, ALLOW_PRIVATE_IPS: set("ALLOW_PRIVATE_IPS") ?? String(selfHosted), IPV6_EGRESS: set("IPV6_EGRESS") ?? String(selfHosted) };
 }

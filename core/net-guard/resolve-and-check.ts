@@ -12,7 +12,7 @@ export type HostResolver = (host: string, family: 0 | 4) => Promise<ResolvedAddr
 export interface GuardOptions {
   /** ALLOW_PRIVATE_IPS: permit private, loopback, link-local, CGNAT and unique-local targets. */
   allowPrivate: boolean;
-  /** Whether this runner may use IPv6 (cloud regions are IPv4 only). */
+  /** Whether this runner may use IPv6 (IPV6_EGRESS; hosted cloud regions are IPv4 only). */
   ipv6: boolean;
   /** Replaces the system resolver, e.g. in tests. */
   resolver?: HostResolver;
@@ -53,7 +53,7 @@ export class HostResolutionError extends Error {
 
 function refusalMessage(host: string, address: string, reason: RefusalReason, embedded?: string): string {
   const target = host === address ? address : `${host} (${address})`;
-  if (reason === "ipv6_disabled") return `refused to contact ${target}: IPv6 targets need a self-hosted runner with IPv6 (cloud regions are IPv4 only)`;
+  if (reason === "ipv6_disabled") return `refused to contact ${target}: this region does not check IPv6 targets (hosted cloud regions are IPv4 only): use a self-hosted runner, or set IPV6_EGRESS=true where the machine has IPv6`;
   const what = embedded ? `${RANGE_LABELS[reason]} ${embedded} embedded in an IPv6 address` : RANGE_LABELS[reason];
   const hint = PRIVATE_RANGES.has(reason)
     ? "; set ALLOW_PRIVATE_IPS on a self-hosted runner to monitor private targets"

@@ -11,6 +11,7 @@ export const workerEnv = Type.Object({
   REGION: Type.Optional(Type.String({ pattern: "^[a-z0-9-]+$", maxLength: 64, description: "cloud region this worker serves (also --region); lower-case letters, digits and -" })),
   CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 200, description: "checks run at once, 1-1000" }),
   ALLOW_PRIVATE_IPS: EnvBool(false, "let checks reach private, loopback and link-local addresses; only for the all-in-one local region"),
+  IPV6_EGRESS: EnvBool(false, "let checks contact IPv6 targets (this machine has IPv6 routes); off in hosted cloud regions, which are IPv4 only"),
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 60_000, default: 5000, description: "how often the worker reports itself alive, 1000-60000 ms" }),
   JOB_ACK_WAIT_MS: Type.Integer({
     minimum: 1000,

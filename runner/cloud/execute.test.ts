@@ -29,7 +29,7 @@ const job = (over: Partial<CheckJobMessage> = {}): CheckJobMessage => ({
 
 describe("executeJob", () => {
   it("every result it produces (ran, expired, not runnable) validates against CheckResultMessage", async () => {
-    const o = { box, allowPrivate: true, now: () => Date.now() };
+    const o = { box, allowPrivate: true, ipv6: false, now: () => Date.now() };
     const ran = await executeJob(job(), o);
     const expired = await executeJob(job({ expires_at: 0 }), o);
     const heartbeat = await executeJob(job({ type: "heartbeat", config: { period_seconds: 60 } }), o);

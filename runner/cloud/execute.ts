@@ -8,6 +8,8 @@ import { CheckUnavailableError, InvalidCheckJobError } from "../checks/types.ts"
 export interface ExecuteOptions {
   box: SecretBox;
   allowPrivate: boolean;
+  /** IPV6_EGRESS: this region's machine can reach IPv6 targets (hosted cloud regions cannot). */
+  ipv6: boolean;
   now: () => number;
   signal?: AbortSignal;
   check?: Omit<RunCheckOptions, "signal">;
@@ -34,9 +36,9 @@ export async function executeJob(job: CheckJobMessage, o: ExecuteOptions): Promi
         type: job.type,
         config,
         timeoutMs: job.timeout_ms,
-        // Cloud regions are IPv4 only and never reach private networks (unless self-hosted all-in-one).
+        // Hosted cloud regions are IPv4 only and never reach private networks; a self-hosted local region may do both.
         allowPrivate: o.allowPrivate,
-        ipv6: false,
+        ipv6: o.ipv6,
       },
       { ...o.check, signal: o.signal },
     );

@@ -27,6 +27,7 @@ export async function runWorker(env: Record<string, string | undefined>, argv: s
     region: config.REGION,
     concurrency: config.CONCURRENCY,
     allowPrivate: config.ALLOW_PRIVATE_IPS,
+    ipv6: config.IPV6_EGRESS,
     ackWaitMs: config.JOB_ACK_WAIT_MS,
     heartbeatMs: config.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,

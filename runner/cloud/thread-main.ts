@@ -31,6 +31,7 @@ async function start(s: ThreadStart): Promise<void> {
       region: s.region,
       concurrency: s.concurrency,
       allowPrivate: s.allowPrivate,
+      ipv6: s.ipv6,
       ackWaitMs: s.ackWaitMs,
       heartbeatMs: s.heartbeatMs,
       shutdownGraceMs: s.shutdownGraceMs,

@@ -7,6 +7,7 @@ export interface ThreadWorkerSettings {
   region: string;
   concurrency: number;
   allowPrivate: boolean;
+  ipv6: boolean;
   ackWaitMs: number;
   heartbeatMs: number;
   shutdownGraceMs: number;

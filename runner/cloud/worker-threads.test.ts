@@ -104,6 +104,7 @@ async function world(o: { threads?: number; graceMs?: number; nats?: boolean } =
     region,
     concurrency: 4,
     allowPrivate: true,
+    ipv6: false,
     ackWaitMs: 5000,
     heartbeatMs: 1000,
     shutdownGraceMs: o.graceMs ?? 5000,

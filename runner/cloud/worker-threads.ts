@@ -84,6 +84,7 @@ class CheckThread {
       region: o.region,
       concurrency: o.concurrency,
       allowPrivate: o.allowPrivate,
+      ipv6: o.ipv6,
       ackWaitMs: o.ackWaitMs,
       heartbeatMs: o.heartbeatMs,
       shutdownGraceMs: o.shutdownGraceMs,

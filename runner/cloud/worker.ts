@@ -22,6 +22,8 @@ export interface WorkerDeps {
   concurrency?: number;
   /** ALLOW_PRIVATE_IPS: only the all-in-one local region sets it. */
   allowPrivate?: boolean;
+  /** IPV6_EGRESS: checks may contact IPv6 targets; default false (hosted cloud regions are IPv4 only). */
+  ipv6?: boolean;
   /** Ack deadline of the region's job consumer; default 30 s. Long checks keep extending it. */
   ackWaitMs?: number;
   heartbeatMs?: number;
@@ -85,7 +87,7 @@ function workerMetrics(region: string, now: { inFlight(): number; publishing(): 
   };
 }
 
-export type JobRunnerDeps = Pick<WorkerDeps, "box" | "log" | "allowPrivate" | "check" | "browsers"> & { clock?: Clock; signal?: AbortSignal };
+export type JobRunnerDeps = Pick<WorkerDeps, "box" | "log" | "allowPrivate" | "ipv6" | "check" | "browsers"> & { clock?: Clock; signal?: AbortSignal };
 
 /**
  * How this worker runs one job, scheduled or run-now: executeJob with the worker's options. Screenshots
@@ -98,6 +100,7 @@ export function jobRunner(deps: JobRunnerDeps): (job: CheckJobMessage, record: b
     const result = await executeJob(job, {
       box: deps.box,
       allowPrivate: deps.allowPrivate ?? false,
+      ipv6: deps.ipv6 ?? false,
       now: () => clock.now(),
       signal: deps.signal,
       check: { ...deps.check, browsers: deps.browsers ?? undefined },

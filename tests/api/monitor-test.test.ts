@@ -8,9 +8,11 @@ let api: TestApi;
 let guarded: TestApi;
 let target: ReturnType<typeof Bun.serve>;
 let hits = 0;
+// The user walk's IPv6 target: a server on the IPv6 loopback (this machine has ::1).
+let target6: ReturnType<typeof Bun.serve>;
 
 beforeAll(async () => {
-  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", REGIONS: "local,eu-west" }, undefined, undefined, { workerRegions: ["local"] });
+  api = await startTestApi({ ALLOW_PRIVATE_IPS: "true", IPV6_EGRESS: "true", REGIONS: "local,eu-west" }, undefined, undefined, { workerRegions: ["local"] });
   guarded = await startTestApi({ REGIONS: "eu-west" });
   target = Bun.serve({
     port: 0,
@@ -20,9 +22,11 @@ beforeAll(async () => {
       return new Response("hello", { status: new URL(req.url).pathname === "/broken" ? 500 : 200 });
     },
   });
+  target6 = Bun.serve({ port: 0, hostname: "::1", fetch: () => new Response("hello over IPv6") });
 });
 afterAll(async () => {
   target.stop(true);
+  target6.stop(true);
   await api.stop();
   await guarded.stop();
 });
@@ -79,5 +83,41 @@ describe("POST /monitors/test", () => {
     expect(res.body.status).toBe("down");
     expect(res.body.error).toMatch(/private|not allowed|blocked|refused/i);
     expect(hits).toBe(before);
+  });
+
+  it("checks IPv6 targets from a self-hosted local region with IPv6 egress, saved and tested alike", async () => {
+    const o = await makeOrg(api.sql, "business");
+    const call = client(api.url, { key: o.api_key });
+    const http = { type: "http", config: { url: `http://[::1]:${target6.port}/` } };
+    const tcp = { type: "tcp", config: { host: "::1", port: target6.port } };
+    for (const monitor of [http, tcp]) {
+      const tested = await call("POST", "/api/v1/monitors/test", monitor);
+      expect(tested.status).toBe(200);
+      expect(tested.body).toMatchObject({ status: "up", location: "local", data: { ip: "::1" } });
+      const saved = await call("POST", "/api/v1/monitors", { name: `IPv6 ${monitor.type}`, ...monitor });
+      expect(saved.status).toBe(201);
+      const ran = await call("POST", `/api/v1/monitors/${saved.body.id}/run`);
+      expect(ran.body).toMatchObject({ status: "up" });
+    }
+  });
+
+  it("keeps the guard for IPv6: loopback, unique-local, link-local and mapped metadata refused where private targets are not allowed", async () => {
+    const o = await makeOrg(guarded.sql, "business");
+    const call = client(guarded.url, { key: o.api_key });
+    for (const host of ["::1", "fd12:3456::1", "fe80::1", "::ffff:169.254.169.254"]) {
+      const res = await call("POST", "/api/v1/monitors/test", { type: "tcp", config: { host, port: 80 } });
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe("down");
+      expect(res.body.error).toContain("refused to contact");
+      expect(res.body.error).not.toContain("IPv4 only");
+    }
+  });
+
+  it("says which setting opens IPv6 in a region without IPv6 egress", async () => {
+    const o = await makeOrg(guarded.sql, "business");
+    const call = client(guarded.url, { key: o.api_key });
+    const res = await call("POST", "/api/v1/monitors/test", { type: "tcp", config: { host: "2001:4860:4860::8888", port: 53 } });
+    expect(res.body.status).toBe("down");
+    expect(res.body.error).toContain("IPV6_EGRESS");
   });
 });

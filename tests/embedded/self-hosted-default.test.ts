@@ -15,12 +15,15 @@ chmodSync(dataDir, 0o755);
 const port = freePort();
 const base = `http://127.0.0.1:${port}`;
 // As a new user runs it: none of the billing, private-address or simulator variables set.
-const { BILLING: _b, BILLING_SIMULATOR: _bs, BILLING_SIM_PORT: _bp, ALLOW_PRIVATE_IPS: _ap, PADDLE_API_KEY: _pk, PADDLE_WEBHOOK_SECRETS: _pw, ...parent } = process.env;
+const { BILLING: _b, BILLING_SIMULATOR: _bs, BILLING_SIM_PORT: _bp, ALLOW_PRIVATE_IPS: _ap, IPV6_EGRESS: _v6, PADDLE_API_KEY: _pk, PADDLE_WEBHOOK_SECRETS: _pw, ...parent } = process.env;
 const env = { ...parent, DATABASE_URL: "", NATS_URL: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", EMBEDDED_PG_PORT: String(freePort()), LOG_LEVEL: "info", LOG_FORMAT: "json" };
 
 const target = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("fine") });
+// An IPv6 service on the same machine (the user walk's `::1`).
+const target6 = Bun.serve({ hostname: "::1", port: 0, fetch: () => new Response("fine over IPv6") });
 afterAll(() => {
   target.stop(true);
+  target6.stop(true);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -84,6 +87,12 @@ describe("the all-in-one mode without a payment provider", () => {
       for (const deadline = Date.now() + 30_000; status !== "up" && Date.now() < deadline; await Bun.sleep(300)) status = (await call("GET", `/api/v1/monitors/${created.body.id}`)).body.status;
       expect(status).toBe("up");
 
+      // IPv6 targets too: the machine has IPv6 (::1), and a self-hosted local region may use it.
+      const tcp6 = await call("POST", "/api/v1/monitors/test", { type: "tcp", config: { host: "::1", port: target6.port } });
+      expect(tcp6.body).toMatchObject({ status: "up", data: { ip: "::1" } });
+      const http6 = await call("POST", "/api/v1/monitors/test", { type: "http", config: { url: `http://[::1]:${target6.port}/` } });
+      expect(http6.body).toMatchObject({ status: "up", data: { ip: "::1" } });
+
       // No simulator: it never took a port (a movable one would be remembered) nor said it runs.
       expect(ports().BILLING_SIM_PORT).toBeUndefined();
       expect(log()).not.toContain("SIMULATOR");
@@ -128,13 +137,13 @@ describe("the all-in-one mode without a payment provider", () => {
     }
   }, 120_000);
 
-  it("keeps an explicit ALLOW_PRIVATE_IPS=false, and says so in its start line", async () => {
+  it("keeps an explicit ALLOW_PRIVATE_IPS=false and IPV6_EGRESS=false, and says so in its start line", async () => {
     // Sign-up opened: the installation's owner exists from the first test.
-    const { proc, log } = await start({ ALLOW_PRIVATE_IPS: "false", SIGNUP_OPEN: "true" });
+    const { proc, log } = await start({ ALLOW_PRIVATE_IPS: "false", IPV6_EGRESS: "false", SIGNUP_OPEN: "true" });
     try {
       const call = await signUp("careful@example.test");
       expect((await call("GET", "/api/v1/billing/subscription")).body).toMatchObject({ billing_enabled: false, plan: { id: "unlimited" } });
-      expect(log()).toContain("self-hosted: one unlimited plan; private addresses refused (ALLOW_PRIVATE_IPS=false)");
+      expect(log()).toContain("self-hosted: one unlimited plan; private addresses refused (ALLOW_PRIVATE_IPS=false); IPv6 targets refused (IPV6_EGRESS=false)");
       expect(log()).not.toContain("the local region may reach private addresses");
     } finally {
       proc.kill("SIGTERM");

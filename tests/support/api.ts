@@ -50,11 +50,11 @@ export interface TestWorker {
  * What a cloud worker does for run-now, without consuming the region's job queues: the API runs no
  * checks, so API tests need one to answer `rpc.run-now.region.<region>[.<engine>]`.
  */
-export async function startTestWorker(o: { bus: Bus; sql: Sql; box: SecretBox; regions: string[]; allowPrivate: boolean }): Promise<TestWorker> {
+export async function startTestWorker(o: { bus: Bus; sql: Sql; box: SecretBox; regions: string[]; allowPrivate: boolean; ipv6?: boolean }): Promise<TestWorker> {
   let browsers: BrowserPool | null = null;
   let servers: ConsumerHandle[] = [];
   const start = async () => {
-    const run = jobRunner({ box: o.box, log: silentLogger, allowPrivate: o.allowPrivate, browsers });
+    const run = jobRunner({ box: o.box, log: silentLogger, allowPrivate: o.allowPrivate, ipv6: o.ipv6, browsers });
     const engines = [...(browsers?.engines ?? [])];
     servers = await Promise.all(o.regions.map((region) => startRunNowServer({ bus: o.bus, log: silentLogger, region, engines, run })));
   };
@@ -95,7 +95,7 @@ export async function startTestApi(env: Record<string, string> = {}, db?: TestDa
   const server = await startApiServer(buildApiDeps({ sql: database.sql, config, log: silentLogger, secretKey: TEST_SECRET_KEY, bus }));
   const outboxes = await startOutboxes(server, mailer);
   const regions = opts.workerRegions ?? config.REGIONS.split(",");
-  const worker = regions.length > 0 ? await startTestWorker({ bus, sql: database.sql, box: server.deps.box, regions, allowPrivate: config.ALLOW_PRIVATE_IPS }) : null;
+  const worker = regions.length > 0 ? await startTestWorker({ bus, sql: database.sql, box: server.deps.box, regions, allowPrivate: config.ALLOW_PRIVATE_IPS, ipv6: config.IPV6_EGRESS }) : null;
   const channelTests = opts.alerting === false ? null : await startTestAlertingRpc(server, config);
   return {
     url: server.url,

@@ -80,7 +80,7 @@ describe("tcp check", () => {
       expect(v6.data.ip).toBe("::1");
       const v4only = await tcpCheck.run({ host: "[::1]", port }, ctx());
       expect(v4only.status).toBe("down");
-      expect(v4only.error).toContain("IPv6 targets need a self-hosted runner with IPv6");
+      expect(v4only.error).toContain("this region does not check IPv6 targets");
     } finally {
       server.close();
     }
