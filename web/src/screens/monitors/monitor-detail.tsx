@@ -11,6 +11,7 @@ import { RecentAlerts } from "./detail/recent-alerts";
 import { HeartbeatPing } from "./heartbeat-ping";
 import { ResponseCharts } from "./detail/response-charts";
 import { MaintenanceNow } from "./detail/maintenance-now";
+import { ExpirySummary } from "./detail/expiry-summary";
 import type { Monitor } from "./use-monitors";
 import { badgeState, monitorLocationsText } from "./locations";
 import { useLocationName, useRunnerNames } from "./use-location-name";
@@ -123,6 +124,7 @@ export function MonitorDetail({ id }: { id: string }) {
         </div>
       </dl>
       <ErrorMessage error={uptime.error} />
+      <ExpirySummary monitor={m} />
       {byLocation.length > 1 && (
         <table className="table compact">
           <caption>Last 24 h by location</caption>

@@ -21,6 +21,7 @@ import {
   resolutionOf,
   xRangeOf,
 } from "./chart-data";
+import { recentChecksQuery } from "./recent-checks";
 
 const RANGE_LABEL: Record<RangeKey, string> = { recent: "Last 100 checks", "1h": "1 hour", "24h": "24 hours", "7d": "7 days", "30d": "30 days", "90d": "90 days", custom: "Custom" };
 const STATS = { percentiles: "p50, p95 and p99", avg_ms: "Average per region", p50_ms: "Median (p50) per region", p95_ms: "p95 per region", p99_ms: "p99 per region", max_ms: "Maximum per region" } as const;
@@ -150,10 +151,7 @@ function describeBands(bands: Band[]): string {
 
 /** The last 100 results (live: new ones arrive through the layout's event stream), per region and by phase. */
 function RecentCharts({ monitor }: { monitor: Monitor }) {
-  const q = useQuery({
-    queryKey: ["monitor-checks", monitor.id, { page: 1, limit: 100 }],
-    queryFn: () => api.GET("/api/v1/monitors/{id}/checks", { params: { path: { id: monitor.id }, query: { limit: 100 } } }).then(data),
-  });
+  const q = useQuery(recentChecksQuery(monitor.id));
   const rows = q.data?.data ?? [];
   const locations = useMemo(() => [...new Set(rows.map((r) => r.location))].sort(), [rows]);
   const [picked, setPicked] = useState<string | null>(null);
