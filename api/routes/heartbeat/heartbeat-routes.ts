@@ -13,7 +13,6 @@ const WHAT: Record<PingSignal, string> = {
 };
 const detail = (signal: PingSignal) => ({
   summary: WHAT[signal],
-  description: "The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.",
   security: [] as never[],
   "x-ignores-unknown-query": true,
 });

@@ -2489,7 +2489,7 @@ export interface paths {
         };
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description Records a success ping for the heartbeat monitor the token belongs to: an up result, and the next deadline follows its period or cron schedule (plus grace). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
@@ -2497,7 +2497,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat ping: the job ran; an up result, the next deadline follows the period or schedule
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description The same as GET, for cron jobs and scripts that POST; the body (any content type) is kept as text in the result's data.body, its first 10 KB. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
@@ -2517,7 +2517,7 @@ export interface paths {
         };
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description Start signal: the job began. Records no result of its own; the next success or fail ping records the run's duration since this start. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
@@ -2525,7 +2525,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat start signal: the job began; the next success or fail ping records the run's duration (no result of its own)
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description The start signal by POST; the body's first 10 KB are kept with the run. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
@@ -2545,7 +2545,7 @@ export interface paths {
         };
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description Fail signal: the job failed. A down result at once (the monitor goes down without waiting for the deadline). The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
@@ -2553,7 +2553,7 @@ export interface paths {
         put?: never;
         /**
          * Heartbeat fail signal: the job failed; a down result at once, with the body's first line as the error
-         * @description The token in the path is the only credential. A query string (a cache buster, a run id, an exit code) is accepted and ignored: the URL is pasted into cron jobs and scripts that add their own.
+         * @description The fail signal by POST; the body's first non-empty line becomes the result's error and its first 10 KB are kept in data.body. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string (a cache buster, a run id, an exit code) is accepted and ignored.
          *
          *     Who: anyone; no credentials.
          */
