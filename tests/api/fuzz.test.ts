@@ -227,6 +227,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   // HTTP assertions: a regular expression RE2 compiles, a JSONPath that parses, an operator and a target the source takes.
   // (A bulk create names the monitor in each issue's path instead: body.monitors[0].config.assertions.0.target.)
   [/^(POST|PATCH) \/api\/v1\/monitors/, /Invalid (http|keyword) config: assertions\.\d+\.|"body\.monitors\[\d+\]\.config\.assertions\.\d+\./],
+  // A DNS check's resolver is an IP address (with a port in range); a HEAD request has no body to read (keyword, body assertions).
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /is not an IP address: give the DNS server|is out of range \(1-65535\)|a HEAD response has no body|HEAD response has none/],
   // Recurrences checked by parsing: a maintenance window's RRULE or cron expression, a heartbeat's cron schedule.
   [/^(POST|PATCH) \/api\/v1\/maintenance-windows/, /invalid RRULE|invalid cron expression|give only the RRULE|a single RRULE line/],
   [/^(POST|PATCH) \/api\/v1\/monitors/, /invalid cron expression|the schedule never runs|runs must be at least/],

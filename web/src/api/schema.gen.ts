@@ -1603,7 +1603,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor of any check type
-         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*; a heartbeat's cron `schedule` must parse and run at least 30 s apart). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
+         * @description The scheduler runs the new monitor's first check at once (not an interval later) unless it is created paused. `config` is validated against the type's schema (HttpConfig for http, …; 400 with details.issues naming body.config.*; a heartbeat's cron `schedule` must parse and run at least 30 s apart, a DNS `resolver` must be an IP address with a port in range, and a HEAD request takes no body checks). Plan limits answer 403 ENTITLEMENT_REQUIRED (details.entitlement): the monitor quotas, the minimum interval and the regions per monitor. Targets in private address ranges are refused outside self-hosted installations.
          *
          *     Who: a role with `monitors:write` (owner, admin and member, or a custom role granting it; org:admin implies it), or an API key with that scope (403 otherwise).
          */
