@@ -19,8 +19,8 @@ const RESEND_MS = 1000;
 const UDP_PAYLOAD = 1232;
 
 /**
- * One recursive query over UDP (EDNS, resent every second, rotating through the servers),
- * retried over TCP when the answer comes back truncated. Runs until it has an answer or
+ * One recursive query over UDP (EDNS, resent every second, rotating through the servers, a
+ * server whose port is closed skipped at once), retried over TCP when the answer comes back truncated. Runs until it has an answer or
  * `signal` fires. node:dns is not used because Bun's version reports NODATA as NXDOMAIN
  * and splits multi-string TXT records.
  */
@@ -44,43 +44,73 @@ function answerOf(response: packet.DecodedPacket, server: DnsServer): DnsAnswer 
   return { rcode: (response as { rcode?: string }).rcode ?? "NOERROR", answers: response.answers ?? [], server };
 }
 
+/** "ip:port", or "[ipv6]:port". */
+export function formatDnsServer(s: DnsServer): string {
+  return s.family === 6 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+}
+
+function refusedError(servers: DnsServer[]): Error {
+  const list = servers.map(formatDnsServer).join(", ");
+  return new Error(`DNS server${servers.length > 1 ? "s" : ""} ${list} refused the query (port closed)`);
+}
+
+/**
+ * One connected UDP socket per server asked: the kernel reports an ICMP port unreachable on a
+ * connected socket only (ECONNREFUSED), so a closed resolver port moves on to the next server at
+ * once, and fails the query when every server refused, instead of waiting for the deadline.
+ */
 function queryUdp(servers: DnsServer[], id: number, query: Buffer, signal: AbortSignal): Promise<{ response: packet.DecodedPacket; server: DnsServer }> {
   return new Promise((resolve, reject) => {
-    const sockets = new Map<4 | 6, dgram.Socket>();
+    const sockets: Array<dgram.Socket | undefined> = [];
+    const refused = new Set<number>();
+    let done = false;
     let attempt = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (err: Error | null, value?: { response: packet.DecodedPacket; server: DnsServer }) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      for (const socket of sockets.values()) socket.close();
-      sockets.clear();
+      for (const socket of sockets) socket?.close();
       if (err) reject(err);
       else resolve(value!);
     };
     const onAbort = () => finish(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-    const socketFor = (family: 4 | 6) => {
-      let socket = sockets.get(family);
-      if (!socket) {
-        socket = dgram.createSocket(family === 6 ? "udp6" : "udp4");
-        socket.on("error", (err) => finish(err));
-        socket.on("message", (message, peer) => {
-          const server = servers.find((s) => s.address === peer.address && s.port === peer.port);
-          if (!server) return; // not from a server we asked
-          let response: packet.DecodedPacket;
-          try {
-            response = packet.decode(message);
-          } catch {
-            return;
-          }
-          if (response.id === id && response.type === "response") finish(null, { response, server });
-        });
-        sockets.set(family, socket);
-      }
-      return socket;
+    const onError = (index: number, err: Error) => {
+      if ((err as { code?: string }).code !== "ECONNREFUSED") return finish(err);
+      if (done || refused.has(index)) return;
+      refused.add(index);
+      sockets[index]?.close();
+      sockets[index] = undefined;
+      send();
+    };
+    const open = (index: number) => {
+      const server = servers[index];
+      const socket = dgram.createSocket(server.family === 6 ? "udp6" : "udp4");
+      socket.on("error", (err) => onError(index, err));
+      socket.on("message", (message) => {
+        let response: packet.DecodedPacket;
+        try {
+          response = packet.decode(message);
+        } catch {
+          return;
+        }
+        if (response.id === id && response.type === "response") finish(null, { response, server });
+      });
+      // A connected socket takes no address in send, and cannot send before it is connected.
+      socket.connect(server.port, server.address, () => {
+        if (!done && sockets[index] === socket) socket.send(query);
+      });
+      sockets[index] = socket;
     };
     const send = () => {
-      const server = servers[attempt++ % servers.length];
-      socketFor(server.family).send(query, server.port, server.address);
+      clearTimeout(timer);
+      if (refused.size === servers.length) return finish(refusedError(servers));
+      let index = attempt++ % servers.length;
+      while (refused.has(index)) index = attempt++ % servers.length;
+      const socket = sockets[index];
+      if (socket) socket.send(query);
+      else open(index);
       timer = setTimeout(send, RESEND_MS);
     };
     signal.addEventListener("abort", onAbort, { once: true });

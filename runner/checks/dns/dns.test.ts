@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import dgram from "node:dgram";
 import { runCheckContract } from "../contract.ts";
 import { startDnsServer, type TestDnsServer } from "../test-support/dns-server.ts";
 import type { CheckContext } from "../types.ts";
@@ -29,6 +30,15 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.stop());
+
+/** A loopback UDP port nobody listens on: the kernel answers a query with ICMP port unreachable. */
+async function closedUdpPort(): Promise<number> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(resolve));
+  return port;
+}
 
 const ctx: CheckContext = { timeoutMs: 3000, guard: { allowPrivate: true, ipv6: false } };
 const run = (config: Omit<DnsConfig, "resolver">) => dnsCheck.run({ resolver: server.address, ...config }, ctx);
@@ -98,6 +108,24 @@ describe("dns check", () => {
     const result = await dnsCheck.run({ name: "slow.example.test", record_type: "A", resolver: server.address }, { ...ctx, timeoutMs: 300 });
     expect(result.status).toBe("timeout");
     expect(result.data.rcode).toBeNull();
+  });
+
+  it("reports down at once when the resolver's port is closed, instead of waiting for the timeout", async () => {
+    const port = await closedUdpPort();
+    const result = await dnsCheck.run({ name, record_type: "A", resolver: `127.0.0.1:${port}` }, ctx);
+    expect(result.status).toBe("down");
+    expect(result.error).toBe(`DNS server 127.0.0.1:${port} refused the query (port closed)`);
+    expect(result.duration_ms).toBeLessThan(500);
+  });
+
+  it("moves on to the next resolver at once when one refuses, and is down only when all refuse", async () => {
+    const [first, second] = [await closedUdpPort(), await closedUdpPort()];
+    const answered = await dnsCheck.run({ name, record_type: "A" }, { ...ctx, endpoints: { dnsServers: [`127.0.0.1:${first}`, server.address] } });
+    expect(answered.status).toBe("up");
+    expect(answered.duration_ms).toBeLessThan(500); // the resend timer is 1 s
+    const refused = await dnsCheck.run({ name, record_type: "A" }, { ...ctx, endpoints: { dnsServers: [`127.0.0.1:${first}`, `127.0.0.1:${second}`] } });
+    expect(refused.status).toBe("down");
+    expect(refused.error).toBe(`DNS servers 127.0.0.1:${first}, 127.0.0.1:${second} refused the query (port closed)`);
   });
 
   it("asks again over TCP when the UDP answer is truncated", async () => {

@@ -3,7 +3,7 @@ import type * as packet from "dns-packet";
 import { checkAddress, classifyAddress, type GuardOptions } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
 import { ms } from "../shared/timing.ts";
-import { queryDns, type DnsServer } from "../../../core/net/dns-client.ts";
+import { formatDnsServer, queryDns, type DnsServer } from "../../../core/net/dns-client.ts";
 import { type DnsRecordType, dnsSpec } from "./dns-schema.ts";
 
 type Data<T extends packet.Answer["type"]> = Extract<packet.Answer, { type: T; data: unknown }>["data"];
@@ -26,7 +26,7 @@ export const dnsCheck = defineCheck(dnsSpec, {
     const servers = config.resolver
       ? [parseServer(config.resolver, ctx.guardOptions)]
       : (ctx.endpoints?.dnsServers ?? getServers()).map((s) => parseServer(s));
-    ctx.data.resolver = config.resolver || ctx.endpoints?.dnsServers ? servers.map(formatServer).join(",") : "system";
+    ctx.data.resolver = config.resolver || ctx.endpoints?.dnsServers ? servers.map(formatDnsServer).join(",") : "system";
 
     const started = performance.now();
     const reply = await queryDns(servers, config.name.replace(/\.$/, ""), config.record_type, ctx.signal);
@@ -60,8 +60,4 @@ function parseServer(text: string, guard?: GuardOptions): DnsServer {
   const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? /^([^:]+)(?::(\d+))?$/.exec(text) ?? [text, text, undefined];
   const { address, family } = guard ? checkAddress(m[1], guard, text) : classifyAddress(m[1]);
   return { address, family, port: m[2] ? Number(m[2]) : 53 };
-}
-
-function formatServer(s: DnsServer): string {
-  return s.family === 6 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
 }
