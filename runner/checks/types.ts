@@ -85,6 +85,8 @@ export interface ProbeContext extends CheckContext {
   data: CheckData;
   /** Guard options with the probe's signal, ready for resolveAndCheck/openConnection. */
   guardOptions: GuardOptions & { signal: AbortSignal };
+  /** What the probe waits for now ("SMTP greeting (220)"): a timeout then says `no <this> within N ms`. */
+  waitingFor?: string;
 }
 
 export interface ProbeOutcome {

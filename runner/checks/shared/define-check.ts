@@ -113,7 +113,7 @@ class ProbeRun {
 
   deadline(): void {
     if (!this.settle()) return;
-    const result = this.finish("timeout", `no answer within ${this.ctx.timeoutMs} ms`, { ...this.data });
+    const result = this.finish("timeout", `no ${this.probeCtx.waitingFor ?? "answer"} within ${this.ctx.timeoutMs} ms`, { ...this.data });
     this.controller.abort(new Error(`timed out after ${this.ctx.timeoutMs} ms`));
     this.resolve(result);
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { runCheckContract } from "../contract.ts";
 import { closedPort, startSilentServer, type Stoppable } from "../test-support/loopback-servers.ts";
@@ -27,6 +27,34 @@ async function startMailServer(tls?: { key: string; cert: string }, extra: Parti
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { port, stop: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** A TCP server that sends `greeting` on connect, answers each command it has a reply for and is silent otherwise. */
+async function startScriptedServer(greeting: string | null, replies: Record<string, string>): Promise<Stoppable> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.on("close", () => sockets.delete(socket));
+    if (greeting) socket.write(greeting);
+    let buffered = "";
+    socket.on("data", (chunk) => {
+      buffered += chunk.toString("latin1");
+      for (let nl = buffered.indexOf("\r\n"); nl >= 0; nl = buffered.indexOf("\r\n")) {
+        const reply = replies[buffered.slice(0, nl).split(" ")[0]!];
+        buffered = buffered.slice(nl + 2);
+        if (reply) socket.write(reply);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 let pki: TestPki;
@@ -120,6 +148,26 @@ describe("smtp check", () => {
       expect(result.error).toContain("421");
     } finally {
       await busy.stop();
+    }
+  });
+
+  it("says which reply it was waiting for when the deadline passes", async () => {
+    const noEhlo = await startScriptedServer("220 mx.test ready\r\n", {});
+    const noStarttls = await startScriptedServer("220 mx.test ready\r\n", { EHLO: "250-mx.test\r\n250 STARTTLS\r\n" });
+    const short = { ...ctx(), timeoutMs: 300 };
+    try {
+      const cases: Array<[number, string]> = [
+        [silent.port, "no SMTP greeting (220) within 300 ms"],
+        [noEhlo.port, "no reply to EHLO within 300 ms"],
+        [noStarttls.port, "no reply to STARTTLS within 300 ms"],
+      ];
+      for (const [port, error] of cases) {
+        const result = await smtpCheck.run({ host: "127.0.0.1", port }, short);
+        expect(result.status).toBe("timeout");
+        expect(result.error).toBe(error);
+      }
+    } finally {
+      await Promise.all([noEhlo.stop(), noStarttls.stop()]);
     }
   });
 });

@@ -99,12 +99,14 @@ export const smtpCheck = defineCheck(smtpSpec, {
       };
 
       let t = performance.now();
+      ctx.waitingFor = "SMTP greeting (220)";
       const banner = await reader.next();
       ctx.data.banner_ms = ms(performance.now() - t);
       ctx.data.banner = describeReply(banner).slice(0, 200);
       if (banner.code !== 220) return { status: "down", error: `the server greeted with ${describeReply(banner)}` };
 
       t = performance.now();
+      ctx.waitingFor = "reply to EHLO";
       let ehlo = await send(`EHLO ${ehloName}`);
       ctx.data.ehlo_ms = ms(performance.now() - t);
       if (ehlo.code !== 250) return { status: "down", error: `EHLO refused: ${describeReply(ehlo)}` };
@@ -114,9 +116,11 @@ export const smtpCheck = defineCheck(smtpSpec, {
       let certDays: number | null = null;
       if (mode !== "off" && offered) {
         t = performance.now();
+        ctx.waitingFor = "reply to STARTTLS";
         const go = await send("STARTTLS");
         if (go.code !== 220) return { status: "down", error: `STARTTLS refused: ${describeReply(go)}` };
         reader.detach();
+        ctx.waitingFor = "TLS handshake after STARTTLS";
         const secure = await upgrade(socket as net.Socket, isIpLiteral(host) ? undefined : host, ctx.endpoints?.trustedCa, ctx.signal);
         socket = secure;
         ctx.data.starttls_ms = ms(performance.now() - t);
@@ -133,6 +137,7 @@ export const smtpCheck = defineCheck(smtpSpec, {
           if (why) return { status: "down", error: `the STARTTLS certificate is not trusted (${why})` };
         }
         reader = replyReader(socket);
+        ctx.waitingFor = "reply to EHLO after STARTTLS";
         ehlo = await send(`EHLO ${ehloName}`);
         if (ehlo.code !== 250) return { status: "down", error: `EHLO after STARTTLS refused: ${describeReply(ehlo)}` };
       }
