@@ -1,6 +1,8 @@
 export interface PingSummary {
   packetsSent: number;
   packetsReceived: number;
+  /** ICMP errors ping counted ("+3 errors"): destination unreachable and the like. */
+  errors: number;
   lossPct: number;
   rttMinMs: number | null;
   rttAvgMs: number | null;
@@ -8,6 +10,7 @@ export interface PingSummary {
 }
 
 const COUNTS = /(\d+) packets transmitted, (\d+) (?:packets )?received/;
+const ERRORS = /\+(\d+) errors?/;
 const LOSS = /([\d.]+)% packet loss/;
 const RTT = /(?:rtt|round-trip) min\/avg\/max(?:\/(?:mdev|stddev))? = ([\d.]+)\/([\d.]+)\/([\d.]+)/;
 
@@ -17,11 +20,13 @@ export function parsePingOutput(output: string): PingSummary | null {
   if (!counts) return null;
   const sent = Number(counts[1]);
   const received = Number(counts[2]);
+  const errors = ERRORS.exec(output);
   const loss = LOSS.exec(output);
   const rtt = RTT.exec(output);
   return {
     packetsSent: sent,
     packetsReceived: received,
+    errors: errors ? Number(errors[1]) : 0,
     lossPct: loss ? Number(loss[1]) : sent === 0 ? 100 : Math.round(((sent - received) / sent) * 1000) / 10,
     rttMinMs: rtt ? Number(rtt[1]) : null,
     rttAvgMs: rtt ? Number(rtt[2]) : null,

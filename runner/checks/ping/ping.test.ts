@@ -9,6 +9,8 @@ import { pingCheck } from "./ping.ts";
 
 const resolver: HostResolver = async (host) => {
   if (host === "router.test") return [{ address: "127.0.0.1", family: 4 }];
+  // ping itself stops before the deadline, so the check's hanging target is a name whose lookup outlasts it.
+  if (host === "slow.test") return new Promise((resolve) => setTimeout(resolve, 2000, [{ address: "127.0.0.1", family: 4 }]));
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
 };
 const ctx = (extra: Partial<CheckContext> = {}): CheckContext => ({ timeoutMs: 5000, guard: { allowPrivate: true, ipv6: false, resolver }, ...extra });
@@ -31,7 +33,7 @@ runCheckContract(pingCheck, {
   context: () => ({ guard: { allowPrivate: true, ipv6: false, resolver } }),
   reachable: () => ({ host: "127.0.0.1", count: 1 }),
   failing: () => ({ host: "nowhere.test" }),
-  hanging: () => ({ host: "127.0.0.1", count: 10 }),
+  hanging: () => ({ host: "slow.test" }),
   invalid: [{ host: "127.0.0.1", count: 0 }, { host: "127.0.0.1", count: 11 }, { count: 3 }],
 });
 
@@ -68,6 +70,13 @@ describe("ping check", () => {
     expect(result.data).toMatchObject({ packet_loss_pct: 100, rtt_min_ms: null });
   });
 
+  it("says the destination is unreachable when ping counted ICMP errors", async () => {
+    const pingPath = fakePing("unreachable", "--- 10.9.9.2 ping statistics ---\n3 packets transmitted, 0 received, +3 errors, 100% packet loss, time 408ms\npipe 3", 1);
+    const result = await pingCheck.run({ host: "127.0.0.1" }, ctx({ endpoints: { pingPath } }));
+    expect(result.status).toBe("down");
+    expect(result.error).toBe("no replies from 127.0.0.1 (100% packet loss; destination unreachable: 3 errors)");
+  });
+
   it("reports down with ping's own message when ping cannot run", async () => {
     const pingPath = fakePing("broken", "", 2);
     writeFileSync(pingPath, "#!/bin/sh\necho 'ping: socket: Operation not permitted' >&2\nexit 2\n");
@@ -82,8 +91,19 @@ describe("ping check", () => {
     expect(result.error).toContain("no-such-ping");
   });
 
-  it("reports timeout when the pings outlast timeoutMs", async () => {
-    const result = await pingCheck.run({ host: "127.0.0.1", count: 10 }, ctx({ timeoutMs: 400 }));
+  it("fits every echo into a timeoutMs shorter than a second", async () => {
+    for (const [count, timeoutMs] of [[5, 600], [10, 400], [3, 250]] as const) {
+      const result = await pingCheck.run({ host: "127.0.0.1", count }, ctx({ timeoutMs }));
+      expect(result.status, `count ${count}, timeoutMs ${timeoutMs}`).toBe("up");
+      expect(result.data.packets_received).toBe(count);
+    }
+  });
+
+  it("reports timeout when ping outlasts timeoutMs", async () => {
+    const pingPath = join(dir, "stuck");
+    writeFileSync(pingPath, "#!/bin/sh\nexec sleep 5\n");
+    chmodSync(pingPath, 0o755);
+    const result = await pingCheck.run({ host: "127.0.0.1" }, ctx({ timeoutMs: 400, endpoints: { pingPath } }));
     expect(result.status).toBe("timeout");
   });
 });
