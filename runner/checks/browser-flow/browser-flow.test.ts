@@ -171,6 +171,18 @@ describe("browser_flow check", () => {
     expect(site.hits.get("/gone") ?? 0).toBe(before);
   });
 
+  it("leaves http_status null, not the previous page's 200, when a navigate step's target never answers", async () => {
+    const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const deadUrl = `http://127.0.0.1:${closed.port}/down`;
+    closed.stop(true);
+    const r = await flow([{ action: "assert_status", expected: [200] }, { action: "navigate", url: deadUrl }]);
+    expectWellFormed(browserFlowCheck, r);
+    expect(r.status).toBe("down");
+    expect(r.data.failed_step).toBe(2);
+    expect(r.data.http_status).toBeNull();
+    expect(r.data.final_url).toBe(deadUrl);
+  });
+
   it("accepts only declared steps: no script, no unknown action, no unknown field", async () => {
     const base = { url: site.url("/"), steps: [{ action: "click", selector: "#a" }] };
     expect(Value.Check(browserFlowConfigSchema, base)).toBe(true);

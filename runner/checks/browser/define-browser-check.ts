@@ -184,6 +184,14 @@ async function drive<T extends BrowserCheckType, S extends TSchema>(
   page.setDefaultNavigationTimeout(ctx.timeoutMs);
   const observation = observePage(page, (host) => guard.refusalFor(host) !== undefined);
   let mainStatus: number | null = null;
+  // A new document request forgets the last one's status: a navigation that gets no answer leaves null, not the old page's.
+  page.on("request", (req) => {
+    try {
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) mainStatus = null;
+    } catch {
+      // A worker's request has no frame.
+    }
+  });
   page.on("response", (res) => {
     try {
       // The guard proxy's own 403/502 (refused, unreachable) is no status of the site's.
