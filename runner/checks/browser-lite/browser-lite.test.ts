@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expectWellFormed } from "../contract.ts";
 import type { BrowserPool } from "../browser/browser-pool.ts";
 import { browserCtx, html, never, startPageServer, testPool } from "../browser/test-support.ts";
@@ -218,5 +221,88 @@ describe("browser_lite check", () => {
     const r = await runCheck({ type: "browser_lite", config: { url: site.url("/") }, timeoutMs: 5000, allowPrivate: true, ipv6: false }, { browsers: pool, endpoints: {} });
     expect(r.status).toBe("up");
     await expect(runCheck({ type: "browser_lite", config: { url: site.url("/"), script: "alert(1)" }, timeoutMs: 5000, allowPrivate: true, ipv6: false }, { browsers: pool })).rejects.toThrow("invalid browser_lite config");
+  });
+});
+
+describe("browser_lite check with a private CA", () => {
+  let pki: ReturnType<typeof createTestPki>;
+  let internal: ReturnType<typeof Bun.serve>;
+  beforeAll(() => {
+    pki = createTestPki();
+    internal = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: pki.leaf(30),
+      fetch(req, srv) {
+        const path = new URL(req.url).pathname;
+        if (path === "/ws") return srv.upgrade(req, { data: undefined }) ? undefined : new Response("no", { status: 400 });
+        if (path === "/logo.svg") return new Response("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>", { headers: { "content-type": "image/svg+xml" } });
+        return html(`<title>Intranet</title><h1 id="h">Internal status</h1><img src="/logo.svg">
+          <script>const ws = new WebSocket("wss://" + location.host + "/ws"); ws.onmessage = (e) => { document.getElementById("h").textContent += " " + e.data }</script>`);
+      },
+      websocket: {
+        open: (ws) => void ws.send("socket-ok"),
+        message() {},
+      },
+    });
+  });
+  afterAll(() => {
+    internal?.stop(true);
+    pki?.cleanup();
+  });
+  const url = () => `https://127.0.0.1:${internal.port}/`;
+
+  it("trusts the extra CAs the http check trusts (trustedCa): page, subresource and wss load", async () => {
+    const r = await lite({ url: url(), keyword: "socket-ok", wait_until: "networkidle" }, { endpoints: { trustedCa: [pki.caPem] } });
+    expectWellFormed(browserLiteCheck, r);
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe("up");
+    expect(r.data.http_status).toBe(200);
+    expect(r.data.failed_requests).toBe(0);
+    expect(r.data.keyword_found).toBe(true);
+  });
+
+  it("still refuses an expired, a wrongly named and a self-signed certificate when extra CAs are trusted", async () => {
+    const cases = [
+      { tls: pki.leaf(-1), reason: "CERT_HAS_EXPIRED" },
+      { tls: pki.leaf(30, ["DNS:intranet.example"]), reason: "ERR_TLS_CERT_ALTNAME_INVALID" },
+      { tls: pki.selfSigned(30), reason: "DEPTH_ZERO_SELF_SIGNED_CERT" },
+    ];
+    for (const c of cases) {
+      const bad = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: c.tls, fetch: () => html("<p>should not load</p>") });
+      try {
+        const r = await lite({ url: `https://127.0.0.1:${bad.port}/` }, { endpoints: { trustedCa: [pki.caPem] } });
+        expect(r.status).toBe("down");
+        expect(r.error).toStartWith("TLS certificate rejected:");
+        expect(r.error).toContain(c.reason);
+        expect(r.data.http_status).toBeNull();
+      } finally {
+        bad.stop(true);
+      }
+    }
+  });
+
+  it("trusts NODE_EXTRA_CA_CERTS of the process, as set up by startBrowserPool", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wp-extra-ca-"));
+    try {
+      writeFileSync(join(dir, "ca.pem"), pki.caPem);
+      writeFileSync(
+        join(dir, "run.ts"),
+        `import { startBrowserPool } from ${JSON.stringify(join(import.meta.dir, "../browser/browser-env.ts"))};
+import { silentLogger } from ${JSON.stringify(join(import.meta.dir, "../../../core/log.ts"))};
+import { browserLiteCheck } from ${JSON.stringify(join(import.meta.dir, "browser-lite.ts"))};
+const pool = await startBrowserPool({ BROWSERS: "chromium", BROWSER_POOL_SIZE: 1 }, silentLogger);
+const config = { url: ${JSON.stringify(url())}, engine: "chromium", wait_until: "load" };
+const r = await browserLiteCheck.run(config as never, { timeoutMs: 15000, guard: { allowPrivate: true, ipv6: false }, browsers: pool! });
+await pool!.close();
+console.log(JSON.stringify({ status: r.status, error: r.error ?? null, http_status: r.data.http_status }));`,
+      );
+      const child = Bun.spawn(["bun", join(dir, "run.ts")], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") }, stdout: "pipe", stderr: "pipe" });
+      const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      expect(err.trim()).toBe("");
+      expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ status: "up", error: null, http_status: 200 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -38,6 +38,8 @@ export async function startBrowserPool(s: BrowserSettings, log: Logger, opts: { 
       memoryCapMb: s.BROWSER_MEMORY_CAP_MB,
       maxUses: s.BROWSER_MAX_USES,
       executablePaths: s.CHROMIUM_PATH ? { chromium: s.CHROMIUM_PATH } : undefined,
+      // Bun reads this variable itself for every other check; Chromium does not, so the guard proxy verifies for it.
+      relayTls: Boolean(process.env.NODE_EXTRA_CA_CERTS),
       log,
     },
     opts,

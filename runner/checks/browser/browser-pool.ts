@@ -25,6 +25,11 @@ export interface BrowserPoolOptions {
   /** Extra browser switches (tests map names to loopback with --host-resolver-rules). */
   extraArgs?: string[];
   launchTimeoutMs?: number;
+  /**
+   * Chromium's HTTPS goes through the guard proxy's TLS relay, verified with the process's trust
+   * store (set when NODE_EXTRA_CA_CERTS names extra CAs: Chromium does not read that variable).
+   */
+  relayTls?: boolean;
   log?: Logger;
 }
 
@@ -112,6 +117,11 @@ export class BrowserPool {
       }
     }
     return pool;
+  }
+
+  /** Whether checks on this pool's Chromium relay TLS through the guard proxy (see BrowserPoolOptions.relayTls). */
+  get relaysTls(): boolean {
+    return this.o.relayTls === true;
   }
 
   has(engine: Engine): boolean {

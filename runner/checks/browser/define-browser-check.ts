@@ -132,7 +132,10 @@ async function runBrowserCheck<T extends BrowserCheckType, S extends TSchema>(de
   data.engine = engine;
   const artifacts: CheckArtifact[] = [];
   let started = performance.now();
-  const guard = await startBrowserGuard(ctx.guard, { loopbackStandIns: ctx.endpoints?.browserLoopbackStandIns });
+  // Extra trusted CAs reach Chromium through the guard proxy's TLS relay (Firefox and WebKit keep their own store).
+  const trustedCa = ctx.endpoints?.trustedCa;
+  const relayTls = engine === "chromium" && (pool.relaysTls || (trustedCa?.length ?? 0) > 0) ? { extraCa: trustedCa } : undefined;
+  const guard = await startBrowserGuard(ctx.guard, { loopbackStandIns: ctx.endpoints?.browserLoopbackStandIns, relayTls });
   try {
     return await pool.use(
       engine,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Browser, BrowserType } from "playwright-core";
 import type { Engine } from "../../../schemas/checks/browser-engines.ts";
+import { chromiumTrustsGuardProxy } from "./tls-relay.ts";
 
 export { browserEngines, isEngine } from "../../../schemas/checks/browser-engines.ts";
 export type { BrowsersSetting, Engine } from "../../../schemas/checks/browser-engines.ts";
@@ -84,7 +85,7 @@ export interface LaunchSettings {
 /** Launches one browser of the engine with the flags this service always uses. */
 export async function launchEngine(engine: Engine, s: LaunchSettings): Promise<Browser> {
   const launcher = await launcherFor(engine);
-  const args = engine === "chromium" ? [...CHROMIUM_ARGS, ...(s.jsHeapMb ? [`--js-flags=--max-old-space-size=${s.jsHeapMb}`] : [])] : [];
+  const args = engine === "chromium" ? [...CHROMIUM_ARGS, chromiumTrustsGuardProxy(), ...(s.jsHeapMb ? [`--js-flags=--max-old-space-size=${s.jsHeapMb}`] : [])] : [];
   return launcher.launch({
     executablePath: s.executablePath,
     args: [...args, ...(s.extraArgs ?? [])],

@@ -18,7 +18,7 @@ beforeAll(() => {
 afterAll(() => target.stop(true));
 
 /** A proxy whose judge maps *.test names to loopback and refuses 127.0.0.2 the way the guard does. */
-async function proxy(): Promise<{ p: GuardProxy; incidents: ProxyIncident[]; judged: string[] }> {
+async function proxy(relayTls?: { extraCa?: string[] }): Promise<{ p: GuardProxy; incidents: ProxyIncident[]; judged: string[] }> {
   const incidents: ProxyIncident[] = [];
   const judged: string[] = [];
   const judge = async (host: string): Promise<ResolvedAddress> => {
@@ -26,7 +26,7 @@ async function proxy(): Promise<{ p: GuardProxy; incidents: ProxyIncident[]; jud
     const address = host.endsWith(".test") ? "127.0.0.1" : host;
     return checkAddress(address, { allowPrivate: address !== "127.0.0.2", ipv6: false }, host);
   };
-  return { p: await startGuardProxy({ judge, incidents }), incidents, judged };
+  return { p: await startGuardProxy({ judge, incidents, relayTls }), incidents, judged };
 }
 
 /** Sends raw bytes to the proxy and collects everything until it closes the connection. */
@@ -65,6 +65,17 @@ describe("guard proxy", () => {
     // The name never went to the system resolver: the proxy connected to the judged address.
     expect(judged).toEqual(["shop.test"]);
     expect(seen).toEqual([{ path: "/first", host: `shop.test:${target.port}`, connection: "close" }]);
+  });
+
+  it("relaying TLS, still pipes a tunnel that does not start with a TLS handshake (ws:// through CONNECT)", async () => {
+    const { p, incidents } = await proxy({ extraCa: [] });
+    seen.length = 0;
+    const answer = await exchange(p, [`CONNECT shop.test:${target.port} HTTP/1.1\r\nHost: shop.test:${target.port}\r\n\r\n`, `GET /tunnelled HTTP/1.1\r\nHost: shop.test:${target.port}\r\n\r\n`]);
+    p.close();
+    expect(answer).toStartWith("HTTP/1.1 200 Connection Established");
+    expect(answer).toContain("hello from the target");
+    expect(seen.map((x) => x.path)).toEqual(["/tunnelled"]);
+    expect(incidents).toEqual([]);
   });
 
   it("refuses a tunnel or a request to a refused address without connecting, and records it", async () => {

@@ -1,6 +1,7 @@
 import net from "node:net";
-import { type ResolvedAddress, TargetRefusedError } from "../../../core/net-guard/index.ts";
+import { isIpLiteral, type ResolvedAddress, TargetRefusedError } from "../../../core/net-guard/index.ts";
 import { describeError } from "../shared/describe-error.ts";
+import { isTlsHandshake, relayTls } from "./tls-relay.ts";
 
 /** A request the guard stopped or could not forward, as the check reports it. */
 export interface ProxyIncident {
@@ -22,6 +23,12 @@ export interface GuardProxyOptions {
   judge(host: string): Promise<ResolvedAddress>;
   /** Where refusals and unreachable targets are recorded. */
   incidents: ProxyIncident[];
+  /**
+   * Set: TLS in a tunnel is verified here (the runtime's roots with NODE_EXTRA_CA_CERTS, plus
+   * `extraCa`) and relayed to a browser that trusts the proxy's own certificate (tls-relay.ts).
+   * Unset: tunnels are blind and the browser verifies the target itself.
+   */
+  relayTls?: { extraCa?: readonly string[] };
 }
 
 /** Header the proxy puts on answers it made itself, so a check never mistakes them for the target's. */
@@ -55,7 +62,7 @@ function closingHead(head: string): string {
  * a DNS answer that changes between check and connect (rebinding) reaches a refused address.
  * `judge` is resolveAndCheck; the proxy connects to exactly the address it returned.
  */
-export async function startGuardProxy({ judge, incidents }: GuardProxyOptions): Promise<GuardProxy> {
+export async function startGuardProxy({ judge, incidents, relayTls: relay }: GuardProxyOptions): Promise<GuardProxy> {
   const sockets = new Set<net.Socket>();
   const track = (s: net.Socket) => {
     sockets.add(s);
@@ -95,9 +102,27 @@ export async function startGuardProxy({ judge, incidents }: GuardProxyOptions): 
       const upstream = await open(hp.host, hp.port, target, client);
       if (!upstream || client.destroyed) return void upstream?.destroy();
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      if (rest.length > 0) upstream.write(rest);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      const tunnel = (first: Buffer) => {
+        if (relay && isTlsHandshake(first)) {
+          client.pause();
+          client.unshift(first);
+          const servername = isIpLiteral(hp.host) ? undefined : hp.host;
+          relayTls(client, upstream, servername, relay.extraCa).catch((err: unknown) => {
+            incidents.push({ target, host: hp.host, kind: "unreachable", message: describeError(err) });
+            client.destroy();
+            upstream.destroy();
+          });
+          return;
+        }
+        if (first.length > 0) upstream.write(first);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      };
+      // A relay must see the first bytes: a ClientHello is relayed, anything else (ws:// through a tunnel) is piped.
+      if (relay && rest.length === 0) {
+        client.once("data", tunnel);
+        client.once("close", () => upstream.destroy());
+      } else tunnel(rest);
       return;
     }
     let url: URL;

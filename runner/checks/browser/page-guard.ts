@@ -25,7 +25,10 @@ const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
  * all traffic, judges every connection again — redirect hops (which route handlers never see),
  * WebSockets and workers included — and connects only to the address it judged.
  */
-export async function startBrowserGuard(guard: Omit<GuardOptions, "signal">, opts: { loopbackStandIns?: string[] } = {}): Promise<BrowserGuard> {
+export async function startBrowserGuard(
+  guard: Omit<GuardOptions, "signal">,
+  opts: { loopbackStandIns?: string[]; relayTls?: { extraCa?: readonly string[] } } = {},
+): Promise<BrowserGuard> {
   const incidents: ProxyIncident[] = [];
   const verdicts = new Map<string, Promise<ResolvedAddress>>();
   const standIns = new Set((opts.loopbackStandIns ?? []).map((h) => h.toLowerCase()));
@@ -40,7 +43,7 @@ export async function startBrowserGuard(guard: Omit<GuardOptions, "signal">, opt
     }
     return verdict;
   };
-  const proxy = await startGuardProxy({ judge, incidents });
+  const proxy = await startGuardProxy({ judge, incidents, relayTls: opts.relayTls });
   const record = (i: ProxyIncident) => {
     if (!incidents.some((x) => x.target === i.target && x.kind === i.kind)) incidents.push(i);
   };
