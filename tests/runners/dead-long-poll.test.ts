@@ -49,12 +49,32 @@ async function answeredWithin(before: number, ms: number): Promise<void> {
 /** What waits on the runner's queue now: recorded unavailable by the sweep (0 when a dead claim holds it). */
 const sweep = () => sweepStaleRunnerQueues(api.db.sql, api.bus, silentLogger);
 
+/** A runner of a new organisation, connected through the proxy, and the organisation's results as they come. */
+async function connectedRunner() {
+  const { org, runner } = await orgWithRunner(api);
+  const results = await collectResults(api.bus, org.org_id);
+  const proc = spawnRunner(runnerEnv(runner.token));
+  await proc.waitForOutput("runner connected");
+  return { org, runner, results, proc };
+}
+
+/** Kills the runner without a word (its session stays open); its long-poll goes on waiting on the API. */
+async function killOutright(proc: Awaited<ReturnType<typeof connectedRunner>>["proc"]) {
+  await Bun.sleep(500);
+  proc.proc.kill("SIGKILL");
+  await proc.exited;
+  await Bun.sleep(300);
+}
+
+/** What a session/end served by another API process does to the database (revoke deletes the sessions too). */
+async function endSessionElsewhere(runnerId: string) {
+  const [session] = await api.db.sql<{ id: string }[]>`select id from runner_sessions where runner_id = ${runnerId}`;
+  await endRunnerSession(api.db.sql, runnerId, session!.id);
+}
+
 describe("a claim long-poll whose runner left, behind a proxy that keeps the upstream request open", () => {
   it("takes no job once the runner stopped and ended its session", async () => {
-    const { org, runner } = await orgWithRunner(api);
-    const results = await collectResults(api.bus, org.org_id);
-    const proc = spawnRunner(runnerEnv(runner.token));
-    await proc.waitForOutput("runner connected");
+    const { org, runner, results, proc } = await connectedRunner();
     await Bun.sleep(500);
     const answered = proxy.orphansAnswered();
     proc.proc.kill("SIGTERM");
@@ -73,10 +93,7 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
   }, 30_000);
 
   it("hands back, when the session ends, a job the dead long-poll took while the runner was finishing its checks", async () => {
-    const { org, runner } = await orgWithRunner(api);
-    const results = await collectResults(api.bus, org.org_id);
-    const proc = spawnRunner(runnerEnv(runner.token));
-    await proc.waitForOutput("runner connected");
+    const { org, runner, results, proc } = await connectedRunner();
     await publishHttpJob(api.bus, org.org_id, runner.id, "mon_finishing", `${target.url}/sleep/3000`, { timeout_ms: 10_000 });
     for (let i = 0; i < 200 && !target.hits.includes("/sleep/3000"); i++) await Bun.sleep(25);
     expect(target.hits).toContain("/sleep/3000");
@@ -96,18 +113,10 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
   }, 40_000);
 
   it("returns at once when another API process ends the session of a runner killed without a word", async () => {
-    const { org, runner } = await orgWithRunner(api);
-    const results = await collectResults(api.bus, org.org_id);
-    const proc = spawnRunner(runnerEnv(runner.token));
-    await proc.waitForOutput("runner connected");
-    await Bun.sleep(500);
-    proc.proc.kill("SIGKILL");
-    await proc.exited;
-    await Bun.sleep(300);
+    const { org, runner, results, proc } = await connectedRunner();
+    await killOutright(proc);
     const answered = proxy.orphansAnswered();
-    // What a session/end served by another API process does to the database (revoke deletes the sessions too).
-    const [session] = await api.db.sql<{ id: string }[]>`select id from runner_sessions where runner_id = ${runner.id}`;
-    await endRunnerSession(api.db.sql, runner.id, session!.id);
+    await endSessionElsewhere(runner.id);
     await answeredWithin(answered, 2000);
 
     const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_killed", `${target.url}/ok`);
@@ -118,22 +127,15 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
   }, 30_000);
 
   it("hands back a job its dead long-poll took when another API process ends the runner's session", async () => {
-    const { org, runner } = await orgWithRunner(api);
-    const results = await collectResults(api.bus, org.org_id);
-    const proc = spawnRunner(runnerEnv(runner.token));
-    await proc.waitForOutput("runner connected");
-    await Bun.sleep(500);
-    proc.proc.kill("SIGKILL");
-    await proc.exited;
-    await Bun.sleep(300);
+    const { org, runner, results, proc } = await connectedRunner();
+    await killOutright(proc);
     const answered = proxy.orphansAnswered();
     // The session is still open: the dead long-poll takes the job, and the proxy throws the answer away.
     const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_taken", `${target.url}/ok`);
     await answeredWithin(answered, 2000);
     expect(await sweep()).toBe(0);
     // A session/end served by another API process (a stop's, say): this one hands back what it gave the runner.
-    const [session] = await api.db.sql<{ id: string }[]>`select id from runner_sessions where runner_id = ${runner.id}`;
-    await endRunnerSession(api.db.sql, runner.id, session!.id);
+    await endSessionElsewhere(runner.id);
     await Bun.sleep(500);
     expect(await sweep()).toBe(1);
     const r = await results.waitFor((x) => x.id === job.id, 5000);
