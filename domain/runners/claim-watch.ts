@@ -2,8 +2,12 @@ import type { Sql } from "../../db/client.ts";
 import type { Logger } from "../../core/log.ts";
 import { runnerSessionsState } from "../../db/queries/runners.ts";
 
-/** Past this, a job handed out is no longer tracked: a runner never holds one that long (timeouts are far shorter). */
-const HANDED_OUT_TTL_MS = 60 * 60_000;
+/**
+ * Past this, a job handed out is no longer tracked: a runner reports a job within its timeout (at most 120 s) and the
+ * ack deadline. In the scaled mode a result may reach another API process, so this process never sees it settled; the
+ * bound keeps what it tracks to ten minutes of its claims.
+ */
+const HANDED_OUT_TTL_MS = 10 * 60_000;
 
 interface Poll {
   runnerId: string;
