@@ -208,13 +208,16 @@ describe("two API processes on one database", () => {
   it("allows exactly RATE_LIMIT_PER_ORG requests per window across both, and refuses the rest", async () => {
     const org = await makeOrg(first.sql);
     await freshWindowRoom();
+    // One request through each first, so both processes hold part of the window whatever order the burst takes
+    // (under load one process could take every token of a burst alone).
+    const opening = [await client(first.url, { key: org.api_key })("GET", "/api/v1/org"), await client(second.url, { key: org.api_key })("GET", "/api/v1/org")];
+    expect(opening.map((r) => r.status)).toEqual([200, 200]);
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => client((i % 2 ? first : second).url, { key: org.api_key })("GET", "/api/v1/org").then((r) => ({ via: i % 2, r }))),
+      Array.from({ length: 48 }, (_, i) => client((i % 2 ? first : second).url, { key: org.api_key })("GET", "/api/v1/org").then((r) => ({ via: i % 2, r }))),
     );
     const allowed = answers.filter((a) => a.r.status === 200);
-    expect(allowed).toHaveLength(LIMIT);
-    expect(answers.filter((a) => a.r.status === 429)).toHaveLength(50 - LIMIT);
-    expect(new Set(allowed.map((a) => a.via)).size).toBe(2);
+    expect(allowed).toHaveLength(LIMIT - 2);
+    expect(answers.filter((a) => a.r.status === 429)).toHaveLength(48 - (LIMIT - 2));
     for (const { r } of answers) expect(r.headers.get("x-ratelimit-limit")).toBe(String(LIMIT));
     // Each process now refuses on its own, without another lease.
     expect((await client(first.url, { key: org.api_key })("GET", "/api/v1/org")).status).toBe(429);
