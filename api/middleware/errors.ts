@@ -4,7 +4,7 @@ import { BusUnavailableError } from "../../core/bus/index.ts";
 import { AppError, type ErrorBody, type ValidationIssue } from "../../core/errors.ts";
 import type { Logger } from "../../core/log.ts";
 import { isDatabaseUnavailable } from "../../db/client.ts";
-import { TIME_OF_DAY, VISIBLE_TEXT } from "../schemas/common.ts";
+import { EXIT_STATUS, TIME_OF_DAY, VISIBLE_TEXT } from "../schemas/common.ts";
 import type { RouteTable } from "./route-table.ts";
 
 const LOCATIONS = new Set(["body", "query", "params", "headers", "cookie"]);
@@ -41,6 +41,7 @@ type Schema = { const?: unknown; type?: string; format?: string; pattern?: strin
 const PATTERN_WORDS: Record<string, string> = {
   [VISIBLE_TEXT]: "Expected at least one visible character (not only spaces) and no control characters",
   [TIME_OF_DAY]: "Expected HH:MM (24 h), such as 09:00",
+  [EXIT_STATUS]: "Expected an exit status, a whole number from 0 to 255 (or start, fail)",
 };
 const FORMAT_WORDS: Record<string, string> = {
   "date-time": "Expected a date and time in ISO 8601, such as 2026-11-29T14:30:00Z",

@@ -31,6 +31,8 @@ const OPERATION_ID_EXCEPTIONS: Record<string, string> = {
   "GET /status/{slug}": "getStatusPageHtml",
   "GET /api/v1/heartbeat/{token}/start": "pingHeartbeatStart",
   "GET /api/v1/heartbeat/{token}/fail": "pingHeartbeatFail",
+  "GET /api/v1/heartbeat/{token}/{exit_status}": "pingHeartbeatExitStatus",
+  "POST /api/v1/heartbeat/{token}/{exit_status}": "sendHeartbeatExitStatus",
   "GET /api/v1/org/sso": "getSsoConfig",
   "PUT /api/v1/org/sso": "replaceSsoConfig",
   "DELETE /api/v1/org/sso": "deleteSsoConfig",

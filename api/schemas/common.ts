@@ -23,6 +23,8 @@ export const Timestamp = t.String({ format: "date-time" });
 export const VISIBLE_TEXT = "^(?=.*[^\\s\\u200B-\\u200D\\u2060\\uFEFF\\u00AD])[^\\u0000-\\u001F\\u007F]*$";
 /** A time of day, HH:MM on a 24-hour clock. */
 export const TIME_OF_DAY = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
+/** A process's exit status as a path segment: 0 to 255, no sign, no leading zero. */
+export const EXIT_STATUS = "^(0|[1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$";
 export const DisplayName = (maxLength: number, options: { description?: string } = {}) =>
   t.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT, ...options });
 

@@ -18,6 +18,11 @@ const ERROR_CHARS = 500;
 
 /** What a ping says: the job succeeded, started, or failed. */
 export type PingSignal = "success" | "start" | "fail";
+/** The highest exit status a process can report (POSIX keeps 8 bits). */
+export const MAX_EXIT_STATUS = 255;
+
+/** A ping's meaning: a named signal, or the job's exit status (`/heartbeat/:token/:exit_status`: 0 is success, any other a failure). */
+export type Ping = PingSignal | { exitStatus: number };
 
 /** A ping's request body as kept: its first bytes as text, and whether there was more. */
 export interface PingBody {
@@ -43,28 +48,37 @@ const emptyData = (lastPingAt: Date | null): ResultData => ({
   body: null,
   body_truncated: null,
   start_body: null,
+  exit_status: null,
 });
 
-function failError(body: PingBody | null): string {
+/** A fail ping's error: what failed (a named signal, or the exit status), then the body's first non-empty line. */
+function failError(body: PingBody | null, exitStatus: number | null): string {
+  const what = exitStatus === null ? "the job reported a failure" : `the job exited with status ${exitStatus}`;
   const line = body?.text.split(/\r?\n/).find((l) => l.trim() !== "")?.trim();
-  return line ? `the job reported a failure: ${line.slice(0, ERROR_CHARS)}` : "the job reported a failure";
+  return line ? `${what}: ${line.slice(0, ERROR_CHARS)}` : what;
+}
+
+function signalOf(ping: Ping): { signal: PingSignal; exitStatus: number | null } {
+  if (typeof ping === "string") return { signal: ping, exitStatus: null };
+  return { signal: ping.exitStatus === 0 ? "success" : "fail", exitStatus: ping.exitStatus };
 }
 
 /**
  * A ping: the token is the credential (looked up by its SHA-256, so the comparison cannot leak
- * timing). `success` publishes an `up` result, `fail` a `down` one (both move the deadline to the
- * next expected run and measure the run since a `start`); `start` only notes the run's start.
- * A paused monitor's ping is accepted but records nothing.
+ * timing). `success` (or exit status 0) publishes an `up` result, `fail` (or any other exit status) a
+ * `down` one (both move the deadline to the next expected run and measure the run since a `start`);
+ * `start` only notes the run's start. A paused monitor's ping is accepted but records nothing.
  */
 export async function acceptPing(
   sql: Sql,
   bus: Bus,
   token: string,
-  signal: PingSignal = "success",
+  ping: Ping = "success",
   body: PingBody | null = null,
   now = new Date(),
 ): Promise<{ monitor_id: string; recorded: boolean }> {
   if (!TOKEN_PATTERN.test(token)) throw notFound("Heartbeat");
+  const { signal, exitStatus } = signalOf(ping);
   const at = now.getTime();
   const found = await withTx(sql, async (tx) => {
     const m = await lockHeartbeatByToken(tx, hashToken(token));
@@ -82,9 +96,10 @@ export async function acceptPing(
       body: body?.text ?? null,
       body_truncated: body ? body.truncated : null,
       start_body: m.started_at ? m.start_body : null,
+      exit_status: exitStatus,
     };
     const status = signal === "fail" ? "down" : "up";
-    return { m, message: result(m, `hb.${m.id}.${at}`, at, { status, error: signal === "fail" ? failError(body) : null, duration: duration ?? 0, data }) };
+    return { m, message: result(m, `hb.${m.id}.${at}`, at, { status, error: signal === "fail" ? failError(body, exitStatus) : null, duration: duration ?? 0, data }) };
   });
   if (!found) throw notFound("Heartbeat");
   if (found.message) await bus.publishResult(resultSubject(found.m.org_id, found.m.id), found.message);

@@ -1,4 +1,5 @@
 import { stringify } from "csv-stringify/sync";
+import { withAllFields } from "./result-data.ts";
 import type { CheckResultRow } from "./types.ts";
 
 export type ExportFormat = "csv" | "json";
@@ -81,14 +82,15 @@ function csvEncoder(dataFields: readonly string[]): Encoder {
   };
 }
 
-function jsonEncoder(): Encoder {
+function jsonEncoder(dataFields: readonly string[]): Encoder {
   let first = true;
+  const complete = withAllFields(dataFields);
   return {
     start: () => "[",
     rows: (rows) => {
       let out = "";
       for (const r of rows) {
-        out += `${first ? "\n" : ",\n"}${JSON.stringify(toResultView(r))}`;
+        out += `${first ? "\n" : ",\n"}${JSON.stringify(toResultView(complete(r)))}`;
         first = false;
       }
       return out;
@@ -111,7 +113,7 @@ export async function encodeExport(
   dataFields: readonly string[] = [],
   onError: (err: unknown) => void = () => {},
 ): Promise<ReadableStream<Uint8Array>> {
-  const encoder = format === "csv" ? csvEncoder(dataFields) : jsonEncoder();
+  const encoder = format === "csv" ? csvEncoder(dataFields) : jsonEncoder(dataFields);
   const source = batches[Symbol.asyncIterator]();
   let pending: IteratorResult<CheckResultRow[]> | null = await source.next();
   let started = false;

@@ -5,6 +5,7 @@ import { findMonitor, type MonitorRow } from "../../db/queries/monitors.ts";
 import { type CheckType, dataFieldNames } from "../../schemas/check-types.ts";
 import { getResult, listResults, streamResults, type ResultPage } from "./checks.ts";
 import { encodeExport, type ExportFormat } from "./export.ts";
+import { withAllFields } from "./result-data.ts";
 import { getRetention, type Retention } from "./retention.ts";
 import { DAY_MS, HOUR_MS, type BucketSize } from "./segments.ts";
 import type { CheckResultRow, ResultStatus } from "./types.ts";
@@ -49,17 +50,18 @@ async function resultRange(ctx: Ctx, f: ResultFilters): Promise<{ from: Date; to
 
 /** GET /monitors/:id/checks: a page of results, newest first. */
 export async function listMonitorChecks(ctx: Ctx, monitorId: string, f: ResultFilters & { page: number; limit: number }): Promise<ResultPage> {
-  await ownMonitor(ctx, monitorId);
+  const monitor = await ownMonitor(ctx, monitorId);
   const range = await resultRange(ctx, f);
-  return listResults(ctx.sql, ctx.actor.orgId, monitorId, { ...range, status: f.status, location: f.location, limit: f.limit, offset: (f.page - 1) * f.limit });
+  const page = await listResults(ctx.sql, ctx.actor.orgId, monitorId, { ...range, status: f.status, location: f.location, limit: f.limit, offset: (f.page - 1) * f.limit });
+  return { ...page, items: page.items.map(withAllFields(dataFieldNames(monitor.type as CheckType))) };
 }
 
 /** GET /monitors/:id/checks/:checkId, by result id (`chk_…`) or by the job id that produced it. */
 export async function getMonitorCheck(ctx: Ctx, monitorId: string, checkId: string): Promise<CheckResultRow> {
-  await ownMonitor(ctx, monitorId);
+  const monitor = await ownMonitor(ctx, monitorId);
   const row = await getResult(ctx.sql, ctx.actor.orgId, monitorId, checkId);
   if (!row) throw notFound("Check result");
-  return row;
+  return withAllFields(dataFieldNames(monitor.type as CheckType))(row);
 }
 
 export interface ResultExport {

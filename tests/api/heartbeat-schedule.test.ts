@@ -163,6 +163,60 @@ describe("heartbeat start and fail signals with bodies", () => {
     expect(all.map((x) => x.error)).toContain("the job reported a failure");
   });
 
+  it("takes the job's exit status as the signal: 0 is up, any other is down with the status in the error", async () => {
+    const { call, m } = await heartbeat({ period_seconds: 3600 });
+    await fetch(`${m.heartbeat_url}/start`);
+    expect(await (await fetch(`${m.heartbeat_url}/0`)).json()).toEqual({ ok: true, monitor_id: m.id, recorded: true });
+    const [up] = await until(() => checks(call, m.id), (x) => x.length === 1);
+    expect(up!.status).toBe("up");
+    expect(up!.data).toMatchObject({ signal: "success", exit_status: 0 });
+    expect(up!.data.run_duration_ms).toBeGreaterThanOrEqual(0);
+    expect(Value.Check(heartbeatDataSchema, up!.data)).toBe(true);
+
+    expect((await fetch(`${m.heartbeat_url}/3`, { method: "POST", body: "rsync: disk full\nmore\n" })).status).toBe(200);
+    const monitor = await until(() => call("GET", `/api/v1/monitors/${m.id}`), (x) => x.body.status === "down");
+    expect(monitor.body.status).toBe("down");
+    await fetch(`${m.heartbeat_url}/255?t=1`);
+    const all = await until(() => checks(call, m.id), (x) => x.length === 3);
+    const byStatus = new Map(all.map((r) => [r.data.exit_status, r]));
+    expect(byStatus.get(3)).toMatchObject({ status: "down", error: "the job exited with status 3: rsync: disk full", data: { signal: "fail", body: "rsync: disk full\nmore\n" } });
+    expect(byStatus.get(255)).toMatchObject({ status: "down", error: "the job exited with status 255", data: { signal: "fail" } });
+    // A success or fail ping by name says no exit status.
+    await fetch(m.heartbeat_url);
+    const named = await until(() => checks(call, m.id), (x) => x.length === 4);
+    expect(named.filter((r) => r.data.exit_status === null)).toHaveLength(1);
+  });
+
+  it("reads a result stored before exit_status existed with the field present as null, in the list, by id and in the export", async () => {
+    const { call, m } = await heartbeat({ period_seconds: 3600 });
+    await fetch(m.heartbeat_url);
+    const [stored] = await until(() => checks(call, m.id), (x) => x.length === 1);
+    await api.sql`update check_results set data = data - 'exit_status' where monitor_id = ${m.id}`;
+    const [listed] = await checks(call, m.id);
+    expect(listed!.data).toHaveProperty("exit_status", null);
+    expect(Value.Check(heartbeatDataSchema, listed!.data)).toBe(true);
+    expect((await call("GET", `/api/v1/monitors/${m.id}/checks/${stored!.id}`)).body.data).toHaveProperty("exit_status", null);
+    const exported = await call("GET", `/api/v1/monitors/${m.id}/checks/export?format=json&from=${new Date(Date.now() - 3600_000).toISOString()}`);
+    expect(exported.body[0].data).toHaveProperty("exit_status", null);
+  });
+
+  it("refuses an exit status that is not a whole number from 0 to 255 with the error body, and an unknown token with 404", async () => {
+    const { call, m } = await heartbeat({ period_seconds: 3600 });
+    for (const bad of ["256", "-1", "1.5", "07x", "999999999999", "ok"]) {
+      const res = await fetch(`${m.heartbeat_url}/${bad}`, { method: "POST", body: "x" });
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body).toMatchObject({ error: expect.any(String), code: "VALIDATION_ERROR" });
+      expect(body.details.issues).toEqual([{ path: "params.exit_status", message: expect.stringContaining("a whole number from 0 to 255") }]);
+    }
+    expect(await checks(call, m.id)).toHaveLength(0);
+    const unknown = await fetch(`${api.url}/api/v1/heartbeat/hb_${"x".repeat(32)}/0`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).code).toBe("NOT_FOUND");
+    await call("POST", `/api/v1/monitors/${m.id}/pause`);
+    expect(await (await fetch(`${m.heartbeat_url}/1`)).json()).toMatchObject({ recorded: false });
+  });
+
   it("keeps the first 10 KB of a large body as text and says it was cut", async () => {
     const { call, m } = await heartbeat({ period_seconds: 3600 });
     const big = "é".repeat(PING_BODY_LIMIT); // 2 bytes each: cut in the middle of the text

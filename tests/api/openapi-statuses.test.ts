@@ -43,7 +43,7 @@ const NEVER_CONFLICTS = [
   "POST /api/v1/alert-channels", "PATCH /api/v1/alert-channels/{id}", "POST /api/v1/alert-channels/{id}/test", "POST /api/v1/alert-channels/preview",
   "POST /api/v1/alert-rules", "PATCH /api/v1/alert-rules/{id}", "DELETE /api/v1/alert-rules/{id}", "POST /api/v1/alert-rules/{id}/acknowledge",
   "POST /api/v1/escalation-policies", "PATCH /api/v1/escalation-policies/{id}", "POST /api/v1/notifications/{id}/read", "POST /api/v1/notifications/read-all",
-  "POST /api/v1/heartbeat/{token}", "POST /api/v1/heartbeat/{token}/start", "POST /api/v1/heartbeat/{token}/fail", "POST /api/v1/runners", "PATCH /api/v1/runners/{id}", "DELETE /api/v1/runners/{id}", "POST /api/v1/runner/session",
+  "POST /api/v1/heartbeat/{token}", "POST /api/v1/heartbeat/{token}/start", "POST /api/v1/heartbeat/{token}/fail", "POST /api/v1/heartbeat/{token}/{exit_status}", "POST /api/v1/runners", "PATCH /api/v1/runners/{id}", "DELETE /api/v1/runners/{id}", "POST /api/v1/runner/session",
   "DELETE /api/v1/status-pages/{id}", "PUT /api/v1/status-pages/{id}/layout", "POST /api/v1/status-pages/{id}/subscribers", "DELETE /api/v1/status-pages/{id}/domain",
   "DELETE /api/v1/status-pages/{id}/subscribers/{subscriberId}", "POST /api/v1/themes", "PATCH /api/v1/themes/{id}",
   "POST /api/v1/incidents", "PATCH /api/v1/incidents/{id}", "DELETE /api/v1/incidents/{id}", "POST /api/v1/incidents/{id}/updates", "POST /api/v1/incidents/{id}/resolve",
@@ -248,7 +248,7 @@ async function flows(owner: Awaited<ReturnType<typeof callers>>) {
   const beatToken = new URL(beat.heartbeat_url).pathname.split("/").pop();
   await client(base)("GET", `/api/v1/heartbeat/${beatToken}`);
   await client(base)("POST", `/api/v1/heartbeat/${beatToken}`);
-  for (const signal of ["start", "fail"]) {
+  for (const signal of ["start", "fail", "0", "3"]) {
     await client(base)("GET", `/api/v1/heartbeat/${beatToken}/${signal}`);
     await client(base)("POST", `/api/v1/heartbeat/${beatToken}/${signal}`);
   }

@@ -35,6 +35,7 @@ export const heartbeatDataSchema = dataObject("HeartbeatData", {
   body: textField(`The ping's request body, first ${PING_BODY_LIMIT} bytes as text; null when it had none`),
   body_truncated: flagField("Whether the body was longer than what is kept"),
   start_body: textField(`The /start signal's request body, first ${PING_BODY_LIMIT} bytes; null when none`),
+  exit_status: nullable(Type.Integer({ minimum: 0, maximum: 255 }), "The job's exit status when it pinged /heartbeat/:token/:exit_status (0 success, else fail); null for a named signal or a missed deadline"),
 });
 
 /** The heartbeat check type, as the registry (schemas/check-types.ts) lists it. */

@@ -2564,6 +2564,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/heartbeat/{token}/{exit_status}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Heartbeat ping with the job's exit status (`curl …/$?`): 0 an up result, any other a down result at once
+         * @description Ping with the job's exit status (`my-job; curl …/$?`): 0 records an up result as the success ping does, any other status (1 to 255) a down result at once, as the fail signal does, with the error "the job exited with status <n>". The status is kept in data.exit_status. A segment that is not a whole number from 0 to 255 (no sign, no leading zero) is 400 VALIDATION_ERROR at params.exit_status. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string is accepted and ignored.
+         *
+         *     Who: anyone; no credentials.
+         */
+        get: operations["pingHeartbeatExitStatus"];
+        put?: never;
+        /**
+         * Heartbeat ping with the job's exit status (`curl …/$?`): 0 an up result, any other a down result at once
+         * @description The exit-status ping by POST; the body's first non-empty line follows the error of a failure and its first 10 KB are kept in data.body. The token in the URL is the credential (rate-limited per IP); an unknown token is 404, a paused monitor answers `recorded: false`. A query string is accepted and ignored.
+         *
+         *     Who: anyone; no credentials.
+         */
+        post: operations["sendHeartbeatExitStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runners": {
         parameters: {
             query?: never;
@@ -4339,10 +4367,10 @@ export interface components {
              */
             type: "metric_threshold";
             /**
-             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms, run_duration_ms; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
+             * @description By monitor type: http: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; keyword: response_time, duration_ms, status_code, dns_ms, connect_ms, tls_ms, ttfb_ms, body_bytes, redirects, assertions_failed; ssl: response_time, duration_ms, ssl_days_remaining, tls_ms; tcp: response_time, duration_ms, dns_ms, connect_ms; dns: response_time, duration_ms, dns_ms; ping: response_time, duration_ms, packets_sent, packets_received, packet_loss_pct, rtt_min_ms, rtt_avg_ms, rtt_max_ms; domain: response_time, duration_ms, domain_days_remaining; smtp: response_time, duration_ms, dns_ms, connect_ms, banner_ms, ehlo_ms, starttls_ms, cert_days_left; heartbeat: response_time, duration_ms, run_duration_ms, exit_status; browser_lite: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, ttfb_ms, dom_content_loaded_ms, load_ms, lcp_ms; browser_flow: response_time, duration_ms, http_status, console_errors, failed_requests, request_count, transfer_bytes, browser_memory_mb, steps_total, steps_passed, failed_step. Another name is refused with 400 (details.metrics_by_monitor_type).
              * @enum {string}
              */
-            metric: "assertions_failed" | "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "run_duration_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
+            metric: "assertions_failed" | "banner_ms" | "body_bytes" | "browser_memory_mb" | "cert_days_left" | "connect_ms" | "console_errors" | "dns_ms" | "dom_content_loaded_ms" | "domain_days_remaining" | "duration_ms" | "ehlo_ms" | "exit_status" | "failed_requests" | "failed_step" | "http_status" | "lcp_ms" | "load_ms" | "packet_loss_pct" | "packets_received" | "packets_sent" | "redirects" | "request_count" | "response_time" | "rtt_avg_ms" | "rtt_max_ms" | "rtt_min_ms" | "run_duration_ms" | "ssl_days_remaining" | "starttls_ms" | "status_code" | "steps_passed" | "steps_total" | "tls_ms" | "transfer_bytes" | "ttfb_ms";
             operator: "gt" | "lt" | "eq" | "neq" | "gte" | "lte";
             threshold: number;
         };
@@ -4579,6 +4607,8 @@ export interface components {
             body_truncated: boolean | null;
             /** @description The /start signal's request body, first 10240 bytes; null when none */
             start_body: string | null;
+            /** @description The job's exit status when it pinged /heartbeat/:token/:exit_status (0 success, else fail); null for a named signal or a missed deadline */
+            exit_status: number | null;
         };
         /** BrowserLiteData */
         BrowserLiteData: {
@@ -21670,6 +21700,175 @@ export interface operations {
             header?: never;
             path: {
                 token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT with current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pingHeartbeatExitStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+                exit_status: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current one-minute window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        monitor_id: string;
+                        /** @description false while the monitor is paused */
+                        recorded: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation; details.issues lists { path, message } */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: does not exist or belongs to another organisation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED; details.retryAfterSeconds and Retry-After give the wait */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL_ERROR; safe to retry with backoff */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or the message bus is unreachable; retry (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendHeartbeatExitStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+                exit_status: string;
             };
             cookie?: never;
         };

@@ -11,7 +11,10 @@ export function HeartbeatPing({ url, config }: { url: string; config: Record<str
   return (
     <section className="card heartbeat-ping" aria-labelledby={id}>
       <h2 id={id}>Ping this URL from your job</h2>
-      <p>GET or POST the success URL when the job succeeds. Ping the start URL when it begins (the run time is measured) and the failure URL when it fails (down at once).</p>
+      <p>
+        GET or POST the success URL when the job succeeds. Ping the start URL when it begins (the run time is measured) and the failure URL when it fails (down at once). Or add
+        the job's exit status to the URL, as the lines below do: <code>…/0</code> is a success, any other status from 1 to 255 a failure.
+      </p>
       <dl className="ping-urls">
         {s.urls.map((u) => (
           <div key={u.label} className="pair">
@@ -29,7 +32,7 @@ export function HeartbeatPing({ url, config }: { url: string; config: Record<str
       <Snippet code={s.crontab} what={cronWhat} testId="ping-crontab" />
       <details className="more">
         <summary>More ways to ping</summary>
-        <h3>Start, success or failure from a script</h3>
+        <h3>Start, then the exit status, from a script</h3>
         <Snippet code={s.wrapper} what="wrapper script" testId="ping-wrapper" />
         <h3>Send the job's output with the ping</h3>
         <p className="muted">The first 10 KB of a POST body is kept with the result.</p>

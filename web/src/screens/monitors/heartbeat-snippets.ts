@@ -7,9 +7,9 @@ export interface HeartbeatSnippets {
    * becomes one crontab line (a period does not depend on the zone).
    */
   crontab: string;
-  /** A shell wrapper: start, run, success or failure. */
+  /** A shell wrapper: start, run, then the job's exit status (0 success, else failure). */
   wrapper: string;
-  /** The job's output sent as the ping's body (kept with the result), to the failure URL when the job fails. */
+  /** The job's output sent as the ping's body (kept with the result), to the URL of the job's exit status. */
   withOutput: string;
 }
 
@@ -33,8 +33,9 @@ export function heartbeatSnippets(url: string, cfg: Record<string, unknown>, job
   const schedule = typeof cfg.schedule === "string" && cfg.schedule.trim() ? cfg.schedule.trim() : null;
   const zone = typeof cfg.timezone === "string" && cfg.timezone ? cfg.timezone : "UTC";
   const every = cronForPeriod(Number(cfg.period_seconds));
-  const ping = `${CURL} ${url}`;
-  const line = `${job} && ${ping} > /dev/null`;
+  // The job's exit status picks the signal (…/0 up, any other down at once), so a failed run alerts without waiting for the deadline.
+  const exited = `${CURL} ${url}/$? > /dev/null`;
+  const line = `${job}; ${exited}`;
   // Vixie cron and cronie read CRON_TZ; it sets the zone of every line below it, so a schedule gets a file of its own.
   const name = job.split("/").pop() || "my-job";
   const crontab = schedule
@@ -49,8 +50,8 @@ export function heartbeatSnippets(url: string, cfg: Record<string, unknown>, job
       { label: "failure", url: `${url}/fail` },
     ],
     crontab,
-    wrapper: `${CURL} ${url}/start > /dev/null\nif ${job}; then\n  ${ping} > /dev/null\nelse\n  ${CURL} ${url}/fail > /dev/null\nfi`,
+    wrapper: `${CURL} ${url}/start > /dev/null\n${job}\n${exited}`,
     // A pipe's status is curl's, so the output is kept first and the job's own status picks the URL.
-    withOutput: `if out=$(${job} 2>&1); then url=${url}; else url=${url}/fail; fi\nprintf '%s\\n' "$out" | ${CURL} --data-binary @- "$url" > /dev/null`,
+    withOutput: `out=$(${job} 2>&1); status=$?\nprintf '%s\\n' "$out" | ${CURL} --data-binary @- "${url}/$status" > /dev/null`,
   };
 }
