@@ -69,14 +69,22 @@ async function invoiceLinks(sql: Sql, orgId: string, provider: BillingProvider |
   return out;
 }
 
-/** The provider's page to update the payment method and pay the failed renewal; a provider outage only hides it. */
-async function paymentLink(sql: Sql, orgId: string, subscriptionId: string, provider: BillingProvider | null, log: Logger): Promise<string | null> {
+/**
+ * The grace banner's two ways to pay: the provider's payment-method page, and the failed renewal's open invoice.
+ * A provider outage only hides the link that did not answer.
+ */
+async function paymentLinks(sql: Sql, orgId: string, subscriptionId: string, provider: BillingProvider | null, log: Logger) {
   const [sub] = await sql<{ provider_subscription_id: string }[]>`select provider_subscription_id from billing_subscriptions where org_id = ${orgId} and id = ${subscriptionId}`;
-  if (!provider || !sub) return null;
-  return provider.paymentUpdateUrl(sub.provider_subscription_id).catch((err) => {
-    log.warn({ op: "billing.payment_link", orgId, err }, "payment-update link unavailable");
+  if (!provider || !sub) return { payment_url: null, invoice_url: null };
+  const unavailable = (what: string) => (err: unknown) => {
+    log.warn({ op: "billing.payment_link", orgId, err }, `${what} link unavailable`);
     return null;
-  });
+  };
+  const [payment_url, invoice_url] = await Promise.all([
+    provider.paymentUpdateUrl(sub.provider_subscription_id).catch(unavailable("payment-update")),
+    provider.openInvoiceUrl(sub.provider_subscription_id).catch(unavailable("open-invoice")),
+  ]);
+  return { payment_url, invoice_url };
 }
 
 /** One line as every answer shows it (cancel, resume, overlap cancel): with its subscription's hosted invoice, as in the subscription view. */
@@ -105,7 +113,7 @@ export async function subscriptionView(sql: Sql, orgId: string, provider: Billin
   return {
     billing_enabled: true,
     status,
-    banner: first ? { kind: "payment_failed" as const, grace_ends_at: first.grace_ends_at!.toISOString(), payment_url: await paymentLink(sql, orgId, first.subscription_id, provider, log) } : null,
+    banner: first ? { kind: "payment_failed" as const, grace_ends_at: first.grace_ends_at!.toISOString(), ...(await paymentLinks(sql, orgId, first.subscription_id, provider, log)) } : null,
     plan: { id: plan.id, name: plan.name, included_quotas: plan.quotas, line_id: live.find((l) => l.kind === "plan")?.id ?? null },
     lines: lines.filter((l) => l.status !== "cancelled" || l.kind === "plan").slice(-50).map((l) => lineView(l, names, invoices.get(l.subscription_id) ?? null)),
   };

@@ -53,6 +53,11 @@ export interface BillingProvider {
    * renewal during grace), or null when it has none for this subscription (cancelled).
    */
   paymentUpdateUrl(subscriptionId: string): Promise<string | null>;
+  /**
+   * Hosted page of the subscription's open invoice (its latest unpaid renewal), where the customer sees the amount
+   * due and pays it with the card on file; null when nothing is unpaid or the subscription is cancelled.
+   */
+  openInvoiceUrl(subscriptionId: string): Promise<string | null>;
   /** Hosted invoice of a transaction, or null when the provider has none yet. */
   invoiceUrl(transactionId: string): Promise<string | null>;
   /** Verifies and parses a webhook; throws WebhookRejected when it must be refused. */

@@ -42,3 +42,17 @@ export function paymentUpdatePage(s: SimSubscription, unpaid: SimTransaction | u
     `<h1>Update payment method</h1><p>Simulated provider page: no real card is stored or charged.</p>${due}<form method="post" action="/subscriptions/${escapeHtml(s.id)}/update-payment-method"><label>Card number <input name="card" value="4242 4242 4242 4242" autocomplete="off"></label> <button>${unpaid ? `Update and pay ${money(unpaid.totalCents)}` : "Update card"}</button></form>`,
   );
 }
+
+/**
+ * A renewal's hosted invoice (Stripe's hosted invoice page, Paddle's link for a past_due transaction): amount,
+ * period and status; while open, a Pay button that charges the card on file. A cancelled subscription's is void.
+ */
+export function renewalInvoicePage(t: SimTransaction, period: { start: Date; end: Date }, s: SimSubscription, state: SimState): Response {
+  const status = t.status === "completed" ? "paid" : s.status === "canceled" ? "void" : "open";
+  const label = { paid: "Paid", open: "Open", void: "Void: the subscription was cancelled" }[status];
+  const pay = status === "open" ? `<form method="post" action="/invoices/${escapeHtml(t.id)}/pay"><p>Charged to the card on file.</p><button>Pay ${money(t.totalCents)}</button></form>` : "";
+  return page(
+    `Invoice ${t.id}`,
+    `<h1>Invoice ${escapeHtml(t.id)}</h1><p>Simulated invoice: no real payment is taken.</p><p>Renewal billed ${t.createdAt.toISOString().slice(0, 10)}, ${t.cycle}.</p><p>Period: ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)}</p><ul>${itemRows(t, state)}</ul>${creditLine(t, state)}<p>${status === "paid" ? "Amount charged" : "Amount due"}: <strong>${money(t.totalCents)}</strong></p><p>Status: <strong data-status="${status}">${label}</strong></p>${pay}`,
+  );
+}

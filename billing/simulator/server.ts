@@ -1,6 +1,6 @@
 import { periodEnd } from "../proration.ts";
 import { signPaddle } from "../provider/paddle/signature.ts";
-import { checkoutPage, invoicePage, paymentUpdatePage } from "./pages.ts";
+import { checkoutPage, invoicePage, paymentUpdatePage, renewalInvoicePage } from "./pages.ts";
 import { type SimItem, SimState, type SimSubscription, type SimTransaction, simId } from "./state.ts";
 
 export interface SimulatorOptions {
@@ -83,6 +83,8 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     custom_data: { org_id: t.orgId },
     details: { totals: { grand_total: String(t.totalCents), currency_code: "USD" }, line_items: t.items.map((i, n) => ({ id: `txnitm_${t.id}_${n}`, price_id: i.priceId, quantity: i.quantity })) },
     billed_at: t.createdAt.toISOString(),
+    // Paddle's checkout link of a past_due transaction is where the customer pays it: here, its hosted invoice.
+    checkout: t.status === "past_due" && state.subscriptions.get(t.subscriptionId ?? "")?.status !== "canceled" ? { url: `${state.baseUrl}/invoices/${t.id}` } : null,
   });
 
   function renew(s: SimSubscription) {
@@ -101,7 +103,7 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
       s.creditCents = Math.max(0, s.creditCents - state.total(s.items));
       const fail = s.failNext;
       s.failNext = false;
-      const txn = state.addTransaction({ subscriptionId: s.id, orgId: s.orgId, status: fail ? "past_due" : "completed", origin: "subscription_recurring", items: s.items, cycle: s.cycle, totalCents: due, email: "" });
+      const txn = state.addTransaction({ subscriptionId: s.id, orgId: s.orgId, status: fail ? "past_due" : "completed", origin: "subscription_recurring", items: s.items, cycle: s.cycle, totalCents: due, email: "", period: { start: s.periodStart, end: s.periodEnd } });
       s.status = fail ? "past_due" : "active";
       s.updatedAt = state.stamp();
       if (fail) {
@@ -115,10 +117,9 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
   }
 
   /** Pays the failed renewal (Paddle collects it once the payment method works): the subscription is active again. */
-  function payDue(s: SimSubscription): SimTransaction | undefined {
-    const t = state.unpaid(s);
+  function payDue(s: SimSubscription, t = state.unpaid(s)): SimTransaction | undefined {
     if (t) t.status = "completed";
-    s.status = "active";
+    if (!state.unpaid(s)) s.status = "active";
     s.updatedAt = state.stamp();
     if (t) emit("transaction.completed", txnData(t));
     subEvent("subscription.updated", s);
@@ -153,8 +154,25 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     }
     if ((r = m(/^\/invoices\/([^/]+)$/)) && req.method === "GET") {
       const t = state.transactions.get(r[1]!);
-      if (!t || t.status !== "completed") return err(404, "not_found", "no such invoice");
-      return invoicePage(t, state);
+      const s = t?.subscriptionId ? state.subscriptions.get(t.subscriptionId) : undefined;
+      if (!t || (t.status !== "completed" && t.status !== "past_due")) return err(404, "not_found", "no such invoice");
+      return t.period && s ? renewalInvoicePage(t, t.period, s, state) : invoicePage(t, state);
+    }
+    // An unpaid renewal's Pay button: charges the card on file once; the webhooks are those of any payment.
+    if ((r = m(/^\/invoices\/([^/]+)\/pay$/)) && req.method === "POST") {
+      await req.arrayBuffer();
+      const t = state.transactions.get(r[1]!);
+      const s = t?.subscriptionId ? state.subscriptions.get(t.subscriptionId) : undefined;
+      if (!t || !s || !t.period) return err(404, "not_found", "no such invoice");
+      if (t.status === "completed") return err(409, "invoice_paid", "this invoice is already paid");
+      if (s.status === "canceled") return err(409, "subscription_canceled", "the subscription is cancelled: this invoice can no longer be paid");
+      if (s.failNext) {
+        s.failNext = false;
+        emit("transaction.payment_failed", txnData(t));
+        return err(402, "payment_declined", "the card on file was declined; update the payment method");
+      }
+      payDue(s, t);
+      return (await backToApp(req, t.id)) ?? json({ data: { transaction_id: t.id, subscription_id: s.id } });
     }
     if ((r = m(/^\/(?:checkout|sim\/checkouts)\/([^/]+)\/(?:pay|complete)$/)) && req.method === "POST") {
       const t = state.transactions.get(r[1]!);
@@ -191,7 +209,8 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
     }
     if (p === "/transactions" && req.method === "GET") {
       const subId = url.searchParams.get("subscription_id");
-      const list = [...state.transactions.values()].filter((t) => t.subscriptionId === subId && t.status === "completed").reverse();
+      const statuses = (url.searchParams.get("status") ?? "completed").split(",");
+      const list = [...state.transactions.values()].filter((t) => t.subscriptionId === subId && statuses.includes(t.status)).reverse();
       return json({ data: list.map(txnData) });
     }
     if ((r = m(/^\/transactions\/([^/]+)\/invoice$/))) {

@@ -34,6 +34,8 @@ export interface SimTransaction {
   totalCents: number;
   email: string;
   createdAt: Date;
+  /** The billing period a renewal pays for. */
+  period?: { start: Date; end: Date };
 }
 
 let seq = 0;

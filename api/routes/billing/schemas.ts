@@ -48,6 +48,12 @@ export const SubscriptionView = t.Object({
             "The payment provider's page where the owner updates the payment method and pays the failed renewal (Paddle's update-payment-method link); paying there ends the grace period. Null when the provider does not answer",
         }),
       ),
+      invoice_url: OrNull(
+        t.String({
+          description:
+            "Hosted page of the failed renewal's open invoice at the payment provider: the amount due, its period and a Pay button that charges the card on file; paying there ends the grace period. Null when nothing is open (the subscription was cancelled) or the provider does not answer",
+        }),
+      ),
     }),
   ),
   plan: t.Object({ id: t.String(), name: t.String(), included_quotas: t.Record(t.String(), t.Number()), line_id: OrNull(t.String()) }),

@@ -80,6 +80,18 @@ export function createPaddleProvider(opts: PaddleOptions): BillingProvider {
         throw err;
       }
     },
+    async openInvoiceUrl(subscriptionId) {
+      try {
+        const txns = await call<{ checkout?: { url: string | null } | null }[]>(
+          "GET",
+          `/transactions?subscription_id=${encodeURIComponent(subscriptionId)}&status=past_due&order_by=billed_at[DESC]&per_page=1`,
+        );
+        return txns[0]?.checkout?.url ?? null;
+      } catch (err) {
+        if (err instanceof PaddleError && err.permanent) return null;
+        throw err;
+      }
+    },
     async invoiceUrl(transactionId) {
       try {
         return (await call<{ url: string }>("GET", `/transactions/${transactionId}/invoice`)).url;

@@ -12053,6 +12053,8 @@ export interface operations {
                             grace_ends_at: string;
                             /** @description The payment provider's page where the owner updates the payment method and pays the failed renewal (Paddle's update-payment-method link); paying there ends the grace period. Null when the provider does not answer */
                             payment_url: string | null;
+                            /** @description Hosted page of the failed renewal's open invoice at the payment provider: the amount due, its period and a Pay button that charges the card on file; paying there ends the grace period. Null when nothing is open (the subscription was cancelled) or the provider does not answer */
+                            invoice_url: string | null;
                         } | null;
                         plan: {
                             id: string;
