@@ -164,34 +164,44 @@ describe("billing", () => {
     expect(dashboardErrors()).toEqual([]);
   }, 30_000);
 
-  it("shows the grace-period banner on every screen after a failed renewal, until it is paid", async () => {
+  it("shows the grace-period banner on every screen after a failed renewal, with the open invoice to pay, until it is paid", async () => {
     const { page } = env;
     await sim(env, "POST", "/sim/fail-next", {});
     await sim(env, "POST", "/sim/advance", { days: 31 });
     await sim(env, "POST", "/sim/drain");
     for (let i = 0; i < 50 && (await apiCall(env, "GET", "/api/v1/billing/subscription")).banner === null; i++) await Bun.sleep(100);
+    const { banner: state } = await apiCall(env, "GET", "/api/v1/billing/subscription");
+    expect(state.invoice_url).toStartWith(`${env.simUrl}/invoices/`);
     await nav(page, "Monitors");
     await page.reload();
     const banner = page.getByTestId("grace-banner");
     await waitOrShoot(env, banner, "grace-banner");
     expect(await banner.textContent()).toContain("Your last payment failed.");
+    // The banner offers the direct action (the open invoice) and keeps the way to the billing screen.
+    expect(await banner.getByRole("link", { name: "Pay the open invoice" }).getAttribute("href")).toBe(state.invoice_url);
     await captureScreen(page, "p2-billing-12-grace-banner");
     await nav(page, "Status pages");
     await banner.waitFor();
-    await banner.getByRole("link", { name: "Update payment details" }).click();
+    await banner.getByRole("link", { name: "Billing details" }).click();
     await page.getByTestId("grace-notice").waitFor();
     await line("starter").locator("[data-status=grace_period]").waitFor();
+    // The billing screen's notice has both: the payment-method page (not the last paid invoice) and the open invoice.
+    expect(await page.getByTestId("grace-notice").getByRole("link", { name: "Update payment method and pay" }).getAttribute("href")).toBe(state.payment_url);
+    expect(await page.getByTestId("grace-notice").getByRole("link", { name: "Pay the open invoice with the card on file" }).getAttribute("href")).toBe(state.invoice_url);
     await captureScreen(page, "p2-billing-13-grace-billing");
 
-    // The notice leads to the provider's payment-method page (not the last paid invoice); paying there ends the grace.
-    await page.getByTestId("grace-notice").getByRole("link", { name: "Update payment method and pay" }).click();
-    await page.getByRole("heading", { name: "Update payment method" }).waitFor();
-    expect(await page.textContent("main")).toContain("Unpaid");
-    await screenshot(page, "p2-billing-14-update-payment-method");
-    await page.getByRole("button", { name: /^Update and pay \$/ }).click();
+    // From the banner to the invoice's hosted page: paying there ends the grace.
+    await nav(page, "Monitors");
+    await banner.getByRole("link", { name: "Pay the open invoice" }).click();
+    await page.getByRole("heading", { name: /^Invoice txn_/ }).waitFor();
+    expect(await page.textContent("main")).toContain("Status: Open");
+    await screenshot(page, "p2-billing-14-open-invoice");
+    await page.getByRole("button", { name: /^Pay \$/ }).click();
     await page.getByTestId("checkout-returned").waitFor();
     await line("starter").locator("[data-status=active]").waitFor();
     expect(await page.getByTestId("grace-banner").count()).toBe(0);
+    const paid = await (await fetch(state.invoice_url)).text();
+    expect(paid).toContain('data-status="paid"');
     expect(dashboardErrors()).toEqual([]);
   }, 60_000);
 

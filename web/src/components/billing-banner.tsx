@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, data } from "../api/client";
 import { Link, useRouter } from "../lib/router";
 import { useSession } from "../lib/session";
+import { useMyRole } from "../screens/org/use-permissions";
 import { fmtDate } from "./format";
 import { ErrorMessage } from "./ui";
 import "./widgets.css";
@@ -34,6 +35,7 @@ export function AppBanners() {
 
 function PaymentAndPolicyBanner() {
   const blocked = useTwoFactorBlock();
+  const { can } = useMyRole();
   const sub = useQuery({
     queryKey: ["billing", "subscription"],
     enabled: !blocked,
@@ -55,7 +57,13 @@ function PaymentAndPolicyBanner() {
       <div className="banner banner-warning" role="alert" data-testid="grace-banner">
         <strong>Your last payment failed.</strong>
         <span>Everything keeps working until {fmtDate(banner.grace_ends_at)}; after that unpaid items are cancelled and a paid plan drops to Free.</span>
-        <Link to="/billing">Update payment details</Link>
+        {/* Straight to paying, as the billing screen's notice does; owners only, like every billing action. */}
+        {can("billing:manage") && (banner.invoice_url ?? banner.payment_url) && (
+          <a href={(banner.invoice_url ?? banner.payment_url)!} data-testid="grace-pay">
+            {banner.invoice_url ? "Pay the open invoice" : "Update payment method and pay"}
+          </a>
+        )}
+        <Link to="/billing">Billing details</Link>
       </div>
     );
   return null;

@@ -49,14 +49,23 @@ export function Billing() {
               <h2>Payment failed</h2>
               <p>
                 We could not charge your last renewal. Everything keeps working until <strong>{fmtDate(s.banner.grace_ends_at)}</strong>; the payment provider retries and sends you reminders.
-                Update your payment method at the provider and pay the renewal there: that ends the grace period. Unpaid items end when the grace period does, and a paid plan drops to Free.
+                Update your payment method at the provider and pay the renewal there, or pay its open invoice with the card on file: either ends the grace period. Unpaid items end when the grace period does, and a paid plan drops to Free.
               </p>
-              {s.banner.payment_url ? (
+              {s.banner.payment_url || s.banner.invoice_url ? (
                 manage && (
-                  // Same tab: the provider's page sends the browser back here once paid.
-                  <a className="button primary" href={s.banner.payment_url} data-testid="update-payment">
-                    Update payment method and pay
-                  </a>
+                  // Same tab: the provider's pages send the browser back here once paid.
+                  <span className="row">
+                    {s.banner.payment_url && (
+                      <a className="button primary" href={s.banner.payment_url} data-testid="update-payment">
+                        Update payment method and pay
+                      </a>
+                    )}
+                    {s.banner.invoice_url && (
+                      <a className="button" href={s.banner.invoice_url} data-testid="open-invoice">
+                        Pay the open invoice with the card on file
+                      </a>
+                    )}
+                  </span>
                 )
               ) : (
                 <p className="muted">The payment provider's page is not reachable right now; its reminder emails link to it too.</p>
