@@ -78,7 +78,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
 
   // billing
   listBillingPlans: "The plans on offer with monthly and annual prices and included quotas, and the add-ons that raise single quotas.",
-  getBillingSubscription: "The organisation's subscription: status (active, past_due…), the payment banner to show (during grace, with `payment_url`: the provider's page to update the payment method and pay the failed renewal, which ends the grace), the plan's included quotas and every billed line.",
+  getBillingSubscription: "The organisation's subscription: status (active, past_due…), the payment banner to show (during grace, with `payment_url`: the provider's page to update the payment method and pay the failed renewal, which ends the grace; and `invoice_url`: the failed renewal's open invoice, paid there with the card on file, which ends it too), the plan's included quotas and every billed line.",
   getBillingAddonsActive: "Add-on lines currently in force, including those in a payment grace period or ending at the period end.",
   listBillingOverlaps: "Add-ons that a plan change made redundant (the new plan includes what they add), waiting for you to cancel or keep them.",
   checkoutBilling: "Without a subscription: a hosted checkout URL of the payment provider. With one: add-ons are added to it and charged at once (a plan change goes through POST /billing/change-plan: 409 here). 409 when billing is off on this deployment.",

@@ -1177,7 +1177,7 @@ export interface paths {
         };
         /**
          * Subscription status, payment banner, plan row with included quotas, and every line
-         * @description The organisation's subscription: status (active, past_due…), the payment banner to show (during grace, with `payment_url`: the provider's page to update the payment method and pay the failed renewal, which ends the grace), the plan's included quotas and every billed line.
+         * @description The organisation's subscription: status (active, past_due…), the payment banner to show (during grace, with `payment_url`: the provider's page to update the payment method and pay the failed renewal, which ends the grace; and `invoice_url`: the failed renewal's open invoice, paid there with the card on file, which ends it too), the plan's included quotas and every billed line.
          *
          *     Who: any member of the active organisation, by session or API key; no particular permission.
          */
