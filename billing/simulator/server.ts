@@ -101,8 +101,9 @@ export function startBillingSimulator(opts: SimulatorOptions): BillingSimulator 
       s.periodEnd = periodEnd(s.periodStart, s.cycle);
       const due = Math.max(0, state.total(s.items) - s.creditCents);
       s.creditCents = Math.max(0, s.creditCents - state.total(s.items));
-      const fail = s.failNext;
-      s.failNext = false;
+      // A renewal the credit covers charges nothing, so a card that would fail fails the next charge instead.
+      const fail = s.failNext && due > 0;
+      if (due > 0) s.failNext = false;
       const txn = state.addTransaction({ subscriptionId: s.id, orgId: s.orgId, status: fail ? "past_due" : "completed", origin: "subscription_recurring", items: s.items, cycle: s.cycle, totalCents: due, email: "", period: { start: s.periodStart, end: s.periodEnd } });
       s.status = fail ? "past_due" : "active";
       s.updatedAt = state.stamp();

@@ -64,6 +64,25 @@ describe("the open invoice of an unpaid renewal", () => {
     expect(jobs.length).toBe(0);
   });
 
+  it("is not made of a renewal the credit covers: nothing is charged, so the card's failure waits for the next charge", async () => {
+    const o = await ownerOrg(stack);
+    await buy(stack, o.owner, { plan: "starter", cycle: "monthly" });
+    const simSub = [...stack.sim.state.subscriptions.values()].find((s) => s.orgId === o.org_id)!;
+    simSub.creditCents = 699; // one Starter month, as an earlier downgrade leaves
+    await stack.sim$("POST", "/sim/fail-next", { subscription_id: simSub.id });
+    await stack.advance(31);
+    expect(stack.sim.state.unpaid(simSub)).toBeUndefined();
+    let s = await sub(o.owner);
+    expect(s.status).toBe("active");
+    expect(s.banner).toBeNull();
+    await stack.advance(31);
+    const unpaid = stack.sim.state.unpaid(simSub)!;
+    expect(unpaid.totalCents).toBe(699);
+    s = await sub(o.owner);
+    expect(s.banner.kind).toBe("payment_failed");
+    expect(s.banner.invoice_url).toBe(`${stack.sim.url}/invoices/${unpaid.id}`);
+  });
+
   it("is charged once when Pay is sent twice at the same time", async () => {
     const { o, unpaid } = await unpaidRenewal();
     const url = (await sub(o.owner)).banner.invoice_url as string;
