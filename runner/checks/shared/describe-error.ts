@@ -26,10 +26,11 @@ const TLS_CODES = new Set([
 ]);
 
 /** TLS handshake failures (Bun and Node name OpenSSL's reason as `ERR_SSL_<reason>`) said in words. */
+const NOT_TLS = "the server did not answer in TLS";
 const HANDSHAKE_REASONS: Readonly<Record<string, string>> = {
-  WRONG_VERSION_NUMBER: "the server did not answer in TLS (plain text on this port?)",
-  HTTP_REQUEST: "the server did not answer in TLS (plain text on this port?)",
-  PACKET_LENGTH_TOO_LONG: "the server did not answer in TLS (plain text on this port?)",
+  WRONG_VERSION_NUMBER: NOT_TLS,
+  HTTP_REQUEST: NOT_TLS,
+  PACKET_LENGTH_TOO_LONG: NOT_TLS,
   UNSUPPORTED_PROTOCOL: "no TLS version in common with the server",
   TLSV1_ALERT_PROTOCOL_VERSION: "no TLS version in common with the server",
   SSLV3_ALERT_HANDSHAKE_FAILURE: "the server refused the handshake (no cipher or setting in common)",
@@ -38,20 +39,30 @@ const HANDSHAKE_REASONS: Readonly<Record<string, string>> = {
   TLSV1_ALERT_INTERNAL_ERROR: "the server failed the handshake (internal error)",
 };
 
+export interface ErrorPlace {
+  /** The address the socket was connected to, for errors that do not carry one (those of an established socket). */
+  peer?: { address: string; port: number };
+  /** The TLS handshake followed this plain-text command (STARTTLS): named, and plain text is no surprise there. */
+  upgradedBy?: string;
+}
+
 /** One line saying what went wrong with a target, for CheckResult.error. */
-export function describeError(err: unknown): string {
+export function describeError(err: unknown, place: ErrorPlace = {}): string {
   if (!(err instanceof Error)) return cut(String(err));
   const code = (err as { code?: string }).code;
+  const where = addressOf(err) ?? (place.peer && hostPort(place.peer.address, place.peer.port));
+  const suffix = where ? ` (${where})` : "";
   let text: string;
   if (code && SOCKET_CODES[code]) {
-    const where = addressOf(err);
-    text = `${SOCKET_CODES[code]}${where ? ` (${where})` : ""}`;
+    text = `${SOCKET_CODES[code]}${suffix}`;
   } else if (code && TLS_CODES.has(code)) {
     text = `TLS certificate rejected: ${err.message} (${code})`;
   } else if (code?.startsWith("ERR_SSL_")) {
     const reason = code.slice("ERR_SSL_".length);
-    const where = addressOf(err);
-    text = `TLS handshake failed: ${HANDSHAKE_REASONS[reason] ?? reason.toLowerCase().replaceAll("_", " ")}${where ? ` (${where})` : ""}`;
+    const words = HANDSHAKE_REASONS[reason] ?? reason.toLowerCase().replaceAll("_", " ");
+    text = place.upgradedBy
+      ? `TLS handshake after ${place.upgradedBy} failed: ${words}${suffix}`
+      : `TLS handshake failed: ${words}${words === NOT_TLS ? " (plain text on this port?)" : ""}${suffix}`;
   } else {
     text = err.message || err.name;
   }
@@ -60,8 +71,12 @@ export function describeError(err: unknown): string {
 
 function addressOf(err: Error): string | undefined {
   const e = err as { address?: string; port?: number };
-  if (!e.address) return undefined;
-  return e.port ? `${e.address.includes(":") ? `[${e.address}]` : e.address}:${e.port}` : e.address;
+  return e.address ? hostPort(e.address, e.port) : undefined;
+}
+
+/** `address:port`, an IPv6 address in brackets; the address alone without a port. */
+export function hostPort(address: string, port: number | undefined): string {
+  return port ? `${address.includes(":") ? `[${address}]` : address}:${port}` : address;
 }
 
 function cut(text: string): string {

@@ -2,6 +2,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { isIpLiteral, resolveAndCheck, stripBrackets, type GuardOptions } from "../../../core/net-guard/index.ts";
 import type { CheckDataValue } from "../types.ts";
+import { hostPort } from "./describe-error.ts";
 import { ms } from "./timing.ts";
 
 interface TlsOptions {
@@ -23,6 +24,8 @@ export interface OpenConnectionOptions {
    * Only the fields the data has (its documented ones are all present, as null) are written.
    */
   measurements?: Partial<Record<string, CheckDataValue>>;
+  /** A probe's context: each phase names what it waits for, so a timeout says which (`no TCP connection to … within N ms`). */
+  progress?: { waitingFor?: string };
 }
 
 export interface OpenedConnection {
@@ -56,10 +59,11 @@ function serverName(host: string): string | undefined {
  * second lookup) and, for TLS, completes the handshake. Times each phase separately.
  */
 export async function openConnection(o: OpenConnectionOptions): Promise<OpenedConnection> {
+  const name = serverName(o.host);
+  if (o.progress && name !== undefined) o.progress.waitingFor = `DNS answer for ${name}`;
   const t0 = performance.now();
   const { address, family } = await resolveAndCheck(o.host, o.guard);
   const t1 = performance.now();
-  const name = serverName(o.host);
   // An IP literal is not looked up: what the guard spends judging it is not DNS time.
   const dns_ms = name === undefined ? 0 : ms(t1 - t0);
   const m = o.measurements;
@@ -68,6 +72,7 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
     record(m, "dns_ms", dns_ms);
   }
   o.guard.signal.throwIfAborted();
+  if (o.progress) o.progress.waitingFor = `TCP connection to ${hostPort(address, o.port)}`;
 
   const socket = o.tls
     ? tls.connect({
@@ -79,7 +84,7 @@ export async function openConnection(o: OpenConnectionOptions): Promise<OpenedCo
       })
     : net.connect({ host: address, port: o.port, family });
 
-  const waiter = new ConnectWaiter(socket, o.guard.signal, address, o.port, o.tls !== undefined, t1, m);
+  const waiter = new ConnectWaiter(socket, o.guard.signal, address, o.port, o.tls !== undefined, t1, m, o.progress);
   try {
     await waiter.promise;
   } catch (err) {
@@ -120,6 +125,7 @@ class ConnectWaiter {
     private readonly secure: boolean,
     private readonly startedAt: number,
     private readonly measurements: Partial<Record<string, CheckDataValue>> | undefined,
+    private readonly progress: { waitingFor?: string } | undefined,
   ) {
     this.promise = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
@@ -134,7 +140,8 @@ class ConnectWaiter {
   private readonly onConnect = (): void => {
     this.connectedAt = performance.now();
     if (this.measurements) record(this.measurements, "connect_ms", ms(this.connectedAt - this.startedAt));
-    if (!this.secure) this.done(null);
+    if (!this.secure) return this.done(null);
+    if (this.progress) this.progress.waitingFor = `TLS handshake with ${hostPort(this.address, this.port)}`;
   };
 
   private readonly onSecureConnect = (): void => this.done(null);

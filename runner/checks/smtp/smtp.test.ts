@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import net, { type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { runCheckContract } from "../contract.ts";
 import { closedPort, startSilentServer, type Stoppable } from "../test-support/loopback-servers.ts";
 import { createTestPki, type TestPki } from "../test-support/test-pki.ts";
 import type { CheckContext } from "../types.ts";
+import { startScriptedServer } from "../test-support/scripted-smtp-server.ts";
 import { smtpCheck } from "./smtp.ts";
 import type { SmtpConfig } from "./smtp-schema.ts";
 
@@ -27,34 +28,6 @@ async function startMailServer(tls?: { key: string; cert: string }, extra: Parti
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { port, stop: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** A TCP server that sends `greeting` on connect, answers each command it has a reply for and is silent otherwise. */
-async function startScriptedServer(greeting: string | null, replies: Record<string, string>): Promise<Stoppable> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on("error", () => {});
-    socket.on("close", () => sockets.delete(socket));
-    if (greeting) socket.write(greeting);
-    let buffered = "";
-    socket.on("data", (chunk) => {
-      buffered += chunk.toString("latin1");
-      for (let nl = buffered.indexOf("\r\n"); nl >= 0; nl = buffered.indexOf("\r\n")) {
-        const reply = replies[buffered.slice(0, nl).split(" ")[0]!];
-        buffered = buffered.slice(nl + 2);
-        if (reply) socket.write(reply);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 let pki: TestPki;

@@ -1,4 +1,5 @@
 import net from "node:net";
+import { dlopen, FFIType, ptr } from "bun:ffi";
 
 export interface Stoppable {
   port: number;
@@ -52,5 +53,44 @@ export async function startLineServer(reply: (line: string) => string): Promise<
     port: (server.address() as net.AddressInfo).port,
     queries,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A loopback port whose TCP connects never complete: a listening socket with a backlog of 0 that
+ * never accepts, its one queue slot taken by a first connection, so the kernel drops later SYNs.
+ * Made with libc through bun:ffi (Node's servers always accept); Linux only.
+ */
+export async function startUnacceptingListener(): Promise<{ port: number; stop(): void }> {
+  const libc = dlopen("libc.so.6", {
+    socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    listen: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    getsockname: { args: [FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+  });
+  const AF_INET = 2;
+  const SOCK_STREAM = 1;
+  const fd = libc.symbols.socket(AF_INET, SOCK_STREAM, 0);
+  // struct sockaddr_in for 127.0.0.1, port 0 (any free one).
+  const address = new Uint8Array(16);
+  address.set([AF_INET, 0, 0, 0, 127, 0, 0, 1]);
+  const length = new Uint32Array([16]);
+  if (fd < 0 || libc.symbols.bind(fd, ptr(address), 16) !== 0 || libc.symbols.listen(fd, 0) !== 0 || libc.symbols.getsockname(fd, ptr(address), ptr(length)) !== 0) {
+    if (fd >= 0) libc.symbols.close(fd);
+    libc.close();
+    throw new Error("could not open an unaccepting listener");
+  }
+  const port = (address[2]! << 8) | address[3]!;
+  const filler = net.connect({ host: "127.0.0.1", port });
+  filler.on("error", () => {});
+  await new Promise((resolve) => filler.once("connect", resolve));
+  return {
+    port,
+    stop() {
+      filler.destroy();
+      libc.symbols.close(fd);
+      libc.close();
+    },
   };
 }
