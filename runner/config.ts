@@ -1,8 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { commonEnv } from "../core/config/common.ts";
+import { checkExtraCaCerts, extraCaEnv } from "../core/config/extra-ca.ts";
 import { ConfigError, EnvBool, parseEnv } from "../core/config/parse-env.ts";
 
-/** The self-hosted runner's environment: exactly the spec's table (docs/runners.md). */
+/** The self-hosted runner's environment: the spec's table, and the extra CAs it trusts (docs/runners.md). */
 export const runnerEnv = Type.Object({
   SERVICE_API_URL: Type.String({ minLength: 1, description: "API endpoint, e.g. https://watchpost.example.com; must be https://, plain http is refused" }),
   SERVICE_TOKEN: Type.String({ pattern: "^rt_[A-Za-z0-9_-]+$", description: "runner token from POST /runners; must start with rt_" }),
@@ -24,6 +25,7 @@ export const runnerEnv = Type.Object({
   LOG_LEVEL: commonEnv.LOG_LEVEL,
   LOG_FORMAT: commonEnv.LOG_FORMAT,
   ALLOW_UNENCRYPTED_SESSION: EnvBool(false, "opt out of payload encryption; local development only"),
+  ...extraCaEnv,
 });
 
 export type RunnerConfig = Static<typeof runnerEnv>;
@@ -52,6 +54,7 @@ export function loadRunnerConfig(env: Record<string, string | undefined>): Runne
   if (config.RUNNER_MODE === "managed") {
     throw new ConfigError("Invalid environment variable RUNNER_MODE=\"managed\": managed is the provider's cloud workers (bun run worker); a self-hosted runner runs persistent");
   }
+  checkExtraCaCerts(config);
   return config;
 }
 

@@ -24,7 +24,7 @@ if (config.ALLOW_UNENCRYPTED_SESSION) log.warn({ op: "runner.config" }, "ALLOW_U
 // Warm browsers for BROWSERS (none: no pool); a browser that cannot start stops the runner here.
 let browsers;
 try {
-  browsers = await startBrowserPool({ BROWSERS: config.BROWSERS, BROWSER_POOL_SIZE: config.BROWSER_POOL_SIZE, CHROMIUM_PATH: process.env.CHROMIUM_PATH }, log);
+  browsers = await startBrowserPool({ BROWSERS: config.BROWSERS, BROWSER_POOL_SIZE: config.BROWSER_POOL_SIZE, CHROMIUM_PATH: process.env.CHROMIUM_PATH, NODE_EXTRA_CA_CERTS: config.NODE_EXTRA_CA_CERTS }, log);
 } catch (err) {
   log.fatal({ op: "runner.browsers", err: err instanceof Error ? err.message : String(err) }, "browsers could not start; refusing to start (exit code 1)");
   await Bun.sleep(50);

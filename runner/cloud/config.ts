@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { commonEnv, metricsEnv } from "../../core/config/common.ts";
+import { checkExtraCaCerts, extraCaEnv } from "../../core/config/extra-ca.ts";
 import { ConfigError, EnvBool, parseEnv } from "../../core/config/parse-env.ts";
 import { browserEnv } from "../checks/browser/browser-env.ts";
 
@@ -21,6 +22,7 @@ export const workerEnv = Type.Object({
   }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000, description: "on SIGTERM, how long running checks may finish before they are handed back, 0-600000 ms" }),
   ...browserEnv,
+  ...extraCaEnv,
   WORKER_ID: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_.:/-]+$", maxLength: 128, description: "stable name of this worker; default host/pid" })),
   ...metricsEnv,
 });
@@ -34,5 +36,6 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, argv: 
   if (i >= 0 && !fromArgs) throw new ConfigError("--region needs a value, e.g. --region eu-west");
   const config = parseEnv(workerEnv, fromArgs ? { ...env, REGION: fromArgs } : env);
   if (!config.REGION) throw new ConfigError("Missing REGION: give the region this worker serves with --region <name> or REGION");
+  checkExtraCaCerts(config);
   return config as WorkerConfig;
 }

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { type TObject, Type } from "@sinclair/typebox";
 import { alertingEnv, loadAlertingConfig } from "../../alerting/config.ts";
 import { apiEnv, loadApiConfig } from "../../api/config.ts";
 import { commonEnv } from "../../core/config/common.ts";
 import { parseEnv } from "../../core/config/parse-env.ts";
 import { loadWorkerConfig, workerEnv } from "../../runner/cloud/config.ts";
+import { createTestPki } from "../../runner/checks/test-support/test-pki.ts";
 import { loadRunnerConfig, runnerEnv } from "../../runner/config.ts";
 import { loadSchedulerConfig, schedulerEnv } from "../../scheduler/config.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -49,8 +51,6 @@ const ROLE_LOADERS: Record<string, (env: Record<string, string>, args: string[])
   worker: (env, args) => loadWorkerConfig(env, args),
   migrate: (env) => parseEnv(Type.Object(commonEnv), env),
 };
-/** Read by the runtime, not by our configuration. */
-const RUNTIME_VARIABLES = new Set(["NODE_EXTRA_CA_CERTS"]);
 
 /** Compose interpolation as `docker compose config` would do it with only the required variables set. */
 function interpolate(value: string): string {
@@ -74,10 +74,10 @@ describe("infra/docker-compose.yml", () => {
     const unknown: string[] = [];
     for (const [name, s] of ours) {
       const schema = ROLE_SCHEMAS[s.command![0]!]!;
-      for (const key of Object.keys(s.environment ?? {})) if (!(key in schema.properties) && !RUNTIME_VARIABLES.has(key)) unknown.push(`${name}: ${key}`);
+      for (const key of Object.keys(s.environment ?? {})) if (!(key in schema.properties)) unknown.push(`${name}: ${key}`);
     }
     const runner = compose.services.runner!;
-    for (const key of Object.keys(runner.environment ?? {})) if (!(key in runnerEnv.properties) && !RUNTIME_VARIABLES.has(key)) unknown.push(`runner: ${key}`);
+    for (const key of Object.keys(runner.environment ?? {})) if (!(key in runnerEnv.properties)) unknown.push(`runner: ${key}`);
     expect(unknown).toEqual([]);
   });
 
@@ -88,7 +88,18 @@ describe("infra/docker-compose.yml", () => {
       expect({ name, error: (() => { try { load(); return null; } catch (e) { return (e as Error).message; } })() }).toEqual({ name, error: null });
     }
     const runnerEnvValues = { ...envOf(compose.services.runner!), SERVICE_TOKEN: "rt_exampletoken0123456789" };
-    expect(() => loadRunnerConfig(runnerEnvValues)).not.toThrow();
+    // NODE_EXTRA_CA_CERTS names the proxy's CA in the runner's container (the proxy_ca volume); a CA file stands in for it.
+    expect(envOf(compose.services.runner!).NODE_EXTRA_CA_CERTS).toBe("/ca/root.crt");
+    expect(compose.services.runner!.volumes).toContain("proxy_ca:/ca:ro");
+    const pki = createTestPki();
+    const standIn = join(mkdtempSync(join(tmpdir(), "wp-compose-ca-")), "root.crt");
+    try {
+      writeFileSync(standIn, pki.caPem);
+      expect(() => loadRunnerConfig({ ...runnerEnvValues, NODE_EXTRA_CA_CERTS: standIn })).not.toThrow();
+    } finally {
+      pki.cleanup();
+      rmSync(dirname(standIn), { recursive: true, force: true });
+    }
   });
 
   it("points every server role at the same bus and secret key, and every role but the workers at the same database", () => {

@@ -179,6 +179,7 @@ describe("runner start-up refusals", () => {
     ["LOG_LEVEL unknown", { LOG_LEVEL: "verbose" }, /LOG_LEVEL="verbose"/],
     ["LOG_FORMAT unknown", { LOG_FORMAT: "xml" }, /LOG_FORMAT="xml"/],
     ["ALLOW_UNENCRYPTED_SESSION not a boolean", { ALLOW_UNENCRYPTED_SESSION: "sometimes" }, /ALLOW_UNENCRYPTED_SESSION="sometimes"/],
+    ["NODE_EXTRA_CA_CERTS not a file", { NODE_EXTRA_CA_CERTS: "/nonexistent/ca.pem" }, /NODE_EXTRA_CA_CERTS="\/nonexistent\/ca.pem": no such file/],
   ];
   for (const [name, change, message] of cases) {
     it(`refuses to start: ${name}`, async () => {

@@ -282,22 +282,23 @@ describe("browser_lite check with a private CA", () => {
     }
   });
 
-  it("trusts NODE_EXTRA_CA_CERTS of the process, as set up by startBrowserPool", async () => {
+  it("trusts NODE_EXTRA_CA_CERTS of the process, as the worker's config passes it to startBrowserPool", async () => {
     const dir = mkdtempSync(join(tmpdir(), "wp-extra-ca-"));
     try {
       writeFileSync(join(dir, "ca.pem"), pki.caPem);
       writeFileSync(
         join(dir, "run.ts"),
         `import { startBrowserPool } from ${JSON.stringify(join(import.meta.dir, "../browser/browser-env.ts"))};
+import { loadWorkerConfig } from ${JSON.stringify(join(import.meta.dir, "../../cloud/config.ts"))};
 import { silentLogger } from ${JSON.stringify(join(import.meta.dir, "../../../core/log.ts"))};
 import { browserLiteCheck } from ${JSON.stringify(join(import.meta.dir, "browser-lite.ts"))};
-const pool = await startBrowserPool({ BROWSERS: "chromium", BROWSER_POOL_SIZE: 1 }, silentLogger);
+const pool = await startBrowserPool(loadWorkerConfig(process.env, ["--region", "local"]), silentLogger);
 const config = { url: ${JSON.stringify(url())}, engine: "chromium", wait_until: "load" };
 const r = await browserLiteCheck.run(config as never, { timeoutMs: 15000, guard: { allowPrivate: true, ipv6: false }, browsers: pool! });
 await pool!.close();
 console.log(JSON.stringify({ status: r.status, error: r.error ?? null, http_status: r.data.http_status }));`,
       );
-      const child = Bun.spawn(["bun", join(dir, "run.ts")], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") }, stdout: "pipe", stderr: "pipe" });
+      const child = Bun.spawn(["bun", join(dir, "run.ts")], { env: { ...process.env, BROWSERS: "chromium", BROWSER_POOL_SIZE: "1", NODE_EXTRA_CA_CERTS: join(dir, "ca.pem") }, stdout: "pipe", stderr: "pipe" });
       const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       expect(err.trim()).toBe("");
       expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({ status: "up", error: null, http_status: 200 });

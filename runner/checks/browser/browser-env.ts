@@ -25,6 +25,8 @@ export interface BrowserSettings {
   BROWSER_MEMORY_CAP_MB?: number;
   BROWSER_MAX_USES?: number;
   CHROMIUM_PATH?: string;
+  /** The extra CAs the process trusts (the role's config, checked at start): Chromium's TLS is then relayed and verified by the guard proxy. */
+  NODE_EXTRA_CA_CERTS?: string;
 }
 
 /** The pool for BROWSERS, warm; null for BROWSERS=none. A ConfigError names BROWSERS when an engine is not installed. */
@@ -39,7 +41,7 @@ export async function startBrowserPool(s: BrowserSettings, log: Logger, opts: { 
       maxUses: s.BROWSER_MAX_USES,
       executablePaths: s.CHROMIUM_PATH ? { chromium: s.CHROMIUM_PATH } : undefined,
       // Bun reads this variable itself for every other check; Chromium does not, so the guard proxy verifies for it.
-      relayTls: Boolean(process.env.NODE_EXTRA_CA_CERTS),
+      relayTls: Boolean(s.NODE_EXTRA_CA_CERTS),
       log,
     },
     opts,
