@@ -94,6 +94,35 @@ export function runBusSuite(name: string, makeBus: MakeBus, opts: SuiteOptions =
       expect((await bus.fetchJobs<Job>("jobs.runner.r1", 2, 5000)).length).toBe(2);
     });
 
+    it("ends a long poll at once when its signal aborts, and a job published next goes to the next fetch on its first delivery", async () => {
+      const [bus] = await world();
+      const abort = new AbortController();
+      const started = Date.now();
+      const poll = bus.fetchJobs<Job>("jobs.runner.r1", 5, 10_000, { signal: abort.signal });
+      await sleep(300);
+      abort.abort();
+      expect(await poll).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(1500);
+      await bus.publishJob("jobs.runner.r1", { id: "next" });
+      const fetchedAt = Date.now();
+      const [d] = await bus.fetchJobs<Job>("jobs.runner.r1", 5, 5000);
+      expect(d?.data.id).toBe("next");
+      // The aborted poll never took it: taken and handed back, it would be on its second delivery.
+      expect(d?.deliveryCount).toBe(1);
+      expect(Date.now() - fetchedAt).toBeLessThan(1000);
+    });
+
+    it("takes no job on a signal already aborted", async () => {
+      const [bus] = await world();
+      await bus.publishJob("jobs.runner.r1", { id: "waiting" });
+      const started = Date.now();
+      expect(await bus.fetchJobs("jobs.runner.r1", 5, 5000, { signal: AbortSignal.abort() })).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(1000);
+      const [d] = await bus.fetchJobs<Job>("jobs.runner.r1", 5, 1000);
+      expect(d?.data.id).toBe("waiting");
+      expect(d?.deliveryCount).toBe(1);
+    });
+
     it("redelivers a job not acked within its ack deadline", async () => {
       const [bus] = await world();
       await bus.publishJob("jobs.region.eu", { id: "slow" });

@@ -17,6 +17,7 @@ import type {
   Delivery,
   EventHandler,
   EventSubject,
+  FetchJobsOptions,
   JobConsumerOptions,
   JobHandler,
   JobMessage,
@@ -180,21 +181,30 @@ class MemoryBus implements Bus, ResultSpill {
     return this.track(startJobLoop(this.puller<T>(consumer), opts.maxInFlight ?? 1, ctx, handler));
   }
 
-  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: JobConsumerOptions = {}): Promise<Delivery<T>[]> {
+  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: FetchJobsOptions = {}): Promise<Delivery<T>[]> {
     assertCount("max", max);
-    const consumer = this.jobConsumer(subject, opts);
-    const out: Delivery<T>[] = [];
+    const { signal, ...settings } = opts;
+    const consumer = this.jobConsumer(subject, settings);
+    if (signal?.aborted) return [];
+    const claims: Claim[] = [];
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        cancel();
-        resolve();
-      }, expiresMs);
-      const cancel = consumer.pull(max, true, (claim) => out.push(this.wrap<T>(claim)), () => {
+      let stopPull = () => {};
+      const end = () => {
         clearTimeout(timer);
+        signal?.removeEventListener("abort", end);
+        stopPull();
         resolve();
-      });
+      };
+      const timer = setTimeout(end, expiresMs);
+      signal?.addEventListener("abort", end, { once: true });
+      stopPull = consumer.pull(max, true, (claim) => claims.push(claim), end);
     });
-    return out;
+    // Aborted before this returned: what the pull took goes back at once, for the next fetch.
+    if (signal?.aborted) {
+      for (const c of claims) c.consumer.nak(c.message.seq);
+      return [];
+    }
+    return claims.map((c) => this.wrap<T>(c));
   }
 
   ackJob(token: string): Promise<boolean> {

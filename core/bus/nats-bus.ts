@@ -19,6 +19,7 @@ import type {
   Delivery,
   EventHandler,
   EventSubject,
+  FetchJobsOptions,
   JobConsumerOptions,
   JobHandler,
   JobMessage,
@@ -107,33 +108,61 @@ class NatsBus implements Bus {
     return this.track(startJobLoop(this.puller<T>(spec), opts.maxInFlight ?? 1, ctx, handler));
   }
 
-  /** next() returns on the first job; the rest that are ready come from a second short pull. */
-  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: JobConsumerOptions = {}): Promise<Delivery<T>[]> {
+  /**
+   * A pull of one returns on the first job; the rest that are ready come from a second short pull. An abort stops the
+   * pull under way (its inbox unsubscribed, the server drops the request), starts no other, and naks what came. Only a
+   * job the server sent in the instant before it saw the unsubscribe is missed: it comes back after its ack deadline.
+   */
+  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: FetchJobsOptions = {}): Promise<Delivery<T>[]> {
     assertCount("max", max);
-    const spec = this.jobSpec(subject, opts);
-    const first = await duringOutage("fetch jobs", async () => {
+    const { signal, ...settings } = opts;
+    const spec = this.jobSpec(subject, settings);
+    if (signal?.aborted) return [];
+    const out: Delivery<T>[] = [];
+    let received = 0;
+    let pending = 0;
+    const keep = (m: JsMsg) => {
+      received++;
+      pending = m.info.pending;
+      const d = this.wrap<T>(m);
+      if (d) out.push(d);
+    };
+    await duringOutage("fetch jobs", async () => {
       try {
-        return await (await this.consumers.get(spec)).next({ expires: Math.max(MIN_EXPIRES_MS, expiresMs) });
+        await this.pullJobs(spec, { max_messages: 1, expires: Math.max(MIN_EXPIRES_MS, expiresMs) }, keep, signal);
       } catch (err) {
         this.consumers.forget(spec.stream, spec.name);
         throw err;
       }
     });
-    if (!first) return [];
-    const out: Delivery<T>[] = [];
-    const keep = (m: JsMsg) => {
-      const d = this.wrap<T>(m);
-      if (d) out.push(d);
-    };
-    keep(first);
-    const more = Math.min(max - 1, first.info.pending);
+    const more = Math.min(max - 1, pending);
     try {
-      if (more > 0) for await (const m of await (await this.consumers.get(spec)).fetch({ max_messages: more, expires: MIN_EXPIRES_MS })) keep(m);
+      if (received > 0 && more > 0 && !signal?.aborted) await this.pullJobs(spec, { max_messages: more, expires: MIN_EXPIRES_MS }, keep, signal);
     } catch (err) {
       // What was delivered is handed out: thrown away here, each job would wait out its ack deadline unclaimed.
       this.log.warn({ op: "bus.jobs", err, subject, delivered: out.length }, "the second pull of a claim failed; handing out what the first brought");
     }
+    if (signal?.aborted) {
+      for (const d of out) d.nak();
+      return [];
+    }
     return out;
+  }
+
+  /**
+   * One pull request, each message to `keep`. On abort the iterator stops; iterating on (never breaking, which would
+   * drop them) still yields the messages that had arrived, so the caller can hand them back.
+   */
+  private async pullJobs(spec: ConsumerSpec, opts: { max_messages: number; expires: number }, keep: (m: JsMsg) => void, signal?: AbortSignal): Promise<void> {
+    const iter = await (await this.consumers.get(spec)).fetch(opts);
+    const stop = () => iter.stop();
+    signal?.addEventListener("abort", stop, { once: true });
+    try {
+      if (signal?.aborted) stop();
+      for await (const m of iter) keep(m);
+    } finally {
+      signal?.removeEventListener("abort", stop);
+    }
   }
 
   ackJob(token: string): Promise<boolean> {

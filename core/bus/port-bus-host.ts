@@ -57,6 +57,8 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
   const subs = new Map<number, () => void>();
   const calls = new Map<number, PendingCall>();
   const answers = new Map<number, { resolve(reply: RpcReply<unknown>): void; reject(err: Error): void }>();
+  /** The fetches under way, by call id: the client's signal aborts them (an "abort" message). */
+  const fetches = new Map<number, AbortController>();
   let nextCall = 1;
   let gone = false;
 
@@ -85,22 +87,38 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
     await Promise.all(all.map((h) => h.stop()));
   };
 
+  const fetchJobs = (id: number, [subject, max, expiresMs, opts]: unknown[]) => {
+    const abort = new AbortController();
+    fetches.set(id, abort);
+    reply(id, async () => {
+      try {
+        const got = await bus.fetchJobs(subject as never, max as number, expiresMs as number, { ...(opts as object), signal: abort.signal });
+        return got.map(wire);
+      } finally {
+        fetches.delete(id);
+      }
+    });
+  };
+
   const onMessage = (m: ClientMessage) => {
     switch (m.t) {
       case "call": {
         if (!CALLS.has(m.method)) return reply(m.id, async () => Promise.reject(new Error(`not a bus call: ${m.method}`)));
+        if (m.method === "fetchJobs") return fetchJobs(m.id, m.args);
         const method = (bus as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[m.method]!;
         return reply(
           m.id,
           async () => {
             const value = await method.apply(bus, m.args);
-            if (m.method === "fetchJobs") return (value as Delivery<unknown>[]).map(wire);
             // JSON carries a map as its entries.
             return value instanceof Map ? [...value] : value;
           },
           m.method === "publishResult",
         );
       }
+      case "abort":
+        fetches.get(m.call)?.abort();
+        return;
       case "consume":
         return reply(m.id, async () => {
           const handle =
@@ -181,6 +199,7 @@ export function servePortBus(bus: Bus, port: BusPort, log: Logger): PortBusHost 
       if (gone) return;
       gone = true;
       const err = new ClientGoneError();
+      for (const abort of fetches.values()) abort.abort();
       for (const pending of calls.values()) pending.reject(err);
       calls.clear();
       for (const pending of answers.values()) pending.reject(err);

@@ -14,7 +14,7 @@ import type {
   Delivery,
   EventHandler,
   EventSubject,
-  JobConsumerOptions,
+  FetchJobsOptions,
   JobHandler,
   JobMessage,
   JobSlot,
@@ -73,10 +73,21 @@ class PortBus implements Bus {
     return this.consume("jobs", subject, opts, (ds, slot) => handler(ds[0] as Delivery<T>, slot));
   }
 
-  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts?: JobConsumerOptions): Promise<Delivery<T>[]> {
-    const got = await this.call<WireDelivery[]>("fetchJobs", subject, max, expiresMs, opts);
+  /** A signal cannot cross the port: its abort does, and the host aborts its own fetch. */
+  async fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts: FetchJobsOptions = {}): Promise<Delivery<T>[]> {
+    const { signal, ...settings } = opts;
+    if (signal?.aborted) return [];
+    const id = this.nextId++;
+    const onAbort = () => this.out.push({ t: "abort", call: id });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let got: WireDelivery[];
+    try {
+      got = (await this.callWithId("fetchJobs", [subject, max, expiresMs, settings], id)) as WireDelivery[];
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
     // Fetched jobs are settled by token, as any client of the bus may settle them.
-    return got.map(
+    const deliveries = got.map(
       (w) =>
         new TrackedDelivery<T>(w.subject, w.data as T, w.deliveryCount, w.publishedAt, w.token, {
           ack: () => this.settleByToken("ackJob", w.token),
@@ -85,6 +96,12 @@ class PortBus implements Bus {
           term: () => this.settleByToken("termJob", w.token),
         }),
     );
+    // The host's fetch had returned when the abort reached it: what it brought goes back.
+    if (signal?.aborted) {
+      for (const d of deliveries) d.nak();
+      return [];
+    }
+    return deliveries;
   }
 
   ackJob(token: string): Promise<boolean> {
@@ -198,10 +215,14 @@ class PortBus implements Bus {
   }
 
   private call<T>(method: string, ...args: unknown[]): Promise<T> {
+    return this.callWithId(method, args, this.nextId++) as Promise<T>;
+  }
+
+  private callWithId(method: string, args: unknown[], id: number): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error("bus is closed"));
     // An omitted optional argument stays omitted: JSON would turn a trailing undefined into null.
     while (args.length > 0 && args[args.length - 1] === undefined) args.pop();
-    return this.send({ t: "call", id: this.nextId++, method, args }) as Promise<T>;
+    return this.send({ t: "call", id, method, args });
   }
 
   private send(message: ClientMessage & { id: number }, closing = false): Promise<unknown> {

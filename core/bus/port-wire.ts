@@ -37,6 +37,8 @@ export type SettleHow = "ack" | "nak" | "working" | "term";
 /** What the client (the thread running a role) sends to the host (the thread owning the real bus). */
 export type ClientMessage =
   | { t: "call"; id: number; method: string; args: unknown[] }
+  /** The signal of the call `id` (a fetchJobs) aborted: the host aborts its fetch. */
+  | { t: "abort"; call: number }
   | { t: "consume"; id: number; kind: "jobs" | "results"; name: string; opts: object }
   | { t: "serve"; id: number; subject: string; opts: object }
   | { t: "stop"; id: number; handle: number }

@@ -120,6 +120,14 @@ export interface JobConsumerOptions {
   maxDeliveries?: number;
 }
 
+export interface FetchJobsOptions extends JobConsumerOptions {
+  /**
+   * Ends the fetch at once when it aborts: it resolves with [], takes no more jobs and hands back (naks) at once any it
+   * had taken, so none waits out its ack deadline and the next fetch gets them on their next delivery.
+   */
+  signal?: AbortSignal;
+}
+
 export interface ConsumeJobsOptions extends JobConsumerOptions {
   /**
    * Jobs handled at once by this client, not counting handlers that released their slot (those bound
@@ -187,9 +195,9 @@ export interface Bus {
   consumeJobs<T extends JobMessage>(subject: JobSubject, opts: ConsumeJobsOptions, handler: JobHandler<T>): Promise<ConsumerHandle>;
   /**
    * Long poll: resolves as soon as at least one job is claimed (with up to `max` that are
-   * ready), or with [] after `expiresMs` (at least 1000 on NATS). Settle later by token.
+   * ready), or with [] after `expiresMs` (at least 1000 on NATS) or at once when `opts.signal` aborts. Settle later by token.
    */
-  fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts?: JobConsumerOptions): Promise<Delivery<T>[]>;
+  fetchJobs<T extends JobMessage>(subject: JobSubject, max: number, expiresMs: number, opts?: FetchJobsOptions): Promise<Delivery<T>[]>;
   /** Settle a job by `Delivery.token`; false when its consumer no longer exists. */
   ackJob(token: string): Promise<boolean>;
   nakJob(token: string, delayMs?: number): Promise<boolean>;
