@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { Bus, Delivery } from "../../core/bus/index.ts";
 import type { SecretBox } from "../../core/crypto/secrets.ts";
 import type { Sql } from "../../db/client.ts";
@@ -72,26 +73,6 @@ export async function heartbeat(d: JobDeps, runner: RunnerCaller, sessionId: str
   return { suspended: runner.suspended, extended: claims.length - lost.length, lost };
 }
 
-/** The fetch's deliveries, or null once `signal` aborts first: what the fetch takes after that is handed straight back. */
-async function unlessAborted<T>(fetch: Promise<Delivery<T>[]>, signal: AbortSignal): Promise<Delivery<T>[] | null> {
-  if (signal.aborted) {
-    void fetch.then((ds) => ds.forEach((x) => x.nak())).catch(() => {});
-    return null;
-  }
-  let onAbort = () => {};
-  const aborted = new Promise<null>((resolve) => {
-    onAbort = () => resolve(null);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    const got = await Promise.race([fetch, aborted]);
-    if (got === null) void fetch.then((ds) => ds.forEach((x) => x.nak())).catch(() => {});
-    return got;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-}
-
 /**
  * Long poll on `jobs.runner.<id>` for the runner's session `sessionId`. It ends with its request, and at once when the
  * session ends (a proxy may keep the request open after the runner left): then it takes no job. A job for another
@@ -103,11 +84,12 @@ export async function claimJobs(d: JobDeps, runner: RunnerCaller, sessionId: str
   const poll = d.claims?.open(runner.id, sessionId, signal) ?? { signal: signal ?? new AbortController().signal, close: () => {} };
   try {
     if (runner.suspended) {
-      await unlessAborted(Bun.sleep(Math.min(req.wait_ms, 5000)).then(() => []), poll.signal);
+      await delay(Math.min(req.wait_ms, 5000), undefined, { signal: poll.signal }).catch(() => {}); // rejects only on abort
       return { jobs: [] };
     }
-    const deliveries = await unlessAborted(d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000)), poll.signal);
-    const jobs = await handOut(d, runner, deliveries ?? [], poll.signal);
+    // The fetch ends with the poll: it takes no job after that and hands back any it had taken.
+    const deliveries = await d.bus.fetchJobs<CheckJobMessage>(runnerSubject(runner.id), req.max, Math.max(req.wait_ms, 1000), { signal: poll.signal });
+    const jobs = await handOut(d, runner, deliveries, poll.signal);
     await recountExpiry(d, jobs);
     d.claims?.handOut(runner.id, sessionId, jobs.map((j) => j.token));
     return { jobs: jobs.map((j) => j.claimed) };

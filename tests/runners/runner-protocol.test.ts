@@ -3,11 +3,11 @@ import { SecretBox } from "../../core/crypto/secrets.ts";
 import { runnerSubject } from "../../schemas/messages/check-messages.ts";
 import { silentLogger } from "../../core/log.ts";
 import type { ClaimResponse, HeartbeatResponse } from "../../schemas/runner-protocol.ts";
-import { deriveSessionKey, newX25519, open, seal, tokenSalt } from "../../core/crypto/session-seal.ts";
 import { RunnerAgent } from "../../runner/agent.ts";
 import { loadRunnerConfig } from "../../runner/config.ts";
 import { TEST_SECRET_KEY } from "../support/api.ts";
 import { collectResults, orgWithRunner, publishHttpJob, startTarget, startTlsApi, type TlsApi } from "./support.ts";
+import { rawSession as openRawSession, runnerPost, runnerReport } from "./raw-session.ts";
 
 let api: TlsApi;
 let target: ReturnType<typeof startTarget>;
@@ -20,38 +20,9 @@ afterAll(async () => {
   await api.stop();
 });
 
-const report = { version: "test", name: "t", region: "lab", capabilities: { browsers: [], concurrency: 5 }, heartbeat_interval_ms: 5000 };
-
-async function post(path: string, token: string, body: unknown) {
-  const res = await fetch(`${api.url}/api/v1/runner${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    tls: { ca: api.caPem },
-  } as RequestInit);
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-/** A session made by hand from the primitives, to send payloads a well-behaved runner never would. */
-async function rawSession(token: string) {
-  const pair = newX25519();
-  const res = await post("/session", token, { ...report, encrypted: true, runner_public_key: pair.publicKey });
-  expect(res.status).toBe(200);
-  const id: string = res.body.session_id;
-  const key = deriveSessionKey(pair.privateKey, res.body.server_public_key, tokenSalt(token), id, pair.publicKey, res.body.server_public_key);
-  expect(open(key, "s2r", res.body.confirm)).toMatchObject({ session_id: id });
-  let seq = 0;
-  return {
-    id,
-    key,
-    seal: (value: unknown, s = ++seq) => seal(key, id, "r2s", s, value),
-    async call<T>(path: string, value: unknown): Promise<T> {
-      const r = await post(path, token, seal(key, id, "r2s", ++seq, value));
-      if (r.status !== 200) throw new Error(`${path} ${r.status} ${JSON.stringify(r.body)}`);
-      return open(key, "s2r", r.body) as T;
-    },
-  };
-}
+const report = runnerReport;
+const post = (path: string, token: string, body: unknown) => runnerPost(api, path, token, body);
+const rawSession = (token: string) => openRawSession(api, token);
 
 describe("runner protocol", () => {
   it("claims a job with its secrets merged and publishes the reported result, acking the job", async () => {
