@@ -57,13 +57,16 @@ async function connectedRunner() {
   await proc.waitForOutput("runner connected");
   return { org, runner, results, proc };
 }
+type Connected = Awaited<ReturnType<typeof connectedRunner>>;
 
-/** Kills the runner without a word (its session stays open); its long-poll goes on waiting on the API. */
-async function killOutright(proc: Awaited<ReturnType<typeof connectedRunner>>["proc"]) {
+/** A connected runner killed without a word (its session stays open): its long-poll goes on waiting on the API. */
+async function killedRunner(): Promise<Connected> {
+  const connected = await connectedRunner();
   await Bun.sleep(500);
-  proc.proc.kill("SIGKILL");
-  await proc.exited;
+  connected.proc.proc.kill("SIGKILL");
+  await connected.proc.exited;
   await Bun.sleep(300);
+  return connected;
 }
 
 /** What a session/end served by another API process does to the database (revoke deletes the sessions too). */
@@ -72,9 +75,19 @@ async function endSessionElsewhere(runnerId: string) {
   await endRunnerSession(api.db.sql, runnerId, session!.id);
 }
 
+/** The job waits on the runner's queue, no claim holding it, and the sweep records it unavailable: the runner stopped. */
+async function expectSweptAsStopped({ runner, results }: Connected, jobId: string) {
+  expect(await sweep()).toBe(1);
+  const r = await results.waitFor((x) => x.id === jobId, 5000);
+  expect(r).toMatchObject({ status: "unavailable", location: runner.id });
+  expect(r.error).toContain("runner stopped");
+  await results.stop();
+}
+
 describe("a claim long-poll whose runner left, behind a proxy that keeps the upstream request open", () => {
   it("takes no job once the runner stopped and ended its session", async () => {
-    const { org, runner, results, proc } = await connectedRunner();
+    const connected = await connectedRunner();
+    const { org, runner, proc } = connected;
     await Bun.sleep(500);
     const answered = proxy.orphansAnswered();
     proc.proc.kill("SIGTERM");
@@ -85,15 +98,12 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
 
     const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_dead_poll", `${target.url}/ok`);
     await Bun.sleep(300);
-    expect(await sweep()).toBe(1);
-    const r = await results.waitFor((x) => x.id === job.id, 5000);
-    expect(r).toMatchObject({ status: "unavailable", location: runner.id });
-    expect(r.error).toContain("runner stopped");
-    await results.stop();
+    await expectSweptAsStopped(connected, job.id);
   }, 30_000);
 
   it("hands back, when the session ends, a job the dead long-poll took while the runner was finishing its checks", async () => {
-    const { org, runner, results, proc } = await connectedRunner();
+    const connected = await connectedRunner();
+    const { org, runner, proc } = connected;
     await publishHttpJob(api.bus, org.org_id, runner.id, "mon_finishing", `${target.url}/sleep/3000`, { timeout_ms: 10_000 });
     for (let i = 0; i < 200 && !target.hits.includes("/sleep/3000"); i++) await Bun.sleep(25);
     expect(target.hits).toContain("/sleep/3000");
@@ -104,43 +114,32 @@ describe("a claim long-poll whose runner left, behind a proxy that keeps the ups
     const late = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_late", `${target.url}/ok`);
     expect(await proc.exited).toBe(0);
     expect(proc.output()).toContain("it shows offline now");
-
-    expect(await sweep()).toBe(1);
-    const r = await results.waitFor((x) => x.id === late.id, 5000);
-    expect(r).toMatchObject({ status: "unavailable", location: runner.id });
-    expect(r.error).toContain("runner stopped");
-    await results.stop();
+    await expectSweptAsStopped(connected, late.id);
   }, 40_000);
 
-  it("returns at once when another API process ends the session of a runner killed without a word", async () => {
-    const { org, runner, results, proc } = await connectedRunner();
-    await killOutright(proc);
+  // The two kill -9 cases differ in when the job comes: after the session ended (the dead poll must not take it), or
+  // before (the dead poll took it, and the session's end must hand it back).
+  it("returns at once, taking no job, when another API process ends the session of a runner killed without a word", async () => {
+    const killed = await killedRunner();
     const answered = proxy.orphansAnswered();
-    await endSessionElsewhere(runner.id);
+    await endSessionElsewhere(killed.runner.id);
     await answeredWithin(answered, 2000);
 
-    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_killed", `${target.url}/ok`);
+    const job = await publishHttpJob(api.bus, killed.org.org_id, killed.runner.id, "mon_killed", `${target.url}/ok`);
     await Bun.sleep(300);
-    expect(await sweep()).toBe(1);
-    expect(await results.waitFor((x) => x.id === job.id, 5000)).toMatchObject({ status: "unavailable", location: runner.id });
-    await results.stop();
+    await expectSweptAsStopped(killed, job.id);
   }, 30_000);
 
   it("hands back a job its dead long-poll took when another API process ends the runner's session", async () => {
-    const { org, runner, results, proc } = await connectedRunner();
-    await killOutright(proc);
+    const killed = await killedRunner();
     const answered = proxy.orphansAnswered();
     // The session is still open: the dead long-poll takes the job, and the proxy throws the answer away.
-    const job = await publishHttpJob(api.bus, org.org_id, runner.id, "mon_taken", `${target.url}/ok`);
+    const job = await publishHttpJob(api.bus, killed.org.org_id, killed.runner.id, "mon_taken", `${target.url}/ok`);
     await answeredWithin(answered, 2000);
     expect(await sweep()).toBe(0);
     // A session/end served by another API process (a stop's, say): this one hands back what it gave the runner.
-    await endSessionElsewhere(runner.id);
+    await endSessionElsewhere(killed.runner.id);
     await Bun.sleep(500);
-    expect(await sweep()).toBe(1);
-    const r = await results.waitFor((x) => x.id === job.id, 5000);
-    expect(r).toMatchObject({ status: "unavailable", location: runner.id });
-    expect(r.error).toContain("runner stopped");
-    await results.stop();
+    await expectSweptAsStopped(killed, job.id);
   }, 30_000);
 });
