@@ -57,7 +57,7 @@ export function MonitorDetail({ id }: { id: string }) {
   if (q.isError) return <ErrorMessage error={q.error} />;
   const m = q.data as Monitor;
   const cfg = m.config as Record<string, unknown>;
-  const target = cfg.url ?? cfg.host ?? cfg.domain ?? cfg.name;
+  const target = cfg.url ?? hostAndPort(cfg) ?? cfg.domain ?? cfg.name;
   const w = uptime.data?.windows;
   const byLocation = w?.["24h"].locations ?? [];
   return (
@@ -161,4 +161,11 @@ function heartbeatTiming(cfg: Record<string, unknown>): string {
   const grace = `${String(cfg.grace_seconds ?? 0)} s grace`;
   if (cfg.schedule) return `expected on schedule ${String(cfg.schedule)} (${String(cfg.timezone ?? "UTC")}), ${grace}`;
   return `expected every ${String(cfg.period_seconds)} s, ${grace}`;
+}
+
+/** "host:port" for a check with a port (TCP, SMTP), the host alone otherwise; an IPv6 address in brackets. */
+function hostAndPort(cfg: Record<string, unknown>): string | undefined {
+  if (typeof cfg.host !== "string") return undefined;
+  if (typeof cfg.port !== "number") return cfg.host;
+  return `${cfg.host.includes(":") ? `[${cfg.host}]` : cfg.host}:${String(cfg.port)}`;
 }

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import net from "node:net";
+import type { Page } from "playwright-core";
+import { apiCall, type JourneyEnv, SETUP_TIMEOUT_MS, startJourney, waitOrShoot } from "./journey-support.ts";
+
+/**
+ * A new self-hosted user's first hour on the dashboard (the defects they reported): a TCP monitor's page names
+ * the port it checks.
+ */
+let env: JourneyEnv;
+let page: Page;
+let tcp: net.Server;
+
+beforeAll(async () => {
+  tcp = net.createServer((s) => s.end()).listen(0, "127.0.0.1");
+  env = await startJourney("first-hour", { BILLING: "false" });
+  page = env.page;
+  await page.goto(`${env.base}/`);
+  await page.getByLabel("Your name").fill("Ada Owner");
+  await page.getByLabel("Email").fill("ada@example.test");
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByLabel("Organisation name").fill("Ada's Team");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await waitOrShoot(env, page.getByRole("heading", { name: "Watch your first site in under a minute" }), "first-hour-setup", 15_000);
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await env?.stop();
+  tcp?.close();
+}, 30_000);
+
+describe("a new user's first hour", () => {
+  it("names the port of a TCP monitor on its page, not only the host", async () => {
+    const port = (tcp.address() as net.AddressInfo).port;
+    const m = await apiCall(env, "POST", "/api/v1/monitors", { type: "tcp", name: "Database port", config: { host: "127.0.0.1", port } });
+    await page.goto(`${env.base}/monitors/${m.id}`);
+    await page.getByRole("heading", { name: "Database port", exact: true }).waitFor({ timeout: 10_000 });
+    const summary = await page.locator("section > p.muted").first().textContent();
+    expect(summary).toContain(`tcp · 127.0.0.1:${port} · every`);
+  });
+});
