@@ -5,7 +5,7 @@ import { apiCall, type JourneyEnv, SETUP_TIMEOUT_MS, startJourney, waitOrShoot }
 
 /**
  * A new self-hosted user's first hour on the dashboard (the defects they reported): a TCP monitor's page names
- * the port it checks.
+ * the port it checks; a webhook channel's bad URL is called that, not answered with the field's description.
  */
 let env: JourneyEnv;
 let page: Page;
@@ -37,5 +37,20 @@ describe("a new user's first hour", () => {
     await page.getByRole("heading", { name: "Database port", exact: true }).waitFor({ timeout: 10_000 });
     const summary = await page.locator("section > p.muted").first().textContent();
     expect(summary).toContain(`tcp · 127.0.0.1:${port} · every`);
+  });
+
+  it("says a webhook channel's URL must be an http(s) URL, without repeating the field's description as the rule", async () => {
+    await page.goto(`${env.base}/alert-channels`);
+    await page.getByLabel("Type").selectOption("webhook");
+    await page.getByLabel("Name", { exact: true }).fill("Ops hook");
+    await page.locator("input[name='config.url']").fill("ftp://hooks.example.test/in");
+    await page.getByRole("button", { name: "Add channel" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toContain("URL: must be an http:// or https:// URL");
+    expect(await page.locator("main").textContent()).not.toContain("must be: Where to POST");
+    // What the user typed stays for them to correct.
+    expect(await page.locator("input[name='config.url']").inputValue()).toBe("ftp://hooks.example.test/in");
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Ops hook");
   });
 });

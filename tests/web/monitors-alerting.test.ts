@@ -125,7 +125,7 @@ describe("monitors and alerting screens", () => {
     await page.getByLabel("URL").fill("ftp://example.test/file");
     await page.getByLabel("Timeout (ms)").fill("999999");
     await page.getByRole("button", { name: "Create monitor" }).click();
-    await page.getByText("URL must be: http:// or https:// URL").waitFor();
+    await page.getByText("URL must be an http:// or https:// URL").waitFor();
     await page.getByText("2 settings need fixing").waitFor();
     expect(await page.getByLabel("URL").getAttribute("aria-invalid")).toBe("true");
     await captureScreen(page, "p1-02-form-invalid");

@@ -118,7 +118,7 @@ describe("readFields and validate", () => {
 
   it("reports the same paths as the API, in words", () => {
     const issues = validate(configSchemas.http, { url: "ftp://example.com", max_redirects: 99 }, "body.config");
-    expect(issues).toContainEqual({ path: "body.config.url", message: "must be: http:// or https:// URL" });
+    expect(issues).toContainEqual({ path: "body.config.url", message: "must be an http:// or https:// URL" });
     expect(issues).toContainEqual({ path: "body.config.max_redirects", message: "must be at most 20" });
     let apiPaths: string[] = [];
     try {

@@ -246,6 +246,9 @@ function readField(f: FormField, form: FormData, prefix: string, issues: Issue[]
   }
 }
 
+/** Patterns of http(s) URL fields: `^https?://…` and its case-insensitive spelling `^[Hh][Tt][Tt][Pp][Ss]?://…`. */
+const HTTP_URL_PATTERN = /^\^(https\?|\[Hh\]\[Tt\]\[Tt\]\[Pp\]\[Ss\]\?):\/\//;
+
 const friendly = (e: { type: ValueErrorType; schema: Json; message: string }): string => {
   const s = e.schema;
   switch (e.type) {
@@ -253,6 +256,8 @@ const friendly = (e: { type: ValueErrorType; schema: Json; message: string }): s
       return "is required";
     case ValueErrorType.StringPattern:
     case ValueErrorType.StringFormat:
+      // A URL field's description says what it is for (often that it is kept secret), not what it must look like.
+      if (HTTP_URL_PATTERN.test(String(s.pattern ?? ""))) return "must be an http:// or https:// URL";
       return s.description ? `must be: ${String(s.description)}` : "is not in the expected format";
     case ValueErrorType.StringMinLength:
       return s.minLength === 1 ? "is required" : `must be at least ${String(s.minLength)} characters`;
