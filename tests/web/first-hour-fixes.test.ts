@@ -5,7 +5,8 @@ import { apiCall, type JourneyEnv, SETUP_TIMEOUT_MS, startJourney, waitOrShoot }
 
 /**
  * A new self-hosted user's first hour on the dashboard (the defects they reported): a TCP monitor's page names
- * the port it checks; a webhook channel's bad URL is called that, not answered with the field's description.
+ * the port it checks; a webhook channel's bad URL is called that, not answered with the field's description; a
+ * wrong password on the sign-in form offers no "Sign in again" link back to the same form.
  */
 let env: JourneyEnv;
 let page: Page;
@@ -52,5 +53,20 @@ describe("a new user's first hour", () => {
     // What the user typed stays for them to correct.
     expect(await page.locator("input[name='config.url']").inputValue()).toBe("ftp://hooks.example.test/in");
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Ops hook");
+  });
+
+  it("answers a wrong password on the sign-in form without a 'Sign in again' link to the form itself", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 10_000 });
+    await page.getByLabel("Email").fill("ada@example.test");
+    await page.getByLabel("Password").fill("not my password");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toContain("Invalid email, password or code");
+    expect(await alert.getByRole("link").count()).toBe(0);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: "Monitors" }).waitFor({ timeout: 10_000 });
   });
 });

@@ -42,6 +42,10 @@ describe("nextStep for UNAUTHENTICATED", () => {
     expect(nextStep(new ApiError(401, "UNAUTHENTICATED", "Two-factor code required", { reason: "totp_required" }))).toBeNull();
   });
 
+  it("offers no link back to the sign-in form when that form's own sign-in was refused", () => {
+    expect(nextStep(new ApiError(401, "UNAUTHENTICATED", "Invalid email, password or code"), { onSignInForm: true })).toBeNull();
+  });
+
   it("offers signing in again when the session is gone", () => {
     const step = nextStep(new ApiError(401, "UNAUTHENTICATED", "Authentication required"));
     expect(isValidElement(step)).toBe(true);

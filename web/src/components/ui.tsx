@@ -6,8 +6,11 @@ import { Link } from "../lib/router";
 /** Field issues of a failed save, from the API (VALIDATION_ERROR) or the form's own checks, keyed by path. */
 export const issuesOf = (error: unknown): Record<string, string> => (error instanceof ApiError || error instanceof FormIssuesError ? error.issues : {});
 
-/** What the person can do about an error, by its code (the message itself comes from the API). */
-export function nextStep(error: unknown): ReactNode {
+/**
+ * What the person can do about an error, by its code (the message itself comes from the API). `onSignInForm`: the
+ * error answers the sign-in form itself, so a refused sign-in (wrong password) offers no link back to that form.
+ */
+export function nextStep(error: unknown, { onSignInForm = false } = {}): ReactNode {
   if (error instanceof TypeError) return "The server could not be reached; check the connection and try again.";
   if (!(error instanceof ApiError)) return null;
   switch (error.code) {
@@ -30,7 +33,7 @@ export function nextStep(error: unknown): ReactNode {
       return "Your role in this organisation does not allow it; an owner or admin can.";
     case "UNAUTHENTICATED":
       // The first step of a sign-in with 2FA: nothing failed, the form asks for the code.
-      if (error.details.reason === "totp_required") return null;
+      if (error.details.reason === "totp_required" || onSignInForm) return null;
       return <Link to="/signin">Sign in again</Link>;
     default:
       return error.status >= 500 ? "Something went wrong on our side; it is safe to try again." : null;
@@ -39,11 +42,12 @@ export function nextStep(error: unknown): ReactNode {
 
 /** The API's own message (and the field issues of a VALIDATION_ERROR), read out to screen readers. */
 /** `labels`: the form's field labels by issue path (`body.config.url`), so each issue is named as the form names it. */
-export function ErrorMessage({ error, labels }: { error: unknown; labels?: Record<string, string> }) {
+/** `onSignInForm`: shown by the sign-in form (see nextStep). */
+export function ErrorMessage({ error, labels, onSignInForm }: { error: unknown; labels?: Record<string, string>; onSignInForm?: boolean }) {
   if (!error) return null;
   const message = error instanceof TypeError ? "Network error" : error instanceof Error ? error.message : String(error);
   const issues = Object.entries(issuesOf(error));
-  const next = nextStep(error);
+  const next = nextStep(error, { onSignInForm });
   return (
     <div role="alert" className="error">
       <strong>{message}</strong>

@@ -209,7 +209,7 @@ export function SignIn() {
                 {useRecovery ? "Use a code from your app instead" : "Lost your app? Use a recovery code"}
               </button>
             )}
-            {!codeAsked && <ErrorMessage error={signin.error} />}
+            {!codeAsked && <ErrorMessage error={signin.error} onSignInForm />}
             <button className="primary" disabled={signin.isPending}>
               {signin.isPending ? "Signing in…" : "Sign in"}
             </button>
