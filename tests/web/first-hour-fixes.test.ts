@@ -6,7 +6,8 @@ import { apiCall, type JourneyEnv, SETUP_TIMEOUT_MS, startJourney, waitOrShoot }
 /**
  * A new self-hosted user's first hour on the dashboard (the defects they reported): a TCP monitor's page names
  * the port it checks; a webhook channel's bad URL is called that, not answered with the field's description; a
- * wrong password on the sign-in form offers no "Sign in again" link back to the same form.
+ * wrong password on the sign-in form offers no "Sign in again" link back to the same form; a status page address
+ * the browser refuses says what an address may hold.
  */
 let env: JourneyEnv;
 let page: Page;
@@ -68,5 +69,22 @@ describe("a new user's first hour", () => {
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("heading", { name: "Monitors" }).waitFor({ timeout: 10_000 });
+  });
+
+  it("says what a status page address may hold when the typed one is refused", async () => {
+    await page.goto(`${env.base}/status-pages`);
+    await page.getByLabel("Name", { exact: true }).fill("Acme Status");
+    await page.getByLabel("Address (slug)").fill("Acme Status!");
+    await page.getByRole("button", { name: "Create status page" }).click();
+    const slug = page.getByLabel("Address (slug)");
+    expect(await slug.evaluate((i: HTMLInputElement) => i.validationMessage)).toBe("Use lower-case letters, digits and hyphens, e.g. acme-status");
+    await page.getByText("Address (slug) must use lower-case letters, digits and hyphens, e.g. acme-status").waitFor({ timeout: 5_000 });
+    // The address shown is not one the page could have.
+    expect(await page.getByText("/status/Acme Status!").count()).toBe(0);
+    expect(new URL(page.url()).pathname).toBe("/status-pages");
+    await slug.fill("acme-status");
+    expect(await slug.evaluate((i: HTMLInputElement) => i.validationMessage)).toBe("");
+    await page.getByRole("button", { name: "Create status page" }).click();
+    await page.getByRole("link", { name: "View public page" }).waitFor({ timeout: 10_000 });
   });
 });

@@ -6,6 +6,11 @@ import { SuspendedBadge } from "../../components/widgets";
 import { EmptyState, ErrorMessage, Field, Loading } from "../../components/ui";
 import { Link, useRouter } from "../../lib/router";
 
+/** A status page's address: what the API accepts, and the words for it when the browser refuses another. */
+const SLUG_PATTERN = "[a-z0-9]([a-z0-9\\-]*[a-z0-9])?";
+const slugValid = (v: string) => v === "" || new RegExp(`^(${SLUG_PATTERN})$`).test(v);
+const SLUG_RULE = "lower-case letters, digits and hyphens, e.g. acme-status";
+
 /** "Acme Status!" → "acme-status": the slug the create form suggests. */
 const slugify = (name: string) =>
   name
@@ -25,6 +30,7 @@ export function StatusPagesList() {
   const [name, setName] = useState("");
   const [slug, setSlug] = useState("");
   const [slugTouched, setSlugTouched] = useState(false);
+  const slugOk = slugValid(slug);
   const create = useMutation({
     mutationFn: (body: { name: string; slug: string; description?: string }) => api.POST("/api/v1/status-pages", { body }).then(data),
     onSuccess: (page) => {
@@ -117,12 +123,15 @@ export function StatusPagesList() {
           name="slug"
           required
           maxLength={64}
-          pattern="[a-z0-9]([a-z0-9\-]*[a-z0-9])?"
-          hint={`Public at ${location.origin}/status/${slug || "…"}`}
+          pattern={SLUG_PATTERN}
+          hint={slugOk ? `Public at ${location.origin}/status/${slug || "…"}` : undefined}
+          error={slugOk ? undefined : `must use ${SLUG_RULE}`}
           value={slug}
           onChange={(e) => {
             setSlugTouched(true);
             setSlug(e.target.value);
+            // The browser's own refusal ("Please match the requested format") would not say what the format is.
+            e.target.setCustomValidity(slugValid(e.target.value) ? "" : `Use ${SLUG_RULE}`);
           }}
         />
         <Field label="Description (optional)" name="description" maxLength={2000} />
