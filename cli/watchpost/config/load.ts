@@ -199,9 +199,27 @@ function provideConfigModule(): void {
 }
 let configModuleProvided = false;
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The file as UTF-8 text. Another encoding (Latin-1, UTF-16 from some Windows editors) is refused with the
+ * line of its first bad byte: decoding it leniently would store U+FFFD in names and send headers changed.
+ */
+function readUtf8(path: string): string {
+  const bytes = readFileSync(path);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    const lines = new TextDecoder("utf-8").decode(bytes).split("\n");
+    const line = lines.findIndex((l) => l.includes("\uFFFD"));
+    const at = line === -1 ? "" : ` at line ${line + 1}, column ${lines[line]!.indexOf("\uFFFD") + 1}`;
+    throw new CliError(`${path}: not valid UTF-8${at}: save the file as UTF-8`, "INVALID_CONFIG");
+  }
+}
+
 /** The file's value: YAML or JSON text, or the default export of a watchpost.config.ts (defineConfig). */
 export async function readConfigValue(path: string): Promise<unknown> {
-  if (!CODE.includes(extname(path))) return parseConfigText(readFileSync(path, "utf8"), path);
+  if (!CODE.includes(extname(path))) return parseConfigText(readUtf8(path), path);
   try {
     provideConfigModule();
     const mod = (await import(resolve(path))) as { default?: unknown };

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { client, makeOrg, startTestApi, type TestApi } from "../support/api.ts";
+import { cliHome, runCli } from "./support/run-cli.ts";
+
+let api: TestApi;
+const home = cliHome();
+
+beforeAll(async () => {
+  api = await startTestApi();
+}, 60_000);
+afterAll(async () => {
+  await api.stop();
+}, 60_000);
+
+async function org() {
+  const o = await makeOrg(api.sql, "business");
+  const dir = join(home.dir, o.org_id);
+  mkdirSync(dir, { recursive: true });
+  const cli = (args: string[]) => runCli(args, { env: { WATCHPOST_URL: api.url, WATCHPOST_API_KEY: o.api_key }, cwd: dir, configHome: home.configHome });
+  const write = (content: string | Uint8Array, name = "watchpost.yaml") => writeFileSync(join(dir, name), content);
+  const monitors = async () => (await client(api.url, { key: o.api_key })("GET", "/api/v1/monitors?limit=100")).body.data as { name: string }[];
+  return { cli, write, monitors };
+}
+
+const issuesOf = (stderr: string) => (JSON.parse(stderr) as { details: { issues: { path: string; message: string }[] } }).details.issues;
+
+describe("config file mistakes a user makes", () => {
+  it("refuses a file that is not UTF-8, naming the file and the line, and stores nothing", async () => {
+    const o = await org();
+    // "Café" saved as Latin-1 by an old editor: the é is the single byte 0xE9.
+    const latin1 = Buffer.concat([Buffer.from('version: 1\nmonitors:\n  - key: cafe\n    name: "Caf'), Buffer.from([0xe9]), Buffer.from('"\n    type: tcp\n    config: { host: db.example, port: 5432 }\n')]);
+    o.write(latin1);
+    for (const command of ["validate", "plan", "apply"]) {
+      const run = await o.cli([command]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("watchpost.yaml");
+      expect(run.stderr).toContain("not valid UTF-8");
+      expect(run.stderr).toContain("line 4");
+    }
+    expect(await o.monitors()).toEqual([]);
+  }, 60_000);
+});
