@@ -41,4 +41,34 @@ describe("config file mistakes a user makes", () => {
     }
     expect(await o.monitors()).toEqual([]);
   }, 60_000);
+
+  it("names a misspelled type key as unknown and type as missing, for monitors and channels", async () => {
+    const o = await org();
+    o.write(`version: 1
+monitors:
+  - key: shop
+    name: Shop
+    tpye: http
+    config: { url: "https://shop.example" }
+  - key: db
+    name: Database
+    type: tpc
+    config: { host: db.example, port: 5432 }
+channels:
+  - key: ops
+    name: Ops
+    typ: email
+    config: { to: [ops@example.com] }
+`);
+    const run = await o.cli(["validate", "--json"]);
+    expect(run.code).toBe(1);
+    const messages = issuesOf(run.stderr).map((i) => `${i.path}: ${i.message}`);
+    expect(messages).toContain("monitors[0].tpye: Unexpected property");
+    expect(messages.find((m) => m.startsWith("monitors[0].type: "))).toStartWith("monitors[0].type: required, one of http, keyword,");
+    expect(messages.find((m) => m.startsWith("monitors[1].type: "))).toStartWith('monitors[1].type: "tpc" is not one of http, keyword,');
+    expect(messages).toContain("channels[0].typ: Unexpected property");
+    expect(messages.find((m) => m.startsWith("channels[0].type: "))).toStartWith("channels[0].type: required, one of email,");
+    expect((await o.cli(["apply"])).code).toBe(1);
+    expect(await o.monitors()).toEqual([]);
+  }, 60_000);
 });

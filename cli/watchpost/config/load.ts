@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import type { TSchema } from "@sinclair/typebox";
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { plugin } from "bun";
 import YAML from "yaml";
@@ -121,6 +121,17 @@ function parseConfigText(text: string, path: string): unknown {
 
 const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
 
+/**
+ * An entry whose type is missing or unknown has no schema to check the rest against; its other fields are the same
+ * for every type, so a misspelled `tpye:` is still named beside the missing `type`.
+ */
+function unknownTypeIssues(at: string, entry: Record<string, unknown>, types: readonly string[], schemas: Record<string, TSchema>, issues: Issue[]) {
+  const given = entry.type === undefined ? "required, one" : `${JSON.stringify(entry.type)} is not one`;
+  issues.push({ path: `${at}.type`, message: `${given} of ${types.join(", ")}` });
+  const fields = Object.keys((schemas[types[0]!] as TObject).properties);
+  for (const k of Object.keys(entry)) if (!fields.includes(k)) issues.push({ path: `${at}.${k}`, message: "Unexpected property" });
+}
+
 /** Each entry against its schema (by its type, or one schema for all), and keys unique within the list. */
 function validateEntries(list: string, entries: unknown[], types: readonly string[] | null, schemas: Record<string, TSchema> | TSchema, issues: Issue[], keyField = "key") {
   const seen = new Map<string, number>();
@@ -128,7 +139,7 @@ function validateEntries(list: string, entries: unknown[], types: readonly strin
     const at = `${list}[${i}]`;
     const entry = m as Record<string, unknown>;
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) return issues.push({ path: at, message: "must be an object" });
-    if (types && !types.includes(entry.type as string)) return issues.push({ path: `${at}.type`, message: `must be one of ${types.join(", ")}` });
+    if (types && !types.includes(entry.type as string)) return unknownTypeIssues(at, entry, types, schemas as Record<string, TSchema>, issues);
     const schema = types ? (schemas as Record<string, TSchema>)[entry.type as string]! : (schemas as TSchema);
     for (const e of Value.Errors(schema, entry)) issues.push({ path: pointer(at, e.path), message: e.message });
     const key = entry[keyField];
