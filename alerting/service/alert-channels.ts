@@ -77,8 +77,12 @@ function toChannelView(box: SecretBox, row: AlertChannelRow): ChannelView {
 }
 
 /** The config's problems and the template's, in one 400, so a form shows them all at once. */
+/** A JSON pointer (`/headers/X-A`) as the dotted tail of an issue path (`.headers.X-A`), as every other issue path is written. */
+const dotted = (pointer: string) =>
+  pointer === "/" ? "" : pointer.split("/").map((seg) => seg.replaceAll("~1", "/").replaceAll("~0", "~")).join(".");
+
 function checkChannel(type: string, config: unknown, template: MessageTemplate | null | undefined, timezone: string | undefined): asserts type is ChannelType {
-  const issues = validateChannelConfig(type, config).map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${i.path === "/" ? "" : i.path}`, message: i.message }));
+  const issues = validateChannelConfig(type, config).map((i) => ({ path: i.path === "/type" ? "body.type" : `body.config${dotted(i.path)}`, message: i.message }));
   issues.push(...templateSettingsIssues(template, timezone));
   if (issues.length > 0) throw validationError(issues);
 }

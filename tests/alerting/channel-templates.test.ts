@@ -76,7 +76,7 @@ describe("alert channel message templates", () => {
     expect(extra.status).toBe(400);
     // A bad config and a bad template are reported together.
     const both = await call("POST", "/api/v1/alert-channels", { ...base, config: { url: "not a url" }, template: { body: "{{nope}}" } });
-    expect(issuesOf(both).map((i) => i.path)).toEqual(["body.config/url", "body.template.body"]);
+    expect(issuesOf(both).map((i) => i.path)).toEqual(["body.config.url", "body.template.body"]);
     // A PATCH is validated the same way, and nothing is stored.
     const { body: ok } = await call("POST", "/api/v1/alert-channels", base);
     const patched = await call("PATCH", `/api/v1/alert-channels/${ok.id}`, { template: { body: "{{password}}" } });

@@ -67,7 +67,14 @@ describe("/alert-channels", () => {
     const { call } = await org();
     const res = await call("POST", "/api/v1/alert-channels", { name: "x", type: "webhook", config: { url: "not a url" } });
     expect(res.status).toBe(400);
-    expect(JSON.stringify(res.body.details)).toContain("body.config/url");
+    expect(res.body.details.issues.map((i: { path: string }) => i.path)).toEqual(["body.config.url"]);
+    // Dotted like every other issue path (docs/api-conventions.md), so the dashboard's form puts it on its field.
+    const nested = await call("POST", "/api/v1/alert-channels", { name: "x", type: "webhook", config: { url: "https://example.com/h", headers: { "X-A": 1 } } });
+    expect(nested.body.details.issues.map((i: { path: string }) => i.path)).toEqual(["body.config.headers.X-A"]);
+    const patched = await call("POST", "/api/v1/alert-channels", { name: "Mail", type: "email", config: { to: ["ops@example.com"] } });
+    const bad = await call("PATCH", `/api/v1/alert-channels/${patched.body.id}`, { config: { to: ["not-an-address"] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.issues.map((i: { path: string }) => i.path)).toEqual(["body.config.to"]);
     const unknown = await call("POST", "/api/v1/alert-channels", { name: "x", type: "carrier-pigeon", config: {} });
     expect(unknown.status).toBe(400);
   });
