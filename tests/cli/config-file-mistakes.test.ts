@@ -71,4 +71,25 @@ channels:
     expect((await o.cli(["apply"])).code).toBe(1);
     expect(await o.monitors()).toEqual([]);
   }, 60_000);
+
+  it("refuses a key repeated in one object of a JSON file, as in YAML, naming the line", async () => {
+    const o = await org();
+    const text = `{
+  "version": 1,
+  "monitors": [
+    { "key": "db", "name": "Database", "type": "tcp",
+      "config": { "host": "db.example", "port": 5432 }, "name": "Database (old)" }
+  ]
+}
+`;
+    o.write(text, "watchpost.json");
+    for (const command of ["validate", "apply"]) {
+      const run = await o.cli([command, "-f", "watchpost.json"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("watchpost.json");
+      expect(run.stderr).toContain("Map keys must be unique");
+      expect(run.stderr).toContain("line 5");
+    }
+    expect(await o.monitors()).toEqual([]);
+  }, 60_000);
 });

@@ -109,10 +109,21 @@ export function findConfigFile(file: string | undefined): string {
   return found;
 }
 
+/**
+ * JSON text, refusing a key repeated in one object as the YAML parser does (JSON.parse keeps the last silently, so
+ * `"name"` written twice would apply whichever came second). The YAML parser reads JSON and names the line.
+ */
+function parseJson(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  const duplicate = YAML.parseDocument(text, { schema: "json", prettyErrors: true }).errors.find((e) => e.code === "DUPLICATE_KEY");
+  if (duplicate) throw duplicate;
+  return value;
+}
+
 /** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line. */
 function parseConfigText(text: string, path: string): unknown {
   try {
-    if (extname(path) === ".json") return JSON.parse(text);
+    if (extname(path) === ".json") return parseJson(text);
     return YAML.parse(text, { prettyErrors: true, merge: true });
   } catch (err) {
     throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
