@@ -92,4 +92,28 @@ channels:
     }
     expect(await o.monitors()).toEqual([]);
   }, 60_000);
+
+  it("names the file when a reference points at no item, in plan and apply, and stores nothing", async () => {
+    const o = await org();
+    o.write(`version: 1
+monitors:
+  - key: db
+    name: Database
+    type: tcp
+    config: { host: db.example, port: 5432 }
+maintenance:
+  - key: upgrade
+    name: Upgrade
+    starts_at: 2030-01-05T02:00:00Z
+    ends_at: 2030-01-05T04:00:00Z
+    monitors: [dbb]
+`, "acme.yaml");
+    for (const command of ["plan", "apply"]) {
+      const run = await o.cli([command, "-f", "acme.yaml"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("error: acme.yaml names 1 key that no item of the file or the organisation has (INVALID_CONFIG)");
+      expect(run.stderr).toContain('maintenance[0].monitors[0]: no monitor with key "dbb" in the file or the organisation');
+    }
+    expect(await o.monitors()).toEqual([]);
+  }, 60_000);
 });

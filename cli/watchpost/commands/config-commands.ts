@@ -22,12 +22,13 @@ const fileOption = () => new Option("-f, --file <path>", "the config file: YAML,
 export const needsChannels = (desired: Pick<DesiredState, "channels" | "rules" | "escalation_policies">) => Boolean(desired.channels || desired.rules || desired.escalation_policies);
 
 async function planFor(run: Run): Promise<Plan> {
-  const desired = await loadConfig(findConfigFile(run.opts.file as string | undefined));
+  const file = findConfigFile(run.opts.file as string | undefined);
+  const desired = await loadConfig(file);
   const [monitors, channels, rules] = await Promise.all([listMonitors(run.client()), needsChannels(desired) ? listChannels(run.client()) : [], desired.rules ? listRules(run.client()) : []]);
   const pages = desired.status_pages ? await pagesNamed(run, new Set(desired.status_pages.map((p) => p.slug))) : [];
   const windows = desired.maintenance ? await listWindows(run.client()) : [];
   const policies = desired.escalation_policies || desired.rules ? await listPolicies(run.client()) : [];
-  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env }, pages, windows, policies);
+  return computePlan(desired, monitors, channels, rules, { prune: Boolean(run.opts.prune), resendSecrets: Boolean(run.opts.resendSecrets), env: process.env, file }, pages, windows, policies);
 }
 
 /** The organisation's status pages the file names, each with its layout. */

@@ -78,6 +78,8 @@ export interface PlanOptions {
   /** Treat every stored secret as changed (the API never shows them, so plan cannot compare them). */
   resendSecrets: boolean;
   env: NodeJS.ProcessEnv;
+  /** The config file's path, named in errors about its content. */
+  file?: string;
 }
 
 const slug = (name: string) =>
@@ -222,7 +224,7 @@ function diffRule(d: DesiredRule, r: Rule, refs: RefMaps): FieldChange[] {
 }
 
 /** A rule may name only monitors and channels the file or the organisation has. */
-function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
+function checkRuleReferences(desired: DesiredState, refs: RefMaps, filePath = "The file") {
   const monitors = new Set([...refs.monitorId.keys(), ...desired.monitors.map((m) => m.key)]);
   const channels = new Set([...refs.channelId.keys(), ...(desired.channels ?? []).map((c) => c.key)]);
   const policies = new Set([...refs.policyId.keys(), ...(desired.escalation_policies ?? []).map((p) => p.key)]);
@@ -253,7 +255,7 @@ function checkRuleReferences(desired: DesiredState, refs: RefMaps) {
       }),
     ),
   );
-  if (issues.length) throw new CliError(`The file's rules and status pages name ${issues.length} unknown monitor or channel key${issues.length === 1 ? "" : "s"}`, "INVALID_CONFIG", 1, { issues });
+  if (issues.length) throw new CliError(`${filePath} names ${issues.length} key${issues.length === 1 ? "" : "s"} that no item of the file or the organisation has`, "INVALID_CONFIG", 1, { issues });
 }
 
 function diffPage(d: DesiredStatusPage, p: PageState, refs: RefMaps): FieldChange[] {
@@ -381,7 +383,7 @@ export function computePlan(
   const adoptedWindows = adopt(windowMap, keysOf(desired.maintenance), project, storedKey);
   // Adopted resources are known by their new key already, so references to them compare as unchanged.
   const refs: RefMaps = { monitorId: idsOf(monitorMap), channelId: idsOf(channelMap), policyId: idsOf(policyMap) };
-  checkRuleReferences(desired, refs);
+  checkRuleReferences(desired, refs, o.file);
   const plan: Plan = { changes: [], unchanged: [], unmanaged: 0, otherProjects: 0, leftAlone: [], unsetForApply: [], refs };
   const channelPlan = desired.channels
     ? planKind(
