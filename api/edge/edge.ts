@@ -127,6 +127,11 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     }
     // Every input is allow-listed: a query parameter on a route that declares none is refused, never ignored.
     const unknownQuery = queryStart !== -1 && queryStart < request.url.length - 1 && routes?.takesNoQuery(request.method, path);
+    const notJson = request.body && declared !== "0" && routes?.takesJsonBody(request.method, path) ? notJsonIssue(request.headers.get("content-type")) : null;
+    if (notJson) {
+      void request.body?.cancel().catch(() => {});
+      return json(400, { error: "Request body must be JSON: send Content-Type: application/json", code: "VALIDATION_ERROR", details: { issues: [notJson] } }, headers);
+    }
     const response = await capBody(request, declared, headers, (capped) => {
       if (unknownQuery) {
         const names = [...new URL(request.url).searchParams.keys()];
@@ -165,6 +170,17 @@ export function createEdge(deps: ApiDeps, handle: (request: Request) => Promise<
     }
     return next(request);
   }
+}
+
+/**
+ * A body for a JSON route sent as a form (`curl -d` without `-H`), text or XML: refused, never parsed as something
+ * else. Elysia would read a form into fields (`{"name":"x"}` became a field of that name) and text into a string,
+ * past the UTF-8, duplicate-key and depth checks only JSON gets.
+ */
+function notJsonIssue(contentType: string | null): { path: string; message: string } | null {
+  const type = contentType?.split(";")[0]!.trim().toLowerCase() ?? "";
+  if (type === "application/json") return null;
+  return { path: "headers.content-type", message: `Expected application/json, got ${type || "no content type"}` };
 }
 
 /** No request body of the API nests anywhere near this deep; deeper ones only exhaust the stack of whatever walks them. */

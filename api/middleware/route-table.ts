@@ -6,12 +6,14 @@ export interface RouteTable {
   needsCaller(method: string, path: string): boolean;
   /** Whether the route that serves the request declares no query parameters at all (so any is unknown); false when no route matches. */
   takesNoQuery(method: string, path: string): boolean;
+  /** Whether the route that serves the request reads a JSON body (it declares a body schema and keeps the JSON parser). */
+  takesJsonBody(method: string, path: string): boolean;
 }
 
 export interface RouteLike {
   method: string;
   path: string;
-  hooks?: { transform?: unknown; query?: unknown };
+  hooks?: { transform?: unknown; query?: unknown; body?: unknown; parse?: unknown };
 }
 
 /** The auth macro marks its hook with the requirement, so the table can find guarded routes. */
@@ -36,7 +38,7 @@ const guarded = (r: RouteLike) => requirementOf(r) !== undefined;
  * would make every unknown path "allow GET", and an unknown path is 404, not 405.
  */
 export function routeTableOf(routes: () => RouteLike[]): RouteTable {
-  let table: { re: RegExp; method: string; guarded: boolean; params: number; query: boolean }[] | null = null;
+  let table: { re: RegExp; method: string; guarded: boolean; params: number; query: boolean; json: boolean }[] | null = null;
   const matches = (path: string) =>
     (table ??= routes()
       .filter((r) => !r.path.includes("*") && r.method !== "ALL")
@@ -46,7 +48,14 @@ export function routeTableOf(routes: () => RouteLike[]): RouteTable {
         guarded: guarded(r),
         params: r.path.split("/").filter((seg) => seg.startsWith(":")).length,
         query: r.hooks?.query !== undefined,
+        // `parse: "none"` routes (heartbeat pings, one-click unsubscribe) read their body themselves, whatever its type.
+        json: r.hooks?.body !== undefined && !JSON.stringify(r.hooks?.parse ?? null).includes('"none"'),
       }))).filter((r) => r.re.test(path));
+  // The route the router picks: static segments beat parameters.
+  const best = (method: string, path: string) =>
+    matches(path)
+      .filter((r) => r.method === method || (method === "HEAD" && r.method === "GET"))
+      .sort((a, b) => a.params - b.params)[0];
   return {
     allowedMethods(path) {
       const methods = new Set(matches(path).map((r) => r.method));
@@ -59,11 +68,11 @@ export function routeTableOf(routes: () => RouteLike[]): RouteTable {
       return all.length > 0 && all.every((r) => r.guarded);
     },
     takesNoQuery(method, path) {
-      // The route the router picks: static segments beat parameters.
-      const best = matches(path)
-        .filter((r) => r.method === method || (method === "HEAD" && r.method === "GET"))
-        .sort((a, b) => a.params - b.params)[0];
-      return best !== undefined && !best.query;
+      const route = best(method, path);
+      return route !== undefined && !route.query;
+    },
+    takesJsonBody(method, path) {
+      return best(method, path)?.json ?? false;
     },
   };
 }

@@ -187,6 +187,34 @@ describe("JSON bodies", () => {
     expect(res.status).toBe(400);
   });
 
+  it("refuses a body that is not declared as JSON with 400 naming the header, and changes nothing", async () => {
+    const created = await call("POST", "/api/v1/monitors", { name: "Typed", type: "tcp", config: { host: "127.0.0.1", port: 9 } });
+    // curl -d without -H sends application/x-www-form-urlencoded; fetch with a string body sends text/plain.
+    const cases: [string, string | undefined, string][] = [
+      ["PATCH", "application/x-www-form-urlencoded", `{"name":"Renamed"}`],
+      ["PATCH", "application/x-www-form-urlencoded", "name=Renamed"],
+      ["PATCH", "text/plain;charset=UTF-8", `{"name":"Renamed"}`],
+      ["PATCH", "multipart/form-data; boundary=x", `--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nRenamed\r\n--x--\r\n`],
+      ["PATCH", "application/xml", "<name>Renamed</name>"],
+      // Elysia parses only application/json as JSON: a +json type would reach validation as a string.
+      ["PATCH", "application/merge-patch+json", `{"name":"Renamed"}`],
+    ];
+    for (const [method, type, body] of cases) {
+      const res = await raw(method, `/api/v1/monitors/${created.body.id}`, body, type ? { "content-type": type } : {});
+      expect([type, res.status]).toEqual([type, 400]);
+      expect(res.body).toEqual({
+        error: "Request body must be JSON: send Content-Type: application/json",
+        code: "VALIDATION_ERROR",
+        details: { issues: [{ path: "headers.content-type", message: `Expected application/json, got ${type!.split(";")[0]}` }] },
+      });
+    }
+    expect((await call("GET", `/api/v1/monitors/${created.body.id}`)).body.name).toBe("Typed");
+    // JSON with a charset is JSON; an action without a body needs no content type.
+    expect((await raw("PATCH", `/api/v1/monitors/${created.body.id}`, `{"name":"Renamed"}`, { "content-type": "application/json; charset=utf-8" })).status).toBe(200);
+    const pause = await fetch(`${api.url}/api/v1/monitors/${created.body.id}/pause`, { method: "POST", headers: { authorization: `Bearer ${key}` } });
+    expect(pause.status).toBe(200);
+  });
+
   it("refuses a NUL character in a name with 400", async () => {
     const res = await call("POST", "/api/v1/monitors", { name: "a\u0000b", type: "http", config: http() });
     expect(res.status).toBe(400);
