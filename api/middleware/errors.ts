@@ -17,7 +17,9 @@ function validationIssues(error: { type?: string; all?: unknown; value?: unknown
   let where = LOCATIONS.has(error.type ?? "") ? (error.type as string) : "request";
   if (error.type === "property" && request) {
     const params = new URL(request.url).searchParams;
-    const key = [...params.keys()].find((k) => params.get(k) === String(error.value));
+    // The value may come back as the number it was read as: 99999999999999999999 as 100000000000000000000.
+    const same = (text: string | null) => text === String(error.value) || (typeof error.value === "number" && text !== null && text.trim() !== "" && Number(text) === error.value);
+    const key = [...params.keys()].find((k) => same(params.get(k)));
     where = key ? `query.${key}` : "query";
   }
   let all: (Parameters<typeof issueMessage>[0] & { path?: string })[] = [];

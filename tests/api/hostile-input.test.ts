@@ -60,7 +60,8 @@ describe("numeric and date bounds", () => {
       const caller = OWN_ACCOUNT.has(path) ? user.call : call;
       for (const page of ["99999999999999999999", "100001", "1e400"]) {
         const res = await caller("GET", `${path}?page=${page}`);
-        if (res.status !== 400 || res.body?.code !== "VALIDATION_ERROR") wrong.push(`${path}?page=${page} → ${res.status}`);
+        // The issue names the parameter, also when the number was read as another spelling of itself (1e20).
+        if (res.status !== 400 || res.body?.code !== "VALIDATION_ERROR" || res.body.details.issues[0].path !== "query.page") wrong.push(`${path}?page=${page} → ${res.status} ${res.body?.details?.issues?.[0]?.path}`);
       }
     }
     expect(wrong).toEqual([]);
