@@ -54,6 +54,16 @@ export function withTx<T>(sql: Sql, fn: (tx: Sql) => Promise<T>): Promise<T> {
   return handle.savepoint!((tx) => fn(tx as Sql));
 }
 
+/**
+ * Runs `fn`'s reads in one read-only snapshot (REPEATABLE READ): figures read by several queries agree with each other
+ * even while writes land. Inside a transaction already, `fn` runs in it as it is.
+ */
+export function inSnapshot<T>(sql: Sql, fn: (tx: Sql) => Promise<T>): Promise<T> {
+  const handle = sql as unknown as { begin?: (options: string, cb: (tx: unknown) => Promise<T>) => Promise<T> };
+  if (!handle.begin) return fn(sql);
+  return handle.begin("isolation level repeatable read read only", (tx) => fn(tx as Sql));
+}
+
 /** True for a unique-constraint violation, optionally on one named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint_name?: string };

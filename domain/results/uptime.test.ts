@@ -151,3 +151,29 @@ describe("dailyBars", () => {
     expect(bars[quiet]!.map((b) => b.uptime_pct)).toEqual([null, null, null]);
   });
 });
+
+describe("uptime windows read while results arrive", () => {
+  it("count every window from one snapshot: a shorter window never holds more checks than a longer one", async () => {
+    const made = await createOrgWithMonitors(db.sql, { monitors: 1 });
+    const [busy] = made.monitorIds as [string];
+    let writing = true;
+    let n = 0;
+    const writer = (async () => {
+      while (writing) {
+        const at = new Date(Date.now() - 60_000 + (n++ % 1000)).toISOString();
+        await storeResults(db.sql, [makeResult(made.orgId, busy, at, "up", { duration_ms: 10, location: `w${n}` })]);
+      }
+    })();
+    try {
+      for (let i = 0; i < 150; i++) {
+        const w = await uptimeWindows(db.sql, made.orgId, busy, { source: "raw" });
+        const totals = [w["24h"].total, w["7d"].total, w["30d"].total, w["90d"].total];
+        expect(totals).toEqual([...totals].sort((a, b) => a - b));
+        expect(new Set(totals).size).toBe(1); // every result is within 24 h, so all four agree
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+  }, 60_000);
+});

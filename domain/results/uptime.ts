@@ -1,4 +1,4 @@
-import type { Sql } from "../../db/client.ts";
+import { inSnapshot, type Sql } from "../../db/client.ts";
 import { validationError } from "../../core/errors.ts";
 import { selectCounts, selectIntervals, type CountRow } from "../../db/queries/uptime.ts";
 import { addHistogram, emptyHistogram, histogramQuantile } from "./histogram.ts";
@@ -147,13 +147,17 @@ export async function uptimeWindows(
   const to = opts.now ?? new Date();
   const names = Object.keys(UPTIME_WINDOWS) as UptimeWindow[];
   const froms = names.map((w) => new Date(to.getTime() - UPTIME_WINDOWS[w]));
-  const through = await throughFor(sql, opts.source);
-  const [intervals, ...counts] = await Promise.all([
-    selectIntervals(sql, orgId, [monitorId]),
-    ...froms.map((from) =>
-      selectCounts(sql, { orgId, monitorIds: [monitorId], segments: segmentsFor(from, to, opts.source ?? "auto", null, through), bucket: null, durations: false }),
-    ),
-  ]);
+  // One snapshot for every window: read apart, a result stored between two reads counted in one window and not in a
+  // longer one (a new monitor's page showed 100 % for 24 h beside "—" for 7 days).
+  const [intervals, ...counts] = await inSnapshot(sql, async (tx) => {
+    const through = await throughFor(tx, opts.source);
+    return Promise.all([
+      selectIntervals(tx, orgId, [monitorId]),
+      ...froms.map((from) =>
+        selectCounts(tx, { orgId, monitorIds: [monitorId], segments: segmentsFor(from, to, opts.source ?? "auto", null, through), bucket: null, durations: false }),
+      ),
+    ]);
+  });
   return Object.fromEntries(
     names.map((w, i) => [w, foldUptime(counts[i]!, intervals.get(monitorId), froms[i]!, to, opts.byLocation ?? false)]),
   ) as Record<UptimeWindow, Uptime>;
