@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { isValidTimeZone } from "../maintenance/zoned-time.ts";
+import { cronProblem } from "../cron-words.ts";
 
 /** The timing part of a heartbeat monitor's config: a fixed period, or a cron schedule read in a time zone. */
 export interface HeartbeatTiming {
@@ -69,7 +70,7 @@ export function timingIssues(t: HeartbeatTiming): TimingIssue[] {
         if (gap < MIN_SPACING_S) issues.push({ field: "schedule", message: `runs ${gap} s apart; runs must be at least ${MIN_SPACING_S} s apart, as period_seconds` });
       }
     } catch (err) {
-      issues.push({ field: "schedule", message: `invalid cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}` });
+      issues.push({ field: "schedule", message: cronProblem(t.schedule!, err) });
     }
   }
   return issues;

@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { Frequency, RRule, type Options as RRuleOptions } from "rrule";
 import { floatingAt, instantOfFloating } from "./zoned-time.ts";
+import { cronProblem } from "../cron-words.ts";
 
 /** When a window's occurrences start; every occurrence lasts `durationMs`. */
 export interface Recurrence {
@@ -122,7 +123,7 @@ export function parseCron(expr: string, timezone: string): Cron {
   try {
     return new Cron(expr.trim(), { timezone, paused: true });
   } catch (err) {
-    throw new RecurrenceError(`invalid cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}`);
+    throw new RecurrenceError(cronProblem(expr, err));
   }
 }
 

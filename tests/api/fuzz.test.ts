@@ -230,8 +230,8 @@ const BUSINESS_RULES: [RegExp, RegExp][] = [
   // A DNS check's resolver is an IP address (with a port in range); a HEAD request has no body to read (keyword, body assertions).
   [/^(POST|PATCH) \/api\/v1\/monitors/, /is not an IP address: give the DNS server|is out of range \(1-65535\)|a HEAD response has no body|HEAD response has none/],
   // Recurrences checked by parsing: a maintenance window's RRULE or cron expression, a heartbeat's cron schedule.
-  [/^(POST|PATCH) \/api\/v1\/maintenance-windows/, /invalid RRULE|invalid cron expression|give only the RRULE|a single RRULE line/],
-  [/^(POST|PATCH) \/api\/v1\/monitors/, /invalid cron expression|the schedule never runs|runs must be at least/],
+  [/^(POST|PATCH) \/api\/v1\/maintenance-windows/, /invalid RRULE|needs 5 fields|out of range|cron does not read|step that is not|is not a cron expression|give only the RRULE|a single RRULE line/],
+  [/^(POST|PATCH) \/api\/v1\/monitors/, /needs 5 fields|out of range|cron does not read|step that is not|is not a cron expression|the schedule never runs|runs must be at least/],
 ];
 const businessRule = (e: Endpoint, text: string) => BUSINESS_RULES.some(([op, message]) => op.test(`${e.method} ${e.path}`) && message.test(text));
 

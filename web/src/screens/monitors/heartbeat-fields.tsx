@@ -1,6 +1,6 @@
 import { useMemo, useState } from "react";
 import { nextExpected, timingIssues } from "../../../../schemas/heartbeat/schedule.ts";
-import { Field } from "../../components/ui";
+import { Field, withLabel } from "../../components/ui";
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 const ZONES: string[] = [
@@ -88,7 +88,12 @@ export function HeartbeatFields({ value = {}, issues }: { value?: Record<string,
       {mode === "schedule" && (
         <div className="card" aria-live="polite" data-testid="schedule-preview">
           {shown.problem ? (
-            <span className="field-error">{shown.problem}</span>
+            // Said once: after a save the field itself carries the same words.
+            shown.problem === issue("schedule") ? (
+              <span className="muted">No runs to show until the cron expression is fixed.</span>
+            ) : (
+              <span className="field-error">{withLabel("Cron expression", shown.problem)}</span>
+            )
           ) : shown.runs.length > 0 ? (
             <>
               <strong>Next {shown.runs.length} runs</strong> ({zone}); a ping is expected by each, plus the grace period:
