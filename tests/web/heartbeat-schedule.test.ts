@@ -77,7 +77,7 @@ describe("heartbeat schedule screens", () => {
     // The ping URLs come with copy buttons and a cron file of its own in the monitor's schedule and zone.
     expect(await page.getByTestId("ping-url-failure").textContent()).toBe(`${url}/fail`);
     await page.getByRole("button", { name: "Copy start URL" }).waitFor();
-    expect((await page.getByTestId("ping-crontab").textContent())!.split("\n").slice(1)).toEqual(["CRON_TZ=Europe/Berlin", `30 3 * * 1-5 root /usr/local/bin/my-job && curl -fsS -m 10 --retry 3 ${url} > /dev/null`]);
+    expect((await page.getByTestId("ping-crontab").textContent())!.split("\n").slice(1)).toEqual(["CRON_TZ=Europe/Berlin", `30 3 * * 1-5 root /usr/local/bin/my-job; curl -fsS -m 10 --retry 3 ${url}/$? > /dev/null`]);
     await fetch(`${url}/start`, { method: "POST" });
     await Bun.sleep(400);
     await fetch(url, { method: "POST", body: "<b>copied 42 files</b>\nsize 1.2 GB" });
@@ -98,6 +98,10 @@ describe("heartbeat schedule screens", () => {
     await fetch(`${url}/fail`, { method: "POST", body: "disk full" });
     const failed = await eventually(() => page.getByTestId("checks-body").getByRole("row").first().textContent(), (t) => Boolean(t?.includes("disk full")));
     expect(failed).toContain("the job reported a failure: disk full");
+    // The exit-status URL the snippets use: a non-zero status is a failure that says the status.
+    await fetch(`${url}/3`, { method: "POST", body: "rsync: no space left" });
+    const exited = await eventually(() => page.getByTestId("checks-body").getByRole("row").first().textContent(), (t) => Boolean(t?.includes("status 3")));
+    expect(exited).toContain("the job exited with status 3: rsync: no space left");
     expect(env.errors).toEqual([]);
   }, 60_000);
 
