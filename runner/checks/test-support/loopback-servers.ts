@@ -7,12 +7,18 @@ export interface Stoppable {
 }
 
 /** A TCP server that accepts connections and never answers: the target of timeout and abort cases. */
-export async function startSilentServer(): Promise<Stoppable> {
+export function startSilentServer(): Promise<Stoppable> {
+  return startTcpServer(() => {});
+}
+
+/** A TCP server that hands each accepted connection to `onConnection` (close it, reset it, answer part of a request...). */
+export async function startTcpServer(onConnection: (socket: net.Socket) => void): Promise<Stoppable> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on("error", () => {});
     socket.on("close", () => sockets.delete(socket));
+    onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
