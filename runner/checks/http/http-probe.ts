@@ -18,6 +18,7 @@ export function requestForCheck(config: HttpConfig, ctx: ProbeContext, keepBody:
     extraCa: ctx.endpoints?.trustedCa,
     guard: ctx.guardOptions,
     measurements: ctx.data,
+    progress: ctx,
   });
 }
 

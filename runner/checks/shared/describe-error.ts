@@ -7,7 +7,7 @@ const SOCKET_CODES: Readonly<Record<string, string>> = {
   EHOSTUNREACH: "host unreachable",
   ENETUNREACH: "network unreachable",
   ETIMEDOUT: "connection timed out",
-  UND_ERR_SOCKET: "connection closed by the peer before a complete response",
+  UND_ERR_SOCKET: "connection closed by the server",
   UND_ERR_HEADERS_OVERFLOW: "response headers too large",
   HPE_INVALID_CONSTANT: "malformed HTTP response",
 };
@@ -39,9 +39,21 @@ const HANDSHAKE_REASONS: Readonly<Record<string, string>> = {
   TLSV1_ALERT_INTERNAL_ERROR: "the server failed the handshake (internal error)",
 };
 
+/** The server closed the connection (FIN) while an answer was awaited. */
+export class ServerClosedError extends Error {
+  constructor() {
+    super("connection closed by the server");
+  }
+}
+
+export interface Peer {
+  address: string;
+  port: number;
+}
+
 export interface ErrorPlace {
   /** The address the socket was connected to, for errors that do not carry one (those of an established socket). */
-  peer?: { address: string; port: number };
+  peer?: Peer;
   /** The TLS handshake followed this plain-text command (STARTTLS): named, and plain text is no surprise there. */
   upgradedBy?: string;
 }
@@ -53,7 +65,9 @@ export function describeError(err: unknown, place: ErrorPlace = {}): string {
   const where = addressOf(err) ?? (place.peer && hostPort(place.peer.address, place.peer.port));
   const suffix = where ? ` (${where})` : "";
   let text: string;
-  if (code && SOCKET_CODES[code]) {
+  if (err instanceof ServerClosedError) {
+    text = `${err.message}${suffix}`;
+  } else if (code && SOCKET_CODES[code]) {
     text = `${SOCKET_CODES[code]}${suffix}`;
   } else if (code && TLS_CODES.has(code)) {
     text = `TLS certificate rejected: ${err.message} (${code})`;
@@ -67,6 +81,23 @@ export function describeError(err: unknown, place: ErrorPlace = {}): string {
     text = err.message || err.name;
   }
   return cut(text);
+}
+
+/** A failure of the connection itself (closed, reset, unreachable...), not of what was said on it. */
+export function isConnectionFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof ServerClosedError || (typeof code === "string" && code in SOCKET_CODES);
+}
+
+/**
+ * What went wrong while waiting for one step (`TLS handshake`, `reply to EHLO`, `response to the GET request`),
+ * in words: what happened, where, and the step, which is named as its timeout names it. A failed handshake
+ * after a plain-text command (STARTTLS) names its step itself.
+ */
+export function describeStepFailure(err: unknown, step: string, peer: Peer, upgradedBy?: string): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (upgradedBy && typeof code === "string" && code.startsWith("ERR_SSL_")) return describeError(err, { peer, upgradedBy });
+  return `${describeError(err, { peer })} while waiting for the ${step}`;
 }
 
 function addressOf(err: Error): string | undefined {

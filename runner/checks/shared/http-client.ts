@@ -1,5 +1,6 @@
 import type { GuardOptions } from "../../../core/net-guard/index.ts";
 import type { CheckDataValue } from "../types.ts";
+import { describeStepFailure, hostPort } from "./describe-error.ts";
 import { exchangeOnSocket } from "./http-exchange.ts";
 import { openConnection } from "./open-connection.ts";
 import { ms } from "./timing.ts";
@@ -31,6 +32,8 @@ export interface HttpRequestOptions {
   extraCa?: string[];
   guard: GuardOptions & { signal: AbortSignal };
   measurements?: HttpMeasurements;
+  /** A probe's context: each step names what it waits for, so a timeout says which (`no response to the GET request from …`). */
+  progress?: { waitingFor?: string };
 }
 
 export interface HttpResponse {
@@ -98,14 +101,23 @@ async function exchange(
   m: HttpMeasurements,
 ): Promise<Hop> {
   const https = url.protocol === "https:";
+  const port = url.port ? Number(url.port) : https ? 443 : 80;
   const conn = await openConnection({
     host: url.hostname,
-    port: url.port ? Number(url.port) : https ? 443 : 80,
+    port,
     guard: o.guard,
     tls: https ? { rejectUnauthorized: o.tlsVerify, extraCa: o.extraCa } : undefined,
     measurements: m,
+    progress: o.progress,
   });
 
+  const peer = { address: conn.address, port };
+  let step = "";
+  const awaiting = (next: string) => {
+    step = next;
+    if (o.progress) o.progress.waitingFor = `${next} from ${hostPort(peer.address, peer.port)}`;
+  };
+  awaiting(`response to the ${method} request`);
   const hop = await exchangeOnSocket(conn.socket, {
     host: url.host,
     path: url.pathname + url.search,
@@ -118,7 +130,10 @@ async function exchange(
     onHeaders(statusCode, ttfbMs) {
       m.ttfb_ms = add(m.ttfb_ms, ms(ttfbMs));
       m.status_code = statusCode;
+      awaiting("end of the response body");
     },
+  }).catch((err: unknown) => {
+    throw o.guard.signal.aborted ? err : new Error(describeStepFailure(err, step, peer));
   });
   m.body_bytes = hop.bodyBytes;
   return hop;

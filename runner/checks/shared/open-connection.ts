@@ -2,7 +2,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { isIpLiteral, resolveAndCheck, stripBrackets, type GuardOptions } from "../../../core/net-guard/index.ts";
 import type { CheckDataValue } from "../types.ts";
-import { hostPort } from "./describe-error.ts";
+import { describeStepFailure, hostPort, isConnectionFailure, ServerClosedError } from "./describe-error.ts";
 import { ms } from "./timing.ts";
 
 interface TlsOptions {
@@ -142,9 +142,13 @@ class ConnectWaiter {
     if (this.measurements) record(this.measurements, "connect_ms", ms(this.connectedAt - this.startedAt));
     if (!this.secure) return this.done(null);
     if (this.progress) this.progress.waitingFor = `TLS handshake with ${hostPort(this.address, this.port)}`;
+    // A FIN during the handshake comes before the socket's error, which calls it a reset.
+    this.socket.once("end", this.onEnd);
   };
 
   private readonly onSecureConnect = (): void => this.done(null);
+
+  private readonly onEnd = (): void => this.done(new ServerClosedError());
 
   private readonly onError = (err: Error): void => this.done(err);
 
@@ -160,11 +164,15 @@ class ConnectWaiter {
     this.signal.removeEventListener("abort", this);
     if (!err) {
       // Nothing of the wait stays referenced by the open socket but a listener that ignores late errors.
-      this.socket.off("error", this.onError).off("connect", this.onConnect).on("error", ignore);
+      this.socket.off("error", this.onError).off("connect", this.onConnect).off("end", this.onEnd).on("error", ignore);
       if (this.secure) this.socket.off("secureConnect", this.onSecureConnect);
       return this.resolve();
     }
     this.socket.destroy();
+    // Connected but closed or reset before the handshake completed: name the step (a refusal needs no step).
+    if (this.connectedAt > 0 && !this.signal.aborted && isConnectionFailure(err)) {
+      return this.reject(new Error(describeStepFailure(err, "TLS handshake", { address: this.address, port: this.port })));
+    }
     const e = err as Error & { address?: string; port?: number };
     if (e.address === undefined) Object.assign(e, { address: this.address, port: this.port });
     this.reject(e);

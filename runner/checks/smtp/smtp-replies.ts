@@ -1,6 +1,6 @@
 import type net from "node:net";
 import type { TLSSocket } from "node:tls";
-import { describeError, hostPort } from "../shared/describe-error.ts";
+import { describeStepFailure, hostPort, ServerClosedError, type Peer } from "../shared/describe-error.ts";
 
 export interface Reply {
   code: number;
@@ -12,13 +12,6 @@ export interface Reply {
 class NotSmtpReplyError extends Error {
   constructor(readonly line: string) {
     super(`not an SMTP reply: ${JSON.stringify(line)}`);
-  }
-}
-
-/** The server closed the connection (FIN) while a reply was awaited. */
-class ServerClosedError extends Error {
-  constructor() {
-    super("connection closed by the server");
   }
 }
 
@@ -93,13 +86,7 @@ export const describeReply = (r: Reply) => `${r.code} ${r.lines.join(" ").slice(
  * What went wrong in one step of the dialogue, in words: what happened, where, and which answer was awaited
  * (the step's name is the one a timeout uses: `SMTP greeting (220)`, `reply to EHLO`...).
  */
-export function describeStepFailure(err: unknown, waitingFor: string, peer: { address: string; port: number }, upgradedBy?: string): string {
-  const where = `(${hostPort(peer.address, peer.port)})`;
-  const during = `while waiting for the ${waitingFor}`;
-  if (err instanceof NotSmtpReplyError) return `not an SMTP reply ${during}: ${JSON.stringify(err.line)} ${where}`;
-  if (err instanceof ServerClosedError) return `connection closed by the server ${where} ${during}`;
-  const code = (err as { code?: unknown }).code;
-  // A handshake failure names its step itself ("TLS handshake after STARTTLS failed: ...").
-  if (upgradedBy && typeof code === "string" && code.startsWith("ERR_SSL_")) return describeError(err, { peer, upgradedBy });
-  return `${describeError(err, { peer })} ${during}`;
+export function describeDialogueFailure(err: unknown, waitingFor: string, peer: Peer, upgradedBy?: string): string {
+  if (err instanceof NotSmtpReplyError) return `not an SMTP reply while waiting for the ${waitingFor}: ${JSON.stringify(err.line)} (${hostPort(peer.address, peer.port)})`;
+  return describeStepFailure(err, waitingFor, peer, upgradedBy);
 }

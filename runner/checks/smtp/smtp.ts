@@ -4,7 +4,7 @@ import { isIpLiteral, stripBrackets } from "../../../core/net-guard/index.ts";
 import { defineCheck } from "../shared/define-check.ts";
 import { openConnection } from "../shared/open-connection.ts";
 import { daysUntil, ms } from "../shared/timing.ts";
-import { describeReply, describeStepFailure, replyReader } from "./smtp-replies.ts";
+import { describeReply, describeDialogueFailure, replyReader } from "./smtp-replies.ts";
 import { SMTP_DEFAULTS, smtpSpec } from "./smtp-schema.ts";
 
 export const smtpCheck = defineCheck(smtpSpec, {
@@ -25,7 +25,7 @@ export const smtpCheck = defineCheck(smtpSpec, {
       try {
         return await work();
       } catch (err) {
-        throw ctx.signal.aborted ? err : new Error(describeStepFailure(err, waitingFor, peer, upgradedBy));
+        throw ctx.signal.aborted ? err : new Error(describeDialogueFailure(err, waitingFor, peer, upgradedBy));
       }
     };
     try {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { HostResolver } from "../../../core/net-guard/index.ts";
 import { runCheckContract } from "../contract.ts";
 import { startHttpTarget, type HttpTarget } from "../test-support/http-target.ts";
-import { closedPort, startSilentServer, type Stoppable } from "../test-support/loopback-servers.ts";
+import { closedPort, startSilentServer, startTcpServer, startUnacceptingListener, type Stoppable } from "../test-support/loopback-servers.ts";
 import { createTestPki, type TestPki } from "../test-support/test-pki.ts";
 import type { CheckContext } from "../types.ts";
 import { sslCheck } from "./ssl.ts";
@@ -14,6 +15,10 @@ let expired: HttpTarget;
 let selfSigned: HttpTarget;
 let silent: Stoppable;
 let refusedPort: number;
+let unaccepting: { port: number; stop(): void };
+/** Closes each connection (FIN) once the ClientHello has arrived, and resets each one at once. */
+let closing: Stoppable;
+let resetting: Stoppable;
 
 beforeAll(async () => {
   pki = createTestPki();
@@ -23,14 +28,20 @@ beforeAll(async () => {
   selfSigned = startHttpTarget(pki.selfSigned(90));
   silent = await startSilentServer();
   refusedPort = await closedPort();
+  unaccepting = await startUnacceptingListener();
+  closing = await startTcpServer((socket) => socket.once("data", () => socket.end()));
+  resetting = await startTcpServer((socket) => socket.resetAndDestroy());
 });
 
 afterAll(async () => {
-  await Promise.all([valid.stop(), expiring.stop(), expired.stop(), selfSigned.stop(), silent.stop()]);
+  unaccepting.stop();
+  await Promise.all([valid.stop(), expiring.stop(), expired.stop(), selfSigned.stop(), silent.stop(), closing.stop(), resetting.stop()]);
   pki.cleanup();
 });
 
-const ctx = (): CheckContext => ({ timeoutMs: 5000, guard: { allowPrivate: true, ipv6: false }, endpoints: { trustedCa: [pki.caPem] } });
+// Name resolution is the one step loopback cannot make hang, so a test resolver does.
+const resolver: HostResolver = async (host) => (host === "hang.test" ? new Promise(() => {}) : [{ address: "127.0.0.1", family: 4 }]);
+const ctx = (): CheckContext => ({ timeoutMs: 5000, guard: { allowPrivate: true, ipv6: false, resolver }, endpoints: { trustedCa: [pki.caPem] } });
 const run = (config: SslConfig) => sslCheck.run(config, ctx());
 
 runCheckContract(sslCheck, {
@@ -115,10 +126,34 @@ describe("ssl check", () => {
     }
   });
 
-  it("reports timeout when the server never completes the handshake", async () => {
+  it("says with which address the handshake timed out, keeping the address", async () => {
     const result = await sslCheck.run({ host: "127.0.0.1", port: silent.port }, { ...ctx(), timeoutMs: 300 });
     expect(result.status).toBe("timeout");
-    expect(result.data.ssl_days_remaining).toBeNull();
-    expect(result.data.ip).toBe("127.0.0.1");
+    expect(result.error).toBe(`no TLS handshake with 127.0.0.1:${silent.port} within 300 ms`);
+    expect(result.data).toMatchObject({ ssl_days_remaining: null, ip: "127.0.0.1", tls_ms: null });
+  });
+
+  it("says which address it timed out connecting to", async () => {
+    const result = await sslCheck.run({ host: "127.0.0.1", port: unaccepting.port }, { ...ctx(), timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(result.error).toBe(`no TCP connection to 127.0.0.1:${unaccepting.port} within 300 ms`);
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", tls_ms: null });
+  });
+
+  it("says which name it timed out resolving", async () => {
+    const result = await sslCheck.run({ host: "hang.test", port: 443 }, { ...ctx(), timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(result.error).toBe("no DNS answer for hang.test within 300 ms");
+    expect(result.data.ip).toBeNull();
+  });
+
+  it("says the server closed or reset the connection during the handshake, and where", async () => {
+    const closed = await run({ host: "127.0.0.1", port: closing.port });
+    expect(closed.status).toBe("down");
+    expect(closed.error).toBe(`connection closed by the server (127.0.0.1:${closing.port}) while waiting for the TLS handshake`);
+    expect(closed.data).toMatchObject({ ip: "127.0.0.1", tls_ms: null });
+    const reset = await run({ host: "127.0.0.1", port: resetting.port });
+    expect(reset.status).toBe("down");
+    expect(reset.error).toBe(`connection reset by the peer (127.0.0.1:${resetting.port}) while waiting for the TLS handshake`);
   });
 });

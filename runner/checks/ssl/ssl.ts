@@ -19,6 +19,7 @@ export const sslCheck = defineCheck(sslSpec, {
       // Verify ourselves below, so an expired or untrusted certificate is still read and reported.
       tls: { servername: config.sni ?? (isIpLiteral(host) ? undefined : host), rejectUnauthorized: false, extraCa: ctx.endpoints?.trustedCa },
       measurements: ctx.data,
+      progress: ctx,
     });
     const socket = conn.socket as TLSSocket;
     const cert = socket.getPeerCertificate(false);

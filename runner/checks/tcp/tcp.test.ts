@@ -2,21 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import net from "node:net";
 import type { HostResolver } from "../../../core/net-guard/index.ts";
 import { runCheckContract } from "../contract.ts";
-import { closedPort, startSilentServer, type Stoppable } from "../test-support/loopback-servers.ts";
+import { closedPort, startSilentServer, startUnacceptingListener, type Stoppable } from "../test-support/loopback-servers.ts";
 import type { CheckContext } from "../types.ts";
 import { tcpCheck } from "./tcp.ts";
 
 let listener: Stoppable;
 let refusedPort: number;
+let unaccepting: { port: number; stop(): void };
 
 beforeAll(async () => {
   listener = await startSilentServer();
   refusedPort = await closedPort();
+  unaccepting = await startUnacceptingListener();
 });
 
-afterAll(() => listener.stop());
+afterAll(async () => {
+  unaccepting.stop();
+  await listener.stop();
+});
 
-// A loopback connect never hangs, so the timeout and abort cases hang in name resolution instead.
+// Name resolution hangs through this resolver (the contract's timeout and abort cases use it).
 const resolver: HostResolver = async (host) => {
   if (host === "hang.test") return new Promise(() => {});
   if (host === "db.test") return [{ address: "127.0.0.1", family: 4 }];
@@ -86,9 +91,17 @@ describe("tcp check", () => {
     }
   });
 
-  it("reports timeout while the name is still resolving", async () => {
+  it("says which name it timed out resolving", async () => {
     const result = await tcpCheck.run({ host: "hang.test", port: 80 }, { ...ctx(), timeoutMs: 200 });
     expect(result.status).toBe("timeout");
-    expect(result.error).toBe("no answer within 200 ms");
+    expect(result.error).toBe("no DNS answer for hang.test within 200 ms");
+    expect(result.data).toMatchObject({ ip: null, dns_ms: null, connect_ms: null });
+  });
+
+  it("says which address it timed out connecting to, keeping the address and DNS time", async () => {
+    const result = await tcpCheck.run({ host: "127.0.0.1", port: unaccepting.port }, { ...ctx(), timeoutMs: 300 });
+    expect(result.status).toBe("timeout");
+    expect(result.error).toBe(`no TCP connection to 127.0.0.1:${unaccepting.port} within 300 ms`);
+    expect(result.data).toMatchObject({ ip: "127.0.0.1", dns_ms: 0, connect_ms: null });
   });
 });

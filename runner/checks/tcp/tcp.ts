@@ -4,7 +4,7 @@ import { tcpSpec } from "./tcp-schema.ts";
 
 export const tcpCheck = defineCheck(tcpSpec, {
   async probe(config, ctx) {
-    const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions, measurements: ctx.data });
+    const conn = await openConnection({ host: config.host, port: config.port, guard: ctx.guardOptions, measurements: ctx.data, progress: ctx });
     conn.socket.destroy();
     return { status: "up" };
   },
