@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, validateConfig } from "./load.ts";
 
-const file = (text: string) => {
-  const path = join(mkdtempSync(join(tmpdir(), "wp-load-")), "watchpost.yaml");
+const file = (text: string, name = "watchpost.yaml") => {
+  const path = join(mkdtempSync(join(tmpdir(), "wp-load-")), name);
   writeFileSync(path, text);
   return path;
 };
@@ -31,6 +31,28 @@ monitors:
       ["shop", 60, "https://shop.example"],
       ["blog", 60, "https://blog.example"],
     ]);
+  });
+});
+
+/** The message loadConfig refuses the file with. */
+const refusal = async (path: string) => {
+  const err = await loadConfig(path).then(
+    () => null,
+    (e: Error) => e,
+  );
+  if (!err) throw new Error(`${path} was accepted`);
+  return err.message;
+};
+
+describe("loadConfig: a file it cannot read", () => {
+  it("names the file, line and column of a JSON syntax error, in the parser's words, as for YAML", async () => {
+    const trailing = file('{\n  "version": 1,\n  "monitors": [],\n}\n', "watchpost.json");
+    expect(await refusal(trailing)).toBe(`${trailing}: JSON Parse error: Property name must be a string literal at line 4, column 1:\n\n  "monitors": [],\n}\n^\n`);
+    const unquoted = file("{ monitors: [] }\n", "watchpost.json");
+    expect(await refusal(unquoted)).toStartWith(`${unquoted}: JSON Parse error: `);
+    expect(await refusal(unquoted)).toEndWith(" at line 1, column 3:\n\n{ monitors: [] }\n  ^\n");
+    const yaml = file("version: 1\nmonitors: [\n");
+    expect(await refusal(yaml)).toContain(" at line 3, column 1:\n\n");
   });
 });
 

@@ -3,6 +3,7 @@ import { extname, resolve } from "node:path";
 import type { TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { plugin } from "bun";
+import { parse as parseJsonPlaces, type ParseError } from "jsonc-parser";
 import YAML from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
@@ -11,6 +12,7 @@ import "../../../schemas/formats.ts";
 import { CliError, EXIT } from "../errors.ts";
 import { defineConfig } from "../define-config.ts";
 import { semanticIssues } from "./semantic-checks.ts";
+import { placeIn } from "./source-place.ts";
 
 export interface DesiredMonitor {
   key: string;
@@ -114,13 +116,21 @@ export function findConfigFile(file: string | undefined): string {
  * `"name"` written twice would apply whichever came second). The YAML parser reads JSON and names the line.
  */
 function parseJson(text: string): unknown {
-  const value = JSON.parse(text) as unknown;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    // JSON.parse names no place; a second parser finds it and the first one's words are kept.
+    const errors: ParseError[] = [];
+    parseJsonPlaces(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    throw new SyntaxError(`${(err as Error).message}${errors[0] ? placeIn(text, errors[0].offset) : ""}`);
+  }
   const duplicate = YAML.parseDocument(text, { schema: "json", prettyErrors: true }).errors.find((e) => e.code === "DUPLICATE_KEY");
   if (duplicate) throw duplicate;
   return value;
 }
 
-/** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line. */
+/** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line and column. */
 function parseConfigText(text: string, path: string): unknown {
   try {
     if (extname(path) === ".json") return parseJson(text);
