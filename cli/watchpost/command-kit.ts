@@ -43,7 +43,7 @@ function reportError(o: Output, err: unknown) {
   if (o.json) o.err(JSON.stringify({ error: e.message, code: e.code, details: e.details }));
   else {
     const issues = (e.details.issues ?? []) as { path: string; message: string }[];
-    o.err(`error: ${e.message}${e.code && !["CLI_ERROR", "USAGE"].includes(e.code) ? ` (${e.code})` : ""}${issues.map((i) => `\n  ${i.path}: ${i.message}`).join("")}`);
+    o.err(`error: ${e.message}${e.code && !["CLI_ERROR", "USAGE"].includes(e.code) ? ` (${e.code})` : ""}${issues.map((i) => `\n  ${i.path ? `${i.path}: ` : ""}${i.message}`).join("")}`);
   }
   process.exitCode = e.exit || EXIT.error;
 }

@@ -42,6 +42,31 @@ describe("config file mistakes a user makes", () => {
     expect(await o.monitors()).toEqual([]);
   }, 60_000);
 
+  it("says an empty file is empty, naming it and what it must hold", async () => {
+    const o = await org();
+    for (const [name, content, said] of [
+      ["watchpost.yaml", "", "is empty"],
+      ["watchpost.yaml", "\n  \n", "is empty"],
+      ["watchpost.yaml", "# monitors come later\n", "holds only comments"],
+      ["watchpost.json", "", "is empty"],
+    ] as const) {
+      o.write(content, name);
+      for (const command of ["validate", "plan"]) {
+        const run = await o.cli([command, "-f", name]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`error: ${name} ${said}: the file must hold an object with version and monitors (INVALID_CONFIG)\n`);
+      }
+    }
+  }, 60_000);
+
+  it("words a file holding something else than an object without an empty path before it", async () => {
+    const o = await org();
+    o.write("- key: shop\n  name: Shop\n");
+    const run = await o.cli(["validate"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: watchpost.yaml is not a valid Watchpost config (1 problem) (INVALID_CONFIG)\n  the file must hold an object with version and monitors\n");
+  }, 60_000);
+
   it("names a misspelled type key as unknown and type as missing, for monitors and channels", async () => {
     const o = await org();
     o.write(`version: 1

@@ -130,14 +130,20 @@ function parseJson(text: string): unknown {
   return value;
 }
 
+const MUST_HOLD = "the file must hold an object with version and monitors";
+
 /** Parses YAML (or JSON, by extension) into a plain value; a syntax error names the line and column. */
 function parseConfigText(text: string, path: string): unknown {
+  if (!text.trim()) throw new CliError(`${path} is empty: ${MUST_HOLD}`, "INVALID_CONFIG");
+  let value: unknown;
   try {
     if (extname(path) === ".json") return parseJson(text);
-    return YAML.parse(text, { prettyErrors: true, merge: true });
+    value = YAML.parse(text, { prettyErrors: true, merge: true });
   } catch (err) {
     throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
   }
+  if (value === null && YAML.parseDocument(text).contents === null) throw new CliError(`${path} holds only comments: ${MUST_HOLD}`, "INVALID_CONFIG");
+  return value;
 }
 
 const pointer = (base: string, p: string) => `${base}${p.replaceAll("/", ".")}`;
@@ -186,7 +192,7 @@ function shellReferences(value: unknown, path: string, issues: Issue[]): void {
 
 export function validateConfig(value: unknown): Issue[] {
   const issues: Issue[] = [];
-  if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: "the file must hold an object with version and monitors" }];
+  if (!value || typeof value !== "object" || Array.isArray(value)) return [{ path: "", message: MUST_HOLD }];
   const doc = value as Record<string, unknown>;
   for (const k of Object.keys(doc)) if (!["$schema", "version", "project", "monitors", "channels", "escalation_policies", "rules", "status_pages", "maintenance"].includes(k)) issues.push({ path: k, message: "unknown property" });
   if (doc.version !== CONFIG_FILE_VERSION) issues.push({ path: "version", message: `must be ${CONFIG_FILE_VERSION}` });
