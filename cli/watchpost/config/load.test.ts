@@ -54,6 +54,14 @@ describe("loadConfig: a file it cannot read", () => {
     const yaml = file("version: 1\nmonitors: [\n");
     expect(await refusal(yaml)).toContain(" at line 3, column 1:\n\n");
   });
+
+  it("says a YAML file must hold one document, naming the line where the second starts", async () => {
+    const two = file("---\nversion: 1\nmonitors: []\n---\nversion: 1\nmonitors: []\n");
+    expect(await refusal(two)).toBe(`${two}: the file must hold one YAML document; a second one starts at line 4, column 1:\n\nmonitors: []\n---\n^\n`);
+    const trailing = file("version: 1\nmonitors: []\n---\n");
+    expect(await refusal(trailing)).toBe(`${trailing}: the file must hold one YAML document; a second one starts at line 3, column 1:\n\nmonitors: []\n---\n^^^\n`);
+    expect(await loadConfig(file("# watchpost\n---\nversion: 1\nmonitors: []\n...\n"))).toEqual({ version: 1, monitors: [] });
+  });
 });
 
 describe("validateConfig", () => {

@@ -4,7 +4,7 @@ import type { TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { plugin } from "bun";
 import { parse as parseJsonPlaces, type ParseError } from "jsonc-parser";
-import YAML from "yaml";
+import YAML, { YAMLParseError } from "yaml";
 import { CHECK_TYPES, type CheckType } from "../../../schemas/check-types.ts";
 import { channelTypes, type ChannelType } from "../../../schemas/channel-types.ts";
 import { CONFIG_FILE_VERSION, channelEntrySchemas, monitorEntrySchemas, MonitorKey, EscalationEntrySchema, MaintenanceEntrySchema, ProjectName, RuleEntrySchema, StatusPageEntrySchema } from "../../../schemas/monitoring-config.ts";
@@ -140,6 +140,9 @@ function parseConfigText(text: string, path: string): unknown {
     if (extname(path) === ".json") return parseJson(text);
     value = YAML.parse(text, { prettyErrors: true, merge: true });
   } catch (err) {
+    // The yaml package's own words here tell the user to call one of its functions.
+    if (err instanceof YAMLParseError && err.code === "MULTIPLE_DOCS")
+      throw new CliError(`${path}: the file must hold one YAML document; a second one starts${placeIn(text, err.pos[0], err.pos[1])}`, "INVALID_CONFIG");
     throw new CliError(`${path}: ${(err as Error).message}`, "INVALID_CONFIG");
   }
   if (value === null && YAML.parseDocument(text).contents === null) throw new CliError(`${path} holds only comments: ${MUST_HOLD}`, "INVALID_CONFIG");

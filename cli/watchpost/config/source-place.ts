@@ -2,8 +2,9 @@
  * " at line L, column C:" and the line with a caret under the place, worded and laid out as the yaml package words
  * its syntax errors, so a JSON or YAML file's mistakes read alike. Long lines are cut around the caret; a caret at the
  * start of a line also shows the line before, where the mistake (a trailing comma, a missing bracket) usually is.
+ * A range within one line is underlined whole.
  */
-export function placeIn(src: string, offset: number): string {
+export function placeIn(src: string, offset: number, endOffset = offset): string {
   const start = src.lastIndexOf("\n", offset - 1) + 1;
   const line = src.slice(0, start).split("\n").length;
   const col = offset - start + 1;
@@ -21,5 +22,6 @@ export function placeIn(src: string, offset: number): string {
     text = (prev.length > 80 ? `${prev.slice(0, 79)}…\n` : prev) + text;
   }
   const at = ` at line ${line}, column ${col}`;
-  return /[^ \n]/.test(text) ? `${at}:\n\n${text}\n${" ".repeat(ci)}^\n` : at;
+  const carets = endOffset - offset > 1 && !src.slice(offset, endOffset).includes("\n") ? Math.min(endOffset - offset, 80 - ci) : 1;
+  return /[^ \n]/.test(text) ? `${at}:\n\n${text}\n${" ".repeat(ci)}${"^".repeat(carets)}\n` : at;
 }
