@@ -59,7 +59,7 @@ function numberInWords(s: Schema): string {
   return what;
 }
 
-/** Elysia words an enum or a numeric query value as "should be one of: 'string', 'string'"; name what is expected instead. */
+/** Elysia words an enum or a numeric or boolean query value as "should be one of: 'string', 'string'"; name what is expected instead. */
 function issueMessage(e: { type?: number; message?: string; summary?: string; schema?: Schema }): string {
   if (e.type === ValueErrorType.StringPattern && e.schema?.pattern && PATTERN_WORDS[e.schema.pattern]) return PATTERN_WORDS[e.schema.pattern]!;
   if (e.type === ValueErrorType.StringFormat && e.schema?.format && FORMAT_WORDS[e.schema.format]) return FORMAT_WORDS[e.schema.format]!;
@@ -67,6 +67,9 @@ function issueMessage(e: { type?: number; message?: string; summary?: string; sc
   if (options?.length && options.every((o) => o.const !== undefined)) return `Expected one of: ${options.map((o) => String(o.const)).join(", ")}`;
   const numeric = options?.find((o) => o.type === "integer" || o.type === "number");
   if (numeric && options!.every((o) => o === numeric || o.format === numeric.type)) return `Expected ${numeric.type}`;
+  // A query boolean is Elysia's union of a boolean and its string form ("should be one of: 'boolean', 'boolean'").
+  const flag = options?.find((o) => o.type === "boolean");
+  if (flag && options!.every((o) => o === flag || o.format === "boolean")) return "Expected true or false";
   // A nullable number out of range (0 for an interval of at least 1) would otherwise read "should be one of: 'undefined', 'null'".
   // (Elysia's t.Integer is itself a union with its string form, so look one level down.)
   const inner = (o: Schema) => o.anyOf ?? [o];

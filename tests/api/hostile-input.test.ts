@@ -133,6 +133,26 @@ describe("query parameters", () => {
     expect((await call("GET", "/api/v1/org")).status).toBe(200);
   });
 
+  it("words a boolean query parameter that is neither true nor false as that, on every route", async () => {
+    const flags: { method: string; path: string; param: string }[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const p of op.parameters ?? []) if (p.in === "query" && p.schema?.type === "boolean") flags.push({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "mon_x"), param: p.name });
+      }
+    }
+    expect(flags.map((f) => `${f.path}?${f.param}`)).toContain("/api/v1/alert-rules?enabled");
+    const wrong: string[] = [];
+    for (const { method, path, param } of flags) {
+      for (const value of ["maybe", "1", "TRUE", ""]) {
+        const res = await raw(method, `${path}?${param}=${value}`, undefined);
+        const issues = res.body?.details?.issues;
+        if (res.status !== 400 || JSON.stringify(issues) !== JSON.stringify([{ path: `query.${param}`, message: "Expected true or false" }])) wrong.push(`${method} ${path}?${param}=${value} → ${res.status} ${JSON.stringify(issues)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect((await call("GET", "/api/v1/alert-rules?enabled=false")).status).toBe(200);
+  });
+
   it("refuses an undeclared query parameter on a list with the same words as the edge", async () => {
     // /monitor-groups declares page and limit, so its schema (not the edge) refuses the rest.
     for (const path of ["/api/v1/monitor-groups", "/api/v1/themes"]) {
