@@ -91,6 +91,8 @@ class ProbeRun {
       signal,
       data: this.data,
       guardOptions: { allowPrivate: ctx.guard.allowPrivate, ipv6: ctx.guard.ipv6, resolver: ctx.guard.resolver, signal },
+      // Set from the start, so the steps that name themselves later do not change the context's shape mid-check.
+      waitingFor: undefined,
     };
     this.promise = new Promise<CheckResult>((resolve, reject) => {
       this.resolve = resolve;
