@@ -67,10 +67,11 @@ describe("a new user's walk-through", () => {
     await page.getByText("No results yet. One appears here live when the first ping arrives or a deadline passes without one.").waitFor();
     await page.getByText("No results yet. The chart fills in live when the first ping arrives or a deadline passes without one.").waitFor();
     expect(await page.getByText("Run now").count()).toBe(0);
-    // The output lines report a failed job to /fail (a pipe's status was curl's).
+    // The output lines report the job's own exit status (a pipe's status was curl's).
     await page.getByText("More ways to ping").click();
     const url = (await page.getByTestId("ping-url-success").textContent())!;
-    expect(await page.getByTestId("ping-output").textContent()).toContain(`else url=${url}/fail; fi`);
+    expect(await page.getByTestId("ping-output").textContent()).toContain(`2>&1); status=$?`);
+    expect(await page.getByTestId("ping-output").textContent()).toContain(`"${url}/$status"`);
     await page.screenshot({ path: "/tmp/walk-hb-empty.png", fullPage: true });
 
     await page.getByRole("link", { name: "Edit" }).click();
