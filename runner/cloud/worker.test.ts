@@ -299,15 +299,22 @@ describe("cloud worker", () => {
   });
 
   it("on stop publishes the results still waiting for the bus before it returns", async () => {
+    // The bus takes no result until the stop has begun (a fixed delay let the first two through before the last two
+    // checks ran on a loaded machine, so four were never waiting at once).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
     const { seen, wrap } = publishThrough(async (inner) => {
-      await Bun.sleep(300);
+      await gate;
       return inner();
     });
     const w = await world("memory", { concurrency: 2, region: "drain-region", wrap });
     const before = requests;
     for (let i = 0; i < 4; i++) await w.publish(job("/", { location: "drain-region" }));
     await until(() => requests - before === 4 && seen.inFlight === 4);
-    await w.stopWorker();
+    const stopped = w.stopWorker();
+    await Bun.sleep(100);
+    open();
+    await stopped;
     expect(w.worker.stats()).toMatchObject({ inFlight: 0, publishing: 0, checksTotal: 4 });
     expect(await w.bus.pendingJobs(regionSubject("drain-region"))).toBe(0);
     await until(() => w.results.length === 4);
